@@ -1,0 +1,475 @@
+//! Hashing, key derivation and key sealing for the functional core.
+//!
+//! Everything here is deterministic: callers supply all randomness (seeds,
+//! nonces), so the core stays free of I/O, clocks and RNGs and is trivially
+//! testable. All primitives come from the RustCrypto crates (`k256`, `sha3`,
+//! `sha2`, `aes-gcm`); this module only wires them together.
+
+use std::fmt;
+
+use aes_gcm::aead::{AeadInPlace, KeyInit};
+use aes_gcm::{Aes256Gcm, Nonce, Tag};
+use k256::elliptic_curve::sec1::ToEncodedPoint;
+use k256::SecretKey;
+use sha2::Sha256;
+use sha3::{Digest, Keccak256};
+
+use crate::address::Address;
+
+/// Ethereum's hash (original Keccak padding, not NIST SHA3-256): needed for
+/// addresses, EIP-55 checksums and CREATE addresses to match the chain.
+pub fn keccak256(data: &[u8]) -> [u8; 32] {
+    Keccak256::digest(data).into()
+}
+
+/// The Ethereum address controlled by a secp256k1 secret key: the last 20
+/// bytes of keccak256 of the uncompressed public key (without its 0x04 tag).
+///
+/// Returns `None` when the bytes are not a valid secret scalar (zero, or
+/// not below the group order n).
+pub fn address_of_secret(secret: &[u8; 32]) -> Option<Address> {
+    let key = SecretKey::from_bytes(secret.into()).ok()?;
+    let point = key.public_key().to_encoded_point(false);
+    let xy = point.as_bytes().get(1..)?;
+    last_20(&keccak256(xy))
+}
+
+/// Ethereum addresses are the low 20 bytes of a 32-byte hash.
+fn last_20(hash: &[u8; 32]) -> Option<Address> {
+    Some(Address(hash.get(12..)?.try_into().ok()?))
+}
+
+/// A signing identity: a secp256k1 secret and the address it controls.
+///
+/// The secret is private and `Debug` prints only the address, so a wallet
+/// can be logged or put in an error without leaking the key. `Clone` is
+/// intentionally not derived, to keep copies of secrets deliberate.
+pub struct Wallet {
+    pub address: Address,
+    secret: [u8; 32],
+}
+
+impl Wallet {
+    /// Builds a wallet from caller-supplied random bytes.
+    ///
+    /// Returns `None` if the bytes are not a valid secp256k1 scalar (zero, or
+    /// not below the group order n: probability about 2^-128 for uniform
+    /// bytes); the caller should retry with fresh bytes rather than us
+    /// reducing them, which would bias the key.
+    pub fn from_seed(seed: [u8; 32]) -> Option<Wallet> {
+        let address = address_of_secret(&seed)?;
+        Some(Wallet {
+            address,
+            secret: seed,
+        })
+    }
+
+    /// The raw secret, for sealing with [`seal_secret`] or signing.
+    pub fn secret_bytes(&self) -> &[u8; 32] {
+        &self.secret
+    }
+}
+
+impl fmt::Debug for Wallet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Wallet")
+            .field("address", &self.address)
+            .finish_non_exhaustive()
+    }
+}
+
+const NONCE_LEN: usize = 12;
+const TAG_LEN: usize = 16;
+const SECRET_LEN: usize = 32;
+/// Length of a sealed secret: nonce || ciphertext || tag.
+const SEALED_LEN: usize = NONCE_LEN + SECRET_LEN + TAG_LEN;
+
+/// Encrypts a private key at rest with AES-256-GCM.
+///
+/// Returns `nonce || ciphertext || tag` (60 bytes), the same layout as the
+/// usual combined AEAD output with the nonce in front, so the blob is
+/// self-contained. `nonce` must be fresh random bytes for every call with the
+/// same `key` (GCM breaks on nonce reuse). `aad` (the holder's address
+/// bytes) is authenticated but not stored, so a sealed key moved to another
+/// holder fails to open.
+pub fn seal_secret(key: &[u8; 32], nonce: [u8; 12], secret: &[u8; 32], aad: &[u8]) -> Vec<u8> {
+    let cipher = Aes256Gcm::new(key.into());
+    let mut buf = *secret;
+    // In-place on a stack buffer so the plaintext is never copied to the
+    // heap. The only failure mode of GCM encryption is a plaintext longer
+    // than 2^36 bytes, impossible for 32 bytes; should it ever happen we
+    // return an empty blob, which `open_secret` rejects (fail closed).
+    let Ok(tag) = cipher.encrypt_in_place_detached(&Nonce::from(nonce), aad, &mut buf) else {
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(SEALED_LEN);
+    out.extend_from_slice(&nonce);
+    out.extend_from_slice(&buf);
+    out.extend_from_slice(&tag);
+    out
+}
+
+/// Decrypts a blob produced by [`seal_secret`].
+///
+/// Returns `None` on any failure (wrong length, wrong key, wrong `aad`,
+/// tampering) without saying which, so failures leak nothing.
+pub fn open_secret(key: &[u8; 32], sealed: &[u8], aad: &[u8]) -> Option<[u8; 32]> {
+    if sealed.len() != SEALED_LEN {
+        return None;
+    }
+    let (nonce, rest) = sealed.split_at_checked(NONCE_LEN)?;
+    let (ciphertext, tag) = rest.split_at_checked(SECRET_LEN)?;
+    let nonce: [u8; NONCE_LEN] = nonce.try_into().ok()?;
+    let tag: [u8; TAG_LEN] = tag.try_into().ok()?;
+    let mut buf: [u8; SECRET_LEN] = ciphertext.try_into().ok()?;
+    let cipher = Aes256Gcm::new(key.into());
+    cipher
+        .decrypt_in_place_detached(&Nonce::from(nonce), aad, &mut buf, &Tag::from(tag))
+        .ok()?;
+    Some(buf)
+}
+
+/// Parses the key-encryption key from configuration: 64 hex digits (any
+/// case), optionally prefixed with `0x`. Anything else is `None`, so a
+/// truncated or mangled key is refused rather than silently used.
+pub fn parse_encryption_key(hex: &str) -> Option<[u8; 32]> {
+    let digits = hex.strip_prefix("0x").unwrap_or(hex);
+    if digits.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    hex::decode_to_slice(digits, &mut out).ok()?;
+    Some(out)
+}
+
+/// The address of a contract deployed with CREATE by `deployer` at account
+/// nonce `nonce`: keccak256(rlp([deployer, nonce]))[12..]. Lets us know a
+/// token's address before the deployment is mined.
+pub fn contract_address(deployer: &Address, nonce: u64) -> Address {
+    let hash = keccak256(&rlp_create_payload(deployer, nonce));
+    // Always Some: a 32-byte hash has 20 trailing bytes.
+    last_20(&hash).unwrap_or(Address::ZERO)
+}
+
+/// RLP of the two-item list `[deployer, nonce]`, and only that: a general
+/// RLP crate would be overkill for one fixed shape.
+///
+/// - deployer: a 20-byte string, `0x80 + 20` then the bytes;
+/// - nonce: an integer in minimal big-endian form, so 0 is the empty string
+///   (`0x80`), 1..=0x7f is the byte itself, larger is `0x80 + len` then the
+///   bytes;
+/// - the list: payload is at most 1 + 20 + 1 + 8 = 30 < 56 bytes, so the
+///   short form `0xc0 + len` applies.
+fn rlp_create_payload(deployer: &Address, nonce: u64) -> Vec<u8> {
+    let be = nonce.to_be_bytes();
+    // leading_zeros() / 8 <= 8, so the range is always in bounds.
+    let significant = be
+        .get((nonce.leading_zeros() / 8) as usize..)
+        .unwrap_or(&[]);
+    let mut payload = Vec::with_capacity(31);
+    payload.push(0x80 + 20);
+    payload.extend_from_slice(&deployer.0);
+    match significant {
+        [b] if *b < 0x80 => payload.push(*b),
+        // len <= 8, so the cast cannot truncate.
+        bytes => {
+            payload.push(0x80 + bytes.len() as u8);
+            payload.extend_from_slice(bytes);
+        }
+    }
+    let mut out = Vec::with_capacity(payload.len() + 1);
+    // payload.len() <= 30, so the cast cannot truncate.
+    out.push(0xc0 + payload.len() as u8);
+    out.extend_from_slice(&payload);
+    out
+}
+
+/// Deterministic id for a transaction: keccak256 over each part prefixed
+/// with its length as a u32 big-endian, so `["ab", "c"]` and `["a", "bc"]`
+/// hash differently.
+///
+/// A part longer than u32::MAX bytes (not a realistic transaction field) has
+/// its length prefix saturated rather than panicking.
+pub fn tx_hash(parts: &[&[u8]]) -> [u8; 32] {
+    let mut hasher = Keccak256::new();
+    for part in parts {
+        let len = u32::try_from(part.len()).unwrap_or(u32::MAX);
+        hasher.update(len.to_be_bytes());
+        hasher.update(part);
+    }
+    hasher.finalize().into()
+}
+
+/// `0x` + lowercase hex, the conventional wire form for hashes and bytes.
+pub fn hex0x(bytes: &[u8]) -> String {
+    format!("0x{}", hex::encode(bytes))
+}
+
+/// SHA-256 as lowercase hex, for storing API keys as hashes rather than in
+/// the clear. (API keys are high-entropy random tokens, so a fast unsalted
+/// hash is adequate; this is not for passwords.)
+pub fn sha256_hex(data: &[u8]) -> String {
+    hex::encode(Sha256::digest(data))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use aes_gcm::aead::Aead;
+
+    fn secret_from_u8(n: u8) -> [u8; 32] {
+        let mut s = [0u8; 32];
+        s[31] = n;
+        s
+    }
+
+    fn addr(s: &str) -> Address {
+        Address::parse(s).unwrap()
+    }
+
+    /// secp256k1 group order n.
+    const N: [u8; 32] = [
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xfe, 0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b, 0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36,
+        0x41, 0x41,
+    ];
+
+    #[test]
+    fn keccak_known_answers() {
+        assert_eq!(
+            hex0x(&keccak256(b"")),
+            "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"
+        );
+        assert_eq!(
+            hex0x(&keccak256(b"abc")),
+            "0x4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45"
+        );
+    }
+
+    #[test]
+    fn sha256_known_answers() {
+        assert_eq!(
+            sha256_hex(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn wallet_addresses_from_known_secrets() {
+        let w1 = Wallet::from_seed(secret_from_u8(1)).unwrap();
+        assert_eq!(
+            w1.address.to_checksum(),
+            "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf"
+        );
+        let w2 = Wallet::from_seed(secret_from_u8(2)).unwrap();
+        assert_eq!(
+            w2.address.to_checksum(),
+            "0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF"
+        );
+        assert_eq!(w2.secret_bytes(), &secret_from_u8(2));
+        assert_eq!(address_of_secret(&secret_from_u8(1)), Some(w1.address));
+    }
+
+    #[test]
+    fn invalid_scalars_are_rejected() {
+        assert!(Wallet::from_seed([0u8; 32]).is_none());
+        assert!(Wallet::from_seed(N).is_none());
+        let mut n_plus_1 = N;
+        n_plus_1[31] += 1;
+        assert!(Wallet::from_seed(n_plus_1).is_none());
+        assert!(Wallet::from_seed([0xff; 32]).is_none());
+        let mut n_minus_1 = N;
+        n_minus_1[31] -= 1;
+        assert!(Wallet::from_seed(n_minus_1).is_some());
+        assert!(address_of_secret(&[0u8; 32]).is_none());
+    }
+
+    #[test]
+    fn wallet_debug_never_prints_secret() {
+        let secret = [0x42u8; 32];
+        let w = Wallet::from_seed(secret).unwrap();
+        let dbg = format!("{w:?}");
+        let pretty = format!("{w:#?}");
+        assert!(dbg.contains(&w.address.to_checksum()), "{dbg}");
+        for s in [&dbg, &pretty] {
+            assert!(!s.to_ascii_lowercase().contains("4242"), "{s}");
+            assert!(!s.contains("66, 66"), "{s}");
+            assert!(!s.contains("secret"), "{s}");
+        }
+    }
+
+    const KEY: [u8; 32] = [7u8; 32];
+    const NONCE: [u8; 12] = [9u8; 12];
+    const SECRET: [u8; 32] = [0x5a; 32];
+    const AAD: &[u8] = b"holder-address-bytes";
+
+    #[test]
+    fn seal_open_round_trip() {
+        let sealed = seal_secret(&KEY, NONCE, &SECRET, AAD);
+        assert_eq!(sealed.len(), SEALED_LEN);
+        assert_eq!(&sealed[..12], &NONCE);
+        assert_ne!(&sealed[12..44], &SECRET);
+        assert_eq!(open_secret(&KEY, &sealed, AAD), Some(SECRET));
+        // A different nonce gives a different blob that still opens.
+        let other = seal_secret(&KEY, [1u8; 12], &SECRET, AAD);
+        assert_ne!(other, sealed);
+        assert_eq!(open_secret(&KEY, &other, AAD), Some(SECRET));
+    }
+
+    #[test]
+    fn sealed_layout_is_nonce_then_standard_aead_output() {
+        let sealed = seal_secret(&KEY, NONCE, &SECRET, AAD);
+        let combined = Aes256Gcm::new(&KEY.into())
+            .encrypt(
+                &Nonce::from(NONCE),
+                aes_gcm::aead::Payload {
+                    msg: &SECRET,
+                    aad: AAD,
+                },
+            )
+            .unwrap();
+        assert_eq!(&sealed[12..], combined.as_slice());
+    }
+
+    #[test]
+    fn aes256gcm_known_answer() {
+        // McGrew & Viega GCM spec, test case 14 (AES-256, zero key/IV, one
+        // zero block), checked through our in-place path on a 2-block input:
+        // the first ciphertext block must match the spec.
+        let sealed = seal_secret(&[0u8; 32], [0u8; 12], &[0u8; 32], b"");
+        assert_eq!(
+            hex::encode(&sealed[12..28]),
+            "cea7403d4d606b6e074ec5d3baf39d18"
+        );
+    }
+
+    #[test]
+    fn wrong_key_fails() {
+        let sealed = seal_secret(&KEY, NONCE, &SECRET, AAD);
+        let mut key = KEY;
+        key[0] ^= 1;
+        assert_eq!(open_secret(&key, &sealed, AAD), None);
+    }
+
+    #[test]
+    fn wrong_aad_fails() {
+        let sealed = seal_secret(&KEY, NONCE, &SECRET, AAD);
+        assert_eq!(open_secret(&KEY, &sealed, b"another-holder"), None);
+        assert_eq!(open_secret(&KEY, &sealed, b""), None);
+    }
+
+    #[test]
+    fn any_tampered_bit_fails() {
+        let sealed = seal_secret(&KEY, NONCE, &SECRET, AAD);
+        for i in 0..sealed.len() {
+            for bit in 0..8 {
+                let mut t = sealed.clone();
+                t[i] ^= 1 << bit;
+                assert_eq!(open_secret(&KEY, &t, AAD), None, "byte {i} bit {bit}");
+            }
+        }
+    }
+
+    #[test]
+    fn wrong_length_fails_without_panic() {
+        let sealed = seal_secret(&KEY, NONCE, &SECRET, AAD);
+        for len in 0..sealed.len() {
+            assert_eq!(open_secret(&KEY, &sealed[..len], AAD), None, "len {len}");
+        }
+        let mut longer = sealed.clone();
+        longer.push(0);
+        assert_eq!(open_secret(&KEY, &longer, AAD), None);
+    }
+
+    #[test]
+    fn parse_encryption_key_accepts_64_hex() {
+        let h = "00112233445566778899aabbccddeeff00112233445566778899AABBCCDDEEFF";
+        let expected: [u8; 32] = hex::decode(h).unwrap().try_into().unwrap();
+        assert_eq!(parse_encryption_key(h), Some(expected));
+        assert_eq!(parse_encryption_key(&format!("0x{h}")), Some(expected));
+    }
+
+    #[test]
+    fn parse_encryption_key_rejects_garbage() {
+        let h = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+        for bad in [
+            String::new(),
+            "0x".to_string(),
+            h[..63].to_string(),
+            h[..62].to_string(),
+            format!("{h}0"),
+            format!("{h}00"),
+            format!("0x0x{}", &h[..62]),
+            format!("{}zz", &h[..62]),
+            format!(" {}", &h[..63]),
+            format!("{}é", &h[..62]),
+        ] {
+            assert_eq!(parse_encryption_key(&bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn contract_address_vectors() {
+        let deployer = addr("0x6ac7ea33f8831ea9dcc53393aaa88b25a785dbf0");
+        assert_eq!(
+            contract_address(&deployer, 0),
+            addr("0xcd234a471b72ba2f1ccf0a70fcaba648a5eecd8d")
+        );
+        assert_eq!(
+            contract_address(&deployer, 1),
+            addr("0x343c43a37d37dff08ae8c4a11544c718abb4fcf8")
+        );
+        assert_eq!(
+            contract_address(&deployer, 2),
+            addr("0xf778b86fa74e846c4f0a1fbd1335fe81c00a0c91")
+        );
+    }
+
+    #[test]
+    fn rlp_nonce_encoding() {
+        let d = Address([0xaa; 20]);
+        let enc = |n: u64| {
+            let v = rlp_create_payload(&d, n);
+            assert_eq!(v[0] as usize, 0xc0 + v.len() - 1, "list header for {n}");
+            assert_eq!(v[1], 0x94);
+            assert_eq!(&v[2..22], &[0xaa; 20]);
+            v[22..].to_vec()
+        };
+        assert_eq!(enc(0), [0x80]);
+        assert_eq!(enc(1), [0x01]);
+        assert_eq!(enc(0x7f), [0x7f]);
+        assert_eq!(enc(0x80), [0x81, 0x80]);
+        assert_eq!(enc(0xff), [0x81, 0xff]);
+        assert_eq!(enc(0x100), [0x82, 0x01, 0x00]);
+        assert_eq!(enc(0x0400), [0x82, 0x04, 0x00]);
+        assert_eq!(
+            enc(u64::MAX),
+            [0x88, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]
+        );
+        // Distinct nonces give distinct addresses, including at u64::MAX.
+        assert_ne!(
+            contract_address(&d, u64::MAX),
+            contract_address(&d, u64::MAX - 1)
+        );
+    }
+
+    #[test]
+    fn tx_hash_is_length_prefixed() {
+        assert_ne!(tx_hash(&[b"ab", b"c"]), tx_hash(&[b"a", b"bc"]));
+        assert_ne!(tx_hash(&[b"abc"]), tx_hash(&[b"abc", b""]));
+        assert_eq!(tx_hash(&[]), keccak256(b""));
+        let manual = [&[0, 0, 0, 2][..], b"ab", &[0, 0, 0, 1], b"c"].concat();
+        assert_eq!(tx_hash(&[b"ab", b"c"]), keccak256(&manual));
+    }
+
+    #[test]
+    fn hex0x_is_lowercase_with_prefix() {
+        assert_eq!(hex0x(&[]), "0x");
+        assert_eq!(hex0x(&[0x00, 0xab, 0xCD, 0x0f]), "0x00abcd0f");
+    }
+}

@@ -1,0 +1,164 @@
+//! One error type for the whole service. Every error carries a stable snake_case `code` that
+//! programs match on, an HTTP status, a message for people, and optional structured `details`.
+//! The worker maps this to HTTP in exactly one place; nothing else invents status codes.
+
+use serde_json::{Map, Value};
+use std::fmt;
+
+macro_rules! codes {
+    ($( $variant:ident => ($code:literal, $status:literal) ),* $(,)?) => {
+        /// Stable error codes. The string form is part of the public API: never rename one.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ErrorCode { $( $variant ),* }
+
+        impl ErrorCode {
+            /// Every code, for documentation and table-driven tests.
+            pub const ALL: &'static [ErrorCode] = &[ $( ErrorCode::$variant ),* ];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $( ErrorCode::$variant => $code ),* }
+            }
+
+            pub fn status(self) -> u16 {
+                match self { $( ErrorCode::$variant => $status ),* }
+            }
+        }
+    };
+}
+
+codes! {
+    InvalidJson => ("invalid_json", 400),
+    InvalidRequest => ("invalid_request", 400),
+    InvalidAmount => ("invalid_amount", 400),
+    InvalidAddress => ("invalid_address", 400),
+    InvalidUserId => ("invalid_user_id", 400),
+    InvalidNetwork => ("invalid_network", 400),
+    InvalidIdempotencyKey => ("invalid_idempotency_key", 400),
+    InvalidCursor => ("invalid_cursor", 400),
+    SecretKeyInUrl => ("secret_key_in_url", 400),
+    SelfTransfer => ("self_transfer", 400),
+    PublicKeyNotFound => ("public_key_not_found", 401),
+    MissingApiKey => ("missing_api_key", 401),
+    InvalidApiKey => ("invalid_api_key", 401),
+    InvalidAdminKey => ("invalid_admin_key", 401),
+    SecretKeyRequired => ("secret_key_required", 403),
+    RewardAllocationDisabled => ("reward_allocation_disabled", 403),
+    NotFound => ("not_found", 404),
+    TokenNotFound => ("token_not_found", 404),
+    HolderNotFound => ("holder_not_found", 404),
+    JobNotFound => ("job_not_found", 404),
+    MerchantNotFound => ("merchant_not_found", 404),
+    MethodNotAllowed => ("method_not_allowed", 405),
+    IdempotencyKeyReused => ("idempotency_key_reused", 409),
+    PayloadTooLarge => ("payload_too_large", 413),
+    UnsupportedMediaType => ("unsupported_media_type", 415),
+    InsufficientBalance => ("insufficient_balance", 422),
+    TokensLocked => ("tokens_locked", 422),
+    InsufficientAppSupply => ("insufficient_app_supply", 422),
+    Internal => ("internal_error", 500),
+}
+
+/// An error as data: what went wrong, for programs (`code`) and for people (`message`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Error {
+    pub code: ErrorCode,
+    pub message: String,
+    pub details: Option<Map<String, Value>>,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    /// Adds one entry to `details`, e.g. the field that failed.
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.details
+            .get_or_insert_with(Map::new)
+            .insert(key.to_string(), value.into());
+        self
+    }
+
+    /// An input field that is missing or of the wrong type.
+    pub fn field(field: &str, message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::InvalidRequest, message).with("field", field)
+    }
+
+    /// A failure of our own (storage, an invariant). The message is logged, never sent: the
+    /// HTTP layer replaces it with a generic one so no internals leak.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::Internal, message)
+    }
+
+    pub fn status(&self) -> u16 {
+        self.code.status()
+    }
+
+    /// The JSON body every error response has: `{ success: false, message, code, details? }`.
+    pub fn to_body(&self) -> Value {
+        let mut body = Map::new();
+        body.insert("success".into(), Value::Bool(false));
+        let message = if self.code == ErrorCode::Internal {
+            "Internal error".to_string()
+        } else {
+            self.message.clone()
+        };
+        body.insert("message".into(), Value::String(message));
+        body.insert("code".into(), Value::String(self.code.as_str().into()));
+        if let Some(details) = &self.details {
+            if self.code != ErrorCode::Internal {
+                body.insert("details".into(), Value::Object(details.clone()));
+            }
+        }
+        Value::Object(body)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn codes_are_unique_snake_case_with_error_statuses() {
+        let mut seen = HashSet::new();
+        for code in ErrorCode::ALL {
+            let s = code.as_str();
+            assert!(seen.insert(s), "duplicate code {s}");
+            assert!(s.chars().all(|c| c.is_ascii_lowercase() || c == '_'), "{s}");
+            assert!((400..600).contains(&code.status()), "{s}");
+        }
+    }
+
+    #[test]
+    fn internal_errors_hide_their_message_and_details() {
+        let body = Error::internal("sql: table holders is locked")
+            .with("query", "SELECT")
+            .to_body();
+        assert_eq!(body["message"], "Internal error");
+        assert_eq!(body["code"], "internal_error");
+        assert!(body.get("details").is_none());
+    }
+
+    #[test]
+    fn field_errors_name_the_field() {
+        let body = Error::field("amount", "amount is required").to_body();
+        assert_eq!(body["success"], false);
+        assert_eq!(body["code"], "invalid_request");
+        assert_eq!(body["details"]["field"], "amount");
+    }
+}

@@ -1,0 +1,169 @@
+//! An in-memory `Store` for the core's tests. Same contract as the SQLite adapter.
+
+use crate::address::Address;
+use crate::error::Result;
+use crate::history::TxRecord;
+use crate::holder::Holder;
+use crate::job::Job;
+use crate::store::{Balance, Lock, Store};
+use crate::time::Millis;
+use crate::token::{HolderRow, Token};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default)]
+pub struct MemStore {
+    pub meta: BTreeMap<String, Value>,
+    pub tokens: Vec<Token>,
+    pub holders: Vec<Holder>,
+    pub balances: BTreeMap<(Address, Address), Balance>,
+    pub locks: Vec<Lock>,
+    pub history: Vec<TxRecord>,
+    pub jobs: BTreeMap<String, Job>,
+    pub schedule: BTreeMap<String, Millis>,
+}
+
+impl MemStore {
+    /// Σ of every balance of a token, recomputed from scratch (the invariant tests use it).
+    pub fn sum_balances(&self, token: &Address) -> u128 {
+        self.balances
+            .iter()
+            .filter(|((t, _), _)| t == token)
+            .map(|(_, b)| b.active + b.locked)
+            .sum()
+    }
+}
+
+impl Store for MemStore {
+    fn meta(&self, key: &str) -> Result<Option<Value>> {
+        Ok(self.meta.get(key).cloned())
+    }
+    fn put_meta(&mut self, key: &str, value: &Value) -> Result<()> {
+        self.meta.insert(key.into(), value.clone());
+        Ok(())
+    }
+    fn token(&self, address: &Address) -> Result<Option<Token>> {
+        Ok(self.tokens.iter().find(|t| &t.address == address).cloned())
+    }
+    fn put_token(&mut self, token: &Token) -> Result<()> {
+        match self.tokens.iter_mut().find(|t| t.address == token.address) {
+            Some(t) => *t = token.clone(),
+            None => self.tokens.push(token.clone()),
+        }
+        Ok(())
+    }
+    fn tokens(&self) -> Result<Vec<Token>> {
+        Ok(self.tokens.clone())
+    }
+    fn holder_by_user(&self, user_id: &str) -> Result<Option<Holder>> {
+        Ok(self.holders.iter().find(|h| h.user_id == user_id).cloned())
+    }
+    fn holder_by_address(&self, address: &Address) -> Result<Option<Holder>> {
+        Ok(self.holders.iter().find(|h| &h.address == address).cloned())
+    }
+    fn insert_holder(&mut self, holder: &Holder) -> Result<()> {
+        self.holders.push(holder.clone());
+        Ok(())
+    }
+    fn balance(&self, token: &Address, owner: &Address) -> Result<Balance> {
+        Ok(self
+            .balances
+            .get(&(*token, *owner))
+            .copied()
+            .unwrap_or_default())
+    }
+    fn put_balance(&mut self, token: &Address, owner: &Address, balance: &Balance) -> Result<()> {
+        self.balances.insert((*token, *owner), *balance);
+        Ok(())
+    }
+    fn balances_of(&self, owner: &Address) -> Result<Vec<(Address, Balance)>> {
+        Ok(self
+            .balances
+            .iter()
+            .filter(|((_, o), b)| o == owner && (b.active > 0 || b.locked > 0))
+            .map(|((t, _), b)| (*t, *b))
+            .collect())
+    }
+    fn top_holders(&self, token: &Address, limit: u32) -> Result<(Vec<HolderRow>, u64)> {
+        let mut rows: Vec<HolderRow> = self
+            .balances
+            .iter()
+            .filter(|((t, _), b)| t == token && (b.active > 0 || b.locked > 0))
+            .map(|((_, owner), b)| HolderRow {
+                owner: *owner,
+                balance: b.active + b.locked,
+                user_id: self
+                    .holders
+                    .iter()
+                    .find(|h| &h.address == owner)
+                    .map(|h| h.user_id.clone()),
+            })
+            .collect();
+        rows.sort_by(|a, b| b.balance.cmp(&a.balance).then(a.owner.cmp(&b.owner)));
+        let count = rows.len() as u64;
+        rows.truncate(limit as usize);
+        Ok((rows, count))
+    }
+    fn locks_of(&self, owner: &Address) -> Result<Vec<Lock>> {
+        Ok(self
+            .locks
+            .iter()
+            .filter(|l| &l.owner == owner)
+            .cloned()
+            .collect())
+    }
+    fn append_history(&mut self, record: &TxRecord) -> Result<()> {
+        self.history.push(record.clone());
+        Ok(())
+    }
+    fn history(
+        &self,
+        user_id: &str,
+        token: Option<&Address>,
+        before: Option<u64>,
+        limit: u32,
+    ) -> Result<Vec<(u64, TxRecord)>> {
+        Ok(self
+            .history
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i as u64 + 1, r))
+            .rev()
+            .filter(|(seq, r)| {
+                r.user_id == user_id
+                    && token.is_none_or(|t| &r.token == t)
+                    && before.is_none_or(|b| *seq < b)
+            })
+            .take(limit as usize)
+            .map(|(seq, r)| (seq, r.clone()))
+            .collect())
+    }
+    fn job(&self, id: &str) -> Result<Option<Job>> {
+        Ok(self.jobs.get(id).cloned())
+    }
+    fn put_job(&mut self, job: &Job) -> Result<()> {
+        self.jobs.insert(job.id.clone(), job.clone());
+        Ok(())
+    }
+    fn schedule(&mut self, key: &str, at: Millis) -> Result<()> {
+        self.schedule.insert(key.into(), at);
+        Ok(())
+    }
+    fn unschedule(&mut self, key: &str) -> Result<()> {
+        self.schedule.remove(key);
+        Ok(())
+    }
+    fn due(&self, now: Millis) -> Result<Vec<(String, Millis)>> {
+        let mut due: Vec<(String, Millis)> = self
+            .schedule
+            .iter()
+            .filter(|(_, at)| **at <= now)
+            .map(|(k, at)| (k.clone(), *at))
+            .collect();
+        due.sort_by_key(|(k, at)| (*at, k.clone()));
+        Ok(due)
+    }
+    fn next_due(&self) -> Result<Option<Millis>> {
+        Ok(self.schedule.values().min().copied())
+    }
+}

@@ -1,0 +1,57 @@
+//! Time is passed in, never read: `Millis` is UNIX milliseconds on the service clock (which
+//! local runs may move forward with time travel). This module only formats it.
+
+pub type Millis = u64;
+
+pub const SECOND: Millis = 1_000;
+pub const DAY: Millis = 86_400 * SECOND;
+
+/// ISO 8601 in UTC with milliseconds, e.g. `2026-11-21T12:00:00.000Z` (JavaScript's
+/// `Date.toISOString()` form, so browsers parse it as is).
+pub fn iso8601(ms: Millis) -> String {
+    let secs = ms / 1000;
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60,
+        ms % 1000
+    )
+}
+
+/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar
+/// (Howard Hinnant's algorithm, restricted to dates on or after the epoch).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + u64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_known_instants() {
+        let table = [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+            (1_700_000_000_123, "2023-11-14T22:13:20.123Z"),
+            (1_795_262_400_000, "2026-11-21T12:00:00.000Z"),
+            (4_107_542_399_999, "2100-02-28T23:59:59.999Z"),
+        ];
+        for (ms, want) in table {
+            assert_eq!(iso8601(ms), want, "{ms}");
+        }
+    }
+}
