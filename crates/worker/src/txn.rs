@@ -1,0 +1,43 @@
+//! One SQLite transaction per operation, through the Durable Object's `transactionSync`.
+//!
+//! workers-rs does not wrap `transactionSync`, so we call it through js_sys. The closure runs
+//! synchronously inside the transaction; when it returns an error we throw, and SQLite rolls
+//! every write back. That is what makes "completely or not at all" hold even when storage
+//! itself fails half-way through an operation.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use tokenpad_core::{Error, Result};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+
+pub fn transaction<T: 'static>(
+    storage: &worker::Storage,
+    f: impl FnOnce() -> Result<T> + 'static,
+) -> Result<T> {
+    let raw: &JsValue = storage.as_raw().as_ref();
+    let func = js_sys::Reflect::get(raw, &JsValue::from_str("transactionSync"))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or_else(|| Error::internal("storage.transactionSync is not available"))?;
+    let slot: Rc<RefCell<Option<Result<T>>>> = Rc::new(RefCell::new(None));
+    let inner = slot.clone();
+    let closure = Closure::once(move || -> std::result::Result<JsValue, JsValue> {
+        let outcome = f();
+        let failed = outcome.is_err();
+        *inner.borrow_mut() = Some(outcome);
+        if failed {
+            Err(JsValue::from_str("tokenpad: rolled back"))
+        } else {
+            Ok(JsValue::UNDEFINED)
+        }
+    });
+    let called = func.call1(raw, closure.as_ref());
+    drop(closure);
+    let outcome = slot.borrow_mut().take();
+    match (outcome, called) {
+        (Some(result), _) => result,
+        (None, Err(e)) => Err(Error::internal(format!("transaction failed: {e:?}"))),
+        (None, Ok(_)) => Err(Error::internal("transaction closure did not run")),
+    }
+}
