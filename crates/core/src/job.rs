@@ -99,17 +99,12 @@ fn finish(store: &mut dyn Store, ctx: &Ctx, id: &str) -> Result<()> {
     store.put_job(&job)
 }
 
-/// Runs every scheduled item due at `ctx.now`. Returns how many ran. Other modules' items
-/// (presales, unlocks) are dispatched here as they are added.
-pub fn run_due(store: &mut dyn Store, ctx: &Ctx) -> Result<usize> {
-    let due = store.due(ctx.now)?;
-    for (key, _) in &due {
-        if let Some(id) = key.strip_prefix(KEY_PREFIX) {
-            finish(store, ctx, id)?;
-        }
-        store.unschedule(key)?;
+/// Finishes the token-creation job a schedule key names, if the key is one of ours.
+pub fn run_scheduled(store: &mut dyn Store, ctx: &Ctx, key: &str) -> Result<bool> {
+    match key.strip_prefix(KEY_PREFIX) {
+        Some(id) => finish(store, ctx, id).map(|_| true),
+        None => Ok(false),
     }
-    Ok(due.len())
 }
 
 pub fn find(store: &dyn Store, id: &str) -> Result<Job> {

@@ -5,6 +5,7 @@ pub mod address;
 pub mod auth;
 pub mod chain;
 pub mod crypto;
+pub mod due;
 pub mod error;
 pub mod history;
 pub mod holder;

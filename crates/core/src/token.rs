@@ -60,6 +60,33 @@ pub enum TokenKind {
     Usdc,
 }
 
+/// How a token came to be. Presale and template tokens are Tokens like any other; the origin
+/// says which flow made them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenOrigin {
+    /// `POST /merchant/create-token` (the dashboard's operation).
+    #[default]
+    Dashboard,
+    Presale,
+    Memecoin,
+    Airdrop,
+    /// The merchant's USDC ledger.
+    Usdc,
+}
+
+impl TokenOrigin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenOrigin::Dashboard => "dashboard",
+            TokenOrigin::Presale => "presale",
+            TokenOrigin::Memecoin => "memecoin",
+            TokenOrigin::Airdrop => "airdrop",
+            TokenOrigin::Usdc => "usdc",
+        }
+    }
+}
+
 /// Circle's USDC contract on Base: the address USDC balances are reported under.
 pub const USDC_ADDRESS: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 
@@ -86,6 +113,11 @@ pub struct Token {
     pub can_lp: bool,
     pub image_url: Option<String>,
     pub created_at: Millis,
+    #[serde(default)]
+    pub origin: TokenOrigin,
+    /// Listed on the service's marketplace (template deployments).
+    #[serde(default)]
+    pub marketplace: bool,
 }
 
 impl Token {
@@ -134,6 +166,8 @@ impl Token {
             can_lp: false,
             image_url: None,
             created_at: now,
+            origin: TokenOrigin::Usdc,
+            marketplace: false,
         })
     }
 
@@ -194,6 +228,8 @@ pub fn token_json(token: &Token, holders: &[HolderRow], holders_count: u64) -> V
         "canLP": token.can_lp,
         "imageUrl": token.image_url,
         "createdAt": iso8601(token.created_at),
+        "origin": token.origin.as_str(),
+        "marketplace": token.marketplace,
         "holders": holders,
         "holdersCount": holders_count,
     })
@@ -279,6 +315,8 @@ impl CreateToken {
             can_lp: self.can_lp,
             image_url: self.image_url,
             created_at: now,
+            origin: TokenOrigin::Dashboard,
+            marketplace: false,
         }
     }
 }

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use tokenpad_core::address::Address;
 use tokenpad_core::chain;
+use tokenpad_core::due;
 use tokenpad_core::error::{Error, ErrorCode as C};
 use tokenpad_core::history::{self, HistoryQuery};
 use tokenpad_core::holder::{self, NewWallet};
@@ -1002,7 +1003,7 @@ fn token_job_lifecycle() {
 
     // One millisecond before it is mined: still pending, no token.
     fx.ctx.now = job.mined_at - 1;
-    assert_eq!(job::run_due(&mut fx.store, &fx.ctx).unwrap(), 0);
+    assert_eq!(due::run_due(&mut fx.store, &fx.ctx).unwrap(), 0);
     let j = job::find(&fx.store, &job.id).unwrap();
     assert_eq!(j.status, JobStatus::Pending);
     assert!(fx.store.token(&job.token_address).unwrap().is_none());
@@ -1010,7 +1011,7 @@ fn token_job_lifecycle() {
 
     // Mined: the token exists, and the job reports it.
     fx.ctx.now = job.mined_at;
-    assert_eq!(job::run_due(&mut fx.store, &fx.ctx).unwrap(), 1);
+    assert_eq!(due::run_due(&mut fx.store, &fx.ctx).unwrap(), 1);
     let j = job::find(&fx.store, &job.id).unwrap();
     assert_eq!(j.status, JobStatus::Success);
     let token = fx.token(&job.token_address);
@@ -1028,7 +1029,7 @@ fn token_job_lifecycle() {
     // Nothing more is due; running again changes nothing.
     assert_eq!(fx.store.next_due().unwrap(), None);
     let before = fx.store.clone();
-    assert_eq!(job::run_due(&mut fx.store, &fx.ctx).unwrap(), 0);
+    assert_eq!(due::run_due(&mut fx.store, &fx.ctx).unwrap(), 0);
     assert_unchanged(&before, &fx.store, "second run_due");
 
     // A second token deploys at a different address.

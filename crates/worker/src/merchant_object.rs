@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use std::cell::Cell;
 use tokenpad_core::auth::{hashes_equal, key_hash, parse_key, KeyKind};
 use tokenpad_core::crypto::sha256_hex;
-use tokenpad_core::job;
+use tokenpad_core::due;
 use tokenpad_core::merchant::{Ctx, Merchant};
 use tokenpad_core::store::Store;
 use tokenpad_core::time::{iso8601, Millis};
@@ -173,7 +173,7 @@ impl MerchantObject {
             return Ok(());
         }
         transaction(&self.state.storage(), move || {
-            job::run_due(&mut store, &Ctx { now, merchant }).map(|_| ())
+            due::run_due(&mut store, &Ctx { now, merchant }).map(|_| ())
         })
     }
 

@@ -7,6 +7,7 @@ use serde_json::Value;
 use tokenpad_core::address::Address;
 use tokenpad_core::chain;
 use tokenpad_core::crypto::Wallet;
+use tokenpad_core::due;
 use tokenpad_core::holder::{self, Holder, NewWallet};
 use tokenpad_core::ids;
 use tokenpad_core::input::{self, Object};
@@ -123,7 +124,7 @@ impl Fx {
         let job = self.submit_token(body);
         self.advance(chain::BLOCK_MS);
         assert!(self.ctx.now >= job.mined_at);
-        job::run_due(&mut self.store, &self.ctx).expect("run_due");
+        due::run_due(&mut self.store, &self.ctx).expect("run_due");
         let done = self.store.job(&job.id).expect("job read").expect("job");
         assert_eq!(done.status, job::JobStatus::Success);
         assert!(self
