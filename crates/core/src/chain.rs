@@ -22,6 +22,10 @@ pub struct ChainState {
     pub deploy_nonce: u64,
     /// Transactions submitted so far; part of every hash, so no two hashes are equal.
     pub tx_count: u64,
+    /// Fault injection (local runs and tests only): this many of the next fallible
+    /// submissions fail, so retries and backoff can be exercised end to end.
+    #[serde(default)]
+    pub fail_next: u32,
 }
 
 /// The block a transaction submitted at `at` is mined in.
@@ -69,6 +73,39 @@ pub fn submit(
     all.extend_from_slice(parts);
     save(store, &state)?;
     Ok(crypto::hex0x(&crypto::tx_hash(&all)))
+}
+
+/// Why a chain submission did not go through. Callers that can retry (presale completion
+/// steps) record it and try again later; it is not a request error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainFailure(pub String);
+
+/// Submits a transaction that may fail, as a real chain's can. The embedded chain fails only
+/// when faults were injected; the failure is counted down and committed with the caller's
+/// retry bookkeeping.
+pub fn try_submit(
+    store: &mut dyn Store,
+    merchant: &str,
+    kind: &str,
+    parts: &[&[u8]],
+    at: Millis,
+) -> Result<std::result::Result<String, ChainFailure>> {
+    let mut state = load(store)?;
+    if state.fail_next > 0 {
+        state.fail_next -= 1;
+        save(store, &state)?;
+        return Ok(Err(ChainFailure(format!(
+            "{kind}: transaction reverted (injected fault)"
+        ))));
+    }
+    submit(store, merchant, kind, parts, at).map(Ok)
+}
+
+/// Makes the next `count` fallible submissions fail (local runs and tests).
+pub fn inject_faults(store: &mut dyn Store, count: u32) -> Result<()> {
+    let mut state = load(store)?;
+    state.fail_next = count;
+    save(store, &state)
 }
 
 /// Reserves the next contract address of `deployer` (a CREATE from the merchant wallet).

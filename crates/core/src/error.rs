@@ -55,7 +55,14 @@ codes! {
     InsufficientBalance => ("insufficient_balance", 422),
     TokensLocked => ("tokens_locked", 422),
     InsufficientAppSupply => ("insufficient_app_supply", 422),
+    PresaleNotFound => ("presale_not_found", 404),
+    PresaleNotActive => ("presale_not_active", 409),
+    PresaleAlreadyResolved => ("presale_already_resolved", 409),
+    TargetExceeded => ("target_exceeded", 422),
+    LaunchThresholdNotReached => ("launch_threshold_not_reached", 422),
     Internal => ("internal_error", 500),
+    DeploymentNotFound => ("deployment_not_found", 404),
+    AllocationExceedsSupply => ("allocation_exceeds_supply", 400),
 }
 
 /// An error as data: what went wrong, for programs (`code`) and for people (`message`).

@@ -106,6 +106,32 @@ pub fn req_address(m: &Object, field: &str) -> Result<Address> {
     opt_address(m, field)?.ok_or_else(|| Error::field(field, format!("{field} is required")))
 }
 
+/// A nested JSON object, or None when absent or null.
+pub fn opt_object(m: &Object, field: &str) -> Result<Option<Object>> {
+    match present(m, field) {
+        None => Ok(None),
+        Some(Value::Object(o)) => Ok(Some(o.clone())),
+        Some(_) => Err(Error::field(field, format!("{field} must be an object"))),
+    }
+}
+
+pub fn req_object(m: &Object, field: &str) -> Result<Object> {
+    opt_object(m, field)?.ok_or_else(|| Error::field(field, format!("{field} is required")))
+}
+
+/// Names a nested field in an error: `name` inside `tokenInfo` becomes `tokenInfo.name`.
+pub fn within<T>(prefix: &str, r: Result<T>) -> Result<T> {
+    r.map_err(|mut e| {
+        if let Some(d) = e.details.as_mut() {
+            if let Some(Value::String(f)) = d.get("field").cloned() {
+                d.insert("field".into(), Value::String(format!("{prefix}.{f}")));
+                e.message = format!("{prefix}.{}", e.message);
+            }
+        }
+        e
+    })
+}
+
 /// An http(s) URL, loosely checked: scheme, a host, no whitespace.
 pub fn opt_http_url(m: &Object, field: &str) -> Result<Option<String>> {
     let Some(url) = opt_str(m, field)? else {

@@ -33,11 +33,11 @@ fn overflow() -> Error {
     Error::new(ErrorCode::InvalidAmount, "amount is too large").with("field", "amount")
 }
 
-fn add(a: u128, b: u128) -> Result<u128> {
+pub(crate) fn add(a: u128, b: u128) -> Result<u128> {
     a.checked_add(b).ok_or_else(overflow)
 }
 
-fn sub(a: u128, b: u128) -> Result<u128> {
+pub(crate) fn sub(a: u128, b: u128) -> Result<u128> {
     a.checked_sub(b)
         .ok_or_else(|| Error::internal("balance underflow"))
 }
@@ -65,18 +65,18 @@ impl Receipt {
 }
 
 /// One movement of one token, written to the history of each holder it touches.
-struct Movement<'a> {
-    hash: &'a str,
-    token: &'a Token,
-    amount: u128,
-    from: Address,
-    to: Address,
+pub(crate) struct Movement<'a> {
+    pub hash: &'a str,
+    pub token: &'a Token,
+    pub amount: u128,
+    pub from: Address,
+    pub to: Address,
 }
 
 impl Movement<'_> {
     /// The record of this movement in `user_id`'s history; `side` keeps ids unique when
     /// both ends of one transaction are holders.
-    fn record(&self, ctx: &Ctx, side: u8, kind: TxType, user_id: &str) -> TxRecord {
+    pub fn record(&self, ctx: &Ctx, side: u32, kind: TxType, user_id: &str) -> TxRecord {
         TxRecord {
             id: format!("{}-{side}", self.hash),
             hash: self.hash.to_string(),
@@ -261,7 +261,12 @@ pub fn move_out(
 
 /// The holder's balance, if it can pay `amount` from active tokens. Locked tokens are
 /// reported as such, so the caller knows waiting will help.
-fn debit_check(store: &dyn Store, token: &Token, holder: &Holder, amount: u128) -> Result<Balance> {
+pub(crate) fn debit_check(
+    store: &dyn Store,
+    token: &Token,
+    holder: &Holder,
+    amount: u128,
+) -> Result<Balance> {
     let bal = store.balance(&token.address, &holder.address)?;
     if bal.active >= amount {
         return Ok(bal);
@@ -299,10 +304,11 @@ pub fn deposit_usdc(
     })?;
     let usdc_address = input::parse_address("usdc", crate::token::USDC_ADDRESS)?;
     let mut usdc = find_token(store, &usdc_address)?;
+    let field = |e: Error| e.with("field", "usdcAmount");
     let mut bal = store.balance(&usdc.address, &holder.address)?;
-    bal.active = add(bal.active, amount)?;
-    usdc.total_supply = add(usdc.total_supply, amount)?;
-    usdc.held = add(usdc.held, amount)?;
+    bal.active = add(bal.active, amount).map_err(field)?;
+    usdc.total_supply = add(usdc.total_supply, amount).map_err(field)?;
+    usdc.held = add(usdc.held, amount).map_err(field)?;
     usdc.check_conservation()?;
     let hash = chain::submit(
         store,

@@ -1,10 +1,12 @@
 //! An in-memory `Store` for the core's tests. Same contract as the SQLite adapter.
 
 use crate::address::Address;
+use crate::deployment::Deployment;
 use crate::error::Result;
 use crate::history::TxRecord;
 use crate::holder::Holder;
 use crate::job::Job;
+use crate::presale::Presale;
 use crate::store::{Balance, Lock, Store};
 use crate::time::Millis;
 use crate::token::{HolderRow, Token};
@@ -20,7 +22,12 @@ pub struct MemStore {
     pub locks: Vec<Lock>,
     pub history: Vec<TxRecord>,
     pub jobs: BTreeMap<String, Job>,
+    pub deployments: BTreeMap<String, Deployment>,
+    /// In creation order.
+    pub presales: Vec<Presale>,
     pub schedule: BTreeMap<String, Millis>,
+    /// When each schedule key was first scheduled (a counter), to break ties in `due`.
+    pub schedule_order: BTreeMap<String, u64>,
 }
 
 impl MemStore {
@@ -112,6 +119,33 @@ impl Store for MemStore {
             .cloned()
             .collect())
     }
+    fn lock(&self, id: &str) -> Result<Option<Lock>> {
+        Ok(self.locks.iter().find(|l| l.id == id).cloned())
+    }
+    fn put_lock(&mut self, lock: &Lock) -> Result<()> {
+        match self.locks.iter_mut().find(|l| l.id == lock.id) {
+            Some(l) => *l = lock.clone(),
+            None => self.locks.push(lock.clone()),
+        }
+        Ok(())
+    }
+    fn remove_lock(&mut self, id: &str) -> Result<()> {
+        self.locks.retain(|l| l.id != id);
+        Ok(())
+    }
+    fn presale(&self, id: &str) -> Result<Option<Presale>> {
+        Ok(self.presales.iter().find(|p| p.id == id).cloned())
+    }
+    fn put_presale(&mut self, presale: &Presale) -> Result<()> {
+        match self.presales.iter_mut().find(|p| p.id == presale.id) {
+            Some(p) => *p = presale.clone(),
+            None => self.presales.push(presale.clone()),
+        }
+        Ok(())
+    }
+    fn presales(&self) -> Result<Vec<Presale>> {
+        Ok(self.presales.iter().rev().cloned().collect())
+    }
     fn append_history(&mut self, record: &TxRecord) -> Result<()> {
         self.history.push(record.clone());
         Ok(())
@@ -145,12 +179,25 @@ impl Store for MemStore {
         self.jobs.insert(job.id.clone(), job.clone());
         Ok(())
     }
+    fn deployment(&self, id: &str) -> Result<Option<Deployment>> {
+        Ok(self.deployments.get(id).cloned())
+    }
+    fn put_deployment(&mut self, deployment: &Deployment) -> Result<()> {
+        self.deployments
+            .insert(deployment.id.clone(), deployment.clone());
+        Ok(())
+    }
     fn schedule(&mut self, key: &str, at: Millis) -> Result<()> {
+        if !self.schedule.contains_key(key) {
+            let next = self.schedule_order.values().max().map_or(0, |m| m + 1);
+            self.schedule_order.insert(key.into(), next);
+        }
         self.schedule.insert(key.into(), at);
         Ok(())
     }
     fn unschedule(&mut self, key: &str) -> Result<()> {
         self.schedule.remove(key);
+        self.schedule_order.remove(key);
         Ok(())
     }
     fn due(&self, now: Millis) -> Result<Vec<(String, Millis)>> {
@@ -160,7 +207,7 @@ impl Store for MemStore {
             .filter(|(_, at)| **at <= now)
             .map(|(k, at)| (k.clone(), *at))
             .collect();
-        due.sort_by_key(|(k, at)| (*at, k.clone()));
+        due.sort_by_key(|(k, at)| (*at, self.schedule_order.get(k).copied().unwrap_or(0)));
         Ok(due)
     }
     fn next_due(&self) -> Result<Option<Millis>> {

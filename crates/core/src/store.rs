@@ -7,10 +7,12 @@
 //! without transactions never sees a half-applied operation caused by a business rule.
 
 use crate::address::Address;
+use crate::deployment::Deployment;
 use crate::error::Result;
 use crate::history::TxRecord;
 use crate::holder::Holder;
 use crate::job::Job;
+use crate::presale::Presale;
 use crate::time::Millis;
 use crate::token::{HolderRow, Token};
 use serde::{Deserialize, Serialize};
@@ -61,6 +63,14 @@ pub trait Store {
     fn top_holders(&self, token: &Address, limit: u32) -> Result<(Vec<HolderRow>, u64)>;
 
     fn locks_of(&self, owner: &Address) -> Result<Vec<Lock>>;
+    fn lock(&self, id: &str) -> Result<Option<Lock>>;
+    fn put_lock(&mut self, lock: &Lock) -> Result<()>;
+    fn remove_lock(&mut self, id: &str) -> Result<()>;
+
+    fn presale(&self, id: &str) -> Result<Option<Presale>>;
+    fn put_presale(&mut self, presale: &Presale) -> Result<()>;
+    /// Every presale, newest first.
+    fn presales(&self) -> Result<Vec<Presale>>;
 
     fn append_history(&mut self, record: &TxRecord) -> Result<()>;
     /// One holder's records, newest first, strictly older than `before` (a sequence number
@@ -76,11 +86,15 @@ pub trait Store {
     fn job(&self, id: &str) -> Result<Option<Job>>;
     fn put_job(&mut self, job: &Job) -> Result<()>;
 
+    fn deployment(&self, id: &str) -> Result<Option<Deployment>>;
+    fn put_deployment(&mut self, deployment: &Deployment) -> Result<()>;
+
     /// Due work: one entry per key, the time it is due. One Durable Object alarm serves all
     /// of them: the shell sets it to `next_due`.
     fn schedule(&mut self, key: &str, at: Millis) -> Result<()>;
     fn unschedule(&mut self, key: &str) -> Result<()>;
-    /// Entries due at or before `now`, earliest first.
+    /// Entries due at or before `now`, earliest first; entries due at the same time in the
+    /// order they were first scheduled (so tokens mined in one block keep submission order).
     fn due(&self, now: Millis) -> Result<Vec<(String, Millis)>>;
     fn next_due(&self) -> Result<Option<Millis>>;
 }

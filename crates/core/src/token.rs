@@ -105,6 +105,10 @@ pub struct Token {
     pub liquidity_supply: u128,
     /// Σ of every address's balance (active and locked).
     pub held: u128,
+    /// Held by the service on behalf of a pending operation: the USDC paid into presales
+    /// that have neither launched nor refunded yet.
+    #[serde(default)]
+    pub escrow: u128,
     pub merchant_address: Address,
     /// USD per whole token with PRICE_DECIMALS decimals; None until a price exists.
     pub price: Option<u128>,
@@ -128,17 +132,19 @@ impl Token {
             .remaining_app_supply
             .checked_add(self.merchant_supply)
             .and_then(|s| s.checked_add(self.liquidity_supply))
+            .and_then(|s| s.checked_add(self.escrow))
             .and_then(|s| s.checked_add(self.held));
         if accounted == Some(self.total_supply) {
             Ok(())
         } else {
             Err(Error::internal(format!(
-                "conservation broken for {}: total {} != app {} + merchant {} + liquidity {} + held {}",
+                "conservation broken for {}: total {} != app {} + merchant {} + liquidity {} + escrow {} + held {}",
                 self.address,
                 self.total_supply,
                 self.remaining_app_supply,
                 self.merchant_supply,
                 self.liquidity_supply,
+                self.escrow,
                 self.held
             )))
         }
@@ -159,6 +165,7 @@ impl Token {
             merchant_supply: 0,
             liquidity_supply: 0,
             held: 0,
+            escrow: 0,
             merchant_address,
             price: money::pow10(u32::from(money::PRICE_DECIMALS)),
             can_distribute: false,
@@ -308,6 +315,7 @@ impl CreateToken {
             merchant_supply: merchant,
             liquidity_supply: self.total_supply - app - merchant,
             held: 0,
+            escrow: 0,
             merchant_address: self.merchant_address.unwrap_or(merchant_wallet),
             price: None,
             can_distribute: self.can_distribute,

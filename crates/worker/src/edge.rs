@@ -30,10 +30,14 @@ pub async fn handle(mut req: Request, env: &Env) -> Result<Response> {
             let resp = Response::empty().map_err(internal)?.with_status(204);
             http::with_cors(resp).map_err(internal)
         } else {
-            Err(Error::new(
-                ErrorCode::MethodNotAllowed,
-                "OPTIONS is answered only on public-key routes",
-            ))
+            // An unknown path is a 404 whatever the method; a known secret route, a 405.
+            match routes::route("GET", &path) {
+                Err(e) if e.code == ErrorCode::NotFound => Err(e),
+                _ => Err(Error::new(
+                    ErrorCode::MethodNotAllowed,
+                    "OPTIONS is answered only on public-key routes",
+                )),
+            }
         };
     }
 
@@ -63,17 +67,25 @@ async fn serve(
     url: &worker::Url,
     matched: &Matched,
 ) -> Result<Response> {
-    let query: BTreeMap<String, String> = url.query_pairs().into_owned().collect();
-    // A secret key in a URL ends up in logs and browser history: refuse it outright.
-    if query.values().any(|v| v.starts_with("sk_")) {
+    // A secret key in a URL ends up in logs and browser history: refuse it outright. Every
+    // pair is checked, repeated names included, before they are collapsed into a map.
+    if url.query_pairs().any(|(_, v)| v.starts_with("sk_")) {
         return Err(Error::new(
             ErrorCode::SecretKeyInUrl,
             "Secret keys must be sent in the x-api-key header, never in the URL",
         ));
     }
+    // With a name repeated, the first value counts.
+    let mut query: BTreeMap<String, String> = BTreeMap::new();
+    for (k, v) in url.query_pairs().into_owned() {
+        query.entry(k).or_insert(v);
+    }
     let body = read_body(req, method).await?;
 
     match matched.access {
+        Access::Open if matched.op == Op::DeploymentPage => {
+            return crate::overview::serve(env, url, &matched.params).await
+        }
         Access::Open => return open(matched.op),
         Access::Admin => {
             check_admin(req, env)?;
@@ -126,8 +138,14 @@ async fn serve(
         path: path.to_string(),
         idempotency_key,
         internal: None,
+        base_url: Some(crate::overview::base_url(env, url)),
     };
-    call_merchant(env, &merchant_id, &envelope).await
+    let resp = call_merchant(env, &merchant_id, &envelope).await?;
+    if matches!(matched.op, Op::CreateMemecoin | Op::CreateAirdrop) {
+        // The overview page finds a deployment's merchant by its id in the registry.
+        return crate::overview::record_owner(env, &merchant_id, resp).await;
+    }
+    Ok(resp)
 }
 
 fn secret_required() -> Error {
@@ -198,12 +216,15 @@ async fn read_body(req: &mut Request, method: &str) -> Result<Option<String>> {
             "Send the body as JSON with Content-Type: application/json",
         ));
     }
-    String::from_utf8(bytes).map(Some).map_err(|_| {
+    let text = String::from_utf8(bytes).map_err(|_| {
         Error::new(
             ErrorCode::InvalidJson,
             "The request body is not valid UTF-8",
         )
-    })
+    })?;
+    // Malformed JSON is refused here, for every route, even one that ignores its body.
+    crate::envelope::parse_json(Some(&text))?;
+    Ok(Some(text))
 }
 
 fn open(op: Op) -> Result<Response> {
@@ -250,6 +271,12 @@ async fn admin(env: &Env, op: Op, body: Option<&str>) -> Result<Response> {
             }
             time_advance(env, &args).await
         }
+        Op::AdminChainFaults => {
+            if !config::flag(env, "ALLOW_TIME_TRAVEL") {
+                return Err(not_found());
+            }
+            chain_faults(env, &args).await
+        }
         _ => {
             if !config::flag(env, "ENABLE_FAUCET") {
                 return Err(not_found());
@@ -257,6 +284,26 @@ async fn admin(env: &Env, op: Op, body: Option<&str>) -> Result<Response> {
             faucet(env, &args).await
         }
     }
+}
+
+/// `{ merchantId, count }`: the merchant's next `count` fallible chain submissions fail
+/// (local runs and tests), to exercise retries and backoff.
+async fn chain_faults(env: &Env, args: &input::Object) -> Result<Response> {
+    let id = input::req_str(args, "merchantId")?;
+    if !tokenpad_core::auth::is_merchant_id(&id) {
+        return Err(Error::new(ErrorCode::MerchantNotFound, "No such merchant"));
+    }
+    input::req_int(args, "count", 0, 100)?;
+    let call = Envelope {
+        op: "chain_faults".into(),
+        internal: Some(Value::Object(args.clone())),
+        ..Envelope::default()
+    };
+    let (status, body) = merchant_json(env, &id, &call).await?;
+    if body.get("code").and_then(Value::as_str) == Some("invalid_api_key") {
+        return Err(Error::new(ErrorCode::MerchantNotFound, "No such merchant"));
+    }
+    http::json(status, &body).map_err(internal)
 }
 
 fn not_found() -> Error {
@@ -269,12 +316,14 @@ async fn create_merchant(env: &Env, args: &input::Object) -> Result<Response> {
         return Err(Error::field("name", "name must be at most 100 characters"));
     }
     let (id, secret_key, public_key) = new_keys(&random::<80>()?);
-    call_registry(env, "register", json!({ "id": id, "name": name })).await?;
+    let reg = call_registry(env, "register", json!({ "id": id, "name": name })).await?;
     let init = Envelope {
         op: "init".into(),
         internal: Some(json!({
             "id": id,
             "name": name,
+            // A merchant created after time travel starts on the service clock, not real time.
+            "offsetMs": reg.get("offsetMs").and_then(Value::as_u64).unwrap_or(0),
             "secretKeyHash": key_hash(&secret_key),
             "publicKeyHash": key_hash(&public_key),
         })),
@@ -378,7 +427,11 @@ async fn call_merchant(env: &Env, merchant_id: &str, envelope: &Envelope) -> Res
         .map_err(internal)
 }
 
-async fn merchant_json(env: &Env, merchant_id: &str, envelope: &Envelope) -> Result<(u16, Value)> {
+pub(crate) async fn merchant_json(
+    env: &Env,
+    merchant_id: &str,
+    envelope: &Envelope,
+) -> Result<(u16, Value)> {
     let mut resp = call_merchant(env, merchant_id, envelope).await?;
     let status = resp.status_code();
     let text = resp.text().await.map_err(internal)?;
@@ -386,7 +439,7 @@ async fn merchant_json(env: &Env, merchant_id: &str, envelope: &Envelope) -> Res
     Ok((status, body))
 }
 
-async fn call_registry(env: &Env, op: &str, args: Value) -> Result<Value> {
+pub(crate) async fn call_registry(env: &Env, op: &str, args: Value) -> Result<Value> {
     let body = json!({ "op": op, "args": args }).to_string();
     let stub = env
         .durable_object("REGISTRY")

@@ -21,6 +21,10 @@ pub struct Envelope {
     pub idempotency_key: Option<String>,
     /// Arguments of internal operations (merchant init, time advance, faucet).
     pub internal: Option<Value>,
+    /// The service's public base URL (PUBLIC_BASE_URL, else the request's scheme://host),
+    /// for links in responses such as a deployment's serviceBuildUrl.
+    #[serde(default)]
+    pub base_url: Option<String>,
 }
 
 impl Envelope {

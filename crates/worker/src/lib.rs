@@ -13,6 +13,7 @@ mod envelope;
 mod handlers;
 mod http;
 mod merchant_object;
+mod overview;
 mod registry_object;
 mod routes;
 mod sql_store;

@@ -1,7 +1,8 @@
 //! The registry Durable Object: the one global object. It lists merchants (for the admin
 //! faucet and time travel) and holds the service clock's time-travel offset. It is never on
 //! the path of a merchant request: keys name their merchant, so the edge goes straight to
-//! the merchant's own object.
+//! the merchant's own object. The one exception is deployments: the overview page at
+//! `/deployments/:id` carries no key, so the edge records which merchant owns each id here.
 
 use crate::http;
 use serde::Deserialize;
@@ -72,6 +73,11 @@ impl RegistryObject {
             None,
         )
         .map_err(db)?;
+        sql.exec(
+            "CREATE TABLE IF NOT EXISTS deployments (id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL)",
+            None,
+        )
+        .map_err(db)?;
         Ok(sql)
     }
 
@@ -125,6 +131,41 @@ impl RegistryObject {
                 )
                 .map_err(db)?;
                 Ok(json!({ "offsetMs": offset, "merchants": Self::ids(&sql)? }))
+            }
+            // Which merchant owns a memecoin or airdrop deployment (its overview page).
+            "register_deployment" => {
+                let arg = |k: &str| call.args.get(k).and_then(Value::as_str).unwrap_or_default();
+                let (id, merchant_id) = (arg("id"), arg("merchantId"));
+                if id.is_empty() || merchant_id.is_empty() {
+                    return Err(Error::internal(
+                        "register_deployment needs id and merchantId",
+                    ));
+                }
+                sql.exec(
+                    "INSERT OR IGNORE INTO deployments (id, merchant_id) VALUES (?, ?)",
+                    vec![id.into(), merchant_id.into()],
+                )
+                .map_err(db)?;
+                Ok(json!({ "ok": true }))
+            }
+            "find_deployment" => {
+                #[derive(Deserialize)]
+                struct OwnerRow {
+                    merchant_id: String,
+                }
+                let id = call
+                    .args
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let rows: Vec<OwnerRow> = sql
+                    .exec(
+                        "SELECT merchant_id FROM deployments WHERE id = ?",
+                        vec![id.into()],
+                    )
+                    .and_then(|c| c.to_array())
+                    .map_err(db)?;
+                Ok(json!({ "merchantId": rows.first().map(|r| r.merchant_id.clone()) }))
             }
             "list" => Ok(json!({ "offsetMs": Self::offset(&sql)?, "merchants": Self::ids(&sql)? })),
             other => Err(Error::internal(format!("unknown registry op {other}"))),

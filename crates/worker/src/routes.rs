@@ -38,6 +38,18 @@ pub enum Op {
     Transfer,
     Withdraw,
     History,
+    CreateMemecoin,
+    CreateAirdrop,
+    MemecoinStatus,
+    AirdropStatus,
+    DeploymentPage,
+    CreatePresale,
+    ListPresales,
+    MerchantPresale,
+    PublicPresale,
+    BuyPresale,
+    ResolvePresale,
+    AdminChainFaults,
 }
 
 impl Op {
@@ -62,6 +74,18 @@ impl Op {
             Op::Transfer => "transfer",
             Op::Withdraw => "withdraw",
             Op::History => "history",
+            Op::CreateMemecoin => "create_memecoin",
+            Op::CreateAirdrop => "create_airdrop",
+            Op::MemecoinStatus => "memecoin_status",
+            Op::AirdropStatus => "airdrop_status",
+            Op::DeploymentPage => "deployment_page",
+            Op::CreatePresale => "create_presale",
+            Op::ListPresales => "list_presales",
+            Op::MerchantPresale => "merchant_presale",
+            Op::PublicPresale => "public_presale",
+            Op::BuyPresale => "buy_presale",
+            Op::ResolvePresale => "resolve_presale",
+            Op::AdminChainFaults => "chain_faults",
         }
     }
 
@@ -76,6 +100,11 @@ impl Op {
                 | Op::Spend
                 | Op::Transfer
                 | Op::Withdraw
+                | Op::CreateMemecoin
+                | Op::CreateAirdrop
+                | Op::CreatePresale
+                | Op::BuyPresale
+                | Op::ResolvePresale
         )
     }
 }
@@ -107,6 +136,54 @@ const TABLE: &[Row] = &[
         Access::Admin,
     ),
     ("POST", "/admin/faucet", Op::AdminFaucet, Access::Admin),
+    (
+        "POST",
+        "/admin/chain/faults",
+        Op::AdminChainFaults,
+        Access::Admin,
+    ),
+    (
+        "POST",
+        "/merchant/presale",
+        Op::CreatePresale,
+        Access::Secret,
+    ),
+    (
+        "GET",
+        "/merchant/presales",
+        Op::ListPresales,
+        Access::Secret,
+    ),
+    (
+        "POST",
+        "/merchant/presale/resolve",
+        Op::ResolvePresale,
+        Access::Secret,
+    ),
+    (
+        "POST",
+        "/resolve-presale",
+        Op::ResolvePresale,
+        Access::Secret,
+    ),
+    (
+        "GET",
+        "/merchant/presale/:presaleId",
+        Op::MerchantPresale,
+        Access::Secret,
+    ),
+    (
+        "GET",
+        "/token/presales/:presaleId",
+        Op::PublicPresale,
+        Access::Public,
+    ),
+    (
+        "POST",
+        "/holder/:userId/buy-presale",
+        Op::BuyPresale,
+        Access::Secret,
+    ),
     (
         "POST",
         "/merchant/create-token",
@@ -161,6 +238,45 @@ const TABLE: &[Row] = &[
         Op::History,
         Access::Secret,
     ),
+    (
+        "POST",
+        "/template/memecoin",
+        Op::CreateMemecoin,
+        Access::Secret,
+    ),
+    (
+        "POST",
+        "/template/airdrop",
+        Op::CreateAirdrop,
+        Access::Secret,
+    ),
+    (
+        "GET",
+        "/template/memecoin/status/:id",
+        Op::MemecoinStatus,
+        Access::Secret,
+    ),
+    (
+        "GET",
+        "/memecoin/status",
+        Op::MemecoinStatus,
+        Access::Secret,
+    ),
+    (
+        "POST",
+        "/memecoin/status",
+        Op::MemecoinStatus,
+        Access::Secret,
+    ),
+    (
+        "GET",
+        "/template/airdrop/status/:id",
+        Op::AirdropStatus,
+        Access::Secret,
+    ),
+    ("GET", "/airdrop/status", Op::AirdropStatus, Access::Secret),
+    ("POST", "/airdrop/status", Op::AirdropStatus, Access::Secret),
+    ("GET", "/deployments/:id", Op::DeploymentPage, Access::Open),
 ];
 
 fn segments(path: &str) -> Vec<&str> {

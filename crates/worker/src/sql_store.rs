@@ -10,9 +10,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokenpad_core::address::Address;
 use tokenpad_core::crypto::hex0x;
+use tokenpad_core::deployment::Deployment;
 use tokenpad_core::history::TxRecord;
 use tokenpad_core::holder::Holder;
 use tokenpad_core::job::Job;
+use tokenpad_core::presale::Presale;
 use tokenpad_core::store::{Balance, Lock, Store};
 use tokenpad_core::time::Millis;
 use tokenpad_core::token::{HolderRow, Token};
@@ -31,6 +33,8 @@ const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT NOT NULL, token TEXT NOT NULL, data TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS history_by_user ON history (user_id, seq)",
     "CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, data TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS deployments (id TEXT PRIMARY KEY, data TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS presales (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS schedule (key TEXT PRIMARY KEY, at INTEGER NOT NULL)",
     "CREATE INDEX IF NOT EXISTS schedule_by_time ON schedule (at)",
     "CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL)",
@@ -279,6 +283,44 @@ impl Store for SqlStore {
         )
     }
 
+    fn lock(&self, id: &str) -> Result<Option<Lock>> {
+        self.doc("SELECT data FROM locks WHERE id = ?", vec![id.into()])
+    }
+
+    fn put_lock(&mut self, lock: &Lock) -> Result<()> {
+        self.exec(
+            "INSERT INTO locks (id, token, owner, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+            vec![
+                lock.id.as_str().into(),
+                addr(&lock.token).into(),
+                addr(&lock.owner).into(),
+                text(lock)?.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn remove_lock(&mut self, id: &str) -> Result<()> {
+        self.exec("DELETE FROM locks WHERE id = ?", vec![id.into()])?;
+        Ok(())
+    }
+
+    fn presale(&self, id: &str) -> Result<Option<Presale>> {
+        self.doc("SELECT data FROM presales WHERE id = ?", vec![id.into()])
+    }
+
+    fn put_presale(&mut self, presale: &Presale) -> Result<()> {
+        self.exec(
+            "INSERT INTO presales (id, data) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+            vec![presale.id.as_str().into(), text(presale)?.into()],
+        )?;
+        Ok(())
+    }
+
+    fn presales(&self) -> Result<Vec<Presale>> {
+        self.docs("SELECT data FROM presales ORDER BY seq DESC", vec![])
+    }
+
     fn append_history(&mut self, record: &TxRecord) -> Result<()> {
         self.exec(
             "INSERT INTO history (user_id, token, data) VALUES (?, ?, ?)",
@@ -333,6 +375,18 @@ impl Store for SqlStore {
         Ok(())
     }
 
+    fn deployment(&self, id: &str) -> Result<Option<Deployment>> {
+        self.doc("SELECT data FROM deployments WHERE id = ?", vec![id.into()])
+    }
+
+    fn put_deployment(&mut self, deployment: &Deployment) -> Result<()> {
+        self.exec(
+            "INSERT INTO deployments (id, data) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+            vec![deployment.id.as_str().into(), text(deployment)?.into()],
+        )?;
+        Ok(())
+    }
+
     fn schedule(&mut self, key: &str, at: Millis) -> Result<()> {
         self.exec(
             "INSERT INTO schedule (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at",
@@ -354,7 +408,7 @@ impl Store for SqlStore {
         }
         Ok(self
             .rows::<Row>(
-                "SELECT key, at FROM schedule WHERE at <= ? ORDER BY at, key",
+                "SELECT key, at FROM schedule WHERE at <= ? ORDER BY at, rowid",
                 vec![int(now)],
             )?
             .into_iter()

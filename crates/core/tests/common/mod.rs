@@ -217,17 +217,19 @@ pub fn assert_conserved(store: &MemStore) {
             .remaining_app_supply
             .checked_add(t.merchant_supply)
             .and_then(|s| s.checked_add(t.liquidity_supply))
+            .and_then(|s| s.checked_add(t.escrow))
             .and_then(|s| s.checked_add(sum));
         assert_eq!(
             accounted,
             Some(t.total_supply),
-            "{} ({}): total {} != app {} + merchant {} + liquidity {} + Σ {}",
+            "{} ({}): total {} != app {} + merchant {} + liquidity {} + escrow {} + Σ {}",
             t.symbol,
             t.address,
             t.total_supply,
             t.remaining_app_supply,
             t.merchant_supply,
             t.liquidity_supply,
+            t.escrow,
             sum
         );
         assert!(t.remaining_app_supply <= t.starting_app_supply);
@@ -244,4 +246,5 @@ pub fn assert_unchanged(before: &MemStore, after: &MemStore, what: &str) {
     assert_eq!(before.history, after.history, "{what}: history changed");
     assert_eq!(before.jobs, after.jobs, "{what}: jobs changed");
     assert_eq!(before.schedule, after.schedule, "{what}: schedule changed");
+    assert_eq!(before.presales, after.presales, "{what}: presales changed");
 }

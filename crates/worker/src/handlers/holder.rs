@@ -9,17 +9,21 @@ use tokenpad_core::history::{self, HistoryQuery};
 use tokenpad_core::holder;
 use tokenpad_core::ledger::token_at;
 use tokenpad_core::merchant::Ctx;
+use tokenpad_core::presale;
 
 pub fn put(store: &mut SqlStore, ctx: &Ctx, req: &Envelope, wallets: WalletMaker) -> Reply {
     let (holder, created) =
         holder::get_or_create(store, ctx, req.param(0)?, &mut || wallets.new_wallet())?;
-    let body = holder::full_json(store, &holder, Vec::new())?;
+    let body = holder::full_json(store, &holder, presale::holder_items(store, &holder)?)?;
     Ok((if created { 201 } else { 200 }, body))
 }
 
 pub fn get(store: &mut SqlStore, req: &Envelope) -> Reply {
     let holder = holder::find(store, req.param(0)?)?;
-    Ok((200, holder::full_json(store, &holder, Vec::new())?))
+    Ok((
+        200,
+        holder::full_json(store, &holder, presale::holder_items(store, &holder)?)?,
+    ))
 }
 
 /// The first segment is an address when it parses as one, else a userId.

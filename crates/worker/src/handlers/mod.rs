@@ -2,8 +2,10 @@
 //! context and the request envelope, calls the core, and returns (status, JSON body). They
 //! run inside the object's transaction, so they are synchronous by construction.
 
+mod deployment;
 mod holder;
 mod ledger;
+mod presale;
 mod token;
 
 pub use ledger::faucet_args;
@@ -12,6 +14,7 @@ use crate::envelope::Envelope;
 use crate::sql_store::SqlStore;
 use crate::wallet::WalletMaker;
 use serde_json::Value;
+use tokenpad_core::deployment::DeploymentKind;
 use tokenpad_core::merchant::Ctx;
 use tokenpad_core::{Error, Result};
 
@@ -31,6 +34,18 @@ pub fn dispatch(store: &mut SqlStore, ctx: &Ctx, req: &Envelope, wallets: Wallet
         "distribute" => ledger::distribute(store, ctx, req),
         "spend" | "transfer" | "withdraw" => ledger::move_out(store, ctx, req),
         "faucet" => ledger::faucet(store, ctx, req),
+        "create_memecoin" => deployment::create(store, ctx, req, DeploymentKind::Memecoin),
+        "create_airdrop" => deployment::create(store, ctx, req, DeploymentKind::Airdrop),
+        "memecoin_status" => deployment::status(store, req, DeploymentKind::Memecoin),
+        "airdrop_status" => deployment::status(store, req, DeploymentKind::Airdrop),
+        "deployment_page" => deployment::page(store, req),
+        "chain_faults" => presale::chain_faults(store, req),
+        "create_presale" => presale::create(store, ctx, req),
+        "list_presales" => presale::list(store, ctx),
+        "merchant_presale" => presale::merchant(store, ctx, req),
+        "public_presale" => presale::public(store, ctx, req),
+        "buy_presale" => presale::buy(store, ctx, req),
+        "resolve_presale" => presale::resolve(store, ctx, req),
         other => Err(Error::internal(format!("unknown operation {other}"))),
     }
 }
