@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds the Worker (crates/worker -> crates/worker/build/worker/shim.mjs + index_bg.wasm) with
+# worker-build in release mode, using only local tools: nothing is downloaded.
+# Extra arguments go to worker-build. Run scripts/setup.sh first.
+set -euo pipefail
+LOG_TAG=build-worker
+# shellcheck source=scripts/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+wb_version="$(wasm_bindgen_lock_version)"
+WASM_BINDGEN_BIN="$(command -v wasm-bindgen || true)"
+[[ -n "$WASM_BINDGEN_BIN" && "$("$WASM_BINDGEN_BIN" --version)" == "wasm-bindgen $wb_version" ]] \
+  || die "wasm-bindgen $wb_version not installed (Cargo.lock's version): run scripts/setup.sh"
+[[ "$(worker-build --version 2>/dev/null || true)" == "$WORKER_BUILD_VERSION" ]] \
+  || die "worker-build $WORKER_BUILD_VERSION not installed: run scripts/setup.sh"
+WASM_OPT_BIN="$(wasm_opt_bin)"
+ESBUILD_BIN="$(esbuild_bin)"
+[[ -x "$WASM_OPT_BIN" && -x "$ESBUILD_BIN" ]] || die "npm packages missing (wasm-opt, esbuild): run scripts/setup.sh"
+export WASM_BINDGEN_BIN WASM_OPT_BIN ESBUILD_BIN
+
+t0=$(date +%s%N)
+cd "$ROOT/crates/worker"
+worker-build --release "$@" || die "worker-build failed (see above)"
+[[ -f build/worker/shim.mjs && -f build/index_bg.wasm ]] || die "worker-build did not produce build/worker/shim.mjs and build/index_bg.wasm"
+log "built crates/worker/build ($(( $(stat -c %s build/index_bg.wasm) / 1024 )) KiB wasm) in $(( ($(date +%s%N) - t0) / 1000000 )) ms"

@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+// Seeds a local tokenpad with a demo merchant and a demo token, once.
+//   TOKENPAD_URL=http://127.0.0.1:8787 ADMIN_API_KEY=... node scripts/seed.mjs
+// Saves {baseUrl, merchant, keys, tokenAddress, token} to .tokenpad/demo.json; on later runs it
+// checks that token with GET /token/<address>?publicKey=<pk> and reuses it instead of creating a
+// second merchant. Exit code 0 on success, 1 on any failure (with the failing call printed).
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DEMO_FILE = path.join(ROOT, '.tokenpad', 'demo.json');
+const baseUrl = (process.env.TOKENPAD_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`).replace(/\/$/, '');
+const adminKey = process.env.ADMIN_API_KEY;
+const JOB_TIMEOUT_MS = Number(process.env.SEED_JOB_TIMEOUT_MS ?? 90_000);
+
+class CallError extends Error {}
+
+async function call(method, urlPath, { key, admin = false, body } = {}) {
+  const headers = {};
+  if (key) headers['x-api-key'] = key;
+  if (admin) headers['x-admin-key'] = adminKey;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${baseUrl}${urlPath}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, json, text };
+}
+
+async function must(method, urlPath, opts) {
+  const r = await call(method, urlPath, opts);
+  if (r.status < 200 || r.status > 299 || r.json === undefined) {
+    throw new CallError(`${method} ${urlPath} -> HTTP ${r.status}: ${r.text.slice(0, 500)}`);
+  }
+  return r.json;
+}
+
+async function loadSaved() {
+  try {
+    return JSON.parse(await readFile(DEMO_FILE, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+async function stillThere(saved) {
+  if (!saved?.tokenAddress || !saved?.keys?.publicKey) return false;
+  const r = await call('GET', `/token/${saved.tokenAddress}?publicKey=${encodeURIComponent(saved.keys.publicKey)}`);
+  return r.status === 200;
+}
+
+async function waitForJob(jobId, secretKey) {
+  const deadline = Date.now() + JOB_TIMEOUT_MS;
+  let advance = true;
+  for (;;) {
+    const job = await must('GET', `/jobs/${encodeURIComponent(jobId)}`, { key: secretKey });
+    if (job.status === 'success') return job.data;
+    if (['failed', 'failure', 'error'].includes(job.status)) {
+      throw new CallError(`token job ${jobId} ${job.status}: ${JSON.stringify(job)}`);
+    }
+    if (Date.now() > deadline) throw new CallError(`token job ${jobId} still ${job.status} after ${JOB_TIMEOUT_MS} ms`);
+    if (advance) {
+      // Time travel is on in dev; if it is not, just keep polling (blocks come every few seconds).
+      const r = await call('POST', '/admin/time/advance', { admin: true, body: { seconds: 5 } });
+      advance = r.status >= 200 && r.status < 300;
+    }
+    await sleep(500);
+  }
+}
+
+async function main() {
+  if (!adminKey) throw new CallError('ADMIN_API_KEY is not set');
+  let demo = await loadSaved();
+  let reused = false;
+  if (demo && (await stillThere(demo))) {
+    reused = true;
+  } else {
+    if (demo) console.log('seed: saved demo token not found on this server; creating a new demo merchant');
+    const merchant = await must('POST', '/admin/merchants', { admin: true, body: { name: 'Demo Merchant' } });
+    if (!merchant.secretKey || !merchant.publicKey) throw new CallError(`merchant response lacks keys: ${JSON.stringify(merchant)}`);
+    const job = await must('POST', '/merchant/create-token', {
+      key: merchant.secretKey,
+      body: { name: 'Demo Token', symbol: 'DEMO', canDistribute: true },
+    });
+    const token = await waitForJob(job.jobId, merchant.secretKey);
+    if (!token?.address) throw new CallError(`token job finished without an address: ${JSON.stringify(token)}`);
+    demo = {
+      baseUrl,
+      merchant: { id: merchant.id, name: merchant.name },
+      keys: { secretKey: merchant.secretKey, publicKey: merchant.publicKey },
+      tokenAddress: token.address,
+      token,
+      createdAt: new Date().toISOString(),
+    };
+    await mkdir(path.dirname(DEMO_FILE), { recursive: true });
+    await writeFile(DEMO_FILE, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  }
+
+  const { secretKey, publicKey } = demo.keys;
+  const addr = demo.tokenAddress;
+  console.log(`
+Demo merchant ${reused ? '(reused from .tokenpad/demo.json)' : '(new, saved to .tokenpad/demo.json)'}
+  merchant id   ${demo.merchant.id}
+  secret key    ${secretKey}      (x-api-key, server side only)
+  public key    ${publicKey}      (safe for browsers)
+  DEMO token    ${addr}
+
+Try it:
+  export TP=${baseUrl} SK=${secretKey} PK=${publicKey} TOKEN=${addr}
+  curl -sX PUT $TP/holder/alice -H "x-api-key: $SK"
+  curl -sX POST $TP/token/$TOKEN/distribute -H "x-api-key: $SK" -H 'content-type: application/json' \\
+       -d '{"sendToId":"alice","amount":100}'
+  curl -s "$TP/holder/alice/token/$TOKEN?publicKey=$PK"
+  curl -s "$TP/token/$TOKEN?publicKey=$PK"
+`);
+}
+
+main().catch((err) => {
+  const msg = err instanceof CallError ? err.message : err?.cause ? `${err.message}: ${err.cause.message ?? err.cause}` : String(err?.stack ?? err);
+  console.error(`seed: FAILED: ${msg}`);
+  process.exit(1);
+});

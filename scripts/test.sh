@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# tokenpad's full check, as CI runs it (.ci/run): setup, rustfmt, clippy, native Rust tests,
+# Worker build, black-box HTTP tests against the built Worker in local workerd.
+# Stops at the first failing step. SKIP_SETUP=1 skips scripts/setup.sh.
+set -euo pipefail
+LOG_TAG=test
+# shellcheck source=scripts/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$ROOT"
+
+t_all=$(date +%s)
+step() {
+  local name="$1"; shift
+  local t0; t0=$(date +%s)
+  log "── $name: $*"
+  if ! "$@"; then
+    printf '\n%s[test] FAILED at step "%s"%s (command: %s)\n' "$_c2" "$name" "$_c0" "$*" >&2
+    exit 1
+  fi
+  log "── $name ok ($(( $(date +%s) - t0 )) s)"
+}
+
+[[ "${SKIP_SETUP:-0}" == 1 ]] || step setup "$ROOT/scripts/setup.sh"
+step fmt cargo fmt --all -- --check
+step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
+step rust-tests cargo test --workspace --locked
+step build-worker "$ROOT/scripts/build-worker.sh"
+
+shopt -s nullglob
+http_tests=(tests/http/*.test.mjs)
+shopt -u nullglob
+if ((${#http_tests[@]})); then
+  step http-tests node --test --test-concurrency=1 "${http_tests[@]}"
+else
+  log "no tests/http/*.test.mjs files"
+fi
+
+log "all checks passed in $(( $(date +%s) - t_all )) s"
