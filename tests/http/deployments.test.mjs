@@ -1,0 +1,460 @@
+// Memecoin and airdrop deployments (contract §9): the template endpoints with every
+// validation error, status polling in all three forms, pending -> success on the chain port,
+// the overview page at serviceBuildUrl, the exchange link, the deployed token as a Token like
+// any other (holders of record), idempotency, a failed deployment, and isolation between
+// merchants. Every JSON response is checked against openapi.json and must never be a 5xx.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { api, startWorker } from './harness.mjs';
+import { assertMatches } from './openapi.mjs';
+import { existsSync } from 'node:fs';
+
+// ---- checked client ------------------------------------------------------------------------
+let w;
+/** api() plus: status < 500, and a JSON body that matches openapi.json for (method, path, status). */
+async function call(method, path, opts = {}) {
+  const r = await api(w, method, path, opts);
+  assert.ok(r.status < 500, `${method} ${path} answered ${r.status}: ${r.text}`);
+  assert.notEqual(r.json, undefined, `${method} ${path} ${r.status}: body is not JSON: ${r.text.slice(0, 300)}`);
+  assertMatches(method, path, r.status, r.json);
+  return r;
+}
+/** GET of an overview page (HTML, no key). */
+async function page(pathOrUrl) {
+  const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${w.baseUrl}${pathOrUrl}`;
+  const res = await fetch(url);
+  const text = await res.text();
+  assert.ok(res.status < 500, `GET ${url} answered ${res.status}: ${text}`);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/html; charset=utf-8/);
+  if (res.status === 200) assertMatches('GET', new URL(url).pathname, 200, text);
+  return { status: res.status, headers: res.headers, text };
+}
+function ok(r, status = 200) {
+  assert.equal(r.status, status, `expected ${status}, got ${r.status}: ${r.text}`);
+  return r.json;
+}
+function fails(r, status, code, field) {
+  assert.equal(r.status, status, `expected ${status} ${code}, got ${r.status}: ${r.text}`);
+  assert.equal(r.json.success, false, r.text);
+  assert.equal(r.json.code, code, r.text);
+  assert.equal(typeof r.json.message, 'string');
+  if (field !== undefined) assert.equal(r.json.details?.field, field, r.text);
+  return r.json;
+}
+async function newMerchant(name) {
+  return ok(await call('POST', '/admin/merchants', { adminKey: w.adminKey, body: { name } }), 201);
+}
+async function advance(seconds = 5) {
+  return ok(await call('POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds } }));
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const HASH = /^0x[0-9a-f]{64}$/;
+const addr = (i) => '0x' + (0xa100 + i).toString(16).padStart(4, '0') + 'b'.repeat(36);
+const MISSING = '00000000-0000-4000-8000-000000000000';
+
+function memecoin(over = {}) {
+  return {
+    name: 'Pepe <Two> & Co', symbol: 'PEPE2', totalSupply: 1000000, initialPrice: 0.0001,
+    network: 'base', marketplace: true, recipient: { address: addr(1), supply: 100000 }, ...over,
+  };
+}
+function airdrop(over = {}) {
+  return {
+    name: 'Drop', symbol: 'DROP', totalSupply: 1000, initialPrice: '0.5', network: 'base-sepolia',
+    marketplace: false, airdrop: { addresses: [addr(10), addr(11), addr(12)], supply: 100 },
+    recipient: { address: addr(1), amount: 50 }, ...over,
+  };
+}
+
+/** The three status forms of `kind` for `id`, with `key`: each response. */
+async function statusForms(kind, id, key) {
+  return [
+    await call('GET', `/template/${kind}/status/${encodeURIComponent(id)}`, { key }),
+    await call('GET', `/${kind}/status?id=${encodeURIComponent(id)}`, { key }),
+    await call('POST', `/${kind}/status`, { key, body: { id } }),
+  ];
+}
+/** All three forms agree; returns the one `data`. */
+async function status(kind, id, key) {
+  const [a, b, c] = (await statusForms(kind, id, key)).map((r) => ok(r));
+  assert.deepEqual(b, a);
+  assert.deepEqual(c, a);
+  assert.equal(a.has_more, false);
+  return a.data;
+}
+async function deploy(kind, m, body) {
+  const r = ok(await call('POST', `/template/${kind}`, { key: m.secretKey, body }), 201);
+  assert.match(r.id, UUID);
+  return r.id;
+}
+
+let A;
+let B;
+before(async () => {
+  w = await startWorker();
+  A = await newMerchant('Deployer A');
+  B = await newMerchant('Deployer B');
+});
+after(async () => {
+  await w?.stop();
+});
+
+// ---- memecoin -------------------------------------------------------------------------------
+test('memecoin: pending with token address and hash, then success in every status form', async () => {
+  const id = await deploy('memecoin', A, memecoin());
+  const pending = await status('memecoin', id, A.secretKey);
+  assert.equal(pending.id, id);
+  assert.equal(pending.status, 'pending');
+  assert.match(pending.tokenAddress, /^0x[0-9a-fA-F]{40}$/);
+  assert.match(pending.transactionHash, HASH);
+  assert.equal(pending.serviceBuildUrl, undefined);
+  assert.equal(pending.exchangeUrl, undefined);
+  assert.equal(pending.error, undefined);
+  // Status reads are secret-key routes: no CORS.
+  const r = await call('GET', `/memecoin/status?id=${id}`, { key: A.secretKey });
+  assert.equal(r.headers.get('access-control-allow-origin'), null);
+
+  // The token does not exist until the transaction is mined.
+  fails(await call('GET', `/token/${pending.tokenAddress}?publicKey=${A.publicKey}`), 404, 'token_not_found');
+  const p = await page(`/deployments/${id}`);
+  assert.equal(p.status, 200);
+  assert.match(p.text, />pending</);
+  assert.ok(p.text.includes(pending.tokenAddress));
+
+  await advance(5);
+  const done = await status('memecoin', id, A.secretKey);
+  assert.deepEqual(done, {
+    id,
+    status: 'success',
+    tokenAddress: pending.tokenAddress,
+    transactionHash: pending.transactionHash,
+    serviceBuildUrl: `${w.baseUrl}/deployments/${id}`,
+    exchangeUrl: `https://app.uniswap.org/swap?chain=base&outputCurrency=${pending.tokenAddress}`,
+  });
+
+  // The overview page at serviceBuildUrl.
+  const o = await page(done.serviceBuildUrl);
+  assert.equal(o.status, 200);
+  assert.match(o.text, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
+  assert.ok(o.text.includes('Pepe &lt;Two&gt; &amp; Co'), 'the name, escaped');
+  assert.ok(!o.text.includes('<Two>'));
+  assert.ok(o.text.includes('PEPE2'));
+  assert.ok(o.text.includes(done.tokenAddress));
+  assert.ok(o.text.includes(done.transactionHash));
+  assert.ok(o.text.includes('1,000,000 PEPE2'), 'total supply');
+  assert.ok(o.text.includes('$0.0001 per token'), 'price');
+  assert.ok(o.text.includes('Base'));
+  assert.match(o.text, />success</);
+  assert.ok(o.text.includes(done.exchangeUrl.replace('&', '&amp;')), 'exchange link');
+  assert.match(o.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+  assert.equal(o.headers.get('x-content-type-options'), 'nosniff');
+
+  // A Token like any other.
+  const t = ok(await call('GET', `/token/${done.tokenAddress}?publicKey=${A.publicKey}`));
+  assert.equal(t.address, done.tokenAddress);
+  assert.equal(t.name, 'Pepe <Two> & Co');
+  assert.equal(t.symbol, 'PEPE2');
+  assert.equal(t.network, 'base');
+  assert.equal(t.totalSupply, 1000000);
+  assert.equal(t.price, 0.0001);
+  assert.equal(t.startingAppSupply, 0);
+  assert.equal(t.remainingAppSupply, 0);
+  assert.equal(t.merchantSupply, 0);
+  assert.equal(t.liquiditySupply, 900000);
+  assert.equal(t.origin, 'memecoin');
+  assert.equal(t.marketplace, true);
+  assert.equal(t.holdersCount, 1);
+  assert.equal(t.holders[0].address.toLowerCase(), addr(1));
+  assert.equal(t.holders[0].balance, 100000);
+  assert.equal(t.holders[0].value, 10); // 100000 x 0.0001 USD
+  assert.ok(o.text.includes(t.holders[0].address), 'the holder is on the page');
+  const all = ok(await call('GET', '/merchant/all-tokens', { key: A.secretKey }));
+  assert.ok(all.some((x) => x.address === done.tokenAddress && x.origin === 'memecoin'));
+});
+
+test('memecoin noLp: the recipient holds the whole supply, no liquidity', async () => {
+  const id = await deploy('memecoin', A, memecoin({
+    symbol: 'NOLP', noLp: true, recipient: { address: addr(2), amount: '1000000' },
+  }));
+  await advance(5);
+  const d = await status('memecoin', id, A.secretKey);
+  assert.equal(d.status, 'success');
+  const t = ok(await call('GET', `/token/${d.tokenAddress}`, { key: A.secretKey }));
+  assert.equal(t.liquiditySupply, 0);
+  assert.equal(t.canLP, false);
+  assert.equal(t.holders[0].balance, 1000000);
+});
+
+// ---- airdrop --------------------------------------------------------------------------------
+test('airdrop: holders of record, a custodial holder sees it, the page lists holders', async () => {
+  const alice = ok(await call('PUT', '/holder/alice', { key: A.secretKey }), 201);
+  const body = airdrop({
+    airdrop: { addresses: [alice.address.toLowerCase(), addr(11), addr(12)], supply: 100 },
+  });
+  const id = await deploy('airdrop', A, body);
+  assert.equal((await status('airdrop', id, A.secretKey)).status, 'pending');
+  await advance(5);
+  const d = await status('airdrop', id, A.secretKey);
+  assert.equal(d.status, 'success');
+  assert.equal(d.serviceBuildUrl, `${w.baseUrl}/deployments/${id}`);
+  assert.equal(d.exchangeUrl, `https://app.uniswap.org/swap?chain=base_sepolia&outputCurrency=${d.tokenAddress}`);
+
+  const t = ok(await call('GET', `/token/${d.tokenAddress}?publicKey=${A.publicKey}`));
+  assert.equal(t.origin, 'airdrop');
+  assert.equal(t.marketplace, false);
+  assert.equal(t.network, 'base-sepolia');
+  assert.equal(t.price, 0.5);
+  assert.equal(t.holdersCount, 4);
+  assert.equal(t.liquiditySupply, 650);
+  const byAddress = Object.fromEntries(t.holders.map((h) => [h.address.toLowerCase(), h]));
+  assert.equal(byAddress[alice.address.toLowerCase()].balance, 100);
+  assert.equal(byAddress[alice.address.toLowerCase()].id, 'alice');
+  assert.equal(byAddress[addr(11)].balance, 100);
+  assert.equal(byAddress[addr(12)].balance, 100);
+  assert.equal(byAddress[addr(1)].balance, 50);
+
+  const bal = ok(await call('GET', `/holder/alice/token/${d.tokenAddress}`, { key: A.secretKey }));
+  assert.equal(bal.balance, 100);
+  assert.equal(bal.value, 50);
+  const hist = ok(await call('GET', `/holder/alice/transactions?tokenAddress=${d.tokenAddress}`, { key: A.secretKey }));
+  assert.equal(hist.data.length, 1);
+  assert.equal(hist.data[0].type, 'distribute');
+  assert.equal(hist.data[0].context, 'Airdrop');
+  assert.equal(hist.data[0].transactionHash, d.transactionHash);
+  assert.equal(hist.data[0].amount, 100);
+  // The tokens move like any other token's.
+  ok(await call('POST', '/holder/alice/spend', { key: A.secretKey, body: { tokenAddress: d.tokenAddress, amount: 10 } }));
+
+  const o = await page(d.serviceBuildUrl);
+  assert.equal(o.status, 200);
+  assert.ok(o.text.includes('Holders (4)'));
+  assert.ok(o.text.includes('Airdrop deployment'));
+  assert.ok(o.text.includes('Base Sepolia'));
+  assert.ok(o.text.includes(alice.address));
+  assert.ok(!o.text.includes('alice'), 'no userIds on the public page');
+});
+
+// ---- status forms, not found, isolation ----------------------------------------------------
+test('status: wrong kind, unknown id, missing id, and another merchant are answered 404/400', async () => {
+  const meme = await deploy('memecoin', A, memecoin({ symbol: 'ISO' }));
+  const drop = await deploy('airdrop', A, airdrop({ symbol: 'ISO2' }));
+  // A memecoin id on the airdrop routes, and the other way round.
+  for (const r of await statusForms('airdrop', meme, A.secretKey)) fails(r, 404, 'deployment_not_found');
+  for (const r of await statusForms('memecoin', drop, A.secretKey)) fails(r, 404, 'deployment_not_found');
+  // Unknown ids.
+  for (const id of [MISSING, 'not-a-uuid', '12345']) {
+    for (const r of await statusForms('memecoin', id, A.secretKey)) fails(r, 404, 'deployment_not_found');
+  }
+  // The id as a JSON number (the interface calls it an integer once) is read as its text.
+  fails(await call('POST', '/memecoin/status', { key: A.secretKey, body: { id: 12345 } }), 404, 'deployment_not_found');
+  // Missing id.
+  fails(await call('GET', '/memecoin/status', { key: A.secretKey }), 400, 'invalid_request', 'id');
+  fails(await call('GET', '/airdrop/status?id=', { key: A.secretKey }), 400, 'invalid_request', 'id');
+  fails(await call('POST', '/memecoin/status', { key: A.secretKey, body: {} }), 400, 'invalid_request', 'id');
+  fails(await call('POST', '/airdrop/status', { key: A.secretKey }), 400, 'invalid_request', 'id');
+  fails(await call('POST', '/memecoin/status', { key: A.secretKey, body: { id: { x: 1 } } }), 400, 'invalid_request', 'id');
+  fails(await call('POST', '/memecoin/status', { key: A.secretKey, body: [meme] }), 400, 'invalid_request');
+  fails(await call('POST', '/memecoin/status', { key: A.secretKey, rawBody: '{"id":', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+  // Merchant B cannot see A's deployments, in any form, nor A's deployed token.
+  await advance(5);
+  for (const r of await statusForms('memecoin', meme, B.secretKey)) fails(r, 404, 'deployment_not_found');
+  for (const r of await statusForms('airdrop', drop, B.secretKey)) fails(r, 404, 'deployment_not_found');
+  const d = await status('memecoin', meme, A.secretKey);
+  fails(await call('GET', `/token/${d.tokenAddress}?publicKey=${B.publicKey}`), 404, 'token_not_found');
+  const allB = ok(await call('GET', '/merchant/all-tokens', { key: B.secretKey }));
+  assert.ok(!allB.some((t) => t.address === d.tokenAddress));
+  // Keys: none, public, secret in the URL.
+  fails(await call('GET', `/template/memecoin/status/${meme}`), 401, 'missing_api_key');
+  fails(await call('GET', `/memecoin/status?id=${meme}`, { key: A.publicKey }), 403, 'secret_key_required');
+  fails(await call('POST', '/template/memecoin', { key: A.publicKey, body: memecoin() }), 403, 'secret_key_required');
+  fails(await call('GET', `/memecoin/status?id=${meme}&k=${A.secretKey}`, { key: A.secretKey }), 400, 'secret_key_in_url');
+  fails(await call('POST', '/template/airdrop', { key: 'sk_bogus', body: airdrop() }), 401, 'invalid_api_key');
+  // Wrong methods.
+  fails(await call('GET', '/template/memecoin', { key: A.secretKey }), 405, 'method_not_allowed');
+  fails(await call('DELETE', '/memecoin/status', { key: A.secretKey }), 405, 'method_not_allowed');
+});
+
+test('overview page: unknown ids are an HTML 404; another merchant\'s link still opens (no key)', async () => {
+  for (const id of [MISSING, 'nope', '%3Cscript%3E']) {
+    const p = await page(`/deployments/${id}`);
+    assert.equal(p.status, 404);
+    assert.ok(p.text.includes('Deployment not found'));
+    assert.ok(!p.text.includes('<script>'));
+  }
+  // The page is public: B's deployment opens without any key.
+  const id = await deploy('memecoin', B, memecoin({ name: 'Bee', symbol: 'BEE' }));
+  await advance(5);
+  const d = await status('memecoin', id, B.secretKey);
+  const p = await page(`/deployments/${id.toUpperCase()}`);
+  assert.equal(p.status, 200);
+  assert.ok(p.text.includes('Bee'));
+  assert.ok(p.text.includes(d.tokenAddress));
+});
+
+// ---- validation -----------------------------------------------------------------------------
+test('every validation error of the template endpoints', async () => {
+  const set = (body, path, value) => {
+    const copy = structuredClone(body);
+    const parts = path.split('.');
+    const last = parts.pop();
+    let node = copy;
+    for (const p of parts) node = node[p] ??= {};
+    if (value === undefined) delete node[last];
+    else node[last] = value;
+    return copy;
+  };
+  const many = Array.from({ length: 1001 }, (_, i) => '0x' + (0x100000 + i).toString(16) + 'c'.repeat(34));
+  // [kind, body, status, code, details.field]
+  const table = [
+    ['memecoin', set(memecoin(), 'name', undefined), 400, 'invalid_request', 'name'],
+    ['airdrop', set(airdrop(), 'name', 42), 400, 'invalid_request', 'name'],
+    ['memecoin', set(memecoin(), 'name', 'x'.repeat(65)), 400, 'invalid_request', 'name'],
+    ['memecoin', set(memecoin(), 'symbol', undefined), 400, 'invalid_request', 'symbol'],
+    ['airdrop', set(airdrop(), 'symbol', 'NOT OK'), 400, 'invalid_request', 'symbol'],
+    ['memecoin', set(memecoin(), 'totalSupply', undefined), 400, 'invalid_request', 'totalSupply'],
+    ['memecoin', set(memecoin(), 'totalSupply', 0), 400, 'invalid_amount', 'totalSupply'],
+    ['airdrop', set(airdrop(), 'totalSupply', -1000), 400, 'invalid_amount', 'totalSupply'],
+    ['memecoin', set(memecoin(), 'totalSupply', '1.0000000000000000001'), 400, 'invalid_amount', 'totalSupply'],
+    ['memecoin', set(memecoin(), 'totalSupply', false), 400, 'invalid_amount', 'totalSupply'],
+    ['memecoin', set(memecoin(), 'initialPrice', undefined), 400, 'invalid_request', 'initialPrice'],
+    ['memecoin', set(memecoin(), 'initialPrice', 0), 400, 'invalid_amount', 'initialPrice'],
+    ['airdrop', set(airdrop(), 'initialPrice', '-0.5'), 400, 'invalid_amount', 'initialPrice'],
+    ['memecoin', set(memecoin(), 'network', undefined), 400, 'invalid_request', 'network'],
+    ['memecoin', set(memecoin(), 'network', 'mainnet'), 400, 'invalid_network', 'network'],
+    ['airdrop', set(airdrop(), 'network', 'polygon'), 400, 'invalid_network', 'network'],
+    ['memecoin', set(memecoin(), 'marketplace', undefined), 400, 'invalid_request', 'marketplace'],
+    ['airdrop', set(airdrop(), 'marketplace', 'yes'), 400, 'invalid_request', 'marketplace'],
+    ['memecoin', set(memecoin(), 'recipient', 'me'), 400, 'invalid_request', 'recipient'],
+    ['memecoin', set(memecoin(), 'recipient.address', '0x1234'), 400, 'invalid_address', 'recipient.address'],
+    ['memecoin', set(memecoin(), 'recipient.address', undefined), 400, 'invalid_request', 'recipient.address'],
+    ['memecoin', set(memecoin(), 'recipient.supply', undefined), 400, 'invalid_request', 'recipient.amount'],
+    ['memecoin', set(memecoin(), 'recipient.supply', 0), 400, 'invalid_amount', 'recipient.supply'],
+    ['memecoin', set(memecoin(), 'recipient.amount', 5), 400, 'invalid_request', 'recipient.amount'],
+    ['memecoin', set(memecoin(), 'recipient.supply', 1000001), 400, 'allocation_exceeds_supply', 'recipient.amount'],
+    ['airdrop', set(airdrop(), 'recipient.amount', 'lots'), 400, 'invalid_amount', 'recipient.amount'],
+    ['memecoin', set(memecoin(), 'noLp', 1), 400, 'invalid_request', 'noLp'],
+    ['memecoin', set(set(memecoin(), 'recipient', undefined), 'noLp', true), 400, 'invalid_request', 'recipient.address'],
+    ['memecoin', set(memecoin(), 'noLp', true), 400, 'invalid_amount', 'recipient.amount'],
+    ['airdrop', set(airdrop(), 'airdrop', undefined), 400, 'invalid_request', 'airdrop'],
+    ['airdrop', set(airdrop(), 'airdrop.addresses', undefined), 400, 'invalid_request', 'airdrop.addresses'],
+    ['airdrop', set(airdrop(), 'airdrop.addresses', addr(10)), 400, 'invalid_request', 'airdrop.addresses'],
+    ['airdrop', set(airdrop(), 'airdrop.addresses', []), 400, 'invalid_request', 'airdrop.addresses'],
+    ['airdrop', set(airdrop(), 'airdrop.addresses', many), 400, 'invalid_request', 'airdrop.addresses'],
+    ['airdrop', set(airdrop(), 'airdrop.addresses', [addr(10), '0xzz']), 400, 'invalid_address', 'airdrop.addresses'],
+    ['airdrop', set(airdrop(), 'airdrop.addresses', [addr(10), addr(10).toUpperCase().replace('0X', '0x')]), 400, 'invalid_request', 'airdrop.addresses'],
+    ['airdrop', set(airdrop(), 'airdrop.supply', undefined), 400, 'invalid_request', 'airdrop.supply'],
+    ['airdrop', set(airdrop(), 'airdrop.supply', 0), 400, 'invalid_amount', 'airdrop.supply'],
+    ['airdrop', set(airdrop(), 'airdrop.supply', 317), 400, 'allocation_exceeds_supply', 'airdrop.supply'],
+    ['airdrop', set(set(airdrop(), 'totalSupply', '1e20'), 'airdrop.supply', '1e20'), 400, 'allocation_exceeds_supply', 'airdrop.supply'],
+  ];
+  for (const [kind, body, st, code, field] of table) {
+    const r = await call('POST', `/template/${kind}`, { key: A.secretKey, body });
+    const err = fails(r, st, code, field);
+    if (code === 'invalid_network') assert.deepEqual(err.details.allowed, ['base', 'base-sepolia', 'sepolia']);
+    if (code === 'allocation_exceeds_supply') assert.equal(typeof err.details.totalSupply, 'number');
+  }
+  const dup = fails(await call('POST', '/template/airdrop', {
+    key: A.secretKey, body: set(airdrop(), 'airdrop.addresses', [addr(10), addr(11), addr(10)]),
+  }), 400, 'invalid_request', 'airdrop.addresses');
+  assert.equal(dup.details.index, 2);
+  // Body-level errors.
+  fails(await call('POST', '/template/memecoin', { key: A.secretKey, rawBody: '{', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+  fails(await call('POST', '/template/airdrop', { key: A.secretKey, rawBody: 'name=x', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+  fails(await call('POST', '/template/memecoin', { key: A.secretKey, body: [1] }), 400, 'invalid_request');
+  fails(await call('POST', '/template/memecoin', { key: A.secretKey }), 400, 'invalid_request', 'name');
+  // The maximum airdrop list and an allocation of exactly totalSupply are accepted.
+  const max = many.slice(0, 1000);
+  const id = await deploy('airdrop', A, set(set(set(airdrop(), 'airdrop.addresses', max), 'airdrop.supply', 1), 'totalSupply', 1050));
+  await advance(5);
+  const d = await status('airdrop', id, A.secretKey);
+  const t = ok(await call('GET', `/token/${d.tokenAddress}?holdersLimit=1000`, { key: A.secretKey }));
+  assert.equal(t.holdersCount, 1001);
+  assert.equal(t.liquiditySupply, 0);
+});
+
+// ---- idempotency ----------------------------------------------------------------------------
+test('idempotency: a create replays its id; status POSTs are reads and never replayed', async () => {
+  const headers = { 'Idempotency-Key': `deploy-${Date.now()}` };
+  const first = await call('POST', '/template/memecoin', { key: A.secretKey, body: memecoin({ symbol: 'IDEM' }), headers });
+  const id = ok(first, 201).id;
+  const again = await call('POST', '/template/memecoin', { key: A.secretKey, body: memecoin({ symbol: 'IDEM' }), headers });
+  assert.equal(ok(again, 201).id, id);
+  assert.equal(again.headers.get('idempotent-replayed'), 'true');
+  fails(await call('POST', '/template/memecoin', { key: A.secretKey, body: memecoin({ symbol: 'OTHER' }), headers }), 409, 'idempotency_key_reused');
+  // The replayed id still opens its page.
+  assert.equal((await page(`/deployments/${id}`)).status, 200);
+
+  const sh = { 'Idempotency-Key': `status-${Date.now()}` };
+  const s1 = ok(await call('POST', '/memecoin/status', { key: A.secretKey, body: { id }, headers: sh }));
+  assert.equal(s1.data.status, 'pending');
+  await advance(5);
+  const s2 = await call('POST', '/memecoin/status', { key: A.secretKey, body: { id }, headers: sh });
+  assert.equal(ok(s2).data.status, 'success');
+  assert.equal(s2.headers.get('idempotent-replayed'), null);
+});
+
+// ---- failure --------------------------------------------------------------------------------
+test('a deployment whose transaction fails is failed, with an error and no links', async (t) => {
+  const faults = await api(w, 'POST', '/admin/chain/faults', { adminKey: w.adminKey, body: { merchantId: A.id, count: 1 } });
+  if (faults.status === 404) {
+    t.skip('POST /admin/chain/faults is not available in this build');
+    return;
+  }
+  assert.equal(faults.status, 200, faults.text);
+  const id = await deploy('airdrop', A, airdrop({ symbol: 'FAIL' }));
+  const d = await status('airdrop', id, A.secretKey);
+  assert.equal(d.status, 'failed');
+  assert.equal(typeof d.error, 'string');
+  assert.equal(d.transactionHash, undefined);
+  assert.equal(d.serviceBuildUrl, undefined);
+  assert.equal(d.exchangeUrl, undefined);
+  await advance(5);
+  assert.equal((await status('airdrop', id, A.secretKey)).status, 'failed');
+  fails(await call('GET', `/token/${d.tokenAddress}`, { key: A.secretKey }), 404, 'token_not_found');
+  const p = await page(`/deployments/${id}`);
+  assert.equal(p.status, 200);
+  assert.match(p.text, />failed</);
+});
+
+// ---- public base URL ------------------------------------------------------------------------
+test('PUBLIC_BASE_URL sets serviceBuildUrl\'s base', async () => {
+  const other = await startWorker({ env: { PUBLIC_BASE_URL: 'https://tokens.example.com/' } });
+  try {
+    const m = ok(await api(other, 'POST', '/admin/merchants', { adminKey: other.adminKey, body: { name: 'Based' } }), 201);
+    const created = ok(await api(other, 'POST', '/template/memecoin', { key: m.secretKey, body: memecoin() }), 201);
+    await api(other, 'POST', '/admin/time/advance', { adminKey: other.adminKey, body: { seconds: 5 } });
+    const r = ok(await api(other, 'GET', `/memecoin/status?id=${created.id}`, { key: m.secretKey }));
+    assertMatches('GET', '/memecoin/status', 200, r);
+    assert.equal(r.data.serviceBuildUrl, `https://tokens.example.com/deployments/${created.id}`);
+  } finally {
+    await other.stop();
+  }
+});
+
+// ---- phone width ----------------------------------------------------------------------------
+// Optional: needs playwright-core and a local Chromium (CHROMIUM_PATH or /usr/bin/chromium).
+const chromiumPath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
+const playwright = chromiumPath ? await import('playwright-core').catch(() => null) : null;
+test('the overview page fits a 375 px wide phone screen', { skip: !playwright && 'no Chromium/playwright-core' }, async () => {
+  const addresses = Array.from({ length: 25 }, (_, i) => '0x' + (0x200000 + i).toString(16) + 'e'.repeat(34));
+  const id = await deploy('airdrop', A, airdrop({
+    name: 'A Rather Long Token Name That Has To Wrap', symbol: 'LONGSYMBOL1', totalSupply: '123456789012.5',
+    airdrop: { addresses, supply: 1000 },
+  }));
+  const browser = await playwright.chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+  try {
+    const tab = await browser.newPage({ viewport: { width: 375, height: 812 } });
+    for (const when of ['pending', 'success']) {
+      if (when === 'success') await advance(5);
+      const res = await tab.goto(`${w.baseUrl}/deployments/${id}`);
+      assert.equal(res.status(), 200);
+      const text = await tab.textContent('body');
+      if (when === 'success') assert.ok(text.includes('Holders (26)'));
+      const width = await tab.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 375, `${when}: the page is ${width} px wide at a 375 px viewport`);
+    }
+  } finally {
+    await browser.close();
+  }
+});

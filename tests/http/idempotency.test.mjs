@@ -1,0 +1,277 @@
+// Idempotency keys on secret-key POST/PUT/PATCH (contract §7, wire-decisions.md).
+// Decision under test: only successful responses are recorded, so a refused request (4xx)
+// can be retried with the same key once the cause is fixed.
+// Every response is checked against openapi.json and must never be a 5xx.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { api, startWorker } from './harness.mjs';
+import { assertMatches } from './openapi.mjs';
+
+// ---- checked client (the same block opens every file of this suite) ----------------------
+let w;
+const seen = []; // every response of this file: { method, path, status, text }
+/** api() plus: status < 500, and the body matches openapi.json for (method, path, status). */
+async function call(method, path, opts = {}) {
+  const r = await api(w, method, path, opts);
+  return checked(method, path, r);
+}
+function checked(method, path, r) {
+  seen.push({ method, path, status: r.status, text: r.text });
+  assert.ok(r.status < 500, `${method} ${path} answered ${r.status}: ${r.text}`);
+  if (r.status === 204) {
+    assertMatches(method, path, 204, r.text);
+  } else {
+    assert.notEqual(r.json, undefined, `${method} ${path} ${r.status}: body is not JSON: ${r.text.slice(0, 300)}`);
+    assertMatches(method, path, r.status, r.json);
+  }
+  return r;
+}
+function ok(r, status = 200) {
+  assert.equal(r.status, status, `expected ${status}, got ${r.status}: ${r.text}`);
+  return r.json;
+}
+function fails(r, status, code) {
+  assert.equal(r.status, status, `expected ${status} ${code}, got ${r.status}: ${r.text}`);
+  assert.equal(r.json.success, false, r.text);
+  assert.equal(r.json.code, code, r.text);
+  assert.equal(typeof r.json.message, 'string');
+  return r.json;
+}
+async function newMerchant(name = 'Merchant') {
+  return ok(await call('POST', '/admin/merchants', { adminKey: w.adminKey, body: { name } }), 201);
+}
+let offsetMs = 0; // the service clock's time-travel offset, as the last advance reported it
+async function advance(seconds) {
+  const r = ok(await call('POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds } }));
+  offsetMs = r.offsetSeconds * 1000;
+  return r;
+}
+async function newToken(m, body = {}) {
+  const job = ok(await call('POST', '/merchant/create-token', {
+    key: m.secretKey, body: { name: 'Test Token', symbol: 'TEST', ...body },
+  }), 201);
+  for (let i = 0; i < 60; i++) {
+    const j = ok(await call('GET', `/jobs/${job.jobId}`, { key: m.secretKey }));
+    if (j.status === 'success') return j.data;
+    assert.equal(j.status, 'pending', JSON.stringify(j));
+    await advance(2);
+  }
+  throw new Error(`job ${job.jobId} never finished`);
+}
+// -------------------------------------------------------------------------------------------
+
+let A;
+let B;
+let TA; // A's token, totalSupply 1000
+let TB; // B's token
+
+const idem = (key) => ({ 'Idempotency-Key': key });
+let n = 0;
+const freshKey = (label = 'k') => `${label}-${Date.now()}-${++n}`;
+
+async function fund(m, token, userId, amount) {
+  ok(await call('POST', `/token/${token.address}/distribute`, { key: m.secretKey, body: { amount, sendToId: userId } }));
+}
+async function balanceOf(m, userId, token) {
+  return ok(await call('GET', `/holder/${userId}/token/${token.address}`, { key: m.publicKey })).balance;
+}
+async function spends(m, userId) {
+  const h = ok(await call('GET', `/holder/${userId}/transactions?limit=200`, { key: m.secretKey }));
+  return h.data.filter((r) => r.type === 'spend').length;
+}
+
+before(async () => {
+  w = await startWorker();
+  A = await newMerchant('Idem A');
+  B = await newMerchant('Idem B');
+  TA = await newToken(A, { name: 'Idem A', symbol: 'IA', totalSupply: 1000 });
+  TB = await newToken(B, { name: 'Idem B', symbol: 'IB', totalSupply: 1000 });
+  for (const u of ['u1', 'u2', 'u3', 'u4', 'poor']) ok(await call('PUT', `/holder/${u}`, { key: A.secretKey }), 201);
+  ok(await call('PUT', '/holder/u1', { key: B.secretKey }), 201);
+  for (const u of ['u1', 'u2', 'u3', 'u4']) await fund(A, TA, u, 20);
+  await fund(B, TB, 'u1', 20);
+});
+after(async () => {
+  await w?.stop();
+});
+
+test('same key + same request replays the first response and changes nothing', async () => {
+  const key = freshKey('spend');
+  const body = { tokenAddress: TA.address, amount: 1 };
+  const first = await call('POST', '/holder/u1/spend', { key: A.secretKey, body, headers: idem(key) });
+  const b1 = ok(first);
+  assert.equal(first.headers.get('idempotent-replayed'), null);
+  for (let i = 0; i < 3; i++) {
+    const again = await call('POST', '/holder/u1/spend', { key: A.secretKey, body, headers: idem(key) });
+    assert.equal(again.status, first.status);
+    assert.deepEqual(again.json, b1);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+  }
+  // The same JSON with other key order and whitespace is the same request.
+  const reordered = await call('POST', '/holder/u1/spend', {
+    key: A.secretKey, rawBody: `{ "amount" : 1 ,\n "tokenAddress": "${TA.address}" }`,
+    headers: { ...idem(key), 'content-type': 'application/json' },
+  });
+  assert.deepEqual(ok(reordered), b1);
+  assert.equal(reordered.headers.get('idempotent-replayed'), 'true');
+  assert.equal(await balanceOf(A, 'u1', TA), 19);
+  assert.equal(await spends(A, 'u1'), 1);
+  // Without a key, the same request runs again.
+  const other = ok(await call('POST', '/holder/u1/spend', { key: A.secretKey, body }));
+  assert.notEqual(other.transactionHash, b1.transactionHash);
+  assert.equal(await balanceOf(A, 'u1', TA), 18);
+});
+
+test('x-idempotency-key works too, and names the same key as Idempotency-Key', async () => {
+  const key = freshKey('x');
+  const body = { tokenAddress: TA.address, amount: 2, toAddress: `0x${'4'.repeat(40)}` };
+  const first = ok(await call('POST', '/holder/u2/transfer', { key: A.secretKey, body, headers: { 'x-idempotency-key': key } }));
+  const again = await call('POST', '/holder/u2/transfer', { key: A.secretKey, body, headers: { 'x-idempotency-key': key } });
+  assert.deepEqual(ok(again), first);
+  assert.equal(again.headers.get('idempotent-replayed'), 'true');
+  const viaStandard = await call('POST', '/holder/u2/transfer', { key: A.secretKey, body, headers: idem(key) });
+  assert.deepEqual(ok(viaStandard), first);
+  assert.equal(viaStandard.headers.get('idempotent-replayed'), 'true');
+  assert.equal(await balanceOf(A, 'u2', TA), 18);
+});
+
+test('same key with another body, method or path: 409 idempotency_key_reused', async () => {
+  const key = freshKey('reuse');
+  ok(await call('POST', '/holder/u3/spend', { key: A.secretKey, body: { tokenAddress: TA.address, amount: 1 }, headers: idem(key) }));
+  fails(await call('POST', '/holder/u3/spend', { key: A.secretKey, body: { tokenAddress: TA.address, amount: 2 }, headers: idem(key) }),
+    409, 'idempotency_key_reused');
+  fails(await call('POST', '/holder/u4/spend', { key: A.secretKey, body: { tokenAddress: TA.address, amount: 1 }, headers: idem(key) }),
+    409, 'idempotency_key_reused');
+  fails(await call('POST', `/token/${TA.address}/distribute`, { key: A.secretKey, body: { amount: 1, sendToId: 'u3' }, headers: idem(key) }),
+    409, 'idempotency_key_reused');
+  fails(await call('PUT', '/holder/u3', { key: A.secretKey, headers: idem(key) }), 409, 'idempotency_key_reused');
+  fails(await call('PATCH', `/merchant/token/${TA.address}`, { key: A.secretKey, body: { canDistribute: true }, headers: idem(key) }),
+    409, 'idempotency_key_reused');
+  assert.equal(await balanceOf(A, 'u3', TA), 19);
+  assert.equal(await balanceOf(A, 'u4', TA), 20);
+});
+
+test('keys are per merchant: B may use a key A already used', async () => {
+  const key = freshKey('shared');
+  const a = ok(await call('POST', '/holder/u1/spend', { key: A.secretKey, body: { tokenAddress: TA.address, amount: 1 }, headers: idem(key) }));
+  const r = await call('POST', '/holder/u1/spend', { key: B.secretKey, body: { tokenAddress: TB.address, amount: 1 }, headers: idem(key) });
+  const b = ok(r);
+  assert.equal(r.headers.get('idempotent-replayed'), null);
+  assert.notEqual(b.transactionHash, a.transactionHash);
+  assert.equal(b.tokenAddress, TB.address);
+  assert.equal(await balanceOf(B, 'u1', TB), 19);
+  // Even the identical request body under B is B's own, first request.
+  const key2 = freshKey('same-body');
+  ok(await call('PUT', '/holder/shared-user', { key: A.secretKey, headers: idem(key2) }), 201);
+  const rb = await call('PUT', '/holder/shared-user', { key: B.secretKey, headers: idem(key2) });
+  ok(rb, 201);
+  assert.equal(rb.headers.get('idempotent-replayed'), null);
+});
+
+test('10 concurrent identical requests with one key debit once', async () => {
+  const key = freshKey('race');
+  const body = { tokenAddress: TA.address, amount: 1 };
+  const before = await balanceOf(A, 'u4', TA);
+  const rs = await Promise.all(Array.from({ length: 10 }, () =>
+    call('POST', '/holder/u4/spend', { key: A.secretKey, body, headers: idem(key) })));
+  for (const r of rs) ok(r);
+  assert.equal(new Set(rs.map((r) => r.json.transactionHash)).size, 1);
+  assert.equal(rs.filter((r) => r.headers.get('idempotent-replayed') === 'true').length, 9);
+  assert.equal(await balanceOf(A, 'u4', TA), before - 1);
+  assert.equal(await spends(A, 'u4'), 1);
+});
+
+test('key length: 1 and 255 characters are fine, 256 is 400 invalid_idempotency_key', async () => {
+  const body = { tokenAddress: TA.address, amount: 1 };
+  const k255 = 'k'.repeat(250) + String(++n).padStart(5, '0');
+  ok(await call('POST', '/holder/u2/spend', { key: A.secretKey, body, headers: idem(k255) }));
+  ok(await call('POST', '/holder/u2/spend', { key: A.secretKey, body, headers: idem(k255) }));
+  ok(await call('POST', '/holder/u2/spend', { key: A.secretKey, body, headers: idem(String.fromCharCode(65 + (n % 26))) }));
+  const before = await balanceOf(A, 'u2', TA);
+  fails(await call('POST', '/holder/u2/spend', { key: A.secretKey, body, headers: idem('k'.repeat(256)) }), 400, 'invalid_idempotency_key');
+  fails(await call('POST', '/holder/u2/spend', { key: A.secretKey, body, headers: { 'x-idempotency-key': 'x'.repeat(1000) } }),
+    400, 'invalid_idempotency_key');
+  fails(await call('PUT', '/holder/u2', { key: A.secretKey, headers: idem('k'.repeat(256)) }), 400, 'invalid_idempotency_key');
+  assert.equal(await balanceOf(A, 'u2', TA), before);
+});
+
+test('a refused request is not recorded: fund, then retry with the same key succeeds once', async () => {
+  const key = freshKey('retry');
+  const body = { tokenAddress: TA.address, amount: 5 };
+  fails(await call('POST', '/holder/poor/spend', { key: A.secretKey, body, headers: idem(key) }), 422, 'insufficient_balance');
+  fails(await call('POST', '/holder/poor/spend', { key: A.secretKey, body, headers: idem(key) }), 422, 'insufficient_balance');
+  await fund(A, TA, 'poor', 5);
+  const r = await call('POST', '/holder/poor/spend', { key: A.secretKey, body, headers: idem(key) });
+  const done = ok(r);
+  assert.equal(r.headers.get('idempotent-replayed'), null);
+  const replay = await call('POST', '/holder/poor/spend', { key: A.secretKey, body, headers: idem(key) });
+  assert.deepEqual(ok(replay), done);
+  assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+  assert.equal(await balanceOf(A, 'poor', TA), 0);
+  // A 400 is not recorded either: the key can then carry a corrected request.
+  const key2 = freshKey('fix');
+  fails(await call('POST', '/holder/u3/spend', { key: A.secretKey, body: { tokenAddress: TA.address, amount: 'x' }, headers: idem(key2) }),
+    400, 'invalid_amount');
+  ok(await call('POST', '/holder/u3/spend', { key: A.secretKey, body: { tokenAddress: TA.address, amount: 1 }, headers: idem(key2) }));
+});
+
+test('PUT, PATCH, create-token and distribute replay too', async () => {
+  const kPut = freshKey('put');
+  const p1 = await call('PUT', '/holder/idem-new', { key: A.secretKey, headers: idem(kPut) });
+  ok(p1, 201);
+  const p2 = await call('PUT', '/holder/idem-new', { key: A.secretKey, headers: idem(kPut) });
+  assert.equal(p2.status, 201); // the first response, replayed
+  assert.deepEqual(p2.json, p1.json);
+  assert.equal(p2.headers.get('idempotent-replayed'), 'true');
+
+  const kPatch = freshKey('patch');
+  const t1 = ok(await call('PATCH', `/merchant/token/${TA.address}`, { key: A.secretKey, body: { canDistribute: true }, headers: idem(kPatch) }));
+  const t2 = await call('PATCH', `/merchant/token/${TA.address}`, { key: A.secretKey, body: { canDistribute: true }, headers: idem(kPatch) });
+  assert.deepEqual(ok(t2), t1);
+  assert.equal(t2.headers.get('idempotent-replayed'), 'true');
+
+  const kJob = freshKey('job');
+  const before = ok(await call('GET', '/merchant/all-tokens', { key: A.secretKey })).length;
+  const j1 = ok(await call('POST', '/merchant/create-token', { key: A.secretKey, body: { name: 'Once', symbol: 'ONCE' }, headers: idem(kJob) }), 201);
+  const j2 = await call('POST', '/merchant/create-token', { key: A.secretKey, body: { name: 'Once', symbol: 'ONCE' }, headers: idem(kJob) });
+  assert.equal(j2.status, 201);
+  assert.equal(j2.json.jobId, j1.jobId);
+  assert.equal(j2.headers.get('idempotent-replayed'), 'true');
+  await advance(4);
+  assert.equal(ok(await call('GET', `/jobs/${j1.jobId}`, { key: A.secretKey })).status, 'success');
+  const list = ok(await call('GET', '/merchant/all-tokens', { key: A.secretKey }));
+  assert.equal(list.length, before + 1);
+  assert.equal(list.filter((t) => t.symbol === 'ONCE').length, 1);
+
+  const kDist = freshKey('dist');
+  const appBefore = ok(await call('GET', `/token/${TA.address}`, { key: A.publicKey })).remainingAppSupply;
+  const d1 = ok(await call('POST', `/token/${TA.address}/distribute`, { key: A.secretKey, body: { amount: 3, sendToId: 'u3' }, headers: idem(kDist) }));
+  const d2 = ok(await call('POST', `/token/${TA.address}/distribute`, { key: A.secretKey, body: { amount: 3, sendToId: 'u3' }, headers: idem(kDist) }));
+  assert.deepEqual(d2, d1);
+  assert.equal(ok(await call('GET', `/token/${TA.address}`, { key: A.publicKey })).remainingAppSupply, appBefore - 3);
+});
+
+test('reads ignore idempotency headers', async () => {
+  const r = await call('GET', '/merchant/all-tokens', { key: A.secretKey, headers: idem('k'.repeat(300)) });
+  ok(r);
+  assert.equal(r.headers.get('idempotent-replayed'), null);
+});
+
+test('records last 24 hours of service time', async () => {
+  const key = freshKey('ttl');
+  const body = { tokenAddress: TA.address, amount: 1 };
+  const first = ok(await call('POST', '/holder/u1/spend', { key: A.secretKey, body, headers: idem(key) }));
+  await advance(23 * 3600);
+  const within = await call('POST', '/holder/u1/spend', { key: A.secretKey, body, headers: idem(key) });
+  assert.deepEqual(ok(within), first);
+  assert.equal(within.headers.get('idempotent-replayed'), 'true');
+  await advance(3600 + 5);
+  const later = await call('POST', '/holder/u1/spend', { key: A.secretKey, body, headers: idem(key) });
+  assert.notEqual(ok(later).transactionHash, first.transactionHash);
+  assert.equal(later.headers.get('idempotent-replayed'), null);
+});
+
+test('no response in this file had a status >= 500', () => {
+  assert.ok(seen.length > 50, `only ${seen.length} responses seen`);
+  assert.deepEqual(seen.filter((s) => s.status >= 500), []);
+});

@@ -1,0 +1,396 @@
+// Presales against the real worker in workerd: create, read in both forms, buy, launch
+// through the five completion steps into locks, unlock, refund, resolve, retries after chain
+// faults, and a crash (SIGKILL of workerd) in the middle of a launch.
+import test, { before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { startWorker, api, createMerchant } from './harness.mjs';
+import { assertMatches } from './openapi.mjs';
+
+const IMAGE = 'https://example.com/moon.png';
+
+let w;
+before(async () => {
+  w = await startWorker();
+});
+after(async () => {
+  await w?.stop();
+});
+
+/** api() that also checks the body against openapi.json and that nothing is a 5xx. */
+async function call(method, path, opts = {}, template = undefined) {
+  const res = await api(w, method, path, opts);
+  assert.ok(res.status < 500, `${method} ${path} answered ${res.status}: ${res.text}`);
+  if (template && res.json !== undefined) assertMatches(method, template, res.status, res.json);
+  return res;
+}
+
+async function advance(seconds) {
+  const r = await api(w, 'POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds } });
+  assert.equal(r.status, 200, r.text);
+  return r.json.nowUnix;
+}
+
+/** The service clock (time travel moves it for every merchant of this worker). */
+async function serviceNow() {
+  return advance(1);
+}
+
+async function funded(m, userId, usdcAmount) {
+  const h = await call('PUT', `/holder/${userId}`, { key: m.secretKey });
+  assert.ok([200, 201].includes(h.status), h.text);
+  const f = await api(w, 'POST', '/admin/faucet', {
+    adminKey: w.adminKey,
+    body: { address: h.json.address, usdcAmount, merchantId: m.id },
+  });
+  assert.equal(f.status, 200, f.text);
+  return h.json.address;
+}
+
+async function createPresale(m, overrides = {}) {
+  const now = await serviceNow();
+  const body = {
+    name: 'Moon launch',
+    description: 'The Moon token presale',
+    startTimestamp: now - 10,
+    endTimestamp: now + 3600,
+    targetUsdcAmount: 100,
+    tokenInfo: { name: 'Moon', symbol: 'MOON', imageUrl: IMAGE, deploymentConfig: { lockupPercentage: 25 } },
+    lockDuration: 7,
+    ...overrides,
+  };
+  const r = await call('POST', '/merchant/presale', { key: m.secretKey, body }, '/merchant/presale');
+  assert.equal(r.status, 201, r.text);
+  return r.json;
+}
+
+const buy = (m, userId, presaleId, usdcAmount, headers = {}) =>
+  call('POST', `/holder/${userId}/buy-presale`, { key: m.secretKey, body: { presaleId, usdcAmount }, headers }, '/holder/{userId}/buy-presale');
+
+const merchantRead = (m, id) => call('GET', `/merchant/presale/${id}`, { key: m.secretKey }, '/merchant/presale/{presaleId}');
+
+describe('create, list and read', () => {
+  test('creation answers the interface shape, and bad input is a 400 naming the field', async () => {
+    const m = await createMerchant(w, 'Presale shapes');
+    const p = await createPresale(m);
+    assert.match(p.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(p.purchasedUsdcAmount, 0);
+    assert.equal(p.status, 'active');
+    assert.deepEqual(p.participants, []);
+    assert.deepEqual(p.tokenInfo, { name: 'Moon', symbol: 'MOON', imageUrl: IMAGE });
+
+    const bad = [
+      [{ targetUsdcAmount: 1 }, 400, 'invalid_amount', 'targetUsdcAmount'],
+      [{ targetUsdcAmount: 200001 }, 400, 'invalid_amount', 'targetUsdcAmount'],
+      [{ lockDuration: 400 }, 400, 'invalid_request', 'lockDuration'],
+      [{ endTimestamp: 1 }, 400, 'invalid_request', 'endTimestamp'],
+      [{ name: '' }, 400, 'invalid_request', 'name'],
+      [{ tokenInfo: { name: 'M', symbol: 'M', imageUrl: 'not a url' } }, 400, 'invalid_request', 'tokenInfo.imageUrl'],
+      [{ tokenInfo: { name: 'M', symbol: 'M', imageUrl: IMAGE, deploymentConfig: { lockupPercentage: 30 } } }, 400, 'invalid_request', 'tokenInfo.deploymentConfig.lockupPercentage'],
+      [{ autoLaunch: 'true' }, 400, 'invalid_request', 'autoLaunch'],
+    ];
+    const now = await serviceNow();
+    for (const [override, status, code, field] of bad) {
+      const body = {
+        name: 'x', description: 'y', startTimestamp: now, endTimestamp: now + 100, targetUsdcAmount: 10,
+        tokenInfo: { name: 'M', symbol: 'M', imageUrl: IMAGE }, ...override,
+      };
+      const r = await call('POST', '/merchant/presale', { key: m.secretKey, body }, '/merchant/presale');
+      assert.equal(r.status, status, JSON.stringify(override));
+      assert.equal(r.json.code, code, JSON.stringify(override));
+      assert.equal(r.json.details.field, field, JSON.stringify(override));
+    }
+  });
+
+  test('the merchant list and read show the merchant form; the public read hides it', async () => {
+    const m = await createMerchant(w, 'Presale forms');
+    const first = await createPresale(m, { name: 'First' });
+    const second = await createPresale(m, { name: 'Second', autoLaunch: false, lockDuration: 3 });
+    const list = await call('GET', '/merchant/presales', { key: m.secretKey }, '/merchant/presales');
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.json.map((p) => p.id), [second.id, first.id], 'newest first');
+    const mine = list.json[0];
+    assert.match(mine.signerAddress, /^0x[0-9a-fA-F]{40}$/);
+    assert.equal(mine.lockDuration, 3);
+    assert.equal(mine.completionState.step, 'pending');
+    assert.deepEqual(mine.completionState.transactions, {});
+    assert.equal(mine.completionState.retryCount, 0);
+    assert.equal(mine.presaleInfo.distributed, false);
+    assert.equal(mine.tokenDeploymentInfo, undefined, 'only after deployment');
+
+    const one = await merchantRead(m, first.id);
+    assert.equal(one.json.name, 'First');
+
+    const pub = await call('GET', `/token/presales/${first.id}?publicKey=${m.publicKey}`, {}, '/token/presales/{presaleId}');
+    assert.equal(pub.status, 200);
+    assert.equal(pub.headers.get('access-control-allow-origin'), '*');
+    for (const hidden of ['signerAddress', 'lockDuration', 'completionState', 'presaleInfo', 'tokenDeploymentInfo']) {
+      assert.equal(pub.json[hidden], undefined, `public read shows ${hidden}`);
+    }
+    const noKey = await call('GET', `/token/presales/${first.id}`, {}, '/token/presales/{presaleId}');
+    assert.equal(noKey.status, 401);
+    assert.equal(noKey.json.message, 'Public key not found');
+
+    const other = await createMerchant(w, 'Someone else');
+    for (const r of [
+      await call('GET', `/merchant/presale/${first.id}`, { key: other.secretKey }),
+      await call('GET', `/token/presales/${first.id}?publicKey=${other.publicKey}`),
+      await call('GET', '/merchant/presale/no-such-id', { key: m.secretKey }),
+    ]) {
+      assert.equal(r.status, 404);
+      assert.equal(r.json.code, 'presale_not_found');
+    }
+  });
+});
+
+describe('buying', () => {
+  test('buy rules: not active 409, over target 422 with the remainder, over balance 422', async () => {
+    const m = await createMerchant(w, 'Buyers');
+    await funded(m, 'ann', 200);
+    const now = await serviceNow();
+    const later = await createPresale(m, { startTimestamp: now + 3600, endTimestamp: now + 7200 });
+    const early = await buy(m, 'ann', later.id, 5);
+    assert.equal(early.status, 409);
+    assert.equal(early.json.code, 'presale_not_active');
+
+    const p = await createPresale(m, { targetUsdcAmount: 50 });
+    const ok = await buy(m, 'ann', p.id, 30);
+    assert.equal(ok.status, 200, ok.text);
+    assert.deepEqual(Object.keys(ok.json).sort(), ['presaleId', 'success', 'transactionHash', 'usdcAmount']);
+    assert.equal(ok.json.usdcAmount, 30);
+
+    const over = await buy(m, 'ann', p.id, 20.000001);
+    assert.equal(over.status, 422);
+    assert.equal(over.json.code, 'target_exceeded');
+    assert.equal(over.json.details.remaining, 20);
+
+    await call('PUT', '/holder/bob', { key: m.secretKey });
+    const poor = await buy(m, 'bob', p.id, 1);
+    assert.equal(poor.status, 422);
+    assert.equal(poor.json.code, 'insufficient_balance');
+
+    const missing = await buy(m, 'ann', 'nope', 1);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.json.code, 'presale_not_found');
+
+    // The holder sees the position; the USDC left the balance.
+    const h = await call('GET', `/holder/ann?publicKey=${m.publicKey}`, {}, '/holder/{userId}');
+    assert.equal(h.json.presales.length, 1);
+    const item = h.json.presales[0];
+    assert.equal(item.type, 'presale');
+    assert.equal(item.status, 'pending');
+    assert.equal(item.value, 30);
+    assert.equal(item.metadata.presaleId, p.id);
+    assert.equal(item.metadata.progress, 60);
+    const usdc = h.json.tokens.find((t) => t.symbol === 'USDC');
+    assert.equal(usdc.balance, 170);
+
+    const pub = await call('GET', `/token/presales/${p.id}?publicKey=${m.publicKey}`);
+    assert.equal(pub.json.purchasedUsdcAmount, 30);
+    assert.equal(pub.json.participants[0].id, 'ann');
+    assert.equal(pub.json.participants[0].tokenPercentage, 100);
+  });
+
+  test('a buy retried with its idempotency key is debited once', async () => {
+    const m = await createMerchant(w, 'Idempotent buyer');
+    await funded(m, 'cat', 100);
+    const p = await createPresale(m, { targetUsdcAmount: 100 });
+    const headers = { 'Idempotency-Key': 'buy-1' };
+    const one = await buy(m, 'cat', p.id, 10, headers);
+    const two = await buy(m, 'cat', p.id, 10, headers);
+    assert.equal(two.headers.get('idempotent-replayed'), 'true');
+    assert.equal(two.text, one.text);
+    const pub = await call('GET', `/token/presales/${p.id}?publicKey=${m.publicKey}`);
+    assert.equal(pub.json.purchasedUsdcAmount, 10);
+  });
+});
+
+describe('launch, locks, unlock, refund, resolve', () => {
+  test('reaching the target launches: five steps, locks with an unlock date, then active tokens', async () => {
+    const m = await createMerchant(w, 'Launcher');
+    for (const u of ['a', 'b', 'c']) await funded(m, u, 100);
+    const p = await createPresale(m, { targetUsdcAmount: 90, lockDuration: 7 });
+    assert.equal((await buy(m, 'a', p.id, 30)).status, 200);
+    assert.equal((await buy(m, 'b', p.id, 30)).status, 200);
+    assert.equal((await buy(m, 'c', p.id, 30)).status, 200);
+    await advance(30); // five steps, one per 2-second block
+    const done = await merchantRead(m, p.id);
+    const s = done.json;
+    assert.equal(s.status, 'completed');
+    assert.equal(s.completionState.step, 'completed');
+    for (const tx of ['swapApprovalTx', 'swapTx', 'tokenCreationTx', 'withdrawTx', 'distributionApprovalTx', 'distributionTx']) {
+      assert.match(s.completionState.transactions[tx], /^0x[0-9a-f]{64}$/, tx);
+    }
+    assert.equal(s.presaleInfo.distributed, true);
+    assert.equal(s.presaleInfo.distributeTxHash, s.completionState.transactions.distributionTx);
+    const info = s.tokenDeploymentInfo;
+    assert.equal(info.amountTokensBought, (250_000_000n * 10n ** 18n).toString());
+    assert.equal(info.hash, s.completionState.transactions.tokenCreationTx);
+
+    // Each buyer holds a lock of a third; the shares sum to the amount bought exactly.
+    let sum = 0n;
+    let unlockDate;
+    for (const u of ['a', 'b', 'c']) {
+      const h = await call('GET', `/holder/${u}?publicKey=${m.publicKey}`, {}, '/holder/{userId}');
+      assert.equal(h.json.presales.length, 0, 'the position became a lock');
+      assert.equal(h.json.locks.length, 1);
+      const lock = h.json.locks[0];
+      assert.equal(lock.status, 'locked');
+      assert.equal(lock.type, 'lock');
+      assert.equal(lock.address, info.tokenAddress);
+      unlockDate = lock.unlockDate;
+      const raw = await call('GET', `/holder/${u}/token/${info.tokenAddress}`, { key: m.secretKey });
+      const locked = raw.text.match(/"lockedBalance":([0-9.]+)/)[1];
+      const [whole, frac = ''] = locked.split('.');
+      sum += BigInt(whole) * 10n ** 18n + BigInt(frac.padEnd(18, '0'));
+    }
+    assert.equal(sum.toString(), info.amountTokensBought);
+    const unlockMs = Date.parse(unlockDate);
+    const nowMs = (await serviceNow()) * 1000;
+    const sevenDays = 7 * 86400 * 1000;
+    assert.ok(unlockMs > nowMs + sevenDays - 120_000 && unlockMs <= nowMs + sevenDays, `unlock ${unlockDate}`);
+
+    // Locked tokens cannot move.
+    for (const [op, extra] of [['spend', {}], ['transfer', { toAddress: '0x000000000000000000000000000000000000dEaD' }], ['withdraw', { toAddress: '0x000000000000000000000000000000000000dEaD' }]]) {
+      const r = await call('POST', `/holder/a/${op}`, { key: m.secretKey, body: { tokenAddress: info.tokenAddress, amount: 1, ...extra } });
+      assert.equal(r.status, 422, op);
+      assert.equal(r.json.code, 'tokens_locked', op);
+    }
+
+    // The token is a Token like any other, priced at raised USDC / tokens bought.
+    const token = await call('GET', `/token/${info.tokenAddress}?publicKey=${m.publicKey}`, {}, '/token/{tokenAddress}');
+    assert.equal(token.json.price, 90 / 250_000_000);
+    assert.equal(token.json.holdersCount, 3);
+
+    // Seven days later the locks open.
+    await advance(7 * 86400);
+    const a = await call('GET', `/holder/a?publicKey=${m.publicKey}`, {}, '/holder/{userId}');
+    assert.equal(a.json.locks.length, 0);
+    assert.ok(a.json.tokens.some((t) => t.address === info.tokenAddress && t.status === 'active'));
+    const spend = await call('POST', '/holder/a/spend', { key: m.secretKey, body: { tokenAddress: info.tokenAddress, amount: 1 } });
+    assert.equal(spend.status, 200, spend.text);
+    const hist = await call('GET', '/holder/a/transactions', { key: m.secretKey }, '/holder/{userId}/transactions');
+    const types = hist.json.data.map((r) => r.type);
+    for (const t of ['presale_buy', 'presale_allocation', 'unlock', 'spend']) assert.ok(types.includes(t), t);
+  });
+
+  test('below 70 % at the end, every buyer is refunded in full, with no request arriving', async () => {
+    const m = await createMerchant(w, 'Refunder');
+    await funded(m, 'r1', 100);
+    await funded(m, 'r2', 100);
+    const now = await serviceNow();
+    const p = await createPresale(m, { targetUsdcAmount: 100, endTimestamp: now + 60 });
+    await buy(m, 'r1', p.id, 40);
+    await buy(m, 'r2', p.id, 29.999999);
+    await advance(120);
+    const s = (await merchantRead(m, p.id)).json;
+    assert.equal(s.status, 'ended');
+    for (const u of ['r1', 'r2']) {
+      const h = await call('GET', `/holder/${u}?publicKey=${m.publicKey}`);
+      assert.equal(h.json.tokens.find((t) => t.symbol === 'USDC').balance, 100);
+      assert.equal(h.json.presales.length, 0);
+    }
+    const hist = await call('GET', '/holder/r1/transactions', { key: m.secretKey });
+    assert.ok(hist.json.data.some((r) => r.type === 'presale_refund' && r.amount === 40));
+    const again = await call('POST', '/resolve-presale', { key: m.secretKey, body: { presaleId: p.id } });
+    assert.equal(again.status, 200);
+    assert.equal(again.json.outcome, 'refunded');
+  });
+
+  test('resolve: below 70 % is 422, at 70 % it launches, a second resolve is 409; both paths work', async () => {
+    const m = await createMerchant(w, 'Resolver');
+    await funded(m, 'z', 100);
+    const p = await createPresale(m, { targetUsdcAmount: 100, autoLaunch: false });
+    await buy(m, 'z', p.id, 69);
+    const low = await call('POST', '/merchant/presale/resolve', { key: m.secretKey, body: { presaleId: p.id } }, '/merchant/presale/resolve');
+    assert.equal(low.status, 422);
+    assert.equal(low.json.code, 'launch_threshold_not_reached');
+    await buy(m, 'z', p.id, 1);
+    const ok = await call('POST', '/merchant/presale/resolve', { key: m.secretKey, body: { presaleId: p.id } }, '/merchant/presale/resolve');
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.json.outcome, 'launching');
+    const second = await call('POST', '/resolve-presale', { key: m.secretKey, body: { presaleId: p.id } }, '/resolve-presale');
+    assert.equal(second.status, 409);
+    assert.equal(second.json.code, 'presale_already_resolved');
+    await advance(30);
+    assert.equal((await merchantRead(m, p.id)).json.completionState.step, 'completed');
+    const missing = await call('POST', '/resolve-presale', { key: m.secretKey, body: {} });
+    assert.equal(missing.status, 400);
+  });
+
+  test('a failing chain step is retried with backoff and counted in retryCount', async () => {
+    const m = await createMerchant(w, 'Flaky chain');
+    await funded(m, 'f', 10);
+    const faults = await api(w, 'POST', '/admin/chain/faults', { adminKey: w.adminKey, body: { merchantId: m.id, count: 2 } });
+    assert.equal(faults.status, 200, faults.text);
+    const p = await createPresale(m, { targetUsdcAmount: 10 });
+    await buy(m, 'f', p.id, 10);
+    await advance(120);
+    const s = (await merchantRead(m, p.id)).json;
+    assert.equal(s.completionState.step, 'completed');
+    assert.equal(s.completionState.retryCount, 2);
+    const h = await call('GET', `/holder/f?publicKey=${m.publicKey}`);
+    assert.equal(h.json.locks.length, 1, 'distributed once');
+  });
+});
+
+test('a crash in the middle of a launch resumes at its step and never distributes twice', async () => {
+  // Its own worker, on real time: the launch takes a block (2 s) per step.
+  const c = await startWorker();
+  try {
+    const m = await createMerchant(c, 'Crash test');
+    const buyers = ['k1', 'k2', 'k3', 'k4'];
+    for (const u of buyers) {
+      const h = await api(c, 'PUT', `/holder/${u}`, { key: m.secretKey });
+      const f = await api(c, 'POST', '/admin/faucet', { adminKey: c.adminKey, body: { address: h.json.address, usdcAmount: 50, merchantId: m.id } });
+      assert.equal(f.status, 200, f.text);
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const created = await api(c, 'POST', '/merchant/presale', {
+      key: m.secretKey,
+      body: {
+        name: 'Crash', description: 'Crash mid-launch', startTimestamp: now - 10, endTimestamp: now + 3600,
+        targetUsdcAmount: 100, tokenInfo: { name: 'Crash', symbol: 'CRSH', imageUrl: IMAGE },
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    const id = created.json.id;
+    for (const u of buyers) {
+      const r = await api(c, 'POST', `/holder/${u}/buy-presale`, { key: m.secretKey, body: { presaleId: id, usdcAmount: 25 } });
+      assert.equal(r.status, 200, r.text);
+    }
+    // Wait until the launch is under way but not finished, then kill workerd outright.
+    let step = 'pending';
+    const deadline = Date.now() + 30_000;
+    while (!['token-created', 'tokens-withdrawn'].includes(step) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      step = (await api(c, 'GET', `/merchant/presale/${id}`, { key: m.secretKey })).json.completionState.step;
+    }
+    assert.ok(['token-created', 'tokens-withdrawn'].includes(step), `launch reached ${step} before the crash`);
+    await c.crashAndRestart();
+
+    // After the restart the launch goes on from where it was and completes.
+    let s;
+    const until = Date.now() + 60_000;
+    do {
+      await new Promise((r) => setTimeout(r, 500));
+      s = (await api(c, 'GET', `/merchant/presale/${id}`, { key: m.secretKey })).json;
+    } while (s.completionState.step !== 'completed' && Date.now() < until);
+    assert.equal(s.completionState.step, 'completed');
+    const bought = BigInt(s.tokenDeploymentInfo.amountTokensBought);
+    const token = s.tokenDeploymentInfo.tokenAddress;
+    let total = 0n;
+    for (const u of buyers) {
+      const hist = await api(c, 'GET', `/holder/${u}/transactions`, { key: m.secretKey });
+      const allocations = hist.json.data.filter((r) => r.type === 'presale_allocation');
+      assert.equal(allocations.length, 1, `${u} got exactly one allocation`);
+      const bal = await api(c, 'GET', `/holder/${u}/token/${token}`, { key: m.secretKey });
+      const [whole, frac = ''] = bal.text.match(/"lockedBalance":([0-9.]+)/)[1].split('.');
+      total += BigInt(whole) * 10n ** 18n + BigInt(frac.padEnd(18, '0'));
+    }
+    assert.equal(total, bought, 'the locks sum to the amount bought: nothing distributed twice');
+    const t = await api(c, 'GET', `/token/${token}`, { key: m.secretKey });
+    assert.equal(t.json.holdersCount, buyers.length, 'only the buyers hold the token');
+  } finally {
+    await c.stop();
+  }
+});
