@@ -10,7 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const DEMO_FILE = path.join(ROOT, '.tokenpad', 'demo.json');
+// TOKENPAD_DEMO_FILE lets a test seed a throwaway server without touching the developer's demo.
+const DEMO_FILE = process.env.TOKENPAD_DEMO_FILE ?? path.join(ROOT, '.tokenpad', 'demo.json');
 const baseUrl = (process.env.TOKENPAD_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`).replace(/\/$/, '');
 const adminKey = process.env.ADMIN_API_KEY;
 const JOB_TIMEOUT_MS = Number(process.env.SEED_JOB_TIMEOUT_MS ?? 90_000);
@@ -116,7 +117,7 @@ Demo merchant ${reused ? '(reused from .tokenpad/demo.json)' : '(new, saved to .
   DEMO token    ${addr}
 
 Try it:
-  export TP=${baseUrl} SK=${secretKey} PK=${publicKey} TOKEN=${addr}
+  export TP=${baseUrl} SK=${secretKey} PK=${publicKey} TOKEN=${addr} ADMIN=${adminKey}
   curl -sX PUT $TP/holder/alice -H "x-api-key: $SK"
   curl -sX POST $TP/token/$TOKEN/distribute -H "x-api-key: $SK" -H 'content-type: application/json' \\
        -d '{"sendToId":"alice","amount":100}'

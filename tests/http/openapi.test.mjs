@@ -36,6 +36,7 @@ const WIRE_ROUTES = [
   'POST /airdrop/status',
   'GET /deployments/{id}',
   'POST /admin/chain/faults',
+  'GET /admin/time',
   'POST /merchant/presale',
   'GET /merchant/presales',
   'GET /merchant/presale/{presaleId}',

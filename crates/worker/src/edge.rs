@@ -271,6 +271,7 @@ async fn admin(env: &Env, op: Op, body: Option<&str>) -> Result<Response> {
             }
             time_advance(env, &args).await
         }
+        Op::AdminTime => service_time(env).await,
         Op::AdminChainFaults => {
             if !config::flag(env, "ALLOW_TIME_TRAVEL") {
                 return Err(not_found());
@@ -338,6 +339,21 @@ async fn create_merchant(env: &Env, args: &input::Object) -> Result<Response> {
     http::json(201, &merchant).map_err(internal)
 }
 
+/// The service clock: real time plus the time-travel offset (0 unless a local run moved it).
+async fn service_time(env: &Env) -> Result<Response> {
+    let reg = call_registry(env, "list", json!({})).await?;
+    clock_json(reg.get("offsetMs").and_then(Value::as_u64).unwrap_or(0))
+}
+
+fn clock_json(offset: u64) -> Result<Response> {
+    let now = worker::Date::now().as_millis() + offset;
+    http::json(
+        200,
+        &json!({ "offsetSeconds": offset / 1000, "now": iso8601(now), "nowUnix": now / 1000 }),
+    )
+    .map_err(internal)
+}
+
 async fn time_advance(env: &Env, args: &input::Object) -> Result<Response> {
     let seconds = input::req_int(args, "seconds", 1, 365 * 86_400)?;
     let reg = call_registry(env, "advance", json!({ "seconds": seconds })).await?;
@@ -359,12 +375,7 @@ async fn time_advance(env: &Env, args: &input::Object) -> Result<Response> {
         };
         merchant_json(env, &id, &env_).await?;
     }
-    let now = worker::Date::now().as_millis() + offset;
-    http::json(
-        200,
-        &json!({ "offsetSeconds": offset / 1000, "now": iso8601(now), "nowUnix": now / 1000 }),
-    )
-    .map_err(internal)
+    clock_json(offset)
 }
 
 async fn faucet(env: &Env, args: &input::Object) -> Result<Response> {

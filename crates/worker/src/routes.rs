@@ -50,6 +50,7 @@ pub enum Op {
     BuyPresale,
     ResolvePresale,
     AdminChainFaults,
+    AdminTime,
 }
 
 impl Op {
@@ -86,6 +87,7 @@ impl Op {
             Op::BuyPresale => "buy_presale",
             Op::ResolvePresale => "resolve_presale",
             Op::AdminChainFaults => "chain_faults",
+            Op::AdminTime => "admin_time",
         }
     }
 
@@ -136,6 +138,7 @@ const TABLE: &[Row] = &[
         Access::Admin,
     ),
     ("POST", "/admin/faucet", Op::AdminFaucet, Access::Admin),
+    ("GET", "/admin/time", Op::AdminTime, Access::Admin),
     (
         "POST",
         "/admin/chain/faults",

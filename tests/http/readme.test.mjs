@@ -1,0 +1,59 @@
+// The README's walkthroughs, run exactly as printed: seed a fresh worker the way
+// scripts/dev.sh does, paste the `export ...` line seed.mjs prints, and run every ```sh block
+// of the "Walkthrough" sections in one bash with `set -euo pipefail`.
+import test, { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { startWorker, ROOT } from './harness.mjs';
+
+const run = promisify(execFile);
+let w;
+let tmp;
+
+before(async () => {
+  w = await startWorker();
+  tmp = await mkdtemp(path.join(tmpdir(), 'tokenpad-readme-'));
+});
+after(async () => {
+  await w?.stop();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+function walkthroughBlocks(readme) {
+  return readme
+    .split(/\n## /)
+    .filter((section) => section.startsWith('Walkthrough'))
+    .flatMap((section) => [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]));
+}
+
+test('every README walkthrough works as printed against a freshly seeded service', async () => {
+  const seeded = await run('node', ['scripts/seed.mjs'], {
+    cwd: ROOT,
+    env: { ...process.env, TOKENPAD_URL: w.baseUrl, ADMIN_API_KEY: w.adminKey, TOKENPAD_DEMO_FILE: path.join(tmp, 'demo.json') },
+  });
+  const exportLine = seeded.stdout.split('\n').map((l) => l.trim()).find((l) => l.startsWith('export TP='));
+  assert.ok(exportLine, `seed printed no export line:\n${seeded.stdout}`);
+  for (const name of ['TP', 'SK', 'PK', 'TOKEN', 'ADMIN']) assert.match(exportLine, new RegExp(`\\b${name}=\\S+`));
+
+  const blocks = walkthroughBlocks(await readFile(path.join(ROOT, 'README.md'), 'utf8'));
+  assert.ok(blocks.length >= 3, `found ${blocks.length} walkthrough blocks`);
+  // curl prints bodies without a newline; add one after each so the output reads as lines.
+  const script = ['set -euo pipefail', 'curl() { command curl "$@"; echo; }', exportLine, ...blocks].join('\n');
+  const { stdout } = await run('bash', ['-c', script], { cwd: ROOT, timeout: 120_000, maxBuffer: 16 << 20 });
+  const bodies = stdout.split('\n').filter((l) => l.startsWith('{') || l.startsWith('['));
+  assert.ok(bodies.length > 20, `only ${bodies.length} JSON answers`);
+  const failures = bodies.filter((b) => b.includes('"success":false'));
+  assert.deepEqual(failures, [], 'a walkthrough step answered an error');
+
+  // The flows reached their ends.
+  assert.ok(bodies.some((b) => b.includes('"id":"alice"') && b.includes('"symbol":"DEMO"')), 'alice holds DEMO');
+  assert.ok(bodies.some((b) => b.includes('"type":"spend"')), 'alice\'s history shows the spend');
+  assert.ok(bodies.some((b) => b.includes('"step":"completed"')), 'the presale launched');
+  assert.ok(bodies.some((b) => b.includes('"symbol":"MOON","type":"lock"')), 'bob\'s MOON was locked');
+  assert.ok(bodies.some((b) => b.includes('"symbol":"MOON","type":"token"')), 'and then unlocked');
+  assert.ok(bodies.some((b) => b.includes('"serviceBuildUrl"')), 'a deployment succeeded');
+});
