@@ -32,7 +32,9 @@ async function advance(seconds) {
 
 /** The service clock (time travel moves it for every merchant of this worker). */
 async function serviceNow() {
-  return advance(1);
+  const r = await api(w, 'GET', '/admin/time', { adminKey: w.adminKey });
+  assert.equal(r.status, 200, r.text);
+  return r.json.nowUnix;
 }
 
 async function funded(m, userId, usdcAmount) {
@@ -315,6 +317,21 @@ describe('launch, locks, unlock, refund, resolve', () => {
     assert.equal((await merchantRead(m, p.id)).json.completionState.step, 'completed');
     const missing = await call('POST', '/resolve-presale', { key: m.secretKey, body: {} });
     assert.equal(missing.status, 400);
+  });
+
+  test('with no request arriving, the alarm runs the launch on time', async () => {
+    const m = await createMerchant(w, 'Alarm driven');
+    await funded(m, 'al', 20);
+    const p = await createPresale(m, { targetUsdcAmount: 20 });
+    assert.equal((await buy(m, 'al', p.id, 20)).status, 200);
+    // Five steps take about five 2-second blocks. Ask this merchant nothing meanwhile: only
+    // the Durable Object alarm can run them.
+    await new Promise((r) => setTimeout(r, 15_000));
+    const readAt = (await serviceNow()) * 1000;
+    const s = (await merchantRead(m, p.id)).json;
+    assert.equal(s.completionState.step, 'completed');
+    const ranAt = Date.parse(s.completionState.updatedAt);
+    assert.ok(readAt - ranAt >= 3_000, `the last step ran ${readAt - ranAt} ms before the read: the read, not the alarm, ran it`);
   });
 
   test('a failing chain step is retried with backoff and counted in retryCount', async () => {

@@ -144,6 +144,10 @@ pub struct Completion {
     pub transactions: BTreeMap<String, String>,
     pub retry_count: u32,
     pub last_error: Option<String>,
+    /// Service time at which a step last ran (succeeded or failed). With the alarm working,
+    /// it is the step's due time, not the time somebody next looked.
+    #[serde(default)]
+    pub updated_at: Option<Millis>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -385,6 +389,7 @@ pub fn create(store: &mut dyn Store, ctx: &Ctx, body: &Object, id: String) -> Re
             transactions: BTreeMap::new(),
             retry_count: 0,
             last_error: None,
+            updated_at: None,
         },
         deployment: None,
         distributed: false,
@@ -588,6 +593,7 @@ fn step(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Result<
         Step::Completed | Step::Pending => &[],
     };
     let kinds: Vec<&str> = names.iter().map(|(k, _)| *k).collect();
+    p.completion.updated_at = Some(ctx.now);
     let Some(hashes) = submit_all(store, ctx, &mut p, at, &kinds)? else {
         return Ok(());
     };
@@ -905,6 +911,9 @@ pub fn merchant_json(p: &Presale, now: Millis) -> Value {
     });
     if let Some(e) = &p.completion.last_error {
         completion["lastError"] = json!(e);
+    }
+    if let Some(t) = p.completion.updated_at {
+        completion["updatedAt"] = json!(iso8601(t));
     }
     obj.insert("completionState".into(), completion);
     let mut info = json!({ "distributed": p.distributed });
