@@ -81,6 +81,8 @@ impl TxRecord {
             "from": self.from.to_checksum(),
             "to": self.to.to_checksum(),
             "timestamp": iso8601(self.at),
+            // The embedded chain's receipt: the 2-second block the transaction landed in.
+            "blockNumber": crate::chain::block_number(crate::chain::mined_at(self.at)),
         })
     }
 }

@@ -122,6 +122,9 @@ pub fn to_json(store: &dyn Store, job: &Job) -> Result<Value> {
         "tokenAddress": job.token_address.to_checksum(),
     });
     if job.status == JobStatus::Success {
+        v["blockNumber"] = json!(chain::block_number(job.mined_at));
+    }
+    if job.status == JobStatus::Success {
         if let Some(token) = store.token(&job.token_address)? {
             let (holders, count) = store.top_holders(&token.address, 100)?;
             v["data"] = token_json(&token, &holders, count);

@@ -656,9 +656,11 @@ fn history_records_every_movement_newest_first() {
                 "amount",
                 "from",
                 "to",
-                "timestamp"
+                "timestamp",
+                "blockNumber"
             ])
         );
+        assert!(row["blockNumber"].as_u64().is_some_and(|b| b > 0), "{row}");
         assert_eq!(row["tokenAddress"], *token, "{row}");
         assert_eq!(row["symbol"], symbol, "{row}");
         assert_eq!(row["amount"].to_string(), amount, "{row}");
