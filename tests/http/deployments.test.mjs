@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { api, startWorker } from './harness.mjs';
 import { assertMatches } from './openapi.mjs';
+import { earlyInBlock } from './check.mjs';
 import { existsSync } from 'node:fs';
 
 // ---- checked client ------------------------------------------------------------------------
@@ -102,6 +103,7 @@ after(async () => {
 
 // ---- memecoin -------------------------------------------------------------------------------
 test('memecoin: pending with token address and hash, then success in every status form', async () => {
+  await earlyInBlock(w);
   const id = await deploy('memecoin', A, memecoin());
   const pending = await status('memecoin', id, A.secretKey);
   assert.equal(pending.id, id);
@@ -192,6 +194,7 @@ test('airdrop: holders of record, a custodial holder sees it, the page lists hol
   const body = airdrop({
     airdrop: { addresses: [alice.address.toLowerCase(), addr(11), addr(12)], supply: 100 },
   });
+  await earlyInBlock(w);
   const id = await deploy('airdrop', A, body);
   assert.equal((await status('airdrop', id, A.secretKey)).status, 'pending');
   await advance(5);
@@ -376,6 +379,7 @@ test('every validation error of the template endpoints', async () => {
 // ---- idempotency ----------------------------------------------------------------------------
 test('idempotency: a create replays its id; status POSTs are reads and never replayed', async () => {
   const headers = { 'Idempotency-Key': `deploy-${Date.now()}` };
+  await earlyInBlock(w);
   const first = await call('POST', '/template/memecoin', { key: A.secretKey, body: memecoin({ symbol: 'IDEM' }), headers });
   const id = ok(first, 201).id;
   const again = await call('POST', '/template/memecoin', { key: A.secretKey, body: memecoin({ symbol: 'IDEM' }), headers });

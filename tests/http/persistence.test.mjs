@@ -6,60 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { api, startWorker } from './harness.mjs';
-import { assertMatches } from './openapi.mjs';
+import { checkedClient } from './check.mjs';
 
-// ---- checked client (the same block opens every file of this suite) ----------------------
 let w;
-const seen = []; // every response of this file: { method, path, status, text }
-/** api() plus: status < 500, and the body matches openapi.json for (method, path, status). */
-async function call(method, path, opts = {}) {
-  const r = await api(w, method, path, opts);
-  return checked(method, path, r);
-}
-function checked(method, path, r) {
-  seen.push({ method, path, status: r.status, text: r.text });
-  assert.ok(r.status < 500, `${method} ${path} answered ${r.status}: ${r.text}`);
-  if (r.status === 204) {
-    assertMatches(method, path, 204, r.text);
-  } else {
-    assert.notEqual(r.json, undefined, `${method} ${path} ${r.status}: body is not JSON: ${r.text.slice(0, 300)}`);
-    assertMatches(method, path, r.status, r.json);
-  }
-  return r;
-}
-function ok(r, status = 200) {
-  assert.equal(r.status, status, `expected ${status}, got ${r.status}: ${r.text}`);
-  return r.json;
-}
-function fails(r, status, code) {
-  assert.equal(r.status, status, `expected ${status} ${code}, got ${r.status}: ${r.text}`);
-  assert.equal(r.json.success, false, r.text);
-  assert.equal(r.json.code, code, r.text);
-  assert.equal(typeof r.json.message, 'string');
-  return r.json;
-}
-async function newMerchant(name = 'Merchant') {
-  return ok(await call('POST', '/admin/merchants', { adminKey: w.adminKey, body: { name } }), 201);
-}
-let offsetMs = 0; // the service clock's time-travel offset, as the last advance reported it
-async function advance(seconds) {
-  const r = ok(await call('POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds } }));
-  offsetMs = r.offsetSeconds * 1000;
-  return r;
-}
-async function newToken(m, body = {}) {
-  const job = ok(await call('POST', '/merchant/create-token', {
-    key: m.secretKey, body: { name: 'Test Token', symbol: 'TEST', ...body },
-  }), 201);
-  for (let i = 0; i < 60; i++) {
-    const j = ok(await call('GET', `/jobs/${job.jobId}`, { key: m.secretKey }));
-    if (j.status === 'success') return j.data;
-    assert.equal(j.status, 'pending', JSON.stringify(j));
-    await advance(2);
-  }
-  throw new Error(`job ${job.jobId} never finished`);
-}
-// -------------------------------------------------------------------------------------------
+const { seen, call, checked, ok, fails, newMerchant, advance, newToken, offset } = checkedClient(() => w);
 
 let M;
 let T;
