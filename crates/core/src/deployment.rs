@@ -127,17 +127,7 @@ impl DeployRequest {
     /// totalSupply, initialPrice, network, marketplace, recipient, noLp, airdrop, then the
     /// rules across fields), so the first problem is the one reported.
     pub fn parse(kind: DeploymentKind, m: &Object) -> Result<DeployRequest> {
-        let name = input::req_str(m, "name")?;
-        if name.chars().count() > 64 {
-            return Err(Error::field("name", "name must be at most 64 characters"));
-        }
-        let symbol = input::req_str(m, "symbol")?;
-        if symbol.len() > 11 || !symbol.bytes().all(|b| b.is_ascii_alphanumeric()) {
-            return Err(Error::field(
-                "symbol",
-                "symbol must be 1 to 11 letters or digits",
-            ));
-        }
+        let (name, symbol) = crate::token::parse_name_symbol(m)?;
         let total_supply = input::req_amount(m, "totalSupply", TOKEN_DECIMALS)?;
         let initial_price = input::req_amount(m, "initialPrice", PRICE_DECIMALS)?;
         let network = Network::parse(&input::req_str(m, "network")?)?;

@@ -278,20 +278,7 @@ fn within<T>(prefix: &str, r: Result<T>) -> Result<T> {
 
 fn parse_token_info(m: &Object) -> Result<TokenInfo> {
     let ti = input::req_object(m, "tokenInfo")?;
-    let name = within("tokenInfo", input::req_str(&ti, "name"))?;
-    if name.chars().count() > 64 {
-        return Err(Error::field(
-            "tokenInfo.name",
-            "tokenInfo.name must be at most 64 characters",
-        ));
-    }
-    let symbol = within("tokenInfo", input::req_str(&ti, "symbol"))?;
-    if symbol.len() > 11 || !symbol.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return Err(Error::field(
-            "tokenInfo.symbol",
-            "tokenInfo.symbol must be 1 to 11 letters or digits",
-        ));
-    }
+    let (name, symbol) = within("tokenInfo", crate::token::parse_name_symbol(&ti))?;
     let image_url = within("tokenInfo", input::opt_http_url(&ti, "imageUrl"))?
         .ok_or_else(|| Error::field("tokenInfo.imageUrl", "tokenInfo.imageUrl is required"))?;
     let mut metadata = Map::new();

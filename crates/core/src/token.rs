@@ -262,19 +262,27 @@ pub const DEFAULT_TOTAL_SUPPLY_TOKENS: u128 = 1_000_000_000;
 pub const APP_SHARE_PERCENT: u128 = 15;
 pub const MERCHANT_SHARE_PERCENT: u128 = 5;
 
+/// A new token's `name` and `symbol` from a request, by the rules every token shares (made
+/// by the dashboard operation, a presale or a template): a name of 1 to 64 characters and a
+/// symbol of 1 to 11 ASCII letters or digits.
+pub fn parse_name_symbol(m: &Object) -> Result<(String, String)> {
+    let name = input::req_str(m, "name")?;
+    if name.chars().count() > 64 {
+        return Err(Error::field("name", "name must be at most 64 characters"));
+    }
+    let symbol = input::req_str(m, "symbol")?;
+    if symbol.len() > 11 || !symbol.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Err(Error::field(
+            "symbol",
+            "symbol must be 1 to 11 letters or digits",
+        ));
+    }
+    Ok((name, symbol))
+}
+
 impl CreateToken {
     pub fn parse(m: &Object) -> Result<CreateToken> {
-        let name = input::req_str(m, "name")?;
-        if name.chars().count() > 64 {
-            return Err(Error::field("name", "name must be at most 64 characters"));
-        }
-        let symbol = input::req_str(m, "symbol")?;
-        if symbol.len() > 11 || !symbol.bytes().all(|b| b.is_ascii_alphanumeric()) {
-            return Err(Error::field(
-                "symbol",
-                "symbol must be 1 to 11 letters or digits",
-            ));
-        }
+        let (name, symbol) = parse_name_symbol(m)?;
         let network = match input::opt_str(m, "network")? {
             Some(n) => Network::parse(&n)?,
             None => Network::Base,
