@@ -60,6 +60,7 @@ const ERROR_CODES = {
   409: ['idempotency_key_reused', 'presale_not_active', 'presale_already_resolved'],
   413: ['payload_too_large'],
   415: ['unsupported_media_type'],
+  429: ['rate_limited'],
   422: ['insufficient_balance', 'tokens_locked', 'insufficient_app_supply', 'target_exceeded', 'launch_threshold_not_reached'],
   500: ['internal_error'],
 };

@@ -63,6 +63,7 @@ codes! {
     Internal => ("internal_error", 500),
     DeploymentNotFound => ("deployment_not_found", 404),
     AllocationExceedsSupply => ("allocation_exceeds_supply", 400),
+    RateLimited => ("rate_limited", 429),
 }
 
 /// An error as data: what went wrong, for programs (`code`) and for people (`message`).

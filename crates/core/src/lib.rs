@@ -18,6 +18,7 @@ pub mod mem;
 pub mod merchant;
 pub mod money;
 pub mod presale;
+pub mod ratelimit;
 pub mod store;
 pub mod time;
 pub mod token;

@@ -19,6 +19,7 @@ fn response_for(status: u16) -> &'static str {
         413 => "PayloadTooLarge",
         415 => "UnsupportedMediaType",
         422 => "UnprocessableEntity",
+        429 => "TooManyRequests",
         500 => "InternalError",
         other => panic!("no shared response for status {other}"),
     }

@@ -22,7 +22,17 @@ pub fn error(err: &Error) -> worker::Result<Response> {
     if err.code == ErrorCode::Internal {
         worker::console_error!("internal error: {}", err.message);
     }
-    json(err.status(), &err.to_body())
+    let resp = json(err.status(), &err.to_body())?;
+    if err.code == ErrorCode::RateLimited {
+        let seconds = err
+            .details
+            .as_ref()
+            .and_then(|d| d.get("retryAfterSeconds"))
+            .and_then(Value::as_u64)
+            .unwrap_or(1);
+        resp.headers().set("retry-after", &seconds.to_string())?;
+    }
+    Ok(resp)
 }
 
 /// Adds the CORS headers public-key routes answer with.

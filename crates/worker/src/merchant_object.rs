@@ -15,11 +15,12 @@ use crate::txn::transaction;
 use crate::wallet::WalletMaker;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use tokenpad_core::auth::{hashes_equal, key_hash, parse_key, KeyKind};
 use tokenpad_core::crypto::sha256_hex;
 use tokenpad_core::due;
 use tokenpad_core::merchant::{Ctx, Merchant};
+use tokenpad_core::ratelimit::{Bucket, Limit};
 use tokenpad_core::store::Store;
 use tokenpad_core::time::{iso8601, Millis};
 use tokenpad_core::{Error, ErrorCode, Result};
@@ -34,14 +35,21 @@ pub struct MerchantObject {
     state: State,
     env: Env,
     migrated: Cell<bool>,
+    /// Requests this merchant may still make; in memory, because the object is the one
+    /// place all of a merchant's requests pass (a restart forgives, which is fine).
+    bucket: RefCell<Bucket>,
+    limit: Limit,
 }
 
 impl DurableObject for MerchantObject {
     fn new(state: State, env: Env) -> Self {
+        let limit = rate_limit(&env);
         Self {
             state,
             env,
             migrated: Cell::new(false),
+            bucket: RefCell::new(Bucket::default()),
+            limit,
         }
     }
 
@@ -71,6 +79,18 @@ impl DurableObject for MerchantObject {
         }
         self.reschedule().await.map_err(to_worker)?;
         Response::ok("")
+    }
+}
+
+/// RATE_LIMIT_PER_SECOND (default 200; 0 turns the limit off) and RATE_LIMIT_BURST (default
+/// twice the rate), per merchant.
+fn rate_limit(env: &Env) -> Limit {
+    let num =
+        |name: &str| crate::config::string(env, name).and_then(|v| v.trim().parse::<u64>().ok());
+    let per_second = num("RATE_LIMIT_PER_SECOND").unwrap_or(200);
+    Limit {
+        per_second,
+        burst: num("RATE_LIMIT_BURST").unwrap_or(per_second.saturating_mul(2)),
     }
 }
 
@@ -130,6 +150,12 @@ impl MerchantObject {
             "init" => return self.init(&req),
             "advance" => return self.advance(&req).await,
             _ => {}
+        }
+        // Every keyed request counts, valid key or not: a flood of bad keys costs the same.
+        if req.key.is_some() {
+            self.bucket
+                .borrow_mut()
+                .take(self.limit, worker::Date::now().as_millis())?;
         }
         let store = self.store()?;
         let merchant = Merchant::load(&store)?
