@@ -1,17 +1,26 @@
-//! tokenpad browser library: public-key reads and view models for web frontends.
+//! tokenpad's browser library: a public-key client, view models and exact amount formatting
+//! for web frontends, compiled to the npm package `@tokenpad/client` (`pkg/`, built by
+//! `scripts/build-pkg.sh`).
 //!
-//! This crate compiles to `pkg/` with wasm-bindgen. It depends on `tokenpad-core` for the
-//! wire types and amount arithmetic, so the browser and the edge worker never disagree on
-//! what an amount or a response means. The full client lands with the browser-library issue.
+//! The logic is plain Rust and tested natively (`cargo test -p tokenpad`):
+//! - [`decimal`]: exact decimals held as digits (no float ever touches an amount);
+//! - [`format`]: rounding and locale grouping of those digits;
+//! - [`model`]: the service's public objects; [`json`] reads them from the exact JSON text;
+//! - [`client`]: URLs, answers and errors, over a [`client::Transport`] seam;
+//! - [`view`]: the holder portfolio, presale progress and token supply views;
+//! - [`time`]: timestamps and countdowns.
+//!
+//! `web` (wasm32 only) binds all of it to JavaScript: `fetch` through gloo-net, `Intl`
+//! through js-sys, and the TypeScript declarations in `src/tokenpad.d.ts`. Nothing here
+//! depends on the worker, and the worker does not depend on this crate.
 
-use wasm_bindgen::prelude::*;
+pub mod client;
+pub mod decimal;
+pub mod format;
+pub mod json;
+pub mod model;
+pub mod time;
+pub mod view;
 
-/// Formats a base-unit integer (as a decimal string) as a whole-unit decimal string, exactly.
-/// `formatUnits("1500000", 6)` is `"1.5"`.
-#[wasm_bindgen(js_name = formatUnits)]
-pub fn format_units(base_units: &str, decimals: u8) -> Result<String, JsError> {
-    let value: u128 = base_units
-        .parse()
-        .map_err(|_| JsError::new("base units must be a non-negative integer string"))?;
-    Ok(tokenpad_core::money::format_units(value, decimals))
-}
+#[cfg(target_arch = "wasm32")]
+pub mod web;

@@ -1,0 +1,412 @@
+
+// ---------------------------------------------------------------------------------------
+// Shared types (from src/tokenpad.d.ts). Shapes follow the service's openapi.json.
+
+/**
+ * An exact, non-negative decimal as a string, e.g. `"12.345678901234567891"`.
+ * Every amount (balances, supplies, USD values, USDC, prices, percentages from the service)
+ * comes as a `Decimal`: the service writes exact decimals and a JavaScript number would lose
+ * digits beyond 2^53. Format it with `formatAmount`; `Number(x)` only where a float is fine.
+ */
+export type Decimal = string;
+
+/** Options of `new TokenpadClient(...)`. */
+export interface TokenpadClientOptions {
+  /** The service's base URL, e.g. `https://api.example.com` or `location.origin`. */
+  baseUrl: string;
+  /** The merchant's public key (`pk_...`). A secret key (`sk_...`) is refused. */
+  publicKey?: string;
+  /** Milliseconds each request may take before failing with code `timeout` (default 10000). */
+  timeoutMs?: number;
+}
+
+/**
+ * What every failing call throws: an `Error` named `TokenpadError`.
+ * - `code`: the service's stable code (`public_key_not_found`, `holder_not_found`,
+ *   `invalid_api_key`, ...), or one of the client's own: `network_error` (no connection),
+ *   `timeout`, `http_error` (an answer that is not the service's), `invalid_response`,
+ *   `secret_key_refused`, `invalid_options`, `invalid_input`.
+ * - `status`: the HTTP status, or 0 when no answer arrived.
+ * - `message`: the service's message for people (e.g. `Public key not found`).
+ */
+export interface TokenpadError extends Error {
+  name: "TokenpadError";
+  code: string;
+  status: number;
+  details?: Record<string, unknown>;
+}
+
+/** Options of the formatting functions and view models (all optional). */
+export interface FormatOptions {
+  /** A BCP 47 locale such as `"de-DE"`; the runtime's default locale when absent. */
+  locale?: string;
+  /** Fraction digits shown at most for token amounts (default 6, at most 40). */
+  maximumFractionDigits?: number;
+  /** Fraction digits shown at least for token amounts (default 0). */
+  minimumFractionDigits?: number;
+  /** Fraction digits of USD and USDC values (default 2). */
+  valueFractionDigits?: number;
+  /** `"halfExpand"` (default, as Intl) or `"trunc"` (never shows more than there is). */
+  roundingMode?: "halfExpand" | "trunc";
+}
+
+/** Blockchain networks the service deploys to. */
+export type Network = "base" | "base-sepolia" | "sepolia";
+
+/** One holder of a token (`Token.holders`). */
+export interface TokenHolder {
+  /** The holder's userId, or the address for a non-custodial address. */
+  id: string;
+  address: string;
+  balance: Decimal;
+  /** balance x price in USD; "0" with no price. */
+  value: Decimal;
+}
+
+/** `GET /token/:address`. */
+export interface Token {
+  /** Same as `address`. */
+  id: string;
+  address: string;
+  name: string;
+  symbol: string;
+  /** 18 for tokens, 6 for USDC. */
+  decimals: number;
+  network: Network;
+  totalSupply: Decimal;
+  startingAppSupply: Decimal;
+  remainingAppSupply: Decimal;
+  merchantSupply: Decimal;
+  liquiditySupply: Decimal;
+  merchantAddress: string;
+  /** USD per token; null until a price exists. */
+  price: Decimal | null;
+  /** The Reward Allocation switch. */
+  canDistribute: boolean;
+  canAirdrop: boolean;
+  canLP: boolean;
+  imageUrl: string | null;
+  /** ISO 8601 UTC. */
+  createdAt: string;
+  /** How the token came to be (`dashboard`, `presale`, `memecoin`, `airdrop`). */
+  origin?: string;
+  marketplace?: boolean;
+  /** Largest balance first, at most 100. */
+  holders: TokenHolder[];
+  /** All holders. */
+  holdersCount: number;
+}
+
+/** An active (unlocked) token balance of a holder. USDC appears with symbol `USDC`. */
+export interface TokenItem {
+  id: string;
+  address: string;
+  name: string;
+  symbol: string;
+  balance: Decimal;
+  value: Decimal;
+  status: "active";
+  type: "token";
+}
+
+/** Locked tokens (bought in a presale); they cannot move before `unlockDate`. */
+export interface LockItem {
+  id: string;
+  address: string;
+  name: string;
+  symbol: string;
+  balance: Decimal;
+  value: Decimal;
+  status: "locked";
+  type: "lock";
+  /** ISO 8601 UTC. */
+  unlockDate: string;
+}
+
+/** A holder's position in a running presale. */
+export interface PresaleItem {
+  id: string;
+  address: string;
+  name: string;
+  symbol: string;
+  /** Tokens the holder can expect. */
+  balance: Decimal;
+  /** USDC paid. */
+  value: Decimal;
+  status: "pending";
+  type: "presale";
+  metadata: {
+    presaleId: string;
+    /** Percentage of the target raised. */
+    progress: Decimal;
+    /** ISO 8601 UTC. */
+    endDate: string;
+  };
+}
+
+/** `GET /holder/:userId`. */
+export interface HolderFull {
+  success: true;
+  /** The userId. */
+  id: string;
+  address: string;
+  /** USD value of tokens, locks and presale USDC. */
+  totalValue: Decimal;
+  tokens: TokenItem[];
+  presales: PresaleItem[];
+  locks: LockItem[];
+}
+
+/** `GET /holder/:userIdOrAddress/token/:tokenAddress`. */
+export interface TokenBalance {
+  name: string;
+  symbol: string;
+  /** Same as `address`. */
+  id: string;
+  /** The token's address. */
+  address: string;
+  /** Active balance. */
+  balance: Decimal;
+  value: Decimal;
+  lockedBalance?: Decimal;
+  decimals?: number;
+}
+
+export type PresaleStatus = "pending" | "active" | "completed" | "ended";
+
+export interface PresaleParticipant {
+  /** The holder's userId. */
+  id: string;
+  address: string;
+  usdcAmount: Decimal;
+  /** Share of the tokens bought, 0..100. */
+  tokenPercentage: Decimal;
+}
+
+export interface PresaleTokenInfo {
+  name: string;
+  symbol: string;
+  imageUrl: string;
+}
+
+/** `GET /token/presales/:presaleId`: the public form. */
+export interface Presale {
+  id: string;
+  name: string;
+  description: string;
+  /** UNIX seconds. */
+  startTimestamp: number;
+  /** UNIX seconds. */
+  endTimestamp: number;
+  targetUsdcAmount: Decimal;
+  purchasedUsdcAmount: Decimal;
+  status: PresaleStatus;
+  participants: PresaleParticipant[];
+  tokenInfo: PresaleTokenInfo;
+}
+
+/** A launch's progress (merchant form only). */
+export interface CompletionState {
+  step: "pending" | "swapping" | "token-created" | "tokens-withdrawn" | "distributing" | "completed";
+  /** Transaction hashes by step: swapApprovalTx, swapTx, tokenCreationTx, withdrawTx, ... */
+  transactions: Record<string, string>;
+  retryCount: number;
+  lastError?: string;
+}
+
+/**
+ * The merchant form (`GET /merchant/presale/:id`, secret key: server side only). The client
+ * never reads it; `presaleProgress` accepts it when a server hands it to the page.
+ */
+export interface PresaleMerchant extends Presale {
+  signerAddress: string;
+  lockDuration: number;
+  autoLaunch?: boolean;
+  lockupPercentage?: number;
+  tokenAddress?: string;
+  completionState: CompletionState;
+  presaleInfo: { distributed: boolean; distributeTxHash?: string };
+  tokenDeploymentInfo?: { tokenAddress: string; hash: string; amountTokensBought: string };
+}
+
+// ---------------------------------------------------------------------------------------
+// View models
+
+/** Time left until an instant. */
+export interface Countdown {
+  /** The instant counted down to (UNIX ms). */
+  targetMs: number;
+  /** Milliseconds left; 0 once reached. */
+  remainingMs: number;
+  /** True once reached. */
+  done: boolean;
+  days: number;
+  hours: number;
+  minutes: number;
+  /** Whole seconds, rounded up, so `0s` shows exactly when `done`. */
+  seconds: number;
+  /** `6d 23h 59m 59s`, `4h 0m 12s`, `12m 5s`, `9s`, `0s`. */
+  label: string;
+}
+
+/** One line of a portfolio. */
+export interface PortfolioRow {
+  kind: "token" | "lock" | "presale";
+  /** Unique within the portfolio (for keyed rendering). */
+  key: string;
+  id: string;
+  /** The token's address. */
+  address: string;
+  name: string;
+  symbol: string;
+  status: "active" | "locked" | "pending";
+  /** Tokens (for a presale: the tokens the holder can expect). */
+  balance: Decimal;
+  balanceFormatted: string;
+  /** USD (for a presale: the USDC paid). */
+  value: Decimal;
+  valueFormatted: string;
+  /** Share of the portfolio's value, 0..100 (two decimals). */
+  sharePercent: number;
+  /** Locks: when they unlock. */
+  unlockDate: string | null;
+  unlockAtMs: number | null;
+  /** Presales: which, how far (percent of target) and until when. */
+  presaleId: string | null;
+  progress: number | null;
+  endDate: string | null;
+  endsAtMs: number | null;
+  /** Locks: to the unlock; presales: to the end; null for active tokens. */
+  countdown: Countdown | null;
+}
+
+/** `holderPortfolio(holder, nowMs, options)`. */
+export interface Portfolio {
+  userId: string;
+  address: string;
+  /** The service's totalValue (USD). */
+  totalValue: Decimal;
+  totalValueFormatted: string;
+  lockedValue: Decimal;
+  lockedValueFormatted: string;
+  /** Largest value first. */
+  rows: PortfolioRow[];
+  tokenCount: number;
+  lockCount: number;
+  presaleCount: number;
+  /** The soonest unlock still ahead. */
+  nextUnlock: Countdown | null;
+}
+
+export interface ParticipantRow {
+  id: string;
+  address: string;
+  usdcAmount: Decimal;
+  usdcAmountFormatted: string;
+  tokenPercentage: number;
+  tokenPercentageFormatted: string;
+}
+
+export interface CompletionView {
+  step: string;
+  /** 0..5 in pending, swapping, token-created, tokens-withdrawn, distributing, completed. */
+  stepIndex: number | null;
+  stepCount: number;
+  /** `Waiting to launch`, `Swapping USDC`, `Token created`, `Tokens withdrawn`, `Distributing tokens`, `Launched`. */
+  label: string;
+  /** Steps done, 0..100. */
+  percent: number;
+  done: boolean;
+  retryCount: number;
+  lastError: string | null;
+  distributed: boolean | null;
+}
+
+/** `presaleProgress(presale, nowMs, options)`. */
+export interface PresaleProgress {
+  id: string;
+  name: string;
+  description: string;
+  tokenName: string;
+  tokenSymbol: string;
+  imageUrl: string;
+  status: PresaleStatus;
+  /** `Upcoming`, `Live`, `Launching`, `Completed`, `Ended`. */
+  statusLabel: string;
+  /** One sentence on the target and the 70 % launch rule. */
+  statusDetail: string;
+  phase: "upcoming" | "live" | "closed";
+  /** USDC raised. */
+  raised: Decimal;
+  raisedFormatted: string;
+  target: Decimal;
+  targetFormatted: string;
+  /** What is left to the target. */
+  remaining: Decimal;
+  remainingFormatted: string;
+  /** Raised as a percentage of the target, 0..100 (two decimals), for a bar. */
+  percent: number;
+  percentFormatted: string;
+  /** 70. */
+  thresholdPercent: number;
+  thresholdAmount: Decimal;
+  thresholdAmountFormatted: string;
+  /** Raised at least 70 % of the target: the presale can launch. */
+  thresholdReached: boolean;
+  startsAtMs: number;
+  endsAtMs: number;
+  /** Upcoming only. */
+  startsInMs: number | null;
+  /** Upcoming and live. */
+  endsInMs: number | null;
+  /** To the start when upcoming, to the end when live, null when closed. */
+  countdown: Countdown | null;
+  /** `Starts in 2h 5m 0s`, `Ends in 3d 4h 0m 0s`, `Ended`. */
+  timeLabel: string;
+  participantCount: number;
+  /** Largest contribution first. */
+  participants: ParticipantRow[];
+  /** With the merchant form only. */
+  completion: CompletionView | null;
+  tokenAddress: string | null;
+}
+
+export interface HolderRow {
+  id: string;
+  address: string;
+  balance: Decimal;
+  balanceFormatted: string;
+  value: Decimal;
+  valueFormatted: string;
+  /** Share of the total supply, 0..100. */
+  sharePercent: number;
+}
+
+/** `tokenSupply(token, options)`. */
+export interface TokenSupply {
+  address: string;
+  name: string;
+  symbol: string;
+  network: string;
+  totalSupply: Decimal;
+  totalSupplyFormatted: string;
+  startingAppSupply: Decimal;
+  startingAppSupplyFormatted: string;
+  remainingAppSupply: Decimal;
+  remainingAppSupplyFormatted: string;
+  /** startingAppSupply - remainingAppSupply: given out to holders. */
+  distributed: Decimal;
+  distributedFormatted: string;
+  /** Of the starting app supply, 0..100. */
+  distributedPercent: number;
+  distributedPercentFormatted: string;
+  remainingPercent: number;
+  merchantSupply: Decimal;
+  merchantSupplyFormatted: string;
+  liquiditySupply: Decimal;
+  liquiditySupplyFormatted: string;
+  price: Decimal | null;
+  priceFormatted: string | null;
+  holdersCount: number;
+  topHolders: HolderRow[];
+}
