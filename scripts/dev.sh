@@ -26,6 +26,12 @@ if [[ "${SKIP_BUILD:-0}" == 1 && -f crates/worker/build/worker/shim.mjs ]]; then
 else
   "$ROOT/scripts/build-worker.sh" || die "worker build failed (see above)"
 fi
+# The browser package, which the demo frontend (www/, served at /) loads from www/app/pkg.
+if [[ "${SKIP_BUILD:-0}" == 1 && -f www/app/pkg/index.js ]]; then
+  :
+else
+  "$ROOT/scripts/build-pkg.sh" || die "browser package build failed (see above)"
+fi
 
 # --- keys, generated once -----------------------------------------------------------------
 mkdir -p .tokenpad/state
@@ -98,9 +104,15 @@ if [[ "${SKIP_SEED:-0}" != 1 ]]; then
   fi
 fi
 
+# The demo frontend's link, with the demo merchant's public key (never the secret one).
+WWW_URL="$BASE_URL/"
+demo_pk="$(node -p "require('./.tokenpad/demo.json').keys.publicKey" 2>/dev/null || true)"
+[[ "$demo_pk" == pk_* ]] && WWW_URL="$BASE_URL/?publicKey=$demo_pk"
+
 cat <<MSG
 
 tokenpad is running on $BASE_URL   (state: .tokenpad/state, keys: $ENV_FILE)
+  web demo      $WWW_URL
   admin key     $ADMIN_API_KEY      (x-admin-key)
   time travel   curl -sX POST $BASE_URL/admin/time/advance -H "x-admin-key: $ADMIN_API_KEY" -H 'content-type: application/json' -d '{"seconds":60}'
 Press Ctrl-C to stop.
