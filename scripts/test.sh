@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # tokenpad's full check, as CI runs it (.ci/run): setup, rustfmt, clippy, native Rust tests,
-# Worker build, black-box HTTP tests against the built Worker in local workerd.
+# Worker build, black-box HTTP tests against the built Worker in local workerd, and the browser
+# library: its package build and size, wasm tests in headless Chromium, the www end-to-end test,
+# and the npm consumer test.
 # Stops at the first failing step. SKIP_SETUP=1 skips scripts/setup.sh.
 set -euo pipefail
 LOG_TAG=test
@@ -20,11 +22,15 @@ step() {
   log "── $name ok ($(( $(date +%s) - t0 )) s)"
 }
 
-[[ "${SKIP_SETUP:-0}" == 1 ]] || step setup "$ROOT/scripts/setup.sh"
+[[ "${SKIP_SETUP:-0}" == 1 ]] || step setup "$ROOT/scripts/setup.sh" --browser
 step fmt cargo fmt --all -- --check
 step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
+step clippy-wasm cargo clippy -p tokenpad -p tokenpad-worker --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
 step rust-tests cargo test --workspace --locked
 step build-worker "$ROOT/scripts/build-worker.sh"
+step build-pkg "$ROOT/scripts/build-pkg.sh"
+step pkg-size "$ROOT/scripts/size.sh"
+step browser-tests "$ROOT/scripts/test-browser.sh"
 
 shopt -s nullglob
 http_tests=(tests/http/*.test.mjs)
@@ -34,5 +40,8 @@ if ((${#http_tests[@]})); then
 else
   log "no tests/http/*.test.mjs files"
 fi
+
+step e2e-tests node --test --test-concurrency=1 tests/e2e/
+step consumer-tests node --test tests/consumer/
 
 log "all checks passed in $(( $(date +%s) - t_all )) s"
