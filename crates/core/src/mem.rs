@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::history::TxRecord;
 use crate::holder::Holder;
 use crate::job::Job;
-use crate::presale::Presale;
+use crate::presale::{Participant, Presale};
 use crate::store::{Balance, Lock, Store};
 use crate::time::Millis;
 use crate::token::{HolderRow, Token};
@@ -25,6 +25,8 @@ pub struct MemStore {
     pub deployments: BTreeMap<String, Deployment>,
     /// In creation order.
     pub presales: Vec<Presale>,
+    /// (presale id, participant), in the order of first purchase.
+    pub participants: Vec<(String, Participant)>,
     pub schedule: BTreeMap<String, Millis>,
     /// When each schedule key was first scheduled (a counter), to break ties in `due`.
     pub schedule_order: BTreeMap<String, u64>,
@@ -145,6 +147,42 @@ impl Store for MemStore {
     }
     fn presales(&self) -> Result<Vec<Presale>> {
         Ok(self.presales.iter().rev().cloned().collect())
+    }
+    fn participants(&self, presale_id: &str) -> Result<Vec<Participant>> {
+        Ok(self
+            .participants
+            .iter()
+            .filter(|(id, _)| id == presale_id)
+            .map(|(_, p)| p.clone())
+            .collect())
+    }
+    fn participant(&self, presale_id: &str, user_id: &str) -> Result<Option<Participant>> {
+        Ok(self
+            .participants
+            .iter()
+            .find(|(id, p)| id == presale_id && p.user_id == user_id)
+            .map(|(_, p)| p.clone()))
+    }
+    fn put_participant(&mut self, presale_id: &str, participant: &Participant) -> Result<()> {
+        match self
+            .participants
+            .iter_mut()
+            .find(|(id, p)| id == presale_id && p.user_id == participant.user_id)
+        {
+            Some((_, p)) => *p = participant.clone(),
+            None => self
+                .participants
+                .push((presale_id.to_string(), participant.clone())),
+        }
+        Ok(())
+    }
+    fn participations(&self, user_id: &str) -> Result<Vec<String>> {
+        Ok(self
+            .participants
+            .iter()
+            .filter(|(_, p)| p.user_id == user_id)
+            .map(|(id, _)| id.clone())
+            .collect())
     }
     fn append_history(&mut self, record: &TxRecord) -> Result<()> {
         self.history.push(record.clone());

@@ -174,7 +174,10 @@ pub struct Presale {
     pub signer: Address,
     /// Reserved at creation, so buyers can see where their token will live.
     pub token_address: Address,
-    pub participants: Vec<Participant>,
+    /// How many holders bought in; the participants themselves are rows of their own
+    /// (`Store::participants`), so a purchase writes one row, not the whole list.
+    #[serde(default)]
+    pub participant_count: u64,
     pub phase: Phase,
     pub completion: Completion,
     pub deployment: Option<Deployment>,
@@ -369,7 +372,7 @@ pub fn create(store: &mut dyn Store, ctx: &Ctx, body: &Object, id: String) -> Re
         auto_launch,
         signer: Address(signer),
         token_address,
-        participants: Vec::new(),
+        participant_count: 0,
         phase: Phase::Open,
         completion: Completion {
             step: Step::Pending,
@@ -436,18 +439,20 @@ pub fn buy(store: &mut dyn Store, ctx: &Ctx, user_id: &str, body: &Object) -> Re
     usdc.escrow = add(usdc.escrow, amount)?;
     usdc.check_conservation()?;
     p.purchased = add(p.purchased, amount)?;
-    match p
-        .participants
-        .iter_mut()
-        .find(|x| x.user_id == holder.user_id)
-    {
-        Some(x) => x.usdc = add(x.usdc, amount)?,
-        None => p.participants.push(Participant {
-            user_id: holder.user_id.clone(),
-            address: holder.address,
-            usdc: amount,
-        }),
-    }
+    let part = match store.participant(&p.id, &holder.user_id)? {
+        Some(mut x) => {
+            x.usdc = add(x.usdc, amount)?;
+            x
+        }
+        None => {
+            p.participant_count += 1;
+            Participant {
+                user_id: holder.user_id.clone(),
+                address: holder.address,
+                usdc: amount,
+            }
+        }
+    };
     let hash = chain::submit(
         store,
         &ctx.merchant.id,
@@ -457,6 +462,7 @@ pub fn buy(store: &mut dyn Store, ctx: &Ctx, user_id: &str, body: &Object) -> Re
     )?;
     store.put_balance(&usdc.address, &holder.address, &bal)?;
     store.put_token(&usdc)?;
+    store.put_participant(&p.id, &part)?;
     let mv = Movement {
         hash: &hash,
         token: &usdc,
@@ -680,12 +686,13 @@ fn withdraw_bought(store: &mut dyn Store, p: &Presale) -> Result<()> {
 fn distribute(store: &mut dyn Store, ctx: &Ctx, p: &mut Presale, hash: &str) -> Result<()> {
     let token = launched_token(store, p)?;
     let bought = p.amount_bought();
-    let shares = shares(&p.participants, bought)?;
+    let participants = store.participants(&p.id)?;
+    let shares = shares(&participants, bought)?;
     let mut signer_bal = store.balance(&token.address, &p.signer)?;
     signer_bal.active = sub(signer_bal.active, bought)?;
     store.put_balance(&token.address, &p.signer, &signer_bal)?;
     let unlock_at = ctx.now.saturating_add(p.lock_days.saturating_mul(DAY));
-    for (i, (part, share)) in p.participants.iter().zip(shares).enumerate() {
+    for (i, (part, share)) in participants.iter().zip(shares).enumerate() {
         if share == 0 {
             continue;
         }
@@ -753,7 +760,8 @@ fn refund(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Resul
         now: at,
         merchant: ctx.merchant.clone(),
     };
-    let hash = if p.participants.is_empty() {
+    let participants = store.participants(&p.id)?;
+    let hash = if participants.is_empty() {
         None
     } else {
         Some(chain::submit(
@@ -764,7 +772,7 @@ fn refund(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Resul
             at,
         )?)
     };
-    for (i, part) in p.participants.iter().enumerate() {
+    for (i, part) in participants.iter().enumerate() {
         let mut bal = store.balance(&usdc.address, &part.address)?;
         bal.active = add(bal.active, part.usdc)?;
         usdc.escrow = sub(usdc.escrow, part.usdc)?;
@@ -840,16 +848,17 @@ pub fn resolve(store: &mut dyn Store, ctx: &Ctx, body: &Object) -> Result<Value>
         "success": true,
         "presaleId": p.id,
         "outcome": outcome,
-        "presale": merchant_json(&p, ctx.now),
+        "presale": merchant_json(store, &p, ctx.now)?,
     }))
 }
 
 // ---------------------------------------------------------------------------------------
 // Views
 
-pub fn public_json(p: &Presale, now: Millis) -> Value {
-    let participants: Vec<Value> = p
-        .participants
+/// The public form, with its participants in the order of their first purchase.
+pub fn public_json(store: &dyn Store, p: &Presale, now: Millis) -> Result<Value> {
+    let participants: Vec<Value> = store
+        .participants(&p.id)?
         .iter()
         .map(|x| {
             json!({
@@ -860,7 +869,7 @@ pub fn public_json(p: &Presale, now: Millis) -> Value {
             })
         })
         .collect();
-    json!({
+    Ok(json!({
         "id": p.id,
         "name": p.name,
         "description": p.description,
@@ -875,13 +884,14 @@ pub fn public_json(p: &Presale, now: Millis) -> Value {
             "symbol": p.token_info.symbol,
             "imageUrl": p.token_info.image_url,
         },
-    })
+    }))
 }
 
-pub fn merchant_json(p: &Presale, now: Millis) -> Value {
-    let mut v = public_json(p, now);
+/// The merchant form: the public form plus signer, lock, completion and deployment details.
+pub fn merchant_json(store: &dyn Store, p: &Presale, now: Millis) -> Result<Value> {
+    let mut v = public_json(store, p, now)?;
     let Some(obj) = v.as_object_mut() else {
-        return v;
+        return Ok(v);
     };
     obj.insert("signerAddress".into(), json!(p.signer.to_checksum()));
     obj.insert("lockDuration".into(), json!(p.lock_days));
@@ -918,18 +928,21 @@ pub fn merchant_json(p: &Presale, now: Millis) -> Value {
             }),
         );
     }
-    v
+    Ok(v)
 }
 
 /// The holder's `presales` items: positions in presales not yet distributed or refunded,
 /// with the USDC invested (micro-dollars) for the holder's total value.
 pub fn holder_items(store: &dyn Store, holder: &Holder) -> Result<Vec<(u128, Value)>> {
     let mut items = Vec::new();
-    for p in store.presales()? {
+    for id in store.participations(&holder.user_id)? {
+        let Some(p) = store.presale(&id)? else {
+            continue;
+        };
         if p.distributed || matches!(p.phase, Phase::Refunded | Phase::Launched) {
             continue;
         }
-        let Some(part) = p.participants.iter().find(|x| x.user_id == holder.user_id) else {
+        let Some(part) = store.participant(&id, &holder.user_id)? else {
             continue;
         };
         let expected = money::mul_div(p.amount_bought(), part.usdc, p.purchased).unwrap_or(0);

@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::history::TxRecord;
 use crate::holder::Holder;
 use crate::job::Job;
-use crate::presale::Presale;
+use crate::presale::{Participant, Presale};
 use crate::time::Millis;
 use crate::token::{HolderRow, Token};
 use serde::{Deserialize, Serialize};
@@ -71,6 +71,13 @@ pub trait Store {
     fn put_presale(&mut self, presale: &Presale) -> Result<()>;
     /// Every presale, newest first.
     fn presales(&self) -> Result<Vec<Presale>>;
+    /// A presale's participants, in the order of their first purchase.
+    fn participants(&self, presale_id: &str) -> Result<Vec<Participant>>;
+    fn participant(&self, presale_id: &str, user_id: &str) -> Result<Option<Participant>>;
+    /// Inserts or updates one participant, keeping its place in the order.
+    fn put_participant(&mut self, presale_id: &str, participant: &Participant) -> Result<()>;
+    /// The ids of the presales a holder bought into, in the order of their first purchase.
+    fn participations(&self, user_id: &str) -> Result<Vec<String>>;
 
     fn append_history(&mut self, record: &TxRecord) -> Result<()>;
     /// One holder's records, newest first, strictly older than `before` (a sequence number

@@ -12,6 +12,7 @@ use tokenpad_core::history::TxType;
 use tokenpad_core::ledger::{self, Outflow};
 use tokenpad_core::money::{self, USDC_DECIMALS};
 use tokenpad_core::presale::{self, Phase, Presale, Status, Step};
+use tokenpad_core::store::Store;
 use tokenpad_core::time::{Millis, DAY, SECOND};
 use tokenpad_core::ErrorCode;
 
@@ -233,7 +234,7 @@ fn creation_rules() {
         "e".into(),
     )
     .unwrap();
-    let v = presale::public_json(&p, fx.ctx.now);
+    let v = presale::public_json(&store, &p, fx.ctx.now).unwrap();
     assert_eq!(v["purchasedUsdcAmount"], 0);
     assert_eq!(v["status"], "pending");
     assert_eq!(v["participants"], json!([]));
@@ -276,8 +277,9 @@ fn buying_rules() {
     p.buy("a", "5").unwrap();
     let got = p.get();
     assert_eq!(got.purchased, usdc("75"));
-    assert_eq!(got.participants.len(), 2, "one entry per buyer");
-    let v = presale::public_json(&got, p.fx.ctx.now);
+    assert_eq!(got.participant_count, 2, "one entry per buyer");
+    assert_eq!(p.fx.store.participants(&got.id).unwrap().len(), 2);
+    let v = presale::public_json(&p.fx.store, &got, p.fx.ctx.now).unwrap();
     assert_eq!(v["participants"][0]["usdcAmount"], 65);
     assert_eq!(
         v["participants"][0]["tokenPercentage"].to_string(),
@@ -346,7 +348,7 @@ fn reaching_the_target_launches_through_five_durable_steps_into_locks() {
         money::format_units(token.price.unwrap(), money::PRICE_DECIMALS),
         "0.0000004"
     );
-    let m = presale::merchant_json(&got, now);
+    let m = presale::merchant_json(&p.fx.store, &got, now).unwrap();
     assert_eq!(
         m["tokenDeploymentInfo"]["amountTokensBought"],
         bought.to_string()

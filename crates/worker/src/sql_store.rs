@@ -14,7 +14,7 @@ use tokenpad_core::deployment::Deployment;
 use tokenpad_core::history::TxRecord;
 use tokenpad_core::holder::Holder;
 use tokenpad_core::job::Job;
-use tokenpad_core::presale::Presale;
+use tokenpad_core::presale::{Participant, Presale};
 use tokenpad_core::store::{Balance, Lock, Store};
 use tokenpad_core::time::Millis;
 use tokenpad_core::token::{HolderRow, Token};
@@ -35,6 +35,8 @@ const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, data TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS deployments (id TEXT PRIMARY KEY, data TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS presales (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS participants (seq INTEGER PRIMARY KEY AUTOINCREMENT, presale_id TEXT NOT NULL, user_id TEXT NOT NULL, data TEXT NOT NULL, UNIQUE (presale_id, user_id))",
+    "CREATE INDEX IF NOT EXISTS participants_by_user ON participants (user_id, seq)",
     "CREATE TABLE IF NOT EXISTS schedule (key TEXT PRIMARY KEY, at INTEGER NOT NULL)",
     "CREATE INDEX IF NOT EXISTS schedule_by_time ON schedule (at)",
     "CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL)",
@@ -319,6 +321,48 @@ impl Store for SqlStore {
 
     fn presales(&self) -> Result<Vec<Presale>> {
         self.docs("SELECT data FROM presales ORDER BY seq DESC", vec![])
+    }
+
+    fn participants(&self, presale_id: &str) -> Result<Vec<Participant>> {
+        self.docs(
+            "SELECT data FROM participants WHERE presale_id = ? ORDER BY seq",
+            vec![presale_id.into()],
+        )
+    }
+
+    fn participant(&self, presale_id: &str, user_id: &str) -> Result<Option<Participant>> {
+        self.doc(
+            "SELECT data FROM participants WHERE presale_id = ? AND user_id = ?",
+            vec![presale_id.into(), user_id.into()],
+        )
+    }
+
+    fn put_participant(&mut self, presale_id: &str, participant: &Participant) -> Result<()> {
+        self.exec(
+            "INSERT INTO participants (presale_id, user_id, data) VALUES (?, ?, ?) \
+             ON CONFLICT(presale_id, user_id) DO UPDATE SET data = excluded.data",
+            vec![
+                presale_id.into(),
+                participant.user_id.as_str().into(),
+                text(participant)?.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn participations(&self, user_id: &str) -> Result<Vec<String>> {
+        #[derive(Deserialize)]
+        struct Row {
+            presale_id: String,
+        }
+        Ok(self
+            .rows::<Row>(
+                "SELECT presale_id FROM participants WHERE user_id = ? ORDER BY seq",
+                vec![user_id.into()],
+            )?
+            .into_iter()
+            .map(|r| r.presale_id)
+            .collect())
     }
 
     fn append_history(&mut self, record: &TxRecord) -> Result<()> {

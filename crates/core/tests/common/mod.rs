@@ -247,4 +247,8 @@ pub fn assert_unchanged(before: &MemStore, after: &MemStore, what: &str) {
     assert_eq!(before.jobs, after.jobs, "{what}: jobs changed");
     assert_eq!(before.schedule, after.schedule, "{what}: schedule changed");
     assert_eq!(before.presales, after.presales, "{what}: presales changed");
+    assert_eq!(
+        before.participants, after.participants,
+        "{what}: participants changed"
+    );
 }

@@ -14,26 +14,26 @@ use tokenpad_core::store::Store;
 
 pub fn create(store: &mut SqlStore, ctx: &Ctx, req: &Envelope) -> Reply {
     let p = presale::create(store, ctx, &req.object()?, uuid_v4(random()?))?;
-    Ok((201, public_json(&p, ctx.now)))
+    Ok((201, public_json(store, &p, ctx.now)?))
 }
 
 pub fn list(store: &mut SqlStore, ctx: &Ctx) -> Reply {
-    let all: Vec<Value> = store
+    let all = store
         .presales()?
         .iter()
-        .map(|p| merchant_json(p, ctx.now))
-        .collect();
+        .map(|p| merchant_json(store, p, ctx.now))
+        .collect::<tokenpad_core::Result<Vec<Value>>>()?;
     Ok((200, Value::Array(all)))
 }
 
 pub fn merchant(store: &mut SqlStore, ctx: &Ctx, req: &Envelope) -> Reply {
     let p = presale::find(store, req.param(0)?)?;
-    Ok((200, merchant_json(&p, ctx.now)))
+    Ok((200, merchant_json(store, &p, ctx.now)?))
 }
 
 pub fn public(store: &mut SqlStore, ctx: &Ctx, req: &Envelope) -> Reply {
     let p = presale::find(store, req.param(0)?)?;
-    Ok((200, public_json(&p, ctx.now)))
+    Ok((200, public_json(store, &p, ctx.now)?))
 }
 
 pub fn buy(store: &mut SqlStore, ctx: &Ctx, req: &Envelope) -> Reply {
