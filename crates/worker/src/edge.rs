@@ -291,20 +291,46 @@ async fn admin(env: &Env, op: Op, body: Option<&str>) -> Result<Response> {
 /// (local runs and tests), to exercise retries and backoff.
 async fn chain_faults(env: &Env, args: &input::Object) -> Result<Response> {
     let id = input::req_str(args, "merchantId")?;
-    if !tokenpad_core::auth::is_merchant_id(&id) {
-        return Err(Error::new(ErrorCode::MerchantNotFound, "No such merchant"));
-    }
     input::req_int(args, "count", 0, 100)?;
+    let (status, body) = internal_call(env, &id, "chain_faults", Value::Object(args.clone()))
+        .await?
+        .ok_or_else(no_merchant)?;
+    http::json(status, &body).map_err(internal)
+}
+
+fn no_merchant() -> Error {
+    Error::new(ErrorCode::MerchantNotFound, "No such merchant")
+}
+
+/// Runs an internal operation (authorised here at the edge) in merchant `id`'s object.
+/// A malformed id is a 404 `merchant_not_found`; `None` means no merchant lives at that id.
+async fn internal_call(env: &Env, id: &str, op: &str, args: Value) -> Result<Option<(u16, Value)>> {
+    if !tokenpad_core::auth::is_merchant_id(id) {
+        return Err(no_merchant());
+    }
     let call = Envelope {
-        op: "chain_faults".into(),
-        internal: Some(Value::Object(args.clone())),
+        op: op.into(),
+        internal: Some(args),
         ..Envelope::default()
     };
-    let (status, body) = merchant_json(env, &id, &call).await?;
+    let (status, body) = merchant_json(env, id, &call).await?;
+    // An object with no merchant answers every keyed call with invalid_api_key.
     if body.get("code").and_then(Value::as_str) == Some("invalid_api_key") {
-        return Err(Error::new(ErrorCode::MerchantNotFound, "No such merchant"));
+        return Ok(None);
     }
-    http::json(status, &body).map_err(internal)
+    Ok(Some((status, body)))
+}
+
+/// The merchant ids a registry answer lists.
+fn merchant_ids(reg: &Value) -> Vec<String> {
+    reg.get("merchants")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn not_found() -> Error {
@@ -318,19 +344,17 @@ async fn create_merchant(env: &Env, args: &input::Object) -> Result<Response> {
     }
     let (id, secret_key, public_key) = new_keys(&random::<80>()?);
     let reg = call_registry(env, "register", json!({ "id": id, "name": name })).await?;
-    let init = Envelope {
-        op: "init".into(),
-        internal: Some(json!({
-            "id": id,
-            "name": name,
-            // A merchant created after time travel starts on the service clock, not real time.
-            "offsetMs": reg.get("offsetMs").and_then(Value::as_u64).unwrap_or(0),
-            "secretKeyHash": key_hash(&secret_key),
-            "publicKeyHash": key_hash(&public_key),
-        })),
-        ..Envelope::default()
-    };
-    let (status, mut merchant) = merchant_json(env, &id, &init).await?;
+    let init = json!({
+        "id": id,
+        "name": name,
+        // A merchant created after time travel starts on the service clock, not real time.
+        "offsetMs": reg.get("offsetMs").and_then(Value::as_u64).unwrap_or(0),
+        "secretKeyHash": key_hash(&secret_key),
+        "publicKeyHash": key_hash(&public_key),
+    });
+    let (status, mut merchant) = internal_call(env, &id, "init", init)
+        .await?
+        .ok_or_else(|| Error::internal("merchant init found no merchant"))?;
     if status != 201 {
         return Err(Error::internal(format!("merchant init answered {status}")));
     }
@@ -358,22 +382,8 @@ async fn time_advance(env: &Env, args: &input::Object) -> Result<Response> {
     let seconds = input::req_int(args, "seconds", 1, 365 * 86_400)?;
     let reg = call_registry(env, "advance", json!({ "seconds": seconds })).await?;
     let offset = reg.get("offsetMs").and_then(Value::as_u64).unwrap_or(0);
-    let merchants: Vec<String> = reg
-        .get("merchants")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
-    for id in merchants {
-        let env_ = Envelope {
-            op: "advance".into(),
-            internal: Some(json!({ "offsetMs": offset })),
-            ..Envelope::default()
-        };
-        merchant_json(env, &id, &env_).await?;
+    for id in merchant_ids(&reg) {
+        internal_call(env, &id, "advance", json!({ "offsetMs": offset })).await?;
     }
     clock_json(offset)
 }
@@ -383,33 +393,15 @@ async fn faucet(env: &Env, args: &input::Object) -> Result<Response> {
     crate::handlers::faucet_args(args)?;
     let targets = match input::opt_str(args, "merchantId")? {
         Some(id) => vec![id],
-        None => {
-            let reg = call_registry(env, "list", json!({})).await?;
-            reg.get("merchants")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|v| v.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default()
-        }
+        None => merchant_ids(&call_registry(env, "list", json!({})).await?),
     };
     for id in targets {
-        if !tokenpad_core::auth::is_merchant_id(&id) {
-            return Err(Error::new(ErrorCode::MerchantNotFound, "No such merchant"));
-        }
-        let call = Envelope {
-            op: "faucet".into(),
-            internal: Some(Value::Object(args.clone())),
-            ..Envelope::default()
+        let Some((status, body)) =
+            internal_call(env, &id, "faucet", Value::Object(args.clone())).await?
+        else {
+            continue; // no merchant lives at that id
         };
-        let (status, body) = merchant_json(env, &id, &call).await?;
         if body.get("code").and_then(Value::as_str) == Some("holder_not_found") {
-            continue;
-        }
-        if body.get("code").and_then(Value::as_str) == Some("invalid_api_key") {
-            // No merchant lives in that object.
             continue;
         }
         return http::json(status, &body).map_err(internal);
