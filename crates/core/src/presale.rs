@@ -18,7 +18,7 @@ use crate::crypto;
 use crate::error::{Error, ErrorCode, Result};
 use crate::history::TxType;
 use crate::holder::{self, Holder};
-use crate::input::{self, Object};
+use crate::input::{self, within, Object};
 use crate::ledger::{self, add, sub, Movement};
 use crate::merchant::Ctx;
 use crate::money::{self, TOKEN_DECIMALS, USDC_DECIMALS};
@@ -274,10 +274,6 @@ pub fn shares(participants: &[Participant], bought: u128) -> Result<Vec<u128>> {
 
 // ---------------------------------------------------------------------------------------
 // Creation
-
-fn within<T>(prefix: &str, r: Result<T>) -> Result<T> {
-    input::within(prefix, r)
-}
 
 fn parse_token_info(m: &Object) -> Result<TokenInfo> {
     let ti = input::req_object(m, "tokenInfo")?;
@@ -598,7 +594,7 @@ fn step(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Result<
     let last_hash = hashes.last().cloned().unwrap_or_default();
     match next {
         Step::Swapping => swap(store, &p)?,
-        Step::TokenCreated => create_token(store, &mut p, &last_hash, at)?,
+        Step::TokenCreated => create_token(store, ctx, &mut p, &last_hash, at)?,
         Step::TokensWithdrawn => withdraw_bought(store, &p)?,
         Step::Distributing => distribute(store, &at_ctx, &mut p, &last_hash)?,
         Step::Completed | Step::Pending => {}
@@ -623,14 +619,18 @@ fn swap(store: &mut dyn Store, p: &Presale) -> Result<()> {
 
 /// The presale's token comes into existence at its reserved address, its whole supply in
 /// the pool until the bought tokens are withdrawn.
-fn create_token(store: &mut dyn Store, p: &mut Presale, hash: &str, at: Millis) -> Result<()> {
+fn create_token(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    p: &mut Presale,
+    hash: &str,
+    at: Millis,
+) -> Result<()> {
     if store.token(&p.token_address)?.is_some() {
         return Err(Error::internal("presale token address already in use"));
     }
     let supply = launch_supply();
     let bought = p.amount_bought();
-    let merchant =
-        crate::merchant::Merchant::load(store)?.ok_or_else(|| Error::internal("no merchant"))?;
     let token = Token {
         address: p.token_address,
         kind: TokenKind::Merchant,
@@ -645,7 +645,7 @@ fn create_token(store: &mut dyn Store, p: &mut Presale, hash: &str, at: Millis) 
         liquidity_supply: supply,
         held: 0,
         escrow: 0,
-        merchant_address: merchant.address,
+        merchant_address: ctx.merchant.address,
         price: money::price_from(p.purchased, bought, TOKEN_DECIMALS),
         can_distribute: false,
         can_airdrop: false,
