@@ -179,6 +179,9 @@ impl MerchantObject {
             }
         }
 
+        // Most operations (a spend, a read) leave the schedule alone; the alarm is only
+        // touched when the earliest due time moved.
+        let next_before = store.next_due()?;
         let ctx = Ctx { now, merchant };
         let wallets = WalletMaker::from_env(&self.env);
         let mut tx_store = self.store()?;
@@ -189,7 +192,7 @@ impl MerchantObject {
             }
             Ok((status, body))
         });
-        if outcome.is_ok() {
+        if outcome.is_ok() && store.next_due()? != next_before {
             self.reschedule().await?;
         }
         match outcome {
