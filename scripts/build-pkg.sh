@@ -21,7 +21,7 @@ WASM_OPT="$(wasm_opt_bin)"
 
 t0=$(date +%s%N)
 cargo build --release --locked --target wasm32-unknown-unknown -p tokenpad
-wasm="$ROOT/target/wasm32-unknown-unknown/release/tokenpad.wasm"
+wasm="${CARGO_TARGET_DIR:-$ROOT/target}/wasm32-unknown-unknown/release/tokenpad.wasm"
 [[ -f "$wasm" ]] || die "cargo did not produce $wasm"
 
 version="$(cargo pkgid -p tokenpad | sed 's/.*[#@]//')"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The browser library's wasm-bindgen tests (tests/browser.rs) in headless Chromium, through
+# The browser library's wasm-bindgen tests (tests/it/) in headless Chromium, through
 # chromedriver (flags in webdriver.json). Fails unless the run happened in Chrome and every
-# #[wasm_bindgen_test] in tests/browser.rs passed: a run that was skipped (e.g. under Node, which
+# #[wasm_bindgen_test] in tests/it/ passed: a run that was skipped (e.g. under Node, which
 # prints "skipping" and exits 0) or that ran fewer tests than the file holds is a failure.
 # Needs Chromium and chromedriver: scripts/setup.sh --browser.
 set -euo pipefail
@@ -14,8 +14,8 @@ CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 [[ -x "$CHROMEDRIVER" && -x /usr/bin/chromium ]] || die "chromium/chromedriver missing: run scripts/setup.sh --browser"
 command -v wasm-bindgen-test-runner >/dev/null || die "wasm-bindgen-test-runner missing: run scripts/setup.sh"
 
-expected=$(grep -cE '^\s*#\[wasm_bindgen_test\]' tests/browser.rs)
-((expected > 0)) || die "no #[wasm_bindgen_test] in tests/browser.rs"
+expected=$(cat tests/it/*.rs | grep -cE "^\s*#\[wasm_bindgen_test\]")
+((expected > 0)) || die "no #[wasm_bindgen_test] in tests/it/"
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
@@ -23,7 +23,7 @@ set +e
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 CHROMEDRIVER="$CHROMEDRIVER" \
 WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-120}" \
-  cargo test --locked -p tokenpad --target wasm32-unknown-unknown --test browser 2>&1 | tee "$log"
+  cargo test --locked -p tokenpad --target wasm32-unknown-unknown --test it 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 ((status == 0)) || die "browser tests failed (exit $status)"

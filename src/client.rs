@@ -2,8 +2,8 @@
 //! stable codes. The HTTP itself goes through [`Transport`], so this logic is tested natively
 //! with a fake; in the browser (and Node) the transport is `fetch`, through gloo-net.
 
-use crate::json::{self, FromJson};
-use crate::model::{HolderFull, Presale, Token, TokenBalance};
+use crate::wire::{self, HolderFull, Presale, Token, TokenBalance};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::future::Future;
 
@@ -182,7 +182,7 @@ impl<T: Transport> Client<T> {
             .await
     }
 
-    async fn get_json<M: FromJson>(&self, url: &str) -> Result<M, ClientError> {
+    async fn get_json<M: DeserializeOwned>(&self, url: &str) -> Result<M, ClientError> {
         let res = match self.transport.get(url, self.config.timeout_ms).await {
             Ok(res) => res,
             Err(TransportError::Timeout) => {
@@ -212,11 +212,22 @@ impl<T: Transport> Client<T> {
     }
 }
 
-/// A 2xx body parsed as `M` (amounts from their exact text); anything else as the service's
-/// error, or a generic one when the body is not the service's error shape.
-pub fn read_answer<M: FromJson>(res: HttpResponse) -> Result<M, ClientError> {
+/// An error body as the service writes it (`ErrorBody`), read leniently: a code this version
+/// of the package does not know yet (a newer service's) is passed on as it came.
+#[derive(serde::Deserialize)]
+struct ServiceError {
+    code: String,
+    #[serde(default)]
+    message: String,
+    #[serde(default)]
+    details: Option<serde_json::Map<String, Value>>,
+}
+
+/// A 2xx body read as the wire type `M` (amounts from their exact text); anything else as
+/// the service's error, or a generic one when the body is not that.
+pub fn read_answer<M: DeserializeOwned>(res: HttpResponse) -> Result<M, ClientError> {
     if (200..300).contains(&res.status) {
-        return json::from_str(&res.body).map_err(|e| {
+        return wire::from_str(&res.body).map_err(|e| {
             ClientError::new(
                 "invalid_response",
                 res.status,
@@ -224,33 +235,30 @@ pub fn read_answer<M: FromJson>(res: HttpResponse) -> Result<M, ClientError> {
             )
         });
     }
-    let body: Option<Value> = serde_json::from_str(&res.body).ok();
-    let field = |k: &str| {
-        body.as_ref()
-            .and_then(|b| b.get(k))
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
-    let code = field("code").unwrap_or_else(|| "http_error".into());
-    let message = field("message").unwrap_or_else(|| format!("HTTP {}", res.status));
-    Err(ClientError {
-        code,
-        status: res.status,
-        message,
-        details: body
-            .as_ref()
-            .and_then(|b| b.get("details"))
-            .filter(|d| d.is_object())
-            .cloned(),
-    })
+    match serde_json::from_str::<ServiceError>(&res.body) {
+        Ok(body) if !body.code.is_empty() => Err(ClientError {
+            code: body.code,
+            status: res.status,
+            message: if body.message.is_empty() {
+                format!("HTTP {}", res.status)
+            } else {
+                body.message
+            },
+            details: body.details.map(Value::Object),
+        }),
+        _ => Err(ClientError::new(
+            "http_error",
+            res.status,
+            format!("HTTP {}", res.status),
+        )),
+    }
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::panic)]
+#[allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 mod tests {
     use super::*;
-    use crate::model::fixtures::*;
+    use crate::fixtures::*;
     use std::cell::RefCell;
     use std::future::ready;
     use std::pin::pin;
@@ -380,6 +388,29 @@ mod tests {
         assert_eq!(err.message, "HTTP 502");
         let err = run(client(200, r#"{"unexpected":true}"#).get_token("0x1")).unwrap_err();
         assert_eq!((err.code.as_str(), err.status), ("invalid_response", 200));
+    }
+
+    #[test]
+    fn an_error_body_is_the_wire_error_or_a_generic_one() {
+        // A code this version does not know yet (a newer service's) is passed on as it came.
+        let err = run(client(
+            409,
+            r#"{"success":false,"message":"Something new","code":"brand_new_code"}"#,
+        )
+        .get_holder("alice"))
+        .unwrap_err();
+        assert_eq!((err.code.as_str(), err.status), ("brand_new_code", 409));
+        assert_eq!(err.message, "Something new");
+        let err = run(client(
+            404,
+            r#"{"success":false,"message":"","code":"holder_not_found"}"#,
+        )
+        .get_holder("alice"))
+        .unwrap_err();
+        assert_eq!(
+            (err.code.as_str(), err.message.as_str()),
+            ("holder_not_found", "HTTP 404")
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! natively (and in tests) it is [`PlainGrouping`], the en-US style.
 
 use crate::decimal::{Dec, Rounding};
+use serde::Deserialize;
 
 /// How a locale writes digits.
 pub trait Grouping {
@@ -74,8 +75,10 @@ pub fn format_dec(d: &Dec, digits: Digits, g: &dyn Grouping) -> String {
     }
 }
 
-/// Options for every formatted field, as JavaScript passes them (all optional).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Options for every formatted field, as JavaScript passes them (all optional; `null` is
+/// absent; a digit count is a whole number 0..=255, checked further by [`Formats`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct FormatOptions {
     /// A BCP 47 locale (`"de-DE"`); the runtime's default locale when absent.
     pub locale: Option<String>,

@@ -5,7 +5,9 @@
 //! The logic is plain Rust and tested natively (`cargo test -p tokenpad`):
 //! - [`decimal`]: exact decimals held as digits (no float ever touches an amount);
 //! - [`format`]: rounding and locale grouping of those digits;
-//! - [`model`]: the service's public objects; [`json`] reads them from the exact JSON text;
+//! - [`wire`]: the service's objects, which are the core's wire types
+//!   (`tokenpad_core::wire`): read from the exact JSON text, written for JavaScript with every
+//!   amount as a decimal string;
 //! - [`client`]: URLs, answers and errors, over a [`client::Transport`] seam;
 //! - [`view`]: the holder portfolio, presale progress and token supply views;
 //! - [`time`]: timestamps and countdowns.
@@ -17,10 +19,12 @@
 pub mod client;
 pub mod decimal;
 pub mod format;
-pub mod json;
-pub mod model;
 pub mod time;
 pub mod view;
+pub mod wire;
+
+#[cfg(test)]
+mod fixtures;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;

@@ -119,7 +119,7 @@ mod tests {
         }
         // Agrees with the core's formatter, which writes what the service sends.
         for ms in [0u64, 1, 86_399_999, 1_795_262_400_123, 4_102_444_800_000] {
-            let iso = tokenpad_core::time::iso8601(ms);
+            let iso = tokenpad_core::model::time::iso8601(ms);
             assert_eq!(
                 parse_iso_ms(&iso),
                 Some(i64::try_from(ms).unwrap()),

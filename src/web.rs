@@ -2,23 +2,23 @@
 //! the view models with `Intl` formatting (js-sys), and the TypeScript declarations of every
 //! object they take and return (`tokenpad.d.ts`, appended to the generated `.d.ts`).
 
-use crate::client::{Client, ClientConfig, ClientError, HttpResponse, Transport, TransportError};
+use crate::client::ClientError;
 use crate::decimal::Dec;
 use crate::format::{format_dec, FormatOptions, Formats, Formatter, Grouping, PlainGrouping};
-use crate::json::{self, FromJson};
-use crate::model::{HolderFull, Presale, Token};
+use crate::wire::{self, HolderFull, Token};
 use crate::{time, view};
-use js_sys::{Array, BigInt, Function, Object, Promise, Reflect};
+use js_sys::{Array, BigInt, Function, Object, Reflect};
+use serde::de::DeserializeOwned;
 use serde::Serialize;
-use std::cell::{Cell, RefCell};
-use std::future::Future;
+use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{future_to_promise, spawn_local, JsFuture};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = include_str!("tokenpad.d.ts");
+#[wasm_bindgen(typescript_custom_section)]
+const WIRE_TYPES: &'static str = include_str!("generated/wire.d.ts");
 
 #[wasm_bindgen]
 extern "C" {
@@ -52,23 +52,29 @@ fn invalid(code: &str, message: String) -> JsValue {
     js_error(&ClientError::new(code, 0, message))
 }
 
-/// Plain objects, amounts as decimal strings, `None` as `null`. Crosses the boundary as JSON
-/// text: one `JSON.parse` is faster than building the object field by field, and it keeps a
-/// single (serde_json) copy of every shape's code in the wasm.
+/// Plain objects, amounts as decimal strings (`wire::to_js_json`), `None` as `null`. Crosses
+/// the boundary as JSON text: one `JSON.parse` is faster than building the object field by
+/// field, and it keeps a single (serde_json) copy of every shape's code in the wasm.
 fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(v).map_err(|e| invalid("internal_error", e.to_string()))?;
+    let text = wire::to_js_json(v).map_err(|e| invalid("internal_error", e))?;
     js_sys::JSON::parse(&text).map_err(|e| invalid("internal_error", js_message(&e)))
 }
 
-/// A service object given back by JavaScript (amounts as strings or numbers), read through
+/// An object given back by JavaScript (amounts as strings or numbers) as JSON text, through
 /// `JSON.stringify`, which writes a number as the shortest decimal that round-trips.
-fn from_js<T: FromJson>(v: &JsValue, what: &str) -> Result<T, JsValue> {
-    let bad = |why: String| invalid("invalid_input", format!("not a valid {what}: {why}"));
-    let text = js_sys::JSON::stringify(v).map_err(|e| bad(js_message(&e)))?;
-    let text = text
-        .as_string()
-        .ok_or_else(|| bad("nothing to read".into()))?;
-    json::from_str(&text).map_err(bad)
+fn json_of(v: &JsValue, what: &str) -> Result<String, JsValue> {
+    let text = js_sys::JSON::stringify(v).map_err(|e| bad_input(what, js_message(&e)))?;
+    text.as_string()
+        .ok_or_else(|| bad_input(what, "nothing to read".into()))
+}
+
+fn bad_input(what: &str, why: String) -> JsValue {
+    invalid("invalid_input", format!("not a valid {what}: {why}"))
+}
+
+/// A service object given back by JavaScript, read as its wire type.
+fn from_js<T: DeserializeOwned>(v: &JsValue, what: &str) -> Result<T, JsValue> {
+    wire::from_str(&json_of(v, what)?).map_err(|e| bad_input(what, e))
 }
 
 fn js_message(v: &JsValue) -> String {
@@ -261,7 +267,7 @@ pub fn format_units(
             format!("base units must be a non-negative integer string, not {text:?}"),
         )
     })?;
-    Ok(tokenpad_core::money::format_units(units, decimals))
+    Ok(tokenpad_core::model::amount::format_units(units, decimals))
 }
 
 /// The time left until `targetMs`, from `nowMs` (default `Date.now()`).
@@ -309,13 +315,19 @@ pub fn presale_progress(
     >,
     #[wasm_bindgen(unchecked_optional_param_type = "FormatOptions")] options: Option<Object>,
 ) -> Result<JsValue, JsValue> {
-    let presale: Presale = from_js(&presale, "Presale")?;
+    let (presale, merchant) =
+        wire::read_presale(&json_of(&presale, "Presale")?).map_err(|e| bad_input("Presale", e))?;
     let (formats, g) = format_options(options)?;
     let f = Formatter {
         formats,
         grouping: g.as_ref(),
     };
-    to_js(&view::presale_progress(&presale, now_or(now_ms)?, &f))
+    to_js(&view::presale_progress(
+        &presale,
+        &merchant,
+        now_or(now_ms)?,
+        &f,
+    ))
 }
 
 /// The token's supply: distributed versus remaining app supply, merchant and liquidity
@@ -344,257 +356,8 @@ pub fn is_tokenpad_error(#[wasm_bindgen(unchecked_param_type = "unknown")] value
 }
 
 // ---------------------------------------------------------------------------------------
-// The client
+// The client (`web/client.rs`)
 
-/// `fetch` (the global one: browsers, workers, Node 18+) through gloo-net, with an
-/// `AbortController` for the timeout.
-pub struct FetchTransport;
+mod client;
 
-impl Transport for FetchTransport {
-    fn get(
-        &self,
-        url: &str,
-        timeout_ms: u32,
-    ) -> impl Future<Output = Result<HttpResponse, TransportError>> {
-        let url = url.to_string();
-        async move {
-            let controller = web_sys::AbortController::new()
-                .map_err(|e| TransportError::Network(js_message(&e)))?;
-            let signal = controller.signal();
-            let abort = Closure::once(move || controller.abort());
-            let ms = i32::try_from(timeout_ms).unwrap_or(i32::MAX);
-            let timer = set_timeout(abort.as_ref().unchecked_ref(), ms);
-            let result = async {
-                let res = gloo_net::http::Request::get(&url)
-                    .cache(web_sys::RequestCache::NoStore)
-                    .abort_signal(Some(&signal))
-                    .send()
-                    .await?;
-                let status = res.status();
-                let body = res.text().await?;
-                Ok::<_, gloo_net::Error>(HttpResponse { status, body })
-            }
-            .await;
-            clear_timeout(&timer);
-            drop(abort);
-            match result {
-                Ok(r) => Ok(r),
-                Err(_) if signal.aborted() => Err(TransportError::Timeout),
-                Err(e) => Err(TransportError::Network(e.to_string())),
-            }
-        }
-    }
-}
-
-/// Reads tokenpad with a public key. Refuses a secret key.
-#[wasm_bindgen]
-pub struct TokenpadClient {
-    inner: Rc<Client<FetchTransport>>,
-}
-
-fn option_string(options: &JsValue, key: &str) -> Result<Option<String>, JsValue> {
-    let v = Reflect::get(options, &key.into()).unwrap_or(JsValue::UNDEFINED);
-    if v.is_undefined() || v.is_null() {
-        return Ok(None);
-    }
-    v.as_string()
-        .map(Some)
-        .ok_or_else(|| invalid("invalid_options", format!("{key} must be a string")))
-}
-
-#[wasm_bindgen]
-impl TokenpadClient {
-    /// `new TokenpadClient({ baseUrl, publicKey, timeoutMs })`. Throws a `TokenpadError` with
-    /// code `secret_key_refused` for a secret key (`sk_...`), `invalid_options` for a bad
-    /// `baseUrl` or `timeoutMs` (default 10000).
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "TokenpadClientOptions")] options: JsValue,
-    ) -> Result<TokenpadClient, JsValue> {
-        if !options.is_object() {
-            return Err(invalid(
-                "invalid_options",
-                "options must be an object: { baseUrl, publicKey, timeoutMs? }".into(),
-            ));
-        }
-        let public_key = option_string(&options, "publicKey")?;
-        let base_url = option_string(&options, "baseUrl")?.unwrap_or_default();
-        let timeout = Reflect::get(&options, &"timeoutMs".into()).unwrap_or(JsValue::UNDEFINED);
-        let timeout_ms = match timeout.as_f64() {
-            Some(t) => Some(t),
-            None if timeout.is_undefined() || timeout.is_null() => None,
-            None => {
-                return Err(invalid(
-                    "invalid_options",
-                    "timeoutMs must be a number".into(),
-                ))
-            }
-        };
-        let config = ClientConfig::new(&base_url, public_key.as_deref(), timeout_ms)
-            .map_err(|e| js_error(&e))?;
-        Ok(TokenpadClient {
-            inner: Rc::new(Client::new(config, FetchTransport)),
-        })
-    }
-
-    /// The base URL, without a trailing slash.
-    #[wasm_bindgen(getter, js_name = baseUrl)]
-    pub fn base_url(&self) -> String {
-        self.inner.config.base_url.clone()
-    }
-
-    /// Milliseconds each request may take.
-    #[wasm_bindgen(getter, js_name = timeoutMs)]
-    pub fn timeout_ms(&self) -> u32 {
-        self.inner.config.timeout_ms
-    }
-
-    /// `GET /token/:address`: the token with its supply figures and top holders.
-    #[wasm_bindgen(js_name = getToken, unchecked_return_type = "Promise<Token>")]
-    pub fn get_token(&self, address: String) -> Promise {
-        let c = self.inner.clone();
-        promise(async move { c.get_token(&address).await })
-    }
-
-    /// `GET /holder/:userId`: the holder's tokens, locks and presale positions.
-    #[wasm_bindgen(js_name = getHolder, unchecked_return_type = "Promise<HolderFull>")]
-    pub fn get_holder(&self, #[wasm_bindgen(js_name = "userId")] user_id: String) -> Promise {
-        let c = self.inner.clone();
-        promise(async move { c.get_holder(&user_id).await })
-    }
-
-    /// `GET /holder/:userIdOrAddress/token/:tokenAddress`: one balance.
-    #[wasm_bindgen(
-        js_name = getHolderTokenBalance,
-        unchecked_return_type = "Promise<TokenBalance>"
-    )]
-    pub fn get_holder_token_balance(
-        &self,
-        #[wasm_bindgen(js_name = "userIdOrAddress")] user_id_or_address: String,
-        #[wasm_bindgen(js_name = "tokenAddress")] token_address: String,
-    ) -> Promise {
-        let c = self.inner.clone();
-        promise(async move {
-            c.get_holder_token_balance(&user_id_or_address, &token_address)
-                .await
-        })
-    }
-
-    /// `GET /token/presales/:presaleId`: the public form of the presale.
-    #[wasm_bindgen(js_name = getPresale, unchecked_return_type = "Promise<Presale>")]
-    pub fn get_presale(
-        &self,
-        #[wasm_bindgen(js_name = "presaleId")] presale_id: String,
-    ) -> Promise {
-        let c = self.inner.clone();
-        promise(async move { c.get_presale(&presale_id).await })
-    }
-
-    /// Reads the presale now and then every `intervalMs` (default 5000, at least 250) after
-    /// the previous read finished, calling `callback(presale, null)` or `callback(null,
-    /// error)` each time, until `stop()` is called on the returned handle. Keep the handle:
-    /// polling goes on until `stop()`, even if the handle itself is garbage-collected.
-    #[wasm_bindgen(js_name = watchPresale)]
-    pub fn watch_presale(
-        &self,
-        #[wasm_bindgen(js_name = "presaleId")] presale_id: String,
-        #[wasm_bindgen(
-            unchecked_param_type = "(presale: Presale | null, error: TokenpadError | null) => void"
-        )]
-        callback: Function,
-        #[wasm_bindgen(js_name = "intervalMs")] interval_ms: Option<f64>,
-    ) -> PresaleWatch {
-        let interval = interval_ms
-            .filter(|v| v.is_finite())
-            .unwrap_or(5000.0)
-            .clamp(250.0, f64::from(i32::MAX)) as i32;
-        let state = Rc::new(WatchState::default());
-        let client = self.inner.clone();
-        let st = state.clone();
-        spawn_local(async move {
-            loop {
-                if st.stopped.get() {
-                    break;
-                }
-                let result = client.get_presale(&presale_id).await;
-                if st.stopped.get() {
-                    break;
-                }
-                let (value, error) = match result.map_err(|e| js_error(&e)).and_then(|p| to_js(&p))
-                {
-                    Ok(v) => (v, JsValue::NULL),
-                    Err(e) => (JsValue::NULL, e),
-                };
-                if let Err(thrown) = callback.call2(&JsValue::NULL, &value, &error) {
-                    console_error("tokenpad: the watchPresale callback threw", &thrown);
-                }
-                if st.stopped.get() {
-                    break;
-                }
-                st.sleep(interval).await;
-            }
-            st.stopped.set(true);
-        });
-        PresaleWatch { state }
-    }
-}
-
-/// Runs a client call as a `Promise` of the plain JavaScript object, or of a thrown
-/// `TokenpadError`.
-fn promise<M, F>(f: F) -> Promise
-where
-    M: Serialize,
-    F: Future<Output = Result<M, ClientError>> + 'static,
-{
-    future_to_promise(async move {
-        let m = f.await.map_err(|e| js_error(&e))?;
-        to_js(&m)
-    })
-}
-
-#[derive(Default)]
-struct WatchState {
-    stopped: Cell<bool>,
-    timer: RefCell<Option<JsValue>>,
-    wake: RefCell<Option<Function>>,
-}
-
-impl WatchState {
-    /// Waits `ms`, or until `stop()` wakes it early.
-    async fn sleep(&self, ms: i32) {
-        let promise = Promise::new(&mut |resolve, _reject| {
-            *self.timer.borrow_mut() = Some(set_timeout(&resolve, ms));
-            *self.wake.borrow_mut() = Some(resolve);
-        });
-        let _ = JsFuture::from(promise).await;
-        self.timer.borrow_mut().take();
-        self.wake.borrow_mut().take();
-    }
-}
-
-/// The handle `watchPresale` returns.
-#[wasm_bindgen]
-pub struct PresaleWatch {
-    state: Rc<WatchState>,
-}
-
-#[wasm_bindgen]
-impl PresaleWatch {
-    /// Stops polling: no callback runs after this returns. Idempotent.
-    pub fn stop(&self) {
-        self.state.stopped.set(true);
-        if let Some(timer) = self.state.timer.borrow_mut().take() {
-            clear_timeout(&timer);
-        }
-        let wake = self.state.wake.borrow_mut().take();
-        if let Some(wake) = wake {
-            let _ = wake.call0(&JsValue::UNDEFINED);
-        }
-    }
-
-    /// False once stopped.
-    #[wasm_bindgen(getter)]
-    pub fn active(&self) -> bool {
-        !self.state.stopped.get()
-    }
-}
+pub use client::{FetchTransport, PresaleWatch, TokenpadClient};

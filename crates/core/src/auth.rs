@@ -6,6 +6,7 @@
 //! lowercase hex characters.
 
 use crate::crypto::sha256_hex;
+use crate::model::ids::MerchantId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyKind {
@@ -14,7 +15,7 @@ pub enum KeyKind {
 }
 
 /// The kind and merchant id a key claims, if it is well formed. Claims are checked later.
-pub fn parse_key(key: &str) -> Option<(KeyKind, String)> {
+pub fn parse_key(key: &str) -> Option<(KeyKind, MerchantId)> {
     let (kind, rest, secret_len) = if let Some(r) = key.strip_prefix("sk_") {
         (KeyKind::Secret, r, 64)
     } else if let Some(r) = key.strip_prefix("pk_") {
@@ -24,19 +25,17 @@ pub fn parse_key(key: &str) -> Option<(KeyKind, String)> {
     };
     let (merchant, secret) = rest.split_once('_')?;
     let hex_ok = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_hexdigit());
-    (is_merchant_id(merchant) && hex_ok(secret, secret_len)).then(|| (kind, merchant.to_string()))
-}
-
-pub fn is_merchant_id(s: &str) -> bool {
-    s.len() == 32 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    let merchant = MerchantId::parse(merchant).ok()?;
+    hex_ok(secret, secret_len).then_some((kind, merchant))
 }
 
 /// Makes a merchant id and its two keys from 80 random bytes.
-pub fn new_keys(random: &[u8; 80]) -> (String, String, String) {
-    let merchant = hex::encode(&random[0..16]);
-    let secret = format!("sk_{merchant}_{}", hex::encode(&random[16..48]));
-    let public = format!("pk_{merchant}_{}", hex::encode(&random[48..64]));
-    (merchant, secret, public)
+pub fn new_keys(random: &[u8; 80]) -> (MerchantId, String, String) {
+    let part = |a: usize, b: usize| hex::encode(random.get(a..b).unwrap_or_default());
+    let merchant = part(0, 16);
+    let secret = format!("sk_{merchant}_{}", part(16, 48));
+    let public = format!("pk_{merchant}_{}", part(48, 64));
+    (MerchantId::new_unchecked(merchant), secret, public)
 }
 
 pub fn key_hash(key: &str) -> String {

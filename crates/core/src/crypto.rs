@@ -5,8 +5,6 @@
 //! testable. All primitives come from the RustCrypto crates (`k256`, `sha3`,
 //! `sha2`, `aes-gcm`); this module only wires them together.
 
-use std::fmt;
-
 use aes_gcm::aead::{AeadInPlace, KeyInit};
 use aes_gcm::{Aes256Gcm, Nonce, Tag};
 use k256::elliptic_curve::sec1::ToEncodedPoint;
@@ -14,68 +12,18 @@ use k256::SecretKey;
 use sha2::Sha256;
 use sha3::{Digest, Keccak256};
 
-use crate::address::Address;
-
 /// Ethereum's hash (original Keccak padding, not NIST SHA3-256): needed for
 /// addresses, EIP-55 checksums and CREATE addresses to match the chain.
 pub fn keccak256(data: &[u8]) -> [u8; 32] {
     Keccak256::digest(data).into()
 }
 
-/// The Ethereum address controlled by a secp256k1 secret key: the last 20
-/// bytes of keccak256 of the uncompressed public key (without its 0x04 tag).
-///
-/// Returns `None` when the bytes are not a valid secret scalar (zero, or
-/// not below the group order n).
-pub fn address_of_secret(secret: &[u8; 32]) -> Option<Address> {
+/// The uncompressed secp256k1 public key (x || y, without its 0x04 tag) of a secret key;
+/// None when the bytes are not a valid secret scalar (zero, or not below the group order).
+pub fn public_key_xy(secret: &[u8; 32]) -> Option<[u8; 64]> {
     let key = SecretKey::from_bytes(secret.into()).ok()?;
     let point = key.public_key().to_encoded_point(false);
-    let xy = point.as_bytes().get(1..)?;
-    last_20(&keccak256(xy))
-}
-
-/// Ethereum addresses are the low 20 bytes of a 32-byte hash.
-fn last_20(hash: &[u8; 32]) -> Option<Address> {
-    Some(Address(hash.get(12..)?.try_into().ok()?))
-}
-
-/// A signing identity: a secp256k1 secret and the address it controls.
-///
-/// The secret is private and `Debug` prints only the address, so a wallet
-/// can be logged or put in an error without leaking the key. `Clone` is
-/// intentionally not derived, to keep copies of secrets deliberate.
-pub struct Wallet {
-    pub address: Address,
-    secret: [u8; 32],
-}
-
-impl Wallet {
-    /// Builds a wallet from caller-supplied random bytes.
-    ///
-    /// Returns `None` if the bytes are not a valid secp256k1 scalar (zero, or
-    /// not below the group order n: probability about 2^-128 for uniform
-    /// bytes); the caller should retry with fresh bytes rather than us
-    /// reducing them, which would bias the key.
-    pub fn from_seed(seed: [u8; 32]) -> Option<Wallet> {
-        let address = address_of_secret(&seed)?;
-        Some(Wallet {
-            address,
-            secret: seed,
-        })
-    }
-
-    /// The raw secret, for sealing with [`seal_secret`] or signing.
-    pub fn secret_bytes(&self) -> &[u8; 32] {
-        &self.secret
-    }
-}
-
-impl fmt::Debug for Wallet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Wallet")
-            .field("address", &self.address)
-            .finish_non_exhaustive()
-    }
+    point.as_bytes().get(1..)?.try_into().ok()
 }
 
 const NONCE_LEN: usize = 12;
@@ -142,15 +90,6 @@ pub fn parse_encryption_key(hex: &str) -> Option<[u8; 32]> {
     Some(out)
 }
 
-/// The address of a contract deployed with CREATE by `deployer` at account
-/// nonce `nonce`: keccak256(rlp([deployer, nonce]))[12..]. Lets us know a
-/// token's address before the deployment is mined.
-pub fn contract_address(deployer: &Address, nonce: u64) -> Address {
-    let hash = keccak256(&rlp_create_payload(deployer, nonce));
-    // Always Some: a 32-byte hash has 20 trailing bytes.
-    last_20(&hash).unwrap_or(Address::ZERO)
-}
-
 /// RLP of the two-item list `[deployer, nonce]`, and only that: a general
 /// RLP crate would be overkill for one fixed shape.
 ///
@@ -160,7 +99,7 @@ pub fn contract_address(deployer: &Address, nonce: u64) -> Address {
 ///   bytes;
 /// - the list: payload is at most 1 + 20 + 1 + 8 = 30 < 56 bytes, so the
 ///   short form `0xc0 + len` applies.
-fn rlp_create_payload(deployer: &Address, nonce: u64) -> Vec<u8> {
+pub fn create_payload(deployer: &[u8; 20], nonce: u64) -> Vec<u8> {
     let be = nonce.to_be_bytes();
     // leading_zeros() / 8 <= 8, so the range is always in bounds.
     let significant = be
@@ -168,7 +107,7 @@ fn rlp_create_payload(deployer: &Address, nonce: u64) -> Vec<u8> {
         .unwrap_or(&[]);
     let mut payload = Vec::with_capacity(31);
     payload.push(0x80 + 20);
-    payload.extend_from_slice(&deployer.0);
+    payload.extend_from_slice(deployer);
     match significant {
         [b] if *b < 0x80 => payload.push(*b),
         // len <= 8, so the cast cannot truncate.
@@ -213,27 +152,10 @@ pub fn sha256_hex(data: &[u8]) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
     use aes_gcm::aead::Aead;
-
-    fn secret_from_u8(n: u8) -> [u8; 32] {
-        let mut s = [0u8; 32];
-        s[31] = n;
-        s
-    }
-
-    fn addr(s: &str) -> Address {
-        Address::parse(s).unwrap()
-    }
-
-    /// secp256k1 group order n.
-    const N: [u8; 32] = [
-        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-        0xfe, 0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b, 0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36,
-        0x41, 0x41,
-    ];
 
     #[test]
     fn keccak_known_answers() {
@@ -257,50 +179,6 @@ mod tests {
             sha256_hex(b"abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
-    }
-
-    #[test]
-    fn wallet_addresses_from_known_secrets() {
-        let w1 = Wallet::from_seed(secret_from_u8(1)).unwrap();
-        assert_eq!(
-            w1.address.to_checksum(),
-            "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf"
-        );
-        let w2 = Wallet::from_seed(secret_from_u8(2)).unwrap();
-        assert_eq!(
-            w2.address.to_checksum(),
-            "0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF"
-        );
-        assert_eq!(w2.secret_bytes(), &secret_from_u8(2));
-        assert_eq!(address_of_secret(&secret_from_u8(1)), Some(w1.address));
-    }
-
-    #[test]
-    fn invalid_scalars_are_rejected() {
-        assert!(Wallet::from_seed([0u8; 32]).is_none());
-        assert!(Wallet::from_seed(N).is_none());
-        let mut n_plus_1 = N;
-        n_plus_1[31] += 1;
-        assert!(Wallet::from_seed(n_plus_1).is_none());
-        assert!(Wallet::from_seed([0xff; 32]).is_none());
-        let mut n_minus_1 = N;
-        n_minus_1[31] -= 1;
-        assert!(Wallet::from_seed(n_minus_1).is_some());
-        assert!(address_of_secret(&[0u8; 32]).is_none());
-    }
-
-    #[test]
-    fn wallet_debug_never_prints_secret() {
-        let secret = [0x42u8; 32];
-        let w = Wallet::from_seed(secret).unwrap();
-        let dbg = format!("{w:?}");
-        let pretty = format!("{w:#?}");
-        assert!(dbg.contains(&w.address.to_checksum()), "{dbg}");
-        for s in [&dbg, &pretty] {
-            assert!(!s.to_ascii_lowercase().contains("4242"), "{s}");
-            assert!(!s.contains("66, 66"), "{s}");
-            assert!(!s.contains("secret"), "{s}");
-        }
     }
 
     const KEY: [u8; 32] = [7u8; 32];
@@ -414,27 +292,10 @@ mod tests {
     }
 
     #[test]
-    fn contract_address_vectors() {
-        let deployer = addr("0x6ac7ea33f8831ea9dcc53393aaa88b25a785dbf0");
-        assert_eq!(
-            contract_address(&deployer, 0),
-            addr("0xcd234a471b72ba2f1ccf0a70fcaba648a5eecd8d")
-        );
-        assert_eq!(
-            contract_address(&deployer, 1),
-            addr("0x343c43a37d37dff08ae8c4a11544c718abb4fcf8")
-        );
-        assert_eq!(
-            contract_address(&deployer, 2),
-            addr("0xf778b86fa74e846c4f0a1fbd1335fe81c00a0c91")
-        );
-    }
-
-    #[test]
     fn rlp_nonce_encoding() {
-        let d = Address([0xaa; 20]);
+        let d = [0xaa; 20];
         let enc = |n: u64| {
-            let v = rlp_create_payload(&d, n);
+            let v = create_payload(&d, n);
             assert_eq!(v[0] as usize, 0xc0 + v.len() - 1, "list header for {n}");
             assert_eq!(v[1], 0x94);
             assert_eq!(&v[2..22], &[0xaa; 20]);
@@ -451,10 +312,10 @@ mod tests {
             enc(u64::MAX),
             [0x88, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]
         );
-        // Distinct nonces give distinct addresses, including at u64::MAX.
+        // Distinct nonces give distinct payloads, including at u64::MAX.
         assert_ne!(
-            contract_address(&d, u64::MAX),
-            contract_address(&d, u64::MAX - 1)
+            create_payload(&d, u64::MAX),
+            create_payload(&d, u64::MAX - 1)
         );
     }
 

@@ -2,6 +2,7 @@
 //! programs match on, an HTTP status, a message for people, and optional structured `details`.
 //! The worker maps this to HTTP in exactly one place; nothing else invents status codes.
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -21,6 +22,11 @@ macro_rules! codes {
 
             pub fn status(self) -> u16 {
                 match self { $( ErrorCode::$variant => $status ),* }
+            }
+
+            /// The code named `s`, if there is one.
+            pub fn parse(s: &str) -> Option<ErrorCode> {
+                match s { $( $code => Some(ErrorCode::$variant), )* _ => None }
             }
         }
     };
@@ -66,8 +72,23 @@ codes! {
     RateLimited => ("rate_limited", 429),
 }
 
+impl Serialize for ErrorCode {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorCode {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        ErrorCode::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown code {s}")))
+    }
+}
+
 /// An error as data: what went wrong, for programs (`code`) and for people (`message`).
-#[derive(Clone, Debug, PartialEq)]
+/// It crosses the edge-to-object hop as itself (serde), so a request refused at decoding is
+/// answered by the merchant's object after its key is checked, exactly as any other error.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Error {
     pub code: ErrorCode,
     pub message: String,
@@ -96,6 +117,13 @@ impl Error {
     /// An input field that is missing or of the wrong type.
     pub fn field(field: &str, message: impl Into<String>) -> Self {
         Error::new(ErrorCode::InvalidRequest, message).with("field", field)
+    }
+
+    /// Names the input field this error is about: `details.field`, and the message starts
+    /// with the field's name (`amount must be greater than zero`).
+    pub fn at_field(mut self, field: &str) -> Self {
+        self.message = format!("{field} {}", self.message);
+        self.with("field", field)
     }
 
     /// A failure of our own (storage, an invariant). The message is logged, never sent: the
@@ -128,6 +156,73 @@ impl Error {
     }
 }
 
+/// An input error found inside serde, while a field's type decodes itself (an amount that is
+/// zero, an address that is not one). serde carries only a message, so the error travels as
+/// a tagged JSON message and `wire::decode` rebuilds it with the field's path: the message
+/// reads `<field> <why>` and `details.field` names the field.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FieldError {
+    pub code: ErrorCode,
+    /// The message after the field's name, e.g. `must be greater than zero`.
+    pub why: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Map<String, Value>>,
+}
+
+const FIELD_ERROR_TAG: &str = "\u{1}tokenpad-field-error:";
+
+impl FieldError {
+    pub fn new(code: ErrorCode, why: impl Into<String>) -> FieldError {
+        FieldError {
+            code,
+            why: why.into(),
+            details: None,
+        }
+    }
+
+    /// A required value that is absent or null.
+    pub fn missing() -> FieldError {
+        FieldError::new(ErrorCode::InvalidRequest, "is required")
+    }
+
+    /// A value of the wrong JSON type: `must be <what>`.
+    pub fn expected(what: &str) -> FieldError {
+        FieldError::new(ErrorCode::InvalidRequest, format!("must be {what}"))
+    }
+
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.details
+            .get_or_insert_with(Map::new)
+            .insert(key.to_string(), value.into());
+        self
+    }
+
+    /// This error as a serde error, for a `Deserialize` impl to return.
+    pub fn into_de<E: serde::de::Error>(self) -> E {
+        let json = serde_json::to_string(&self).unwrap_or_default();
+        E::custom(format!("{FIELD_ERROR_TAG}{json}"))
+    }
+
+    /// The error a serde message carries, if it is one of ours.
+    pub fn from_message(message: &str) -> Option<FieldError> {
+        // Read only the JSON after the tag: a deserializer may append a position to it.
+        let json = message.split_once(FIELD_ERROR_TAG)?.1;
+        serde_json::Deserializer::from_str(json)
+            .into_iter::<FieldError>()
+            .next()?
+            .ok()
+    }
+
+    /// The error without a field name (the message is only `why`).
+    pub fn into_error(self) -> Error {
+        Error {
+            code: self.code,
+            message: self.why,
+            details: self.details,
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.code.as_str(), self.message)
@@ -137,6 +232,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing)]
 mod tests {
     use super::*;
     use std::collections::HashSet;

@@ -1,26 +1,24 @@
-//! tokenpad's functional core: money, ids, the ledger, holders, tokens, the embedded chain's
-//! pure rules and the wire types. No I/O, no clock, no randomness: `now` and fresh random
-//! bytes are passed in, so every rule here is tested natively and deterministically.
-pub mod address;
+//! tokenpad's functional core: money, ids, the ledger, holders, tokens, presales,
+//! deployments, the embedded chain's rules and the wire types. No I/O, no clock, no
+//! randomness: `now` and fresh random bytes are passed in, so every rule here is tested
+//! natively and deterministically.
+//!
+//! Floors, each importing only from those below it:
+//! - [`wire`]: requests decoded into a typed [`wire::Op`], applied, and answered as typed
+//!   responses (the JSON clients see, and the TypeScript and OpenAPI schemas made from it);
+//! - [`ops`]: the operations, one file per resource: check, then apply;
+//! - [`store`]: the storage port (a trait over records) and its in-memory fake;
+//! - [`model`]: the records, ids and amounts with their units;
+//! - [`error`], [`crypto`], [`auth`], [`ratelimit`]: the ground floor.
 pub mod auth;
-pub mod chain;
+#[cfg(feature = "codegen")]
+pub mod codegen;
 pub mod crypto;
-pub mod deployment;
-pub mod due;
 pub mod error;
-pub mod history;
-pub mod holder;
-pub mod ids;
-pub mod input;
-pub mod job;
-pub mod ledger;
-pub mod mem;
-pub mod merchant;
-pub mod money;
-pub mod presale;
+pub mod model;
+pub mod ops;
 pub mod ratelimit;
 pub mod store;
-pub mod time;
-pub mod token;
+pub mod wire;
 
-pub use error::{Error, ErrorCode, Result};
+pub use error::{Error, ErrorCode, FieldError, Result};

@@ -3,7 +3,7 @@
 //! time is passed in.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::time::Millis;
+use crate::model::time::Millis;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limit {
@@ -60,7 +60,7 @@ impl Bucket {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 

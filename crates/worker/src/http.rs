@@ -2,20 +2,34 @@
 //! comes from `ErrorCode::status`. Internal errors are logged with their detail and answered
 //! with a generic message, so no internals (and no secrets) reach a client.
 
+use serde::Serialize;
 use serde_json::Value;
 use tokenpad_core::{Error, ErrorCode};
-use worker::{Headers, Response};
+use worker::{Headers, Request, Response};
 
 pub const CORS_ALLOW_HEADERS: &str = "content-type, x-api-key, idempotency-key, x-idempotency-key";
 
-/// A JSON response. Falls back to a bare 500 only if the runtime cannot build a response.
-pub fn json(status: u16, body: &Value) -> worker::Result<Response> {
+/// A JSON response from text already serialized.
+pub fn json_text(status: u16, body: String) -> worker::Result<Response> {
     let headers = Headers::new();
     headers.set("content-type", "application/json; charset=utf-8")?;
     headers.set("cache-control", "no-store")?;
-    Ok(Response::from_bytes(body.to_string().into_bytes())?
+    Ok(Response::from_bytes(body.into_bytes())?
         .with_status(status)
         .with_headers(headers))
+}
+
+/// A body as the JSON text the service answers with: its keys in sorted order at every
+/// level, as the service has always written them (canonical, so an idempotent replay and
+/// the first answer are the same bytes).
+pub fn encode<T: Serialize + ?Sized>(body: &T) -> Result<String, serde_json::Error> {
+    serde_json::to_value(body).map(|v| v.to_string())
+}
+
+/// A JSON response of any serializable body.
+pub fn json<T: Serialize + ?Sized>(status: u16, body: &T) -> worker::Result<Response> {
+    let text = encode(body).map_err(|e| worker::Error::RustError(e.to_string()))?;
+    json_text(status, text)
 }
 
 pub fn error(err: &Error) -> worker::Result<Response> {
@@ -35,6 +49,24 @@ pub fn error(err: &Error) -> worker::Result<Response> {
     Ok(resp)
 }
 
+/// The error an error body describes (an object's answer read back at the edge).
+pub fn error_from_body(text: &str) -> Error {
+    let v: Value = serde_json::from_str(text).unwrap_or_default();
+    let code = v
+        .get("code")
+        .and_then(Value::as_str)
+        .and_then(ErrorCode::parse)
+        .unwrap_or(ErrorCode::Internal);
+    let message = v
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("internal error")
+        .to_string();
+    let mut e = Error::new(code, message);
+    e.details = v.get("details").and_then(Value::as_object).cloned();
+    e
+}
+
 /// Adds the CORS headers public-key routes answer with.
 pub fn with_cors(resp: Response) -> worker::Result<Response> {
     let headers = resp.headers().clone();
@@ -43,4 +75,13 @@ pub fn with_cors(resp: Response) -> worker::Result<Response> {
     headers.set("access-control-allow-headers", CORS_ALLOW_HEADERS)?;
     headers.set("access-control-max-age", "86400")?;
     Ok(resp.with_headers(headers))
+}
+
+/// A request header's value; an empty one counts as absent.
+pub fn header(req: &Request, name: &str) -> Option<String> {
+    req.headers()
+        .get(name)
+        .ok()
+        .flatten()
+        .filter(|v| !v.is_empty())
 }

@@ -1,27 +1,22 @@
 //! tokenpad's edge worker: the whole HTTP service as a Cloudflare Worker.
 //!
-//! - `edge`: the stateless front: routing, key rules, body limits, CORS, admin orchestration.
-//! - `merchant_object`: one SQLite-backed Durable Object per merchant, the ledger.
-//! - `registry_object`: the merchant list and the service clock's offset.
-//! - `handlers`: the merchant object's operations, one file per resource.
-//! - `sql_store`: the core's `Store` port on Durable Object SQLite; `txn`: transactions.
-//! - `http`: the one error-to-HTTP mapping.
+//! Floors, each importing only from those below it:
+//! - `edge`: the stateless front: routing, key rules, body limits, CORS, decoding a request
+//!   once into a typed operation, admin orchestration, the deployment page;
+//! - `objects`: one SQLite-backed Durable Object per merchant (the ledger), and the registry;
+//! - `hop`: the typed calls between the edge and the objects;
+//! - `adapters`: the core's storage port on Durable Object SQLite, transactions, randomness;
+//! - `http` (the one error-to-HTTP mapping) and `config`.
 
+mod adapters;
 mod config;
 mod edge;
-mod envelope;
-mod handlers;
+mod hop;
 mod http;
-mod merchant_object;
-mod overview;
-mod registry_object;
-mod routes;
-mod sql_store;
-mod txn;
-mod wallet;
+mod objects;
 
-pub use merchant_object::MerchantObject;
-pub use registry_object::RegistryObject;
+pub use objects::merchant::MerchantObject;
+pub use objects::registry::RegistryObject;
 
 use worker::{event, Context, Env, Request, Response};
 

@@ -1,0 +1,89 @@
+//! Code generation from the wire types (feature `codegen`, never in production builds):
+//! - `openapi.json`'s `components.schemas` ([`openapi`]): every request and response schema,
+//!   from `schemars::JsonSchema`, derived on the types next to their serde derives;
+//! - `src/generated/wire.d.ts` ([`ts`]): the TypeScript declarations of the responses the
+//!   browser package returns, from `ts_rs::TS`.
+//!
+//! `cargo run -p tokenpad-core --features codegen --example codegen` rewrites both files; the
+//! tests below fail while either committed file differs from what the types generate.
+//!
+//! Field types with hand-written serde have hand-written impls ([`schema`], [`ts`]). On the
+//! types themselves, attributes say what serde cannot: `schemars(with = "TxHash")` for a hash
+//! kept as a `String`, `extend("const" = true)` for a `success` that is always true, and
+//! [`schema::not_required`] / [`schema::required`] where the documented contract differs
+//! from what serde always writes.
+
+pub mod openapi;
+pub mod schema;
+pub mod ts;
+
+use std::path::PathBuf;
+
+/// The repository's root (two levels above this crate).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+pub const OPENAPI: &str = "openapi.json";
+pub const WIRE_DTS: &str = "src/generated/wire.d.ts";
+
+/// What the generated files should contain: `(path from the root, text)`, given the current
+/// text of openapi.json (whose hand-written parts are kept).
+pub fn files(openapi_text: &str) -> Result<Vec<(&'static str, String)>, String> {
+    let openapi = openapi::render(openapi_text, &openapi::schemas()?)?;
+    Ok(vec![(OPENAPI, openapi), (WIRE_DTS, ts::wire_dts())])
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::schema::{not_required, required};
+    use super::*;
+    use schemars::Schema;
+
+    /// Fails while a committed generated file is stale. `UPDATE_CODEGEN=1` rewrites them.
+    #[test]
+    fn generated_files_are_current() {
+        let root = root();
+        let current = std::fs::read_to_string(root.join(OPENAPI)).unwrap();
+        let update = std::env::var("UPDATE_CODEGEN").is_ok_and(|v| v == "1");
+        let mut stale = Vec::new();
+        for (path, want) in files(&current).unwrap() {
+            let have = std::fs::read_to_string(root.join(path)).unwrap_or_default();
+            if have != want {
+                if update {
+                    std::fs::write(root.join(path), want).unwrap();
+                } else {
+                    stale.push(path);
+                }
+            }
+        }
+        assert!(
+            stale.is_empty(),
+            "{stale:?} differ from what the Rust wire types generate: run \
+             `cargo run -p tokenpad-core --features codegen --example codegen` \
+             (or this test with UPDATE_CODEGEN=1) and commit the result"
+        );
+    }
+
+    #[test]
+    fn rendering_keeps_the_rest_of_the_document() {
+        let doc = "{\n  \"a\": 1,\n  \"components\": {\n    \"schemas\": {\n      \"X\": {}\n    },\n    \"b\": {}\n  }\n}\n";
+        let s = vec![("Y".to_string(), serde_json::json!({"type": "string"}))];
+        let out = openapi::render(doc, &s).unwrap();
+        assert_eq!(
+            out,
+            "{\n  \"a\": 1,\n  \"components\": {\n    \"schemas\": {\n      \"Y\": {\n        \"type\": \"string\"\n      }\n    },\n    \"b\": {}\n  }\n}\n"
+        );
+    }
+
+    #[test]
+    fn additive_and_required_fields() {
+        let mut s: Schema =
+            serde_json::from_value(serde_json::json!({"required": ["a", "b"], "properties": {}}))
+                .unwrap();
+        not_required("b")(&mut s);
+        required("c a")(&mut s);
+        assert_eq!(s.get("required").unwrap(), &serde_json::json!(["a", "c"]));
+    }
+}

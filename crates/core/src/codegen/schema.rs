@@ -1,0 +1,272 @@
+//! JSON Schemas of the field types whose serde is written by hand (amounts, addresses, ids,
+//! checked request fields), of the few documented shapes that have no Rust type of their own
+//! (a transaction hash or a timestamp kept as a `String`, the OpenAPI document itself, the
+//! status request's `id`), and the schema transforms the wire types name in their attributes.
+//! Referenced schemas keep openapi.json's component names; the rest are inlined where they
+//! are used. This module imports only the model, so the wire types may name it.
+
+use crate::model::address::Address;
+use crate::model::amount::Fixed;
+use crate::model::decimal::{AmountInput, Decimal, Whole};
+use crate::model::ids::{DeploymentId, JobId, LockId, MerchantId, PresaleId, TokenAddress, UserId};
+use crate::model::input::{HttpUrl, Int, Symbol, Text};
+use crate::ErrorCode;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde_json::{json, Map, Value};
+use std::borrow::Cow;
+
+/// A schema from a JSON object literal.
+fn schema(v: Value) -> Schema {
+    match v {
+        Value::Object(m) => m.into(),
+        _ => Schema::default(),
+    }
+}
+
+/// A schema that is a component of openapi.json, named `$name`.
+macro_rules! component {
+    ($ty:ty, $name:literal, $json:tt) => {
+        impl JsonSchema for $ty {
+            fn schema_name() -> Cow<'static, str> {
+                $name.into()
+            }
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                schema(json!($json))
+            }
+        }
+    };
+}
+
+/// A schema written out where it is used.
+macro_rules! inlined {
+    ($ty:ty, $name:literal, $json:tt) => {
+        impl JsonSchema for $ty {
+            fn inline_schema() -> bool {
+                true
+            }
+            fn schema_name() -> Cow<'static, str> {
+                $name.into()
+            }
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                schema(json!($json))
+            }
+        }
+    };
+}
+
+component!(Address, "Address", {
+    "type": "string",
+    "pattern": "^0x[0-9a-fA-F]{40}$",
+    "description": "Ethereum address. EIP-55 checksummed in responses; any case accepted in requests.",
+    "examples": ["0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"]
+});
+
+component!(UserId, "UserId", {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 128,
+    "description": "The merchant's external id for a holder: 1 to 128 printable characters after URL-decoding."
+});
+
+component!(Decimal, "Amount", {
+    "type": "number",
+    "minimum": 0,
+    "description": "Amount in whole units, written as the exact decimal of the stored integer (e.g. 0.1, 12.345678901234567891)."
+});
+
+component!(AmountInput, "AmountInput", {
+    "description": "Amount in whole units (tokens or USDC), as a JSON number or a decimal string for exact values. Must be > 0 with at most 18 fractional digits for tokens, 6 for USDC; otherwise 400 `invalid_amount`.",
+    "oneOf": [
+        { "type": "number", "exclusiveMinimum": 0 },
+        { "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?$" }
+    ]
+});
+
+/// A token's contract address is an address on the wire.
+impl JsonSchema for TokenAddress {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "TokenAddress".into()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<Address>()
+    }
+}
+
+/// A request amount in a fixed unit reads like any other request amount.
+impl<U: Fixed> JsonSchema for Whole<U> {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "Whole".into()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<AmountInput>()
+    }
+}
+
+// Ids the service makes: presale, job and lock ids are plain strings (a lookup of any other
+// text finds nothing, so requests may carry any string); merchant ids too, since an unknown
+// one is a 404, not a 400. Deployment ids only ever come from the service.
+inlined!(MerchantId, "MerchantId", { "type": "string" });
+inlined!(PresaleId, "PresaleId", { "type": "string" });
+inlined!(JobId, "JobId", { "type": "string" });
+inlined!(LockId, "LockId", { "type": "string" });
+inlined!(DeploymentId, "DeploymentId", { "type": "string", "format": "uuid" });
+
+inlined!(Symbol, "Symbol", { "type": "string", "pattern": "^[A-Za-z0-9]{1,11}$" });
+
+inlined!(HttpUrl, "HttpUrl", {
+    "type": "string",
+    "format": "uri",
+    "pattern": "^https?://[^/\\s]\\S*$",
+    "maxLength": 2048
+});
+
+impl<const MAX: usize> JsonSchema for Text<MAX> {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        format!("Text{MAX}").into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        if MAX == usize::MAX {
+            return schema(json!({ "type": "string", "minLength": 1 }));
+        }
+        schema(json!({ "type": "string", "minLength": 1, "maxLength": MAX }))
+    }
+}
+
+impl<const MIN: u64, const MAX: u64> JsonSchema for Int<MIN, MAX> {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        format!("Int{MIN}to{MAX}").into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema(json!({ "type": "integer", "minimum": MIN, "maximum": MAX }))
+    }
+}
+
+impl JsonSchema for ErrorCode {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "ErrorCode".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        schema(json!({ "type": "string", "enum": codes }))
+    }
+}
+
+/// A transaction hash (kept as a `String` in the wire types: `#[schemars(with = "TxHash")]`).
+pub struct TxHash;
+
+component!(TxHash, "TxHash", {
+    "type": "string",
+    "pattern": "^0x[0-9a-fA-F]{64}$",
+    "description": "Transaction hash (keccak-256, 0x + 64 hex digits)."
+});
+
+/// An ISO 8601 instant (kept as a `String` in the wire types: `#[schemars(with = "Timestamp")]`).
+pub struct Timestamp;
+
+component!(Timestamp, "Timestamp", {
+    "type": "string",
+    "format": "date-time",
+    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+    "description": "ISO 8601 UTC timestamp, e.g. `2026-11-21T12:00:00.000Z`."
+});
+
+/// `GET /openapi.json`: this document (served as text, so it has no wire type).
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+pub struct OpenApiDocument {
+    #[schemars(extend("pattern" = "^3\\.1\\."))]
+    openapi: String,
+    info: Map<String, Value>,
+    paths: Map<String, Value>,
+}
+
+/// `POST /memecoin/status`, `POST /airdrop/status`: the deployment id is read from the body
+/// without a request type (`wire::op`), as a string or a number.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+pub struct DeploymentStatusRequest {
+    /// The deployment id returned at creation.
+    #[schemars(extend("type" = ["string", "integer"]))]
+    id: String,
+}
+
+/// A schema transform (`#[schemars(transform = not_required("a b"))]`, the fields' wire
+/// names separated by spaces): these fields are always written, but the documented contract
+/// does not promise them. They are tokenpad's additions to the objects of the interface it
+/// implements, which clients of the interface must not depend on.
+pub fn not_required(fields: &'static str) -> impl FnMut(&mut Schema) {
+    move |schema: &mut Schema| {
+        if let Some(Value::Array(req)) = schema.get_mut("required") {
+            req.retain(|r| {
+                !r.as_str()
+                    .is_some_and(|r| fields.split(' ').any(|f| f == r))
+            });
+        }
+    }
+}
+
+/// A schema transform (`#[schemars(transform = required("a b"))]`): these fields are
+/// optional (`Option`, skipped when `None`) in the type, but every HTTP answer of this shape
+/// has them, never null.
+pub fn required(fields: &'static str) -> impl FnMut(&mut Schema) {
+    move |schema: &mut Schema| {
+        let obj = schema.ensure_object();
+        if let Some(Value::Object(props)) = obj.get_mut("properties") {
+            for f in fields.split(' ') {
+                if let Some(Value::Object(p)) = props.get_mut(f) {
+                    drop_null(p);
+                }
+            }
+        }
+        let req = obj
+            .entry("required")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(req) = req {
+            for f in fields.split(' ') {
+                if !req.iter().any(|r| r == f) {
+                    req.push(Value::from(f));
+                }
+            }
+        }
+    }
+}
+
+/// Removes `null` from a schema that allows it (as schemars writes `Option<T>`).
+pub fn drop_null(p: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = p.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let t = types.remove(0);
+            p.insert("type".into(), t);
+        }
+    }
+    if let Some(Value::Array(e)) = p.get_mut("enum") {
+        e.retain(|x| !x.is_null());
+    }
+    if let Some(Value::Array(any)) = p.get_mut("anyOf") {
+        any.retain(|s| s.get("type") != Some(&Value::from("null")));
+        if any.len() == 1 {
+            if let Some(Value::Object(only)) = any.pop() {
+                p.remove("anyOf");
+                for (k, v) in only {
+                    p.entry(k).or_insert(v);
+                }
+            }
+        }
+    }
+}

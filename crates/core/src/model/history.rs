@@ -1,0 +1,69 @@
+//! Transaction records: each holder's history of movements.
+
+use super::address::Address;
+use super::amount::Units;
+use super::ids::{TokenAddress, UserId};
+use super::time::Millis;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(inline))]
+#[serde(rename_all = "snake_case")]
+pub enum TxType {
+    Distribute,
+    Spend,
+    TransferIn,
+    TransferOut,
+    Withdraw,
+    Deposit,
+    PresaleBuy,
+    PresaleRefund,
+    PresaleAllocation,
+    Unlock,
+}
+
+impl TxType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TxType::Distribute => "distribute",
+            TxType::Spend => "spend",
+            TxType::TransferIn => "transfer_in",
+            TxType::TransferOut => "transfer_out",
+            TxType::Withdraw => "withdraw",
+            TxType::Deposit => "deposit",
+            TxType::PresaleBuy => "presale_buy",
+            TxType::PresaleRefund => "presale_refund",
+            TxType::PresaleAllocation => "presale_allocation",
+            TxType::Unlock => "unlock",
+        }
+    }
+
+    /// Metal's label for the record, shown by apps built on its SDK.
+    pub fn context(self) -> &'static str {
+        match self {
+            TxType::Distribute | TxType::PresaleAllocation => "Airdrop",
+            TxType::Spend | TxType::TransferIn | TxType::TransferOut | TxType::Unlock => "Transfer",
+            TxType::Withdraw => "Withdraw",
+            TxType::Deposit | TxType::PresaleRefund => "Deposit",
+            TxType::PresaleBuy => "Buy",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TxRecord {
+    /// Unique per record: the transaction hash plus which side of it this record is.
+    pub id: String,
+    pub hash: String,
+    pub kind: TxType,
+    /// The holder whose history this record is in.
+    pub user_id: UserId,
+    pub token: TokenAddress,
+    pub symbol: String,
+    pub decimals: u8,
+    pub amount: Units,
+    pub from: Address,
+    pub to: Address,
+    pub at: Millis,
+}

@@ -1,0 +1,40 @@
+//! Token-creation jobs: a token deployed by `POST /merchant/create-token`, pending until its
+//! deployment transaction is mined.
+
+use super::ids::{JobId, TokenAddress};
+use super::time::Millis;
+use super::token::TokenSpec;
+use serde::{Deserialize, Serialize};
+
+/// Where a job (or a deployment) stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(inline))]
+#[serde(rename_all = "snake_case")]
+pub enum JobStatus {
+    Pending,
+    Success,
+    Failed,
+}
+
+impl JobStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Pending => "pending",
+            JobStatus::Success => "success",
+            JobStatus::Failed => "failed",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    pub id: JobId,
+    pub status: JobStatus,
+    pub token_address: TokenAddress,
+    pub tx_hash: String,
+    pub submitted_at: Millis,
+    pub mined_at: Millis,
+    pub request: TokenSpec,
+    pub error: Option<String>,
+}

@@ -1,0 +1,19 @@
+//! The merchant whose Durable Object this is.
+
+use super::address::Address;
+use super::ids::MerchantId;
+use super::time::Millis;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Merchant {
+    pub id: MerchantId,
+    pub name: String,
+    /// The merchant wallet: deploys its tokens, receives what holders spend.
+    pub address: Address,
+    /// The wallet's private key, sealed with AES-256-GCM under WALLET_ENCRYPTION_KEY (hex).
+    pub sealed_key: String,
+    pub secret_key_hash: String,
+    pub public_key_hash: String,
+    pub created_at: Millis,
+}

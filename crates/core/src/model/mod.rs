@@ -1,0 +1,21 @@
+//! Records: the data every other floor works on. Ids and amounts carry their meaning in
+//! their types (`ids`, `amount`); the wire's exact decimals and the request field types are
+//! here too (`decimal`, `input`), because requests are made of them.
+
+pub mod address;
+pub mod amount;
+pub mod arith;
+pub mod balance;
+pub mod chain;
+pub mod decimal;
+pub mod deployment;
+pub mod history;
+pub mod holder;
+pub mod ids;
+pub mod input;
+pub mod job;
+pub mod merchant;
+pub mod presale;
+pub mod time;
+pub mod token;
+pub mod wallet;

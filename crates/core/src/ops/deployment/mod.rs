@@ -1,0 +1,141 @@
+//! Memecoin and airdrop deployments (`POST /template/memecoin`, `POST /template/airdrop`).
+//!
+//! A deployment is a token-creation flow on the chain port, like a create-token job: the
+//! contract address is reserved at once (the merchant wallet's next CREATE address), the
+//! deployment transaction is submitted at creation, and the token comes into existence
+//! (through the one launch path) once that transaction is mined. The mining time goes on the
+//! merchant's schedule, so the Durable Object alarm finishes the deployment on time even
+//! when no request arrives.
+//!
+//! The deployed token is a Token like any other. Its supply: the recipient's amount and each
+//! airdrop address's supply are balances of record; the rest is the liquidity reserve (none
+//! with `noLp`). There is no app supply and no merchant supply. Its price is `initialPrice`.
+
+mod request;
+
+pub use request::{
+    AirdropInput, AirdropRecipient, AirdropRequest, DeployRequest, MemecoinRecipient,
+    MemecoinRequest, MAX_AIRDROP_ADDRESSES,
+};
+
+use super::launch::{self, NewToken, Supply};
+use super::{chain, Ctx};
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::chain::mined_at;
+use crate::model::deployment::{DeploySpec, Deployment, DeploymentKind, DeploymentStatus};
+use crate::model::ids::DeploymentId;
+use crate::model::token::TokenSpec;
+use crate::store::{DueKey, Store};
+
+/// Reserves the token's address, submits the deployment transaction and records the
+/// deployment, pending until the transaction is mined. `id` is a fresh UUID.
+pub fn create(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    spec: DeploySpec,
+    id: DeploymentId,
+) -> Result<Deployment> {
+    let address = chain::next_contract_address(store, &ctx.merchant.address)?;
+    let submitted = chain::try_submit(
+        store,
+        ctx,
+        "deploy",
+        &[
+            &address.address().0,
+            spec.kind.as_str().as_bytes(),
+            spec.symbol.as_bytes(),
+        ],
+        ctx.now,
+    )?;
+    let mut d = Deployment {
+        id,
+        kind: spec.kind,
+        status: DeploymentStatus::Pending,
+        token_address: address,
+        tx_hash: None,
+        submitted_at: None,
+        mined_at: None,
+        created_at: ctx.now,
+        request: spec,
+        error: None,
+    };
+    match submitted {
+        Ok(hash) => {
+            let mined = mined_at(ctx.now);
+            d.tx_hash = Some(hash);
+            d.submitted_at = Some(ctx.now);
+            d.mined_at = Some(mined);
+            store.schedule(&DueKey::Deployment(d.id.clone()), mined)?;
+        }
+        Err(failure) => {
+            d.status = DeploymentStatus::Failed;
+            d.error = Some(failure.0);
+        }
+    }
+    store.put_deployment(&d)?;
+    Ok(d)
+}
+
+/// Finishes a deployment whose transaction is mined: the token comes into existence with
+/// its balances of record. Idempotent: a deployment that is no longer pending is left alone.
+pub fn finish(store: &mut dyn Store, ctx: &Ctx, id: &DeploymentId) -> Result<()> {
+    let Some(mut d) = store.deployment(id)? else {
+        return Ok(());
+    };
+    if d.status != DeploymentStatus::Pending {
+        return Ok(());
+    }
+    if !launch::address_free(store, &d.token_address)? {
+        d.status = DeploymentStatus::Failed;
+        d.error = Some("a contract already exists at the deployment address".into());
+        return store.put_deployment(&d);
+    }
+    let at = d.mined_at.unwrap_or(ctx.now);
+    let req = &d.request;
+    launch::launch(
+        store,
+        ctx,
+        NewToken {
+            address: d.token_address,
+            spec: TokenSpec {
+                name: req.name.clone(),
+                symbol: req.symbol.clone(),
+                network: req.network,
+                total_supply: req.total_supply,
+                merchant_address: None,
+                can_distribute: false,
+                can_airdrop: req.kind == DeploymentKind::Airdrop,
+                can_lp: !req.no_lp,
+                image_url: None,
+            },
+            supply: Supply::Allocations(req.allocations()),
+            price: Some(req.initial_price),
+            origin: req.kind.origin(),
+            marketplace: req.marketplace,
+            at,
+            tx_hash: d.tx_hash.clone().unwrap_or_default(),
+        },
+    )?;
+    d.status = DeploymentStatus::Success;
+    d.mined_at = Some(at);
+    store.put_deployment(&d)
+}
+
+/// This merchant's deployment `id`, of `kind` when given. Unknown, or of the other kind:
+/// 404 `deployment_not_found` (a memecoin id is not an airdrop).
+pub fn find(
+    store: &dyn Store,
+    id: &DeploymentId,
+    kind: Option<DeploymentKind>,
+) -> Result<Deployment> {
+    store
+        .deployment(id)?
+        .filter(|d| kind.is_none_or(|k| d.kind == k))
+        .ok_or_else(|| {
+            let what = kind.map_or("deployment", DeploymentKind::as_str);
+            Error::new(
+                ErrorCode::DeploymentNotFound,
+                format!("No {what} deployment with id {id}"),
+            )
+        })
+}

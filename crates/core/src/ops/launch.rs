@@ -1,0 +1,127 @@
+//! The one launch path: a new token comes into existence here, whichever flow made it (a
+//! create-token job, a memecoin or airdrop template, a presale launch). It gets its contract
+//! address, its supply split, its first holders and its price, and obeys conservation from
+//! its first moment.
+
+use super::Ctx;
+use crate::error::{Error, Result};
+use crate::model::address::Address;
+use crate::model::amount::{Price, Units};
+use crate::model::history::{TxRecord, TxType};
+use crate::model::ids::TokenAddress;
+use crate::model::time::Millis;
+use crate::model::token::{
+    share, Token, TokenKind, TokenOrigin, TokenSpec, APP_SHARE_PERCENT, MERCHANT_SHARE_PERCENT,
+};
+use crate::store::Store;
+
+/// How a new token's supply is split at launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Supply {
+    /// Dashboard tokens: 15 % app supply, 5 % merchant supply, the rest the liquidity reserve.
+    Dashboard,
+    /// All of it in the liquidity reserve (a presale's token, until its bought tokens move).
+    Reserve,
+    /// These addresses hold these amounts from the start (an address may appear twice: the
+    /// amounts add up); the rest is the liquidity reserve.
+    Allocations(Vec<(Address, Units)>),
+}
+
+/// Everything a launch needs.
+#[derive(Clone, Debug)]
+pub struct NewToken {
+    pub address: TokenAddress,
+    pub spec: TokenSpec,
+    pub supply: Supply,
+    pub price: Option<Price>,
+    pub origin: TokenOrigin,
+    pub marketplace: bool,
+    /// When the deployment was mined: the token's creation time.
+    pub at: Millis,
+    /// The deployment transaction; the first holders' records carry it.
+    pub tx_hash: String,
+}
+
+/// Whether no token lives at `address` yet.
+pub fn address_free(store: &dyn Store, address: &TokenAddress) -> Result<bool> {
+    Ok(store.token(address)?.is_none())
+}
+
+/// Creates the token and credits its first holders. A custodial holder of this merchant
+/// among them sees the tokens in its history (a `distribute` record).
+pub fn launch(store: &mut dyn Store, ctx: &Ctx, new: NewToken) -> Result<Token> {
+    if !address_free(store, &new.address)? {
+        return Err(Error::internal(format!(
+            "a token already exists at {}",
+            new.address
+        )));
+    }
+    let spec = new.spec;
+    let total = spec.total_supply;
+    let overflow = || Error::internal("launch allocation overflow");
+    let (app, merchant, allocations) = match new.supply {
+        Supply::Dashboard => (
+            share(total, APP_SHARE_PERCENT),
+            share(total, MERCHANT_SHARE_PERCENT),
+            Vec::new(),
+        ),
+        Supply::Reserve => (Units::ZERO, Units::ZERO, Vec::new()),
+        Supply::Allocations(a) => (Units::ZERO, Units::ZERO, a),
+    };
+    let held = allocations
+        .iter()
+        .try_fold(Units::ZERO, |acc, (_, a)| acc.checked_add(*a))
+        .ok_or_else(overflow)?;
+    let liquidity = total
+        .checked_sub(app)
+        .and_then(|t| t.checked_sub(merchant))
+        .and_then(|t| t.checked_sub(held))
+        .ok_or_else(overflow)?;
+    let token = Token {
+        address: new.address,
+        kind: TokenKind::Merchant,
+        name: spec.name,
+        symbol: spec.symbol,
+        decimals: TokenSpec::DECIMALS,
+        network: spec.network,
+        total_supply: total,
+        starting_app_supply: app,
+        remaining_app_supply: app,
+        merchant_supply: merchant,
+        liquidity_supply: liquidity,
+        held,
+        escrow: Units::ZERO,
+        merchant_address: spec.merchant_address.unwrap_or(ctx.merchant.address),
+        price: new.price,
+        can_distribute: spec.can_distribute,
+        can_airdrop: spec.can_airdrop,
+        can_lp: spec.can_lp,
+        image_url: spec.image_url,
+        created_at: new.at,
+        origin: new.origin,
+        marketplace: new.marketplace,
+    };
+    token.check_conservation()?;
+    store.put_token(&token)?;
+    for (i, (owner, amount)) in allocations.iter().enumerate() {
+        let mut bal = store.balance(&token.address, owner)?;
+        bal.active = bal.active.checked_add(*amount).ok_or_else(overflow)?;
+        store.put_balance(&token.address, owner, &bal)?;
+        if let Some(h) = store.holder_by_address(owner)? {
+            store.append_history(&TxRecord {
+                id: format!("{}-{i}", new.tx_hash),
+                hash: new.tx_hash.clone(),
+                kind: TxType::Distribute,
+                user_id: h.user_id,
+                token: token.address,
+                symbol: token.symbol.clone(),
+                decimals: token.decimals,
+                amount: *amount,
+                from: token.address.address(),
+                to: *owner,
+                at: new.at,
+            })?;
+        }
+    }
+    Ok(token)
+}

@@ -1,0 +1,375 @@
+//! Moving tokens: distribute, spend, transfer, withdraw, and USDC deposits.
+//!
+//! Every operation reads and checks everything first, then writes, then checks the token's
+//! conservation invariant before returning. Amounts use checked arithmetic throughout: an
+//! overflow is refused, never wrapped.
+
+use super::{chain, holder, token, Ctx};
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::address::Address;
+use crate::model::amount::{Units, Usdc};
+use crate::model::balance::Balance;
+use crate::model::decimal::AmountInput;
+use crate::model::history::{TxRecord, TxType};
+use crate::model::holder::Holder;
+use crate::model::ids::{TokenAddress, UserId};
+use crate::model::input::{Checked, NonBlank};
+use crate::model::token::{Token, TokenKind, USDC_ADDRESS};
+use crate::store::Store;
+use serde::{Deserialize, Serialize};
+
+/// `POST /token/:tokenAddress/distribute`: exactly one of `sendToAddress` and `sendToId`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "Distribute"))]
+#[cfg_attr(
+    feature = "codegen",
+    schemars(extend("oneOf" = [
+        { "title": "sendToAddress", "required": ["sendToAddress"], "not": { "required": ["sendToId"] } },
+        { "title": "sendToId", "required": ["sendToId"], "not": { "required": ["sendToAddress"] } }
+    ]))
+)]
+#[serde(rename_all = "camelCase")]
+pub struct DistributeRequest {
+    /// Whole tokens.
+    pub amount: AmountInput,
+    /// The recipient holder's wallet address.
+    #[cfg_attr(feature = "codegen", schemars(with = "Option<Address>"))]
+    pub send_to_address: Option<NonBlank>,
+    /// The recipient holder's userId.
+    #[cfg_attr(feature = "codegen", schemars(with = "Option<UserId>"))]
+    pub send_to_id: Option<NonBlank>,
+}
+
+/// Who a distribution goes to.
+pub enum Recipient {
+    Address(Address),
+    User(String),
+}
+
+impl DistributeRequest {
+    /// The one recipient the request names.
+    pub fn recipient(&self) -> Result<Recipient> {
+        match (&self.send_to_address, &self.send_to_id) {
+            (Some(a), None) => {
+                Address::parse_field("sendToAddress", a.as_str()).map(Recipient::Address)
+            }
+            (None, Some(id)) => Ok(Recipient::User(id.as_str().to_string())),
+            _ => Err(Error::new(
+                ErrorCode::InvalidRequest,
+                "give exactly one of sendToAddress and sendToId",
+            )
+            .with("field", "sendToAddress")),
+        }
+    }
+}
+
+impl Checked for DistributeRequest {
+    fn check(&self) -> Result<()> {
+        self.recipient().map(drop)
+    }
+}
+
+/// `POST /holder/:userId/spend`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "Spend"))]
+#[serde(rename_all = "camelCase")]
+pub struct SpendRequest {
+    pub token_address: TokenAddress,
+    /// Whole tokens.
+    pub amount: AmountInput,
+}
+
+impl Checked for SpendRequest {}
+
+/// `POST /holder/:userId/transfer` and `/withdraw`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "Send"))]
+#[serde(rename_all = "camelCase")]
+pub struct SendRequest {
+    pub token_address: TokenAddress,
+    /// Whole tokens.
+    pub amount: AmountInput,
+    /// Transfer: any address, holder or not, except the sender's own. Withdraw: the external
+    /// wallet that receives the tokens out of custody.
+    pub to_address: Address,
+}
+
+impl Checked for SendRequest {}
+
+/// How a holder's tokens leave its active balance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outflow {
+    /// To the token's merchant wallet.
+    Spend(SpendRequest),
+    /// To another address, custodial or not.
+    Transfer(SendRequest),
+    /// Out of custody to an external wallet.
+    Withdraw(SendRequest),
+}
+
+/// A completed movement, as the spend/transfer/withdraw responses show it.
+#[derive(Clone, Debug)]
+pub struct Receipt {
+    pub hash: String,
+    pub from: Address,
+    pub to: Address,
+    pub amount: Units,
+    pub token: Token,
+}
+
+/// One movement of one token, written to the history of each holder it touches.
+pub struct Movement<'a> {
+    pub hash: &'a str,
+    pub token: &'a Token,
+    pub amount: Units,
+    pub from: Address,
+    pub to: Address,
+}
+
+impl Movement<'_> {
+    /// The record of this movement at `at` in `user_id`'s history; `side` keeps ids unique
+    /// when several records share one transaction.
+    pub fn record(&self, at: u64, side: usize, kind: TxType, user_id: &UserId) -> TxRecord {
+        TxRecord {
+            id: format!("{}-{side}", self.hash),
+            hash: self.hash.to_string(),
+            kind,
+            user_id: user_id.clone(),
+            token: self.token.address,
+            symbol: self.token.symbol.clone(),
+            decimals: self.token.decimals,
+            amount: self.amount,
+            from: self.from,
+            to: self.to,
+            at,
+        }
+    }
+}
+
+/// Distributes from the app supply to a holder of this merchant; returns the hash.
+pub fn distribute(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    token_address: &TokenAddress,
+    req: &DistributeRequest,
+) -> Result<String> {
+    let mut token = token::find(store, token_address)?;
+    let recipient = match req.recipient()? {
+        Recipient::Address(address) => holder::at_address(store, &address)?,
+        Recipient::User(id) => holder::find(store, &UserId::parse(&id)?)?,
+    };
+    if !token.can_distribute || token.kind != TokenKind::Merchant {
+        return Err(Error::new(
+            ErrorCode::RewardAllocationDisabled,
+            "Reward Allocation is off for this token: turn it on to distribute",
+        ));
+    }
+    let amount = Units::new(req.amount.units("amount", token.decimals)?);
+    if amount > token.remaining_app_supply {
+        return Err(Error::new(
+            ErrorCode::InsufficientAppSupply,
+            "The token's remaining app supply is smaller than the amount",
+        )
+        .with(
+            "remainingAppSupply",
+            amount_json(&token, token.remaining_app_supply),
+        ));
+    }
+    let mut bal = store.balance(&token.address, &recipient.address)?;
+    bal.active = bal.active.plus(amount)?;
+    token.remaining_app_supply = token.remaining_app_supply.minus(amount)?;
+    token.held = token.held.plus(amount)?;
+    token.check_conservation()?;
+
+    let hash = chain::submit(
+        store,
+        ctx,
+        "distribute",
+        &[
+            &token.address.address().0,
+            &recipient.address.0,
+            &amount.raw().to_be_bytes(),
+        ],
+        ctx.now,
+    )?;
+    store.put_balance(&token.address, &recipient.address, &bal)?;
+    store.put_token(&token)?;
+    let mv = Movement {
+        hash: &hash,
+        token: &token,
+        amount,
+        from: token.address.address(),
+        to: recipient.address,
+    };
+    store.append_history(&mv.record(ctx.now, 0, TxType::Distribute, &recipient.user_id))?;
+    Ok(hash)
+}
+
+/// A holder's tokens leave its active balance: spend, transfer or withdraw.
+pub fn move_out(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    user_id: &UserId,
+    out: &Outflow,
+) -> Result<Receipt> {
+    let holder = holder::find(store, user_id)?;
+    let (token_address, amount, to, label, out_type) = match out {
+        Outflow::Spend(r) => (r.token_address, &r.amount, None, "spend", TxType::Spend),
+        Outflow::Transfer(r) => (
+            r.token_address,
+            &r.amount,
+            Some(r.to_address),
+            "transfer",
+            TxType::TransferOut,
+        ),
+        Outflow::Withdraw(r) => (
+            r.token_address,
+            &r.amount,
+            Some(r.to_address),
+            "withdraw",
+            TxType::Withdraw,
+        ),
+    };
+    let mut token = token::find(store, &token_address)?;
+    let amount = Units::new(amount.units("amount", token.decimals)?);
+    let to = to.unwrap_or(token.merchant_address);
+    if to == holder.address {
+        return Err(Error::new(
+            ErrorCode::SelfTransfer,
+            "toAddress is the holder's own address",
+        )
+        .with("field", "toAddress"));
+    }
+    let mut from_bal = debit_check(store, &token, &holder, amount)?;
+    from_bal.active = from_bal.active.minus(amount)?;
+
+    // Tokens sent to the token's merchant wallet join the merchant supply; anything else
+    // lands in that address's balance, custodial or not.
+    let mut to_bal: Option<Balance> = None;
+    if to == token.merchant_address {
+        token.merchant_supply = token.merchant_supply.plus(amount)?;
+        token.held = token.held.minus(amount)?;
+    } else {
+        let mut b = store.balance(&token.address, &to)?;
+        b.active = b.active.plus(amount)?;
+        to_bal = Some(b);
+    }
+    token.check_conservation()?;
+    let recipient = store.holder_by_address(&to)?;
+
+    let hash = chain::submit(
+        store,
+        ctx,
+        label,
+        &[
+            &token.address.address().0,
+            &holder.address.0,
+            &to.0,
+            &amount.raw().to_be_bytes(),
+        ],
+        ctx.now,
+    )?;
+    store.put_balance(&token.address, &holder.address, &from_bal)?;
+    if let Some(b) = &to_bal {
+        store.put_balance(&token.address, &to, b)?;
+    }
+    store.put_token(&token)?;
+    let mv = Movement {
+        hash: &hash,
+        token: &token,
+        amount,
+        from: holder.address,
+        to,
+    };
+    store.append_history(&mv.record(ctx.now, 0, out_type, &holder.user_id))?;
+    if let Some(r) = recipient {
+        store.append_history(&mv.record(ctx.now, 1, TxType::TransferIn, &r.user_id))?;
+    }
+    Ok(Receipt {
+        hash,
+        from: holder.address,
+        to,
+        amount,
+        token,
+    })
+}
+
+/// The holder's balance, if it can pay `amount` from active tokens. Locked tokens are
+/// reported as such, so the caller knows waiting will help.
+pub fn debit_check(
+    store: &dyn Store,
+    token: &Token,
+    holder: &Holder,
+    amount: Units,
+) -> Result<Balance> {
+    let bal = store.balance(&token.address, &holder.address)?;
+    if bal.active >= amount {
+        return Ok(bal);
+    }
+    let with_locked = bal.total().ok_or_else(|| {
+        Error::new(ErrorCode::InvalidAmount, "amount is too large").with("field", "amount")
+    })?;
+    let (code, message) = if with_locked >= amount {
+        (
+            ErrorCode::TokensLocked,
+            "Enough tokens are held, but some are locked until their unlock date",
+        )
+    } else {
+        (
+            ErrorCode::InsufficientBalance,
+            "The holder's balance is smaller than the amount",
+        )
+    };
+    Err(Error::new(code, message)
+        .with("available", amount_json(token, bal.active))
+        .with("locked", amount_json(token, bal.locked)))
+}
+
+/// An amount of `token` as the exact JSON number errors carry in their details.
+pub fn amount_json(token: &Token, units: Units) -> serde_json::Value {
+    serde_json::to_value(crate::model::decimal::Decimal::from_units(
+        units.raw(),
+        token.decimals,
+    ))
+    .unwrap_or(serde_json::Value::Null)
+}
+
+/// Credits USDC to a holder from outside (the test faucet, or a deposit). The USDC supply
+/// grows by the same amount, so conservation holds. Returns the hash.
+pub fn deposit_usdc(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    address: &Address,
+    amount: Usdc,
+) -> Result<String> {
+    let holder = holder::at_address(store, address)?;
+    let mut usdc = token::find(store, &USDC_ADDRESS)?;
+    let amount: Units = amount.cast();
+    let field = |e: Error| e.with("field", "usdcAmount");
+    let mut bal = store.balance(&usdc.address, &holder.address)?;
+    bal.active = bal.active.plus(amount).map_err(field)?;
+    usdc.total_supply = usdc.total_supply.plus(amount).map_err(field)?;
+    usdc.held = usdc.held.plus(amount).map_err(field)?;
+    usdc.check_conservation()?;
+    let hash = chain::submit(
+        store,
+        ctx,
+        "deposit",
+        &[&holder.address.0, &amount.raw().to_be_bytes()],
+        ctx.now,
+    )?;
+    store.put_balance(&usdc.address, &holder.address, &bal)?;
+    store.put_token(&usdc)?;
+    let mv = Movement {
+        hash: &hash,
+        token: &usdc,
+        amount,
+        from: Address::ZERO,
+        to: holder.address,
+    };
+    store.append_history(&mv.record(ctx.now, 0, TxType::Deposit, &holder.user_id))?;
+    Ok(hash)
+}

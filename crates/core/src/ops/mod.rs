@@ -1,0 +1,37 @@
+//! Operations: one file per resource, each operation checks everything, then applies.
+//!
+//! An operation takes its typed request (decoded by `crate::wire`), reads and writes records
+//! through the storage port, and returns records or a small result. It never formats an
+//! answer: `crate::wire` turns results into the responses clients see.
+
+pub mod chain;
+pub mod deployment;
+pub mod due;
+pub mod history;
+pub mod holder;
+pub mod job;
+pub mod launch;
+pub mod ledger;
+pub mod merchant;
+pub mod presale;
+pub mod token;
+
+use crate::model::merchant::Merchant;
+use crate::model::time::Millis;
+
+/// What every operation is given: the time, and who it runs for.
+#[derive(Clone, Debug)]
+pub struct Ctx {
+    pub now: Millis,
+    pub merchant: Merchant,
+}
+
+impl Ctx {
+    /// The same merchant at another moment (scheduled work runs at its due time).
+    pub fn at(&self, now: Millis) -> Ctx {
+        Ctx {
+            now,
+            merchant: self.merchant.clone(),
+        }
+    }
+}

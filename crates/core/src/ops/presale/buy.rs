@@ -1,0 +1,131 @@
+//! `POST /holder/:userId/buy-presale`: a holder pays USDC into a presale's escrow.
+
+use super::lookup::{find, key, usdc};
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::amount::{unit, Usdc};
+use crate::model::decimal::{Decimal, Whole};
+use crate::model::history::TxType;
+use crate::model::ids::{PresaleId, UserId};
+use crate::model::input::Checked;
+use crate::model::presale::{Participant, Phase, Status};
+use crate::ops::ledger::{debit_check, Movement};
+use crate::ops::{chain, holder, Ctx};
+use crate::store::Store;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "BuyPresale"))]
+#[serde(rename_all = "camelCase")]
+pub struct BuyPresaleRequest {
+    pub presale_id: PresaleId,
+    /// USDC to pay.
+    pub usdc_amount: Whole<unit::Usdc>,
+}
+
+impl Checked for BuyPresaleRequest {
+    fn check(&self) -> crate::Result<()> {
+        if self.presale_id.as_str().trim().is_empty() {
+            return Err(
+                Error::new(ErrorCode::InvalidRequest, "must not be empty").at_field("presaleId")
+            );
+        }
+        Ok(())
+    }
+}
+
+/// A purchase made.
+#[derive(Clone, Debug)]
+pub struct Purchase {
+    pub hash: String,
+    pub presale_id: PresaleId,
+    pub usdc: Usdc,
+}
+
+pub fn buy(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    user_id: &UserId,
+    req: &BuyPresaleRequest,
+) -> Result<Purchase> {
+    let holder = holder::find(store, user_id)?;
+    let mut p = find(store, &req.presale_id)?;
+    let amount = req.usdc_amount.amount();
+    let status = p.status(ctx.now);
+    if p.phase != Phase::Open || status != Status::Active {
+        return Err(Error::new(
+            ErrorCode::PresaleNotActive,
+            format!(
+                "The presale is {}: it takes part only while active",
+                status.as_str()
+            ),
+        )
+        .with("status", status.as_str()));
+    }
+    let remaining = p.target.minus(p.purchased)?;
+    if amount > remaining {
+        return Err(Error::new(
+            ErrorCode::TargetExceeded,
+            "The purchase is larger than what remains of the target",
+        )
+        .with(
+            "remaining",
+            serde_json::to_value(Decimal::of(remaining)).unwrap_or_default(),
+        ));
+    }
+    let mut usdc = usdc(store)?;
+    let units = amount.cast();
+    let mut bal = debit_check(store, &usdc, &holder, units)?;
+    bal.active = bal.active.minus(units)?;
+    usdc.held = usdc.held.minus(units)?;
+    usdc.escrow = usdc.escrow.plus(units)?;
+    usdc.check_conservation()?;
+    p.purchased = p.purchased.plus(amount)?;
+    let part = match store.participant(&p.id, &holder.user_id)? {
+        Some(mut x) => {
+            x.usdc = x.usdc.plus(amount)?;
+            x
+        }
+        None => {
+            p.participant_count += 1;
+            Participant {
+                user_id: holder.user_id.clone(),
+                address: holder.address,
+                usdc: amount,
+            }
+        }
+    };
+    let hash = chain::submit(
+        store,
+        ctx,
+        "presale_buy",
+        &[
+            p.id.as_str().as_bytes(),
+            &holder.address.0,
+            &amount.raw().to_be_bytes(),
+        ],
+        ctx.now,
+    )?;
+    store.put_balance(&usdc.address, &holder.address, &bal)?;
+    store.put_token(&usdc)?;
+    store.put_participant(&p.id, &part)?;
+    let mv = Movement {
+        hash: &hash,
+        token: &usdc,
+        amount: units,
+        from: holder.address,
+        to: p.signer,
+    };
+    store.append_history(&mv.record(ctx.now, 0, TxType::PresaleBuy, &holder.user_id))?;
+    if p.purchased == p.target && p.auto_launch {
+        // Target reached: launch now rather than at the end.
+        p.phase = Phase::Launching;
+        store.schedule(&key(&p), ctx.now)?;
+    }
+    store.put_presale(&p)?;
+    Ok(Purchase {
+        hash,
+        presale_id: p.id,
+        usdc: amount,
+    })
+}

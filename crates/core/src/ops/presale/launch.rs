@@ -1,0 +1,233 @@
+//! What a presale's schedule runs: the end-of-sale decision, then the launch.
+//!
+//! A launch runs five durable steps, each its own transaction that records its transaction
+//! hashes together with its effect: swapping, token-created, tokens-withdrawn, distributing,
+//! completed. A crash between steps resumes at the step it was on; a finished step is never
+//! repeated, because its effect and the record that it is done commit together. A step whose
+//! chain submission fails is retried with exponential backoff and counted in retryCount.
+
+use super::lookup::{key, usdc};
+use super::settle;
+use crate::error::Result;
+use crate::model::amount::Price;
+use crate::model::balance::Lock;
+use crate::model::chain::mined_at;
+use crate::model::history::TxType;
+use crate::model::presale::{launch_supply, shares, Phase, Presale, Step, TokenDeployment};
+use crate::model::time::{Millis, DAY, SECOND};
+use crate::model::token::{Network, Token, TokenOrigin, TokenSpec};
+use crate::ops::launch::{self, NewToken, Supply};
+use crate::ops::ledger::Movement;
+use crate::ops::{chain, token, Ctx};
+use crate::store::{DueKey, Store};
+
+/// Backoff of a failed completion step: 2^retries seconds, capped.
+pub const MAX_BACKOFF: Millis = 60 * SECOND;
+
+pub fn backoff(retries: u32) -> Millis {
+    let exp = retries.min(16);
+    (SECOND << exp).min(MAX_BACKOFF)
+}
+
+/// One scheduled run of a presale at logical time `at`.
+pub fn run(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Result<()> {
+    match p.phase {
+        Phase::Open => {
+            if p.purchased >= p.target && p.auto_launch {
+                p.phase = Phase::Launching;
+                return step(store, ctx, p, at);
+            }
+            if at < p.end_ms() {
+                store.schedule(&key(&p), p.end_ms())?;
+                return store.put_presale(&p);
+            }
+            if !p.launchable() {
+                return settle::refund(store, ctx, p, at);
+            }
+            if p.auto_launch {
+                p.phase = Phase::Launching;
+                return step(store, ctx, p, at);
+            }
+            // Launchable without autoLaunch: it waits for resolve.
+            Ok(())
+        }
+        Phase::Launching => step(store, ctx, p, at),
+        Phase::Launched | Phase::Refunded => Ok(()),
+    }
+}
+
+/// Submits a step's transactions. On failure, nothing of the step happens: the failure is
+/// counted, the step is rescheduled after a backoff, and that bookkeeping commits.
+fn submit_all(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    p: &mut Presale,
+    at: Millis,
+    kinds: &[&str],
+) -> Result<Option<Vec<String>>> {
+    let mut hashes = Vec::new();
+    for kind in kinds {
+        match chain::try_submit(store, ctx, kind, &[p.id.as_str().as_bytes()], at)? {
+            Ok(h) => hashes.push(h),
+            Err(failure) => {
+                p.completion.retry_count = p.completion.retry_count.saturating_add(1);
+                p.completion.last_error = Some(failure.0);
+                store.schedule(
+                    &key(p),
+                    at.saturating_add(backoff(p.completion.retry_count)),
+                )?;
+                store.put_presale(p)?;
+                return Ok(None);
+            }
+        }
+    }
+    p.completion.last_error = None;
+    Ok(Some(hashes))
+}
+
+/// Runs the next completion step, then schedules the one after it for when this step's
+/// transactions are mined.
+pub fn step(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Result<()> {
+    let Some(next) = p.completion.step.next() else {
+        p.phase = Phase::Launched;
+        return store.put_presale(&p);
+    };
+    let names = next.transactions();
+    let kinds: Vec<&str> = names.iter().map(|(k, _)| *k).collect();
+    p.completion.updated_at = Some(ctx.now);
+    let Some(hashes) = submit_all(store, ctx, &mut p, at, &kinds)? else {
+        return Ok(());
+    };
+    for ((_, label), hash) in names.iter().zip(&hashes) {
+        p.completion
+            .transactions
+            .insert((*label).to_string(), hash.clone());
+    }
+    let last_hash = hashes.last().cloned().unwrap_or_default();
+    let at_ctx = ctx.at(at);
+    match next {
+        Step::Swapping => swap(store, &p)?,
+        Step::TokenCreated => create_token(store, ctx, &mut p, &last_hash, at)?,
+        Step::TokensWithdrawn => withdraw_bought(store, &p)?,
+        Step::Distributing => distribute(store, &at_ctx, &mut p, &last_hash)?,
+        Step::Completed | Step::Pending => {}
+    }
+    p.completion.step = next;
+    if next == Step::Completed {
+        p.phase = Phase::Launched;
+    } else {
+        store.schedule(&key(&p), mined_at(at))?;
+    }
+    store.put_presale(&p)
+}
+
+/// The raised USDC leaves custody for the launch's liquidity pool.
+fn swap(store: &mut dyn Store, p: &Presale) -> Result<()> {
+    let mut usdc = usdc(store)?;
+    let raised = p.purchased.cast();
+    usdc.escrow = usdc.escrow.minus(raised)?;
+    usdc.total_supply = usdc.total_supply.minus(raised)?;
+    usdc.check_conservation()?;
+    store.put_token(&usdc)
+}
+
+/// The presale's token comes into existence at its reserved address (the one launch path),
+/// its whole supply in the reserve until the bought tokens are withdrawn.
+fn create_token(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    p: &mut Presale,
+    hash: &str,
+    at: Millis,
+) -> Result<()> {
+    let bought = p.amount_bought();
+    let info = &p.token_info;
+    launch::launch(
+        store,
+        ctx,
+        NewToken {
+            address: p.token_address,
+            spec: TokenSpec {
+                name: info.name.clone(),
+                symbol: info.symbol.clone(),
+                network: Network::Base,
+                total_supply: launch_supply(),
+                merchant_address: None,
+                can_distribute: false,
+                can_airdrop: false,
+                can_lp: true,
+                image_url: Some(info.image_url.clone()),
+            },
+            supply: Supply::Reserve,
+            price: Price::of(p.purchased, bought, TokenSpec::DECIMALS),
+            origin: TokenOrigin::Presale,
+            marketplace: false,
+            at,
+            tx_hash: hash.to_string(),
+        },
+    )?;
+    p.token_deployment = Some(TokenDeployment {
+        token_address: p.token_address,
+        hash: hash.to_string(),
+        amount_bought: bought,
+    });
+    Ok(())
+}
+
+fn launched_token(store: &dyn Store, p: &Presale) -> Result<Token> {
+    token::find(store, &p.token_address)
+}
+
+/// The bought tokens move from the reserve to the presale signer, ready to distribute.
+fn withdraw_bought(store: &mut dyn Store, p: &Presale) -> Result<()> {
+    let mut token = launched_token(store, p)?;
+    let bought = p.amount_bought();
+    token.liquidity_supply = token.liquidity_supply.minus(bought)?;
+    token.held = token.held.plus(bought)?;
+    let mut bal = store.balance(&token.address, &p.signer)?;
+    bal.active = bal.active.plus(bought)?;
+    token.check_conservation()?;
+    store.put_balance(&token.address, &p.signer, &bal)?;
+    store.put_token(&token)
+}
+
+/// Each buyer's share moves from the signer into a lock that opens lockDuration days later.
+fn distribute(store: &mut dyn Store, ctx: &Ctx, p: &mut Presale, hash: &str) -> Result<()> {
+    let token = launched_token(store, p)?;
+    let bought = p.amount_bought();
+    let participants = store.participants(&p.id)?;
+    let shares = shares(&participants, bought)?;
+    let mut signer_bal = store.balance(&token.address, &p.signer)?;
+    signer_bal.active = signer_bal.active.minus(bought)?;
+    store.put_balance(&token.address, &p.signer, &signer_bal)?;
+    let unlock_at = ctx.now.saturating_add(p.lock_days.saturating_mul(DAY));
+    for (i, (part, share)) in participants.iter().zip(shares).enumerate() {
+        if share.is_zero() {
+            continue;
+        }
+        let mut bal = store.balance(&token.address, &part.address)?;
+        bal.locked = bal.locked.plus(share)?;
+        store.put_balance(&token.address, &part.address, &bal)?;
+        let lock = Lock {
+            id: p.id.lock(i),
+            token: token.address,
+            owner: part.address,
+            amount: share,
+            unlock_at,
+        };
+        store.put_lock(&lock)?;
+        store.schedule(&DueKey::Unlock(lock.id.clone()), unlock_at)?;
+        let mv = Movement {
+            hash,
+            token: &token,
+            amount: share,
+            from: p.signer,
+            to: part.address,
+        };
+        store.append_history(&mv.record(ctx.now, i, TxType::PresaleAllocation, &part.user_id))?;
+    }
+    token.check_conservation()?;
+    p.distributed = true;
+    p.distribute_tx = Some(hash.to_string());
+    Ok(())
+}

@@ -1,0 +1,76 @@
+//! The ends of a presale's money: refunds to every buyer, and locks that open.
+
+use super::lookup::{key, usdc};
+use crate::error::Result;
+use crate::model::history::TxType;
+use crate::model::ids::LockId;
+use crate::model::presale::{Phase, Presale};
+use crate::model::time::Millis;
+use crate::ops::ledger::Movement;
+use crate::ops::{chain, token, Ctx};
+use crate::store::Store;
+
+/// Every buyer gets their USDC back in full; the presale ends.
+pub fn refund(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Result<()> {
+    let mut usdc = usdc(store)?;
+    let participants = store.participants(&p.id)?;
+    let hash = if participants.is_empty() {
+        None
+    } else {
+        Some(chain::submit(
+            store,
+            ctx,
+            "presale_refund",
+            &[p.id.as_str().as_bytes()],
+            at,
+        )?)
+    };
+    for (i, part) in participants.iter().enumerate() {
+        let paid = part.usdc.cast();
+        let mut bal = store.balance(&usdc.address, &part.address)?;
+        bal.active = bal.active.plus(paid)?;
+        usdc.escrow = usdc.escrow.minus(paid)?;
+        usdc.held = usdc.held.plus(paid)?;
+        store.put_balance(&usdc.address, &part.address, &bal)?;
+        if let Some(hash) = &hash {
+            let mv = Movement {
+                hash,
+                token: &usdc,
+                amount: paid,
+                from: p.signer,
+                to: part.address,
+            };
+            store.append_history(&mv.record(at, i, TxType::PresaleRefund, &part.user_id))?;
+        }
+    }
+    usdc.check_conservation()?;
+    store.put_token(&usdc)?;
+    p.phase = Phase::Refunded;
+    store.unschedule(&key(&p))?;
+    store.put_presale(&p)
+}
+
+/// A lock's unlock date has come: its tokens become active.
+pub fn unlock(store: &mut dyn Store, ctx: &Ctx, lock_id: &LockId, at: Millis) -> Result<()> {
+    let Some(lock) = store.lock(lock_id)? else {
+        return Ok(());
+    };
+    let token = token::find(store, &lock.token)?;
+    let mut bal = store.balance(&lock.token, &lock.owner)?;
+    bal.locked = bal.locked.minus(lock.amount)?;
+    bal.active = bal.active.plus(lock.amount)?;
+    let hash = chain::submit(store, ctx, "unlock", &[lock_id.as_str().as_bytes()], at)?;
+    store.put_balance(&lock.token, &lock.owner, &bal)?;
+    store.remove_lock(lock_id)?;
+    if let Some(h) = store.holder_by_address(&lock.owner)? {
+        let mv = Movement {
+            hash: &hash,
+            token: &token,
+            amount: lock.amount,
+            from: lock.owner,
+            to: lock.owner,
+        };
+        store.append_history(&mv.record(at, 0, TxType::Unlock, &h.user_id))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,276 @@
+//! An in-memory `Store` for the core's tests. Same contract as the SQLite adapter.
+
+use super::{DueKey, Store};
+use crate::error::Result;
+use crate::model::address::Address;
+use crate::model::amount::Units;
+use crate::model::balance::{Balance, Lock};
+use crate::model::chain::ChainState;
+use crate::model::deployment::Deployment;
+use crate::model::history::TxRecord;
+use crate::model::holder::Holder;
+use crate::model::ids::{DeploymentId, JobId, LockId, PresaleId, TokenAddress, UserId};
+use crate::model::job::Job;
+use crate::model::merchant::Merchant;
+use crate::model::presale::{Participant, Presale};
+use crate::model::time::Millis;
+use crate::model::token::{HolderRow, Token};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default)]
+pub struct MemStore {
+    pub merchant: Option<Merchant>,
+    pub chain: ChainState,
+    pub tokens: Vec<Token>,
+    pub holders: Vec<Holder>,
+    pub balances: BTreeMap<(TokenAddress, Address), Balance>,
+    pub locks: Vec<Lock>,
+    pub history: Vec<TxRecord>,
+    pub jobs: BTreeMap<JobId, Job>,
+    pub deployments: BTreeMap<DeploymentId, Deployment>,
+    /// In creation order.
+    pub presales: Vec<Presale>,
+    /// (presale id, participant), in the order of first purchase.
+    pub participants: Vec<(PresaleId, Participant)>,
+    pub schedule: BTreeMap<String, Millis>,
+    /// When each schedule key was first scheduled (a counter), to break ties in `due`.
+    pub schedule_order: BTreeMap<String, u64>,
+}
+
+impl MemStore {
+    /// Σ of every balance of a token, recomputed from scratch (the invariant tests use it).
+    pub fn sum_balances(&self, token: &TokenAddress) -> Units {
+        self.balances
+            .iter()
+            .filter(|((t, _), _)| t == token)
+            .map(|(_, b)| b.active.saturating_add(b.locked))
+            .sum()
+    }
+}
+
+fn nonzero(b: &Balance) -> bool {
+    !b.active.is_zero() || !b.locked.is_zero()
+}
+
+impl Store for MemStore {
+    fn merchant(&self) -> Result<Option<Merchant>> {
+        Ok(self.merchant.clone())
+    }
+    fn put_merchant(&mut self, merchant: &Merchant) -> Result<()> {
+        self.merchant = Some(merchant.clone());
+        Ok(())
+    }
+    fn chain_state(&self) -> Result<ChainState> {
+        Ok(self.chain.clone())
+    }
+    fn put_chain_state(&mut self, state: &ChainState) -> Result<()> {
+        self.chain = state.clone();
+        Ok(())
+    }
+    fn token(&self, address: &TokenAddress) -> Result<Option<Token>> {
+        Ok(self.tokens.iter().find(|t| &t.address == address).cloned())
+    }
+    fn put_token(&mut self, token: &Token) -> Result<()> {
+        match self.tokens.iter_mut().find(|t| t.address == token.address) {
+            Some(t) => *t = token.clone(),
+            None => self.tokens.push(token.clone()),
+        }
+        Ok(())
+    }
+    fn tokens(&self) -> Result<Vec<Token>> {
+        Ok(self.tokens.clone())
+    }
+    fn holder_by_user(&self, user_id: &UserId) -> Result<Option<Holder>> {
+        Ok(self.holders.iter().find(|h| &h.user_id == user_id).cloned())
+    }
+    fn holder_by_address(&self, address: &Address) -> Result<Option<Holder>> {
+        Ok(self.holders.iter().find(|h| &h.address == address).cloned())
+    }
+    fn insert_holder(&mut self, holder: &Holder) -> Result<()> {
+        self.holders.push(holder.clone());
+        Ok(())
+    }
+    fn balance(&self, token: &TokenAddress, owner: &Address) -> Result<Balance> {
+        Ok(self
+            .balances
+            .get(&(*token, *owner))
+            .copied()
+            .unwrap_or_default())
+    }
+    fn put_balance(
+        &mut self,
+        token: &TokenAddress,
+        owner: &Address,
+        balance: &Balance,
+    ) -> Result<()> {
+        self.balances.insert((*token, *owner), *balance);
+        Ok(())
+    }
+    fn balances_of(&self, owner: &Address) -> Result<Vec<(TokenAddress, Balance)>> {
+        Ok(self
+            .balances
+            .iter()
+            .filter(|((_, o), b)| o == owner && nonzero(b))
+            .map(|((t, _), b)| (*t, *b))
+            .collect())
+    }
+    fn top_holders(&self, token: &TokenAddress, limit: u32) -> Result<(Vec<HolderRow>, u64)> {
+        let mut rows: Vec<HolderRow> = self
+            .balances
+            .iter()
+            .filter(|((t, _), b)| t == token && nonzero(b))
+            .map(|((_, owner), b)| HolderRow {
+                owner: *owner,
+                balance: b.active.saturating_add(b.locked),
+                user_id: self
+                    .holders
+                    .iter()
+                    .find(|h| &h.address == owner)
+                    .map(|h| h.user_id.clone()),
+            })
+            .collect();
+        rows.sort_by(|a, b| b.balance.cmp(&a.balance).then(a.owner.cmp(&b.owner)));
+        let count = rows.len() as u64;
+        rows.truncate(limit as usize);
+        Ok((rows, count))
+    }
+    fn locks_of(&self, owner: &Address) -> Result<Vec<Lock>> {
+        Ok(self
+            .locks
+            .iter()
+            .filter(|l| &l.owner == owner)
+            .cloned()
+            .collect())
+    }
+    fn lock(&self, id: &LockId) -> Result<Option<Lock>> {
+        Ok(self.locks.iter().find(|l| &l.id == id).cloned())
+    }
+    fn put_lock(&mut self, lock: &Lock) -> Result<()> {
+        match self.locks.iter_mut().find(|l| l.id == lock.id) {
+            Some(l) => *l = lock.clone(),
+            None => self.locks.push(lock.clone()),
+        }
+        Ok(())
+    }
+    fn remove_lock(&mut self, id: &LockId) -> Result<()> {
+        self.locks.retain(|l| &l.id != id);
+        Ok(())
+    }
+    fn presale(&self, id: &PresaleId) -> Result<Option<Presale>> {
+        Ok(self.presales.iter().find(|p| &p.id == id).cloned())
+    }
+    fn put_presale(&mut self, presale: &Presale) -> Result<()> {
+        match self.presales.iter_mut().find(|p| p.id == presale.id) {
+            Some(p) => *p = presale.clone(),
+            None => self.presales.push(presale.clone()),
+        }
+        Ok(())
+    }
+    fn presales(&self) -> Result<Vec<Presale>> {
+        Ok(self.presales.iter().rev().cloned().collect())
+    }
+    fn participants(&self, presale: &PresaleId) -> Result<Vec<Participant>> {
+        Ok(self
+            .participants
+            .iter()
+            .filter(|(id, _)| id == presale)
+            .map(|(_, p)| p.clone())
+            .collect())
+    }
+    fn participant(&self, presale: &PresaleId, user_id: &UserId) -> Result<Option<Participant>> {
+        Ok(self
+            .participants
+            .iter()
+            .find(|(id, p)| id == presale && &p.user_id == user_id)
+            .map(|(_, p)| p.clone()))
+    }
+    fn put_participant(&mut self, presale: &PresaleId, participant: &Participant) -> Result<()> {
+        match self
+            .participants
+            .iter_mut()
+            .find(|(id, p)| id == presale && p.user_id == participant.user_id)
+        {
+            Some((_, p)) => *p = participant.clone(),
+            None => self
+                .participants
+                .push((presale.clone(), participant.clone())),
+        }
+        Ok(())
+    }
+    fn participations(&self, user_id: &UserId) -> Result<Vec<PresaleId>> {
+        Ok(self
+            .participants
+            .iter()
+            .filter(|(_, p)| &p.user_id == user_id)
+            .map(|(id, _)| id.clone())
+            .collect())
+    }
+    fn append_history(&mut self, record: &TxRecord) -> Result<()> {
+        self.history.push(record.clone());
+        Ok(())
+    }
+    fn history(
+        &self,
+        user_id: &UserId,
+        token: Option<&TokenAddress>,
+        before: Option<u64>,
+        limit: u32,
+    ) -> Result<Vec<(u64, TxRecord)>> {
+        Ok(self
+            .history
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i as u64 + 1, r))
+            .rev()
+            .filter(|(seq, r)| {
+                &r.user_id == user_id
+                    && token.is_none_or(|t| &r.token == t)
+                    && before.is_none_or(|b| *seq < b)
+            })
+            .take(limit as usize)
+            .map(|(seq, r)| (seq, r.clone()))
+            .collect())
+    }
+    fn job(&self, id: &JobId) -> Result<Option<Job>> {
+        Ok(self.jobs.get(id).cloned())
+    }
+    fn put_job(&mut self, job: &Job) -> Result<()> {
+        self.jobs.insert(job.id.clone(), job.clone());
+        Ok(())
+    }
+    fn deployment(&self, id: &DeploymentId) -> Result<Option<Deployment>> {
+        Ok(self.deployments.get(id).cloned())
+    }
+    fn put_deployment(&mut self, deployment: &Deployment) -> Result<()> {
+        self.deployments
+            .insert(deployment.id.clone(), deployment.clone());
+        Ok(())
+    }
+    fn schedule(&mut self, key: &DueKey, at: Millis) -> Result<()> {
+        let key = key.encode();
+        if !self.schedule.contains_key(&key) {
+            let next = self.schedule_order.values().max().map_or(0, |m| m + 1);
+            self.schedule_order.insert(key.clone(), next);
+        }
+        self.schedule.insert(key, at);
+        Ok(())
+    }
+    fn unschedule_raw(&mut self, stored: &str) -> Result<()> {
+        self.schedule.remove(stored);
+        self.schedule_order.remove(stored);
+        Ok(())
+    }
+    fn due(&self, now: Millis) -> Result<Vec<(String, Millis)>> {
+        let mut due: Vec<(String, Millis)> = self
+            .schedule
+            .iter()
+            .filter(|(_, at)| **at <= now)
+            .map(|(k, at)| (k.clone(), *at))
+            .collect();
+        due.sort_by_key(|(k, at)| (*at, self.schedule_order.get(k).copied().unwrap_or(0)));
+        Ok(due)
+    }
+    fn next_due(&self) -> Result<Option<Millis>> {
+        Ok(self.schedule.values().min().copied())
+    }
+}

@@ -1,0 +1,138 @@
+//! The storage port. The core reads and writes a merchant's state only through this trait:
+//! the worker implements it on the Durable Object's SQLite (inside one transaction per
+//! request, so an operation that fails half-way leaves nothing behind), and `MemStore`
+//! implements it in memory for the core's own tests.
+//!
+//! Operations still read and check everything before their first write, so even a store
+//! without transactions never sees a half-applied operation caused by a business rule.
+//! The port knows records only (`crate::model`): it sits on the floor just above them.
+
+pub mod mem;
+
+use crate::error::Result;
+use crate::model::address::Address;
+use crate::model::balance::{Balance, Lock};
+use crate::model::chain::ChainState;
+use crate::model::deployment::Deployment;
+use crate::model::history::TxRecord;
+use crate::model::holder::Holder;
+use crate::model::ids::{DeploymentId, JobId, LockId, PresaleId, TokenAddress, UserId};
+use crate::model::job::Job;
+use crate::model::merchant::Merchant;
+use crate::model::presale::{Participant, Presale};
+use crate::model::time::Millis;
+use crate::model::token::{HolderRow, Token};
+
+/// A key on the merchant's schedule of due work: what is due, by whom it is run.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DueKey {
+    /// A token-creation job whose deployment is mined.
+    Job(JobId),
+    /// A memecoin or airdrop deployment whose transaction is mined.
+    Deployment(DeploymentId),
+    /// A presale's end-of-sale decision or its next completion step.
+    Presale(PresaleId),
+    /// A lock whose unlock date has come.
+    Unlock(LockId),
+}
+
+impl DueKey {
+    /// The stored form: `job:<id>`, `deploy:<id>`, `presale:<id>`, `unlock:<id>`.
+    pub fn encode(&self) -> String {
+        match self {
+            DueKey::Job(id) => format!("job:{id}"),
+            DueKey::Deployment(id) => format!("deploy:{id}"),
+            DueKey::Presale(id) => format!("presale:{id}"),
+            DueKey::Unlock(id) => format!("unlock:{id}"),
+        }
+    }
+
+    /// The key a stored form names; None for a form no owner claims.
+    pub fn decode(text: &str) -> Option<DueKey> {
+        let (kind, id) = text.split_once(':')?;
+        Some(match kind {
+            "job" => DueKey::Job(JobId::new_unchecked(id)),
+            "deploy" => DueKey::Deployment(DeploymentId::new_unchecked(id)),
+            "presale" => DueKey::Presale(PresaleId::new_unchecked(id)),
+            "unlock" => DueKey::Unlock(LockId::new_unchecked(id)),
+            _ => return None,
+        })
+    }
+}
+
+pub trait Store {
+    fn merchant(&self) -> Result<Option<Merchant>>;
+    fn put_merchant(&mut self, merchant: &Merchant) -> Result<()>;
+    /// The embedded chain's state (default when none was stored yet).
+    fn chain_state(&self) -> Result<ChainState>;
+    fn put_chain_state(&mut self, state: &ChainState) -> Result<()>;
+
+    fn token(&self, address: &TokenAddress) -> Result<Option<Token>>;
+    fn put_token(&mut self, token: &Token) -> Result<()>;
+    /// Every token, in creation order.
+    fn tokens(&self) -> Result<Vec<Token>>;
+
+    fn holder_by_user(&self, user_id: &UserId) -> Result<Option<Holder>>;
+    fn holder_by_address(&self, address: &Address) -> Result<Option<Holder>>;
+    fn insert_holder(&mut self, holder: &Holder) -> Result<()>;
+
+    fn balance(&self, token: &TokenAddress, owner: &Address) -> Result<Balance>;
+    fn put_balance(
+        &mut self,
+        token: &TokenAddress,
+        owner: &Address,
+        balance: &Balance,
+    ) -> Result<()>;
+    /// Every non-zero balance of one owner, by token address.
+    fn balances_of(&self, owner: &Address) -> Result<Vec<(TokenAddress, Balance)>>;
+    /// The largest non-zero balances (active + locked) of a token, and how many there are.
+    fn top_holders(&self, token: &TokenAddress, limit: u32) -> Result<(Vec<HolderRow>, u64)>;
+
+    fn locks_of(&self, owner: &Address) -> Result<Vec<Lock>>;
+    fn lock(&self, id: &LockId) -> Result<Option<Lock>>;
+    fn put_lock(&mut self, lock: &Lock) -> Result<()>;
+    fn remove_lock(&mut self, id: &LockId) -> Result<()>;
+
+    fn presale(&self, id: &PresaleId) -> Result<Option<Presale>>;
+    fn put_presale(&mut self, presale: &Presale) -> Result<()>;
+    /// Every presale, newest first.
+    fn presales(&self) -> Result<Vec<Presale>>;
+    /// A presale's participants, in the order of their first purchase.
+    fn participants(&self, presale: &PresaleId) -> Result<Vec<Participant>>;
+    fn participant(&self, presale: &PresaleId, user_id: &UserId) -> Result<Option<Participant>>;
+    /// Inserts or updates one participant, keeping its place in the order.
+    fn put_participant(&mut self, presale: &PresaleId, participant: &Participant) -> Result<()>;
+    /// The presales a holder bought into, in the order of their first purchase.
+    fn participations(&self, user_id: &UserId) -> Result<Vec<PresaleId>>;
+
+    fn append_history(&mut self, record: &TxRecord) -> Result<()>;
+    /// One holder's records, newest first, strictly older than `before` (a sequence number
+    /// this method returned), at most `limit`, with the sequence number of each.
+    fn history(
+        &self,
+        user_id: &UserId,
+        token: Option<&TokenAddress>,
+        before: Option<u64>,
+        limit: u32,
+    ) -> Result<Vec<(u64, TxRecord)>>;
+
+    fn job(&self, id: &JobId) -> Result<Option<Job>>;
+    fn put_job(&mut self, job: &Job) -> Result<()>;
+
+    fn deployment(&self, id: &DeploymentId) -> Result<Option<Deployment>>;
+    fn put_deployment(&mut self, deployment: &Deployment) -> Result<()>;
+
+    /// Due work: one entry per key, the time it is due. One Durable Object alarm serves all
+    /// of them: the shell sets it to `next_due`.
+    fn schedule(&mut self, key: &DueKey, at: Millis) -> Result<()>;
+    fn unschedule(&mut self, key: &DueKey) -> Result<()> {
+        self.unschedule_raw(&key.encode())
+    }
+    /// Removes an entry by its stored form (also one no owner claims).
+    fn unschedule_raw(&mut self, stored: &str) -> Result<()>;
+    /// Entries due at or before `now`, earliest first, in their stored form (`DueKey::decode`
+    /// names the owner); entries due at the same time in the order they were first
+    /// scheduled (so tokens mined in one block keep submission order).
+    fn due(&self, now: Millis) -> Result<Vec<(String, Millis)>>;
+    fn next_due(&self) -> Result<Option<Millis>>;
+}

@@ -1,0 +1,150 @@
+//! The operator's routes (admin key) and the open ones: merchants, the service clock, the
+//! test faucet, chain faults, health and the index.
+
+use crate::model::address::Address;
+use crate::model::amount::unit;
+use crate::model::decimal::{Decimal, Whole};
+use crate::model::ids::MerchantId;
+use crate::model::input::{Checked, Int, Text};
+use serde::{Deserialize, Serialize};
+
+/// `POST /admin/merchants`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "CreateMerchant"))]
+pub struct CreateMerchantRequest {
+    pub name: Text<100>,
+}
+
+impl Checked for CreateMerchantRequest {}
+
+/// A merchant as created; the keys are shown once, at creation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "Merchant"))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::required("secretKey publicKey")))]
+#[serde(rename_all = "camelCase")]
+pub struct MerchantCreated {
+    pub id: MerchantId,
+    pub name: String,
+    pub merchant_address: Address,
+    /// Returned only here, once; stored only as a hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "codegen", schemars(extend("pattern" = "^sk_")))]
+    pub secret_key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "codegen", schemars(extend("pattern" = "^pk_")))]
+    pub public_key: Option<String>,
+}
+
+/// `POST /admin/time/advance` (local runs and tests).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "TimeAdvance"))]
+pub struct TimeAdvanceRequest {
+    pub seconds: Int<1, 31_536_000>,
+}
+
+impl Checked for TimeAdvanceRequest {}
+
+/// The service clock: real time plus the time-travel offset.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "TimeAdvanceResult"))]
+#[serde(rename_all = "camelCase")]
+pub struct Clock {
+    /// Total offset of the service clock from real time.
+    pub offset_seconds: u64,
+    /// ISO 8601.
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "crate::codegen::schema::Timestamp")
+    )]
+    pub now: String,
+    /// The service clock, UNIX seconds.
+    pub now_unix: u64,
+}
+
+/// `POST /admin/faucet` (local runs and tests): test USDC for a holder.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "Faucet"))]
+#[serde(rename_all = "camelCase")]
+pub struct FaucetRequest {
+    /// Address of a holder (of `merchantId` when given, else of any merchant).
+    pub address: Address,
+    /// USDC in whole units (at most 6 fractional digits).
+    pub usdc_amount: Whole<unit::Usdc>,
+    /// The holder's merchant; any merchant's holder when absent.
+    pub merchant_id: Option<MerchantId>,
+}
+
+impl Checked for FaucetRequest {}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FaucetResult {
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
+    pub success: bool,
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
+    pub transaction_hash: String,
+    pub address: Address,
+    pub usdc_amount: Decimal,
+}
+
+/// `POST /admin/chain/faults` (local runs and tests): the merchant's next `count` fallible
+/// chain submissions fail.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "ChainFaults"))]
+#[serde(rename_all = "camelCase")]
+pub struct ChainFaultsRequest {
+    pub merchant_id: MerchantId,
+    pub count: Int<0, 100>,
+}
+
+impl Checked for ChainFaultsRequest {}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ChainFaultsResult {
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
+    pub success: bool,
+    pub fail_next: u64,
+}
+
+/// `GET /health`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+pub struct Health {
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
+    pub ok: bool,
+}
+
+/// `GET /`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Index {
+    pub name: String,
+    pub description: String,
+    pub openapi: String,
+}
+
+/// Every error: `{ success: false, message, code, details? }`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "Error"))]
+pub struct ErrorBody {
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = false)))]
+    #[cfg_attr(feature = "codegen", ts(type = "false"))]
+    pub success: bool,
+    /// For people.
+    pub message: String,
+    /// Stable, for programs.
+    pub code: crate::ErrorCode,
+    /// Extra information, e.g. `field` for the field that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "codegen", ts(type = "Record<string, unknown>"))]
+    pub details: Option<serde_json::Map<String, serde_json::Value>>,
+}

@@ -1,0 +1,196 @@
+//! Applying a typed operation: the one place an [`Op`] meets its operation and its answer.
+//! It runs inside the merchant object's transaction, so it is synchronous by construction.
+
+use super::deployment::{DeploymentCreated, DeploymentStatusResult};
+use super::holder::{HolderFull, TokenBalance};
+use super::ledger::{DistributeResult, LedgerResult, TxPage};
+use super::op::{HolderRef, Op};
+use super::presale::{BuyPresaleResult, Presale, PresaleMerchant, ResolveResult};
+use super::token::{CreateTokenAccepted, Job, Token, DEFAULT_HOLDERS};
+use crate::error::Result;
+use crate::model::holder::NewWallet;
+use crate::model::ids::{uuid_v4, DeploymentId, JobId, PresaleId};
+use crate::model::token::TokenKind;
+use crate::ops::ledger::Outflow;
+use crate::ops::{deployment, history, holder, job, ledger, presale, token, Ctx};
+use crate::store::Store;
+use serde::Serialize;
+
+/// What the shell provides an operation: fresh randomness and its public address.
+pub trait Shell {
+    /// 16 fresh random bytes, for a new id.
+    fn random16(&mut self) -> Result<[u8; 16]>;
+    /// A fresh wallet, its private key sealed.
+    fn new_wallet(&mut self) -> Result<NewWallet>;
+    /// The service's public base URL, for links in answers (a deployment's page).
+    fn base_url(&self) -> &str;
+}
+
+/// Every answer body of a merchant operation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Response {
+    Token(Box<Token>),
+    Tokens(Vec<Token>),
+    CreateToken(CreateTokenAccepted),
+    Job(Box<Job>),
+    Holder(HolderFull),
+    Balance(TokenBalance),
+    Distribute(DistributeResult),
+    Ledger(LedgerResult),
+    History(TxPage),
+    DeploymentCreated(DeploymentCreated),
+    DeploymentStatus(DeploymentStatusResult),
+    Presale(Presale),
+    PresaleMerchant(Box<PresaleMerchant>),
+    Presales(Vec<PresaleMerchant>),
+    Buy(BuyPresaleResult),
+    Resolve(Box<ResolveResult>),
+}
+
+/// An answer: its HTTP status and body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    pub status: u16,
+    pub body: Response,
+}
+
+fn ok(body: Response) -> Reply {
+    Reply { status: 200, body }
+}
+
+fn created(body: Response) -> Reply {
+    Reply { status: 201, body }
+}
+
+/// Applies `op` for the merchant in `ctx`.
+pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: Op, shell: &mut dyn Shell) -> Result<Reply> {
+    Ok(match op {
+        Op::CreateToken(req) => {
+            let id = JobId::new_unchecked(uuid_v4(shell.random16()?));
+            let job = job::create_token(store, ctx, req.into_spec(), id)?;
+            created(Response::CreateToken(CreateTokenAccepted::of(&job)))
+        }
+        Op::Job(id) => {
+            let job = job::find(store, &id)?;
+            ok(Response::Job(Box::new(Job::read(store, &job)?)))
+        }
+        Op::PatchToken(address, req) => {
+            let t = token::patch(store, &address, &req)?;
+            ok(Response::Token(Box::new(Token::read(
+                store,
+                &t,
+                DEFAULT_HOLDERS,
+            )?)))
+        }
+        Op::Token(address, limit) => {
+            let t = token::find(store, &address)?;
+            ok(Response::Token(Box::new(Token::read(store, &t, limit)?)))
+        }
+        Op::AllTokens => {
+            let all = store
+                .tokens()?
+                .iter()
+                .filter(|t| t.kind == TokenKind::Merchant)
+                .map(|t| Token::read(store, t, DEFAULT_HOLDERS))
+                .collect::<Result<Vec<Token>>>()?;
+            ok(Response::Tokens(all))
+        }
+        Op::PutHolder(user_id) => {
+            let (h, was_created) =
+                holder::get_or_create(store, ctx, &user_id, &mut || shell.new_wallet())?;
+            let body = Response::Holder(HolderFull::read(store, &h)?);
+            if was_created {
+                created(body)
+            } else {
+                ok(body)
+            }
+        }
+        Op::GetHolder(user_id) => {
+            let h = holder::find(store, &user_id)?;
+            ok(Response::Holder(HolderFull::read(store, &h)?))
+        }
+        Op::HolderToken(who, address) => {
+            let owner = match who {
+                HolderRef::Address(a) => a,
+                HolderRef::User(u) => holder::find(store, &u)?.address,
+            };
+            let t = token::find(store, &address)?;
+            ok(Response::Balance(TokenBalance::read(store, &owner, &t)?))
+        }
+        Op::Distribute(address, req) => {
+            let hash = ledger::distribute(store, ctx, &address, &req)?;
+            ok(Response::Distribute(DistributeResult {
+                success: true,
+                transaction_hash: hash,
+            }))
+        }
+        Op::Spend(user_id, req) => move_out(store, ctx, &user_id, Outflow::Spend(req))?,
+        Op::Transfer(user_id, req) => move_out(store, ctx, &user_id, Outflow::Transfer(req))?,
+        Op::Withdraw(user_id, req) => move_out(store, ctx, &user_id, Outflow::Withdraw(req))?,
+        Op::History(user_id, q) => {
+            let h = holder::find(store, &user_id)?;
+            ok(Response::History(TxPage::of(history::page(
+                store, &h.user_id, &q,
+            )?)))
+        }
+        Op::CreateDeployment(req) => {
+            let spec = req.spec()?;
+            let id = DeploymentId::new_unchecked(uuid_v4(shell.random16()?));
+            let d = deployment::create(store, ctx, spec, id)?;
+            created(Response::DeploymentCreated(DeploymentCreated { id: d.id }))
+        }
+        Op::DeploymentStatus(kind, id) => {
+            let d = deployment::find(store, &id, Some(kind))?;
+            ok(Response::DeploymentStatus(DeploymentStatusResult::of(
+                &d,
+                shell.base_url(),
+            )))
+        }
+        Op::CreatePresale(req) => {
+            let id = PresaleId::new_unchecked(uuid_v4(shell.random16()?));
+            let p = presale::create(store, ctx, req, id)?;
+            created(Response::Presale(Presale::read(store, &p, ctx.now)?))
+        }
+        Op::ListPresales => {
+            let all = store
+                .presales()?
+                .iter()
+                .map(|p| PresaleMerchant::read(store, p, ctx.now))
+                .collect::<Result<Vec<PresaleMerchant>>>()?;
+            ok(Response::Presales(all))
+        }
+        Op::MerchantPresale(id) => {
+            let p = presale::find(store, &id)?;
+            ok(Response::PresaleMerchant(Box::new(PresaleMerchant::read(
+                store, &p, ctx.now,
+            )?)))
+        }
+        Op::PublicPresale(id) => {
+            let p = presale::find(store, &id)?;
+            ok(Response::Presale(Presale::read(store, &p, ctx.now)?))
+        }
+        Op::BuyPresale(user_id, req) => {
+            let purchase = presale::buy(store, ctx, &user_id, &req)?;
+            ok(Response::Buy(BuyPresaleResult::of(&purchase)))
+        }
+        Op::ResolvePresale(req) => {
+            let outcome = presale::resolve(store, ctx, &req)?;
+            let p = presale::find(store, &req.presale_id)?;
+            let view = PresaleMerchant::read(store, &p, ctx.now)?;
+            ok(Response::Resolve(Box::new(ResolveResult::of(
+                view, outcome,
+            ))))
+        }
+    })
+}
+
+fn move_out(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    user_id: &crate::model::ids::UserId,
+    out: Outflow,
+) -> Result<Reply> {
+    let receipt = ledger::move_out(store, ctx, user_id, &out)?;
+    Ok(ok(Response::Ledger(LedgerResult::of(&receipt))))
+}

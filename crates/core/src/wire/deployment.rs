@@ -1,0 +1,181 @@
+//! Deployments on the wire: create's answer, the status in its `{ has_more, data }` wrapper,
+//! and the data of the public overview page.
+
+use crate::error::Result;
+use crate::model::address::Address;
+use crate::model::decimal::Decimal;
+use crate::model::deployment::{
+    exchange_url, service_build_url, Deployment as Record, DeploymentKind, DeploymentStatus,
+};
+use crate::model::ids::{DeploymentId, TokenAddress};
+use crate::model::time::iso8601;
+use crate::model::token::Network;
+use crate::store::Store;
+use serde::{Deserialize, Serialize};
+
+/// Holders the overview page lists.
+pub const PAGE_HOLDERS: u32 = 20;
+
+/// `POST /template/memecoin`, `POST /template/airdrop` -> 201.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+pub struct DeploymentCreated {
+    /// A UUID: poll the deployment's status with it.
+    pub id: DeploymentId,
+}
+
+/// The interface's Deployment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "codegen",
+    schemars(extend(
+        "if" = { "properties": { "status": { "const": "success" } } },
+        "then" = { "required": ["transactionHash", "serviceBuildUrl", "exchangeUrl"] },
+        "else" = { "not": { "anyOf": [{ "required": ["serviceBuildUrl"] }, { "required": ["exchangeUrl"] }] } },
+        "allOf" = [{ "if": { "properties": { "status": { "const": "failed" } } }, "then": { "required": ["error"] } }]
+    ))
+)]
+#[serde(rename_all = "camelCase")]
+pub struct Deployment {
+    pub id: DeploymentId,
+    pub status: DeploymentStatus,
+    /// Known from creation.
+    pub token_address: TokenAddress,
+    /// Once submitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "Option<crate::codegen::schema::TxHash>")
+    )]
+    pub transaction_hash: Option<String>,
+    /// On success: the overview page, `<public base URL>/deployments/<id>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "codegen", schemars(extend("format" = "uri")))]
+    pub service_build_url: Option<String>,
+    /// On success: a swap page for the token on its network (Uniswap's, which does not work
+    /// as expected on a test network).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "codegen", schemars(extend("format" = "uri")))]
+    pub exchange_url: Option<String>,
+    /// On failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The status answer: `{ has_more: false, data: Deployment }`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "DeploymentStatus"))]
+pub struct DeploymentStatusResult {
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = false)))]
+    pub has_more: bool,
+    pub data: Deployment,
+}
+
+impl Deployment {
+    pub fn of(d: &Record, base_url: &str) -> Deployment {
+        let success = d.status == DeploymentStatus::Success;
+        Deployment {
+            id: d.id.clone(),
+            status: d.status,
+            token_address: d.token_address,
+            transaction_hash: d.tx_hash.clone(),
+            service_build_url: success.then(|| service_build_url(base_url, &d.id)),
+            exchange_url: success.then(|| exchange_url(d.request.network, d.token_address)),
+            error: d.error.clone(),
+        }
+    }
+}
+
+impl DeploymentStatusResult {
+    pub fn of(d: &Record, base_url: &str) -> DeploymentStatusResult {
+        DeploymentStatusResult {
+            has_more: false,
+            data: Deployment::of(d, base_url),
+        }
+    }
+}
+
+/// What the overview page shows, as data (the worker renders it): the deployment, the
+/// token's figures and, once deployed, its top holders by address. Holder userIds are the
+/// merchant's own ids for its users and the page is public, so they are left out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentOverview {
+    pub id: DeploymentId,
+    pub kind: DeploymentKind,
+    pub status: DeploymentStatus,
+    pub name: String,
+    pub symbol: String,
+    pub network: Network,
+    pub token_address: TokenAddress,
+    pub total_supply: Decimal,
+    pub price: Decimal,
+    pub marketplace: bool,
+    pub transaction_hash: Option<String>,
+    pub created_at: String,
+    pub service_build_url: String,
+    pub holders: Vec<OverviewHolder>,
+    pub holders_count: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mined_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liquidity_supply: Option<Decimal>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OverviewHolder {
+    pub address: Address,
+    pub balance: Decimal,
+}
+
+impl DeploymentOverview {
+    pub fn read(store: &dyn Store, d: &Record, base_url: &str) -> Result<DeploymentOverview> {
+        let req = &d.request;
+        let mut v = DeploymentOverview {
+            id: d.id.clone(),
+            kind: d.kind,
+            status: d.status,
+            name: req.name.clone(),
+            symbol: req.symbol.clone(),
+            network: req.network,
+            token_address: d.token_address,
+            total_supply: Decimal::from_units(req.total_supply.raw(), 18),
+            price: Decimal::of(req.initial_price),
+            marketplace: req.marketplace,
+            transaction_hash: d.tx_hash.clone(),
+            created_at: iso8601(d.created_at),
+            service_build_url: service_build_url(base_url, &d.id),
+            holders: Vec::new(),
+            holders_count: 0,
+            error: d.error.clone(),
+            exchange_url: None,
+            mined_at: None,
+            liquidity_supply: None,
+        };
+        if d.status == DeploymentStatus::Success {
+            v.exchange_url = Some(exchange_url(req.network, d.token_address));
+            v.mined_at = d.mined_at.map(iso8601);
+            if let Some(token) = store.token(&d.token_address)? {
+                let (holders, count) = store.top_holders(&token.address, PAGE_HOLDERS)?;
+                let amount =
+                    |u: crate::model::amount::Units| Decimal::from_units(u.raw(), token.decimals);
+                v.holders = holders
+                    .iter()
+                    .map(|h| OverviewHolder {
+                        address: h.owner,
+                        balance: amount(h.balance),
+                    })
+                    .collect();
+                v.holders_count = count;
+                v.liquidity_supply = Some(amount(token.liquidity_supply));
+            }
+        }
+        Ok(v)
+    }
+}

@@ -1,0 +1,295 @@
+//! Holders on the wire: the full holder (tokens, presale positions, locks, total value) and
+//! one token's balance.
+
+use crate::error::Result;
+use crate::model::address::Address;
+use crate::model::amount::{Units, Usd};
+use crate::model::decimal::Decimal;
+use crate::model::holder::Holder;
+use crate::model::ids::{PresaleId, TokenAddress, UserId};
+use crate::model::time::iso8601;
+use crate::model::token::Token;
+use crate::store::Store;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// What an item of a holder is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(inline))]
+#[serde(rename_all = "lowercase")]
+pub enum ItemStatus {
+    Active,
+    Locked,
+    Pending,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(inline))]
+#[serde(rename_all = "lowercase")]
+pub enum ItemKind {
+    Token,
+    Lock,
+    Presale,
+}
+
+/// `PUT /holder/:userId`, `GET /holder/:userId`: the full form.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct HolderFull {
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
+    #[cfg_attr(feature = "codegen", ts(type = "true"))]
+    pub success: bool,
+    /// The userId.
+    pub id: UserId,
+    pub address: Address,
+    /// USD value of tokens, locks and presale positions.
+    pub total_value: Decimal,
+    /// Active tokens (USDC as an item with symbol USDC), largest value first.
+    pub tokens: Vec<TokenItem>,
+    /// Positions in presales not yet distributed or refunded.
+    pub presales: Vec<PresaleItem>,
+    /// Locked tokens, largest value first.
+    pub locks: Vec<LockItem>,
+}
+
+/// An active (unlocked) token balance of a holder. USDC appears as an item with symbol USDC
+/// and value = balance.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+pub struct TokenItem {
+    pub id: String,
+    pub address: TokenAddress,
+    pub name: String,
+    pub symbol: String,
+    pub balance: Decimal,
+    pub value: Decimal,
+    /// `active`.
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = "active")))]
+    #[cfg_attr(feature = "codegen", ts(type = "\"active\""))]
+    pub status: ItemStatus,
+    /// `token`.
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = "token")))]
+    #[cfg_attr(feature = "codegen", ts(type = "\"token\""))]
+    #[serde(rename = "type")]
+    pub kind: ItemKind,
+}
+
+/// Locked tokens of a holder (a presale allocation); they cannot be spent, transferred or
+/// withdrawn before `unlockDate`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LockItem {
+    pub id: String,
+    pub address: TokenAddress,
+    pub name: String,
+    pub symbol: String,
+    pub balance: Decimal,
+    pub value: Decimal,
+    /// `locked`.
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = "locked")))]
+    #[cfg_attr(feature = "codegen", ts(type = "\"locked\""))]
+    pub status: ItemStatus,
+    /// `lock`.
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = "lock")))]
+    #[cfg_attr(feature = "codegen", ts(type = "\"lock\""))]
+    #[serde(rename = "type")]
+    pub kind: ItemKind,
+    /// ISO date when the tokens unlock.
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "crate::codegen::schema::Timestamp")
+    )]
+    pub unlock_date: String,
+}
+
+/// A holder's position in a presale: the tokens expected, the USDC paid.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+pub struct PresaleItem {
+    pub id: String,
+    pub address: TokenAddress,
+    pub name: String,
+    pub symbol: String,
+    /// Tokens the holder expects to receive.
+    pub balance: Decimal,
+    /// USDC invested.
+    pub value: Decimal,
+    /// `pending`.
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = "pending")))]
+    #[cfg_attr(feature = "codegen", ts(type = "\"pending\""))]
+    pub status: ItemStatus,
+    /// `presale`.
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = "presale")))]
+    #[cfg_attr(feature = "codegen", ts(type = "\"presale\""))]
+    #[serde(rename = "type")]
+    pub kind: ItemKind,
+    pub metadata: PresaleItemMetadata,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PresaleItemMetadata {
+    pub presale_id: PresaleId,
+    /// Percent of the target raised.
+    pub progress: Decimal,
+    /// ISO date of the presale's end.
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "crate::codegen::schema::Timestamp")
+    )]
+    pub end_date: String,
+}
+
+/// `GET /holder/:holderAddressOrUserId/token/:tokenAddress`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("lockedBalance decimals")))]
+#[serde(rename_all = "camelCase")]
+pub struct TokenBalance {
+    pub name: String,
+    pub symbol: String,
+    /// Same as `address`.
+    #[cfg_attr(feature = "codegen", schemars(with = "Address"))]
+    pub id: String,
+    /// The token's address.
+    pub address: TokenAddress,
+    /// Active tokens.
+    pub balance: Decimal,
+    pub locked_balance: Decimal,
+    pub value: Decimal,
+    pub decimals: u8,
+}
+
+/// Sorts items by value, largest first, then by symbol.
+fn by_value<T>(mut items: Vec<(Usd, String, T)>) -> Vec<T> {
+    items.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    items.into_iter().map(|(_, _, v)| v).collect()
+}
+
+impl HolderFull {
+    pub fn read(store: &dyn Store, holder: &Holder) -> Result<HolderFull> {
+        let mut tokens_cache: HashMap<TokenAddress, Option<Token>> = HashMap::new();
+        let mut token_of = |addr: &TokenAddress| -> Result<Option<Token>> {
+            if let Some(t) = tokens_cache.get(addr) {
+                return Ok(t.clone());
+            }
+            let t = store.token(addr)?;
+            tokens_cache.insert(*addr, t.clone());
+            Ok(t)
+        };
+        let amount = |t: &Token, u: Units| Decimal::from_units(u.raw(), t.decimals);
+        let mut total = Usd::ZERO;
+        let mut tokens = Vec::new();
+        for (addr, bal) in store.balances_of(&holder.address)? {
+            let Some(token) = token_of(&addr)? else {
+                continue;
+            };
+            if bal.active.is_zero() {
+                continue;
+            }
+            let value = token.value_of(bal.active);
+            total = total.saturating_add(value);
+            tokens.push((
+                value,
+                token.symbol.clone(),
+                TokenItem {
+                    id: token.address.to_checksum(),
+                    address: token.address,
+                    name: token.name.clone(),
+                    symbol: token.symbol.clone(),
+                    balance: amount(&token, bal.active),
+                    value: Decimal::of(value),
+                    status: ItemStatus::Active,
+                    kind: ItemKind::Token,
+                },
+            ));
+        }
+        let mut locks = Vec::new();
+        for lock in store.locks_of(&holder.address)? {
+            let Some(token) = token_of(&lock.token)? else {
+                continue;
+            };
+            let value = token.value_of(lock.amount);
+            total = total.saturating_add(value);
+            locks.push((
+                value,
+                token.symbol.clone(),
+                LockItem {
+                    id: token.address.to_checksum(),
+                    address: token.address,
+                    name: token.name.clone(),
+                    symbol: token.symbol.clone(),
+                    balance: amount(&token, lock.amount),
+                    value: Decimal::of(value),
+                    status: ItemStatus::Locked,
+                    kind: ItemKind::Lock,
+                    unlock_date: iso8601(lock.unlock_at),
+                },
+            ));
+        }
+        let mut presales = Vec::new();
+        for id in store.participations(&holder.user_id)? {
+            let Some(p) = store.presale(&id)? else {
+                continue;
+            };
+            if !p.position_open() {
+                continue;
+            }
+            let Some(part) = store.participant(&id, &holder.user_id)? else {
+                continue;
+            };
+            // A USDC amount is a USD value at one dollar (both have 6 decimals).
+            total = total.saturating_add(part.usdc.cast());
+            presales.push(PresaleItem {
+                id: p.token_address.to_checksum(),
+                address: p.token_address,
+                name: p.token_info.name.clone(),
+                symbol: p.token_info.symbol.clone(),
+                balance: Decimal::from_units(
+                    p.expected_tokens(part.usdc).raw(),
+                    crate::model::amount::TOKEN_DECIMALS,
+                ),
+                value: Decimal::of(part.usdc),
+                status: ItemStatus::Pending,
+                kind: ItemKind::Presale,
+                metadata: PresaleItemMetadata {
+                    presale_id: p.id.clone(),
+                    progress: super::presale::progress(&p),
+                    end_date: iso8601(p.end_ms()),
+                },
+            });
+        }
+        Ok(HolderFull {
+            success: true,
+            id: holder.user_id.clone(),
+            address: holder.address,
+            total_value: Decimal::of(total),
+            tokens: by_value(tokens),
+            presales,
+            locks: by_value(locks),
+        })
+    }
+}
+
+impl TokenBalance {
+    /// `owner`'s balance of `token` (active, with the locked part beside it).
+    pub fn read(store: &dyn Store, owner: &Address, token: &Token) -> Result<TokenBalance> {
+        let bal = store.balance(&token.address, owner)?;
+        let amount = |u: Units| Decimal::from_units(u.raw(), token.decimals);
+        Ok(TokenBalance {
+            name: token.name.clone(),
+            symbol: token.symbol.clone(),
+            id: token.address.to_checksum(),
+            address: token.address,
+            balance: amount(bal.active),
+            locked_balance: amount(bal.locked),
+            value: Decimal::of(token.value_of(bal.active)),
+            decimals: token.decimals,
+        })
+    }
+}

@@ -1,0 +1,119 @@
+//! Movements on the wire: distribute's answer, the spend/transfer/withdraw receipt, and a
+//! holder's history.
+
+use crate::model::address::Address;
+use crate::model::chain::{block_number, mined_at};
+use crate::model::decimal::Decimal;
+use crate::model::history::{TxRecord as Record, TxType};
+use crate::model::ids::TokenAddress;
+use crate::model::time::iso8601;
+use crate::ops::history::Page;
+use crate::ops::ledger::Receipt;
+use serde::{Deserialize, Serialize};
+
+/// `POST /token/:tokenAddress/distribute`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct DistributeResult {
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
+    pub success: bool,
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
+    pub transaction_hash: String,
+}
+
+/// `POST /holder/:userId/{spend,transfer,withdraw}` (Metal's shape).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LedgerResult {
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
+    pub success: bool,
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
+    pub transaction_hash: String,
+    pub from: Address,
+    pub to: Address,
+    pub amount: Decimal,
+    pub token_address: TokenAddress,
+}
+
+impl LedgerResult {
+    pub fn of(r: &Receipt) -> LedgerResult {
+        LedgerResult {
+            success: true,
+            transaction_hash: r.hash.clone(),
+            from: r.from,
+            to: r.to,
+            amount: Decimal::from_units(r.amount.raw(), r.token.decimals),
+            token_address: r.token.address,
+        }
+    }
+}
+
+/// `GET /holder/:userId/transactions`: one page, newest first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+pub struct TxPage {
+    pub has_more: bool,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+    /// Newest first.
+    pub data: Vec<TxRecord>,
+}
+
+impl TxPage {
+    pub fn of(page: Page) -> TxPage {
+        TxPage {
+            has_more: page.next_cursor.is_some(),
+            next_cursor: page.next_cursor,
+            data: page.records.iter().map(TxRecord::of).collect(),
+        }
+    }
+}
+
+/// One record of a holder's history.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("blockNumber")))]
+#[serde(rename_all = "camelCase")]
+pub struct TxRecord {
+    pub id: String,
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
+    pub transaction_hash: String,
+    #[serde(rename = "type")]
+    pub kind: TxType,
+    /// Metal's label: Airdrop, Transfer, Withdraw, Deposit, Buy, Sell.
+    #[cfg_attr(feature = "codegen", schemars(extend("enum" = ["Airdrop", "Transfer", "Withdraw", "Deposit", "Buy", "Sell"])))]
+    pub context: String,
+    pub token_address: TokenAddress,
+    pub symbol: String,
+    pub amount: Decimal,
+    pub from: Address,
+    pub to: Address,
+    /// ISO 8601.
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "crate::codegen::schema::Timestamp")
+    )]
+    pub timestamp: String,
+    /// The embedded chain's receipt: the 2-second block the transaction landed in.
+    pub block_number: u64,
+}
+
+impl TxRecord {
+    pub fn of(r: &Record) -> TxRecord {
+        TxRecord {
+            id: r.id.clone(),
+            transaction_hash: r.hash.clone(),
+            kind: r.kind,
+            context: r.kind.context().to_string(),
+            token_address: r.token,
+            symbol: r.symbol.clone(),
+            amount: Decimal::from_units(r.amount.raw(), r.decimals),
+            from: r.from,
+            to: r.to,
+            timestamp: iso8601(r.at),
+            block_number: block_number(mined_at(r.at)),
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! The wire: what clients send and receive. Requests are decoded once into a typed [`Op`]
+//! (`op`, `decode`, `routes`); [`apply`] runs it and answers with a typed response, one
+//! module per resource (`token`, `holder`, `ledger`, `presale`, `deployment`, `admin`).
+//! These types are the single source of the JSON the service speaks: the worker serializes
+//! them, the browser package reads them, and the TypeScript declarations and the OpenAPI
+//! schemas are generated from them (`codegen`).
+
+pub mod admin;
+pub mod apply;
+pub mod decode;
+pub mod deployment;
+pub mod holder;
+pub mod ledger;
+pub mod op;
+pub mod presale;
+pub mod routes;
+pub mod token;
+
+pub use apply::{apply, Reply, Response, Shell};
+pub use op::{HolderRef, Op, Parts};
+pub use routes::{Access, Route};

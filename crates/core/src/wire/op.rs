@@ -1,0 +1,220 @@
+//! The typed operation: what a merchant request asks for, decoded once at the edge from its
+//! route, path parameters, query and body, and handed to the merchant's Durable Object as
+//! itself. Nothing downstream looks at strings to decide what to do.
+
+use super::decode;
+use super::routes::{percent_decode, Route};
+use super::token::{DEFAULT_HOLDERS, MAX_HOLDERS};
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::address::Address;
+use crate::model::deployment::DeploymentKind;
+use crate::model::ids::{DeploymentId, JobId, PresaleId, TokenAddress, UserId};
+use crate::model::input::Int;
+use crate::ops::deployment::{AirdropRequest, DeployRequest, MemecoinRequest};
+use crate::ops::history::HistoryQuery;
+use crate::ops::ledger::{DistributeRequest, SendRequest, SpendRequest};
+use crate::ops::presale::{BuyPresaleRequest, CreatePresaleRequest, ResolvePresaleRequest};
+use crate::ops::token::{CreateTokenRequest, PatchTokenRequest};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The first path segment of `GET /holder/:holder/token/:tokenAddress`: an address when it
+/// is one, else a userId.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HolderRef {
+    Address(Address),
+    User(UserId),
+}
+
+/// Every operation of a merchant's API.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+pub enum Op {
+    CreateToken(CreateTokenRequest),
+    Job(JobId),
+    PatchToken(TokenAddress, PatchTokenRequest),
+    Token(TokenAddress, u32),
+    AllTokens,
+    PutHolder(UserId),
+    GetHolder(UserId),
+    HolderToken(HolderRef, TokenAddress),
+    Distribute(TokenAddress, DistributeRequest),
+    Spend(UserId, SpendRequest),
+    Transfer(UserId, SendRequest),
+    Withdraw(UserId, SendRequest),
+    History(UserId, HistoryQuery),
+    CreateDeployment(DeployRequest),
+    DeploymentStatus(DeploymentKind, DeploymentId),
+    CreatePresale(CreatePresaleRequest),
+    ListPresales,
+    MerchantPresale(PresaleId),
+    PublicPresale(PresaleId),
+    BuyPresale(UserId, BuyPresaleRequest),
+    ResolvePresale(ResolvePresaleRequest),
+}
+
+/// A request's parts, as the edge received them.
+pub struct Parts<'a> {
+    /// Path parameters as sent (percent-encoded), in the pattern's order.
+    pub params: &'a [String],
+    /// Query parameters; with a name repeated, the first value counts.
+    pub query: &'a BTreeMap<String, String>,
+    /// The body parsed once (`decode::parse_json`); `Null` when there is none.
+    pub body: &'a Value,
+}
+
+impl Parts<'_> {
+    fn raw(&self, i: usize) -> Result<&str> {
+        self.params
+            .get(i)
+            .map(String::as_str)
+            .ok_or_else(|| Error::internal("missing path parameter"))
+    }
+
+    fn user(&self, i: usize) -> Result<UserId> {
+        let text = percent_decode(self.raw(i)?).ok_or_else(bad_user_id)?;
+        UserId::parse(&text)
+    }
+
+    fn token(&self, i: usize) -> Result<TokenAddress> {
+        let text = percent_decode(self.raw(i)?).ok_or_else(|| {
+            Error::new(ErrorCode::InvalidAddress, "is not a valid address").at_field("tokenAddress")
+        })?;
+        TokenAddress::parse("tokenAddress", &text)
+    }
+
+    /// An id path parameter: any text (an unknown one is simply not found).
+    fn id(&self, i: usize, name: &str) -> Result<String> {
+        percent_decode(self.raw(i)?).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidRequest,
+                "is not valid percent-encoded UTF-8",
+            )
+            .at_field(name)
+        })
+    }
+
+    fn query(&self, name: &str) -> Option<&str> {
+        self.query.get(name).map(String::as_str)
+    }
+
+    fn body<T: serde::de::DeserializeOwned + crate::model::input::Checked>(&self) -> Result<T> {
+        decode::body(self.body)
+    }
+}
+
+fn bad_user_id() -> Error {
+    Error::new(
+        ErrorCode::InvalidUserId,
+        "userId must be 1 to 128 printable characters",
+    )
+}
+
+impl Op {
+    /// Decodes a merchant route's request. `None` for routes the edge serves itself.
+    pub fn decode(route: Route, parts: &Parts) -> Result<Option<Op>> {
+        let op = match route {
+            Route::CreateToken => Op::CreateToken(parts.body()?),
+            Route::Job => Op::Job(JobId::new_unchecked(parts.id(0, "jobId")?)),
+            Route::PatchToken => Op::PatchToken(parts.token(0)?, parts.body()?),
+            Route::Token => {
+                let token = parts.token(0)?;
+                let limit = match parts.query("holdersLimit") {
+                    None => DEFAULT_HOLDERS,
+                    Some(l) => {
+                        u32::try_from(Int::<1, MAX_HOLDERS>::parse("holdersLimit", l)?.get())
+                            .unwrap_or(DEFAULT_HOLDERS)
+                    }
+                };
+                Op::Token(token, limit)
+            }
+            Route::AllTokens => Op::AllTokens,
+            Route::PutHolder => Op::PutHolder(parts.user(0)?),
+            Route::GetHolder => Op::GetHolder(parts.user(0)?),
+            Route::HolderToken => {
+                let who = percent_decode(parts.raw(0)?).ok_or_else(bad_user_id)?;
+                let holder = match Address::parse(&who) {
+                    Some(a) => HolderRef::Address(a),
+                    None => HolderRef::User(UserId::parse(&who)?),
+                };
+                Op::HolderToken(holder, parts.token(1)?)
+            }
+            Route::Distribute => Op::Distribute(parts.token(0)?, parts.body()?),
+            Route::Spend => Op::Spend(parts.user(0)?, parts.body()?),
+            Route::Transfer => Op::Transfer(parts.user(0)?, parts.body()?),
+            Route::Withdraw => Op::Withdraw(parts.user(0)?, parts.body()?),
+            Route::History => Op::History(
+                parts.user(0)?,
+                HistoryQuery::parse(
+                    parts.query("limit"),
+                    parts.query("cursor"),
+                    parts.query("tokenAddress"),
+                )?,
+            ),
+            Route::CreateMemecoin => {
+                Op::CreateDeployment(DeployRequest::Memecoin(parts.body::<MemecoinRequest>()?))
+            }
+            Route::CreateAirdrop => {
+                Op::CreateDeployment(DeployRequest::Airdrop(parts.body::<AirdropRequest>()?))
+            }
+            Route::MemecoinStatus => {
+                Op::DeploymentStatus(DeploymentKind::Memecoin, status_id(parts)?)
+            }
+            Route::AirdropStatus => {
+                Op::DeploymentStatus(DeploymentKind::Airdrop, status_id(parts)?)
+            }
+            Route::CreatePresale => Op::CreatePresale(parts.body()?),
+            Route::ListPresales => Op::ListPresales,
+            Route::MerchantPresale => {
+                Op::MerchantPresale(PresaleId::new_unchecked(parts.id(0, "presaleId")?))
+            }
+            Route::PublicPresale => {
+                Op::PublicPresale(PresaleId::new_unchecked(parts.id(0, "presaleId")?))
+            }
+            Route::BuyPresale => Op::BuyPresale(parts.user(0)?, parts.body()?),
+            Route::ResolvePresale => Op::ResolvePresale(parts.body()?),
+            Route::Index
+            | Route::Health
+            | Route::OpenApi
+            | Route::DeploymentPage
+            | Route::AdminCreateMerchant
+            | Route::AdminTimeAdvance
+            | Route::AdminTime
+            | Route::AdminFaucet
+            | Route::AdminChainFaults => return Ok(None),
+        };
+        Ok(Some(op))
+    }
+}
+
+/// A deployment status id: from the path, else the JSON body's `id` (the interface calls it
+/// an integer in one place, so a number is read as its text), else the query's `id`.
+fn status_id(parts: &Parts) -> Result<DeploymentId> {
+    if !parts.params.is_empty() {
+        return Ok(DeploymentId::new_unchecked(parts.id(0, "id")?));
+    }
+    let from_body = match parts.body {
+        Value::Null => None,
+        Value::Object(m) => match m.get("id") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(_) => {
+                return Err(Error::new(ErrorCode::InvalidRequest, "must be a string").at_field("id"))
+            }
+        },
+        _ => {
+            return Err(Error::new(
+                ErrorCode::InvalidRequest,
+                "The request body must be a JSON object",
+            ))
+        }
+    };
+    from_body
+        .or_else(|| parts.query("id").map(String::from))
+        .filter(|id| !id.trim().is_empty())
+        .map(DeploymentId::new_unchecked)
+        .ok_or_else(|| Error::new(ErrorCode::InvalidRequest, "is required").at_field("id"))
+}

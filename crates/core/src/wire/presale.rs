@@ -1,0 +1,286 @@
+//! Presales on the wire: the public form, the merchant form (public plus signer, lock,
+//! completion and deployment details), and the answers of buy and resolve.
+
+use crate::error::Result;
+use crate::model::address::Address;
+use crate::model::amount::percent_micro;
+use crate::model::decimal::Decimal;
+use crate::model::ids::{PresaleId, TokenAddress, UserId};
+use crate::model::presale::{Presale as Record, Step};
+use crate::model::time::{iso8601, Millis};
+use crate::ops::presale::{Outcome, Purchase};
+use crate::store::Store;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// pending, active, completed, ended: a function of time and money.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(inline))]
+#[serde(rename_all = "lowercase")]
+pub enum PresaleStatus {
+    Pending,
+    Active,
+    Completed,
+    Ended,
+}
+
+impl From<crate::model::presale::Status> for PresaleStatus {
+    fn from(s: crate::model::presale::Status) -> Self {
+        use crate::model::presale::Status;
+        match s {
+            Status::Pending => PresaleStatus::Pending,
+            Status::Active => PresaleStatus::Active,
+            Status::Completed => PresaleStatus::Completed,
+            Status::Ended => PresaleStatus::Ended,
+        }
+    }
+}
+
+/// `GET /token/presales/:presaleId` (public key), and what create answers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Presale {
+    #[cfg_attr(feature = "codegen", schemars(extend("format" = "uuid")))]
+    pub id: PresaleId,
+    pub name: String,
+    pub description: String,
+    /// UNIX seconds.
+    pub start_timestamp: u64,
+    /// UNIX seconds.
+    pub end_timestamp: u64,
+    pub target_usdc_amount: Decimal,
+    pub purchased_usdc_amount: Decimal,
+    /// pending before `startTimestamp`; active until `endTimestamp` while below target;
+    /// completed once the target is reached or the presale launched; ended when
+    /// `endTimestamp` passed below target, or after a refund.
+    pub status: PresaleStatus,
+    /// In the order of their first purchase.
+    pub participants: Vec<PresaleParticipant>,
+    pub token_info: PresaleTokenInfo,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PresaleParticipant {
+    /// The holder's userId.
+    pub id: UserId,
+    pub address: Address,
+    pub usdc_amount: Decimal,
+    /// Percent of the tokens bought that this participant receives.
+    #[cfg_attr(feature = "codegen", schemars(extend("maximum" = 100)))]
+    pub token_percentage: Decimal,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PresaleTokenInfo {
+    pub name: String,
+    pub symbol: String,
+    pub image_url: String,
+}
+
+/// `GET /merchant/presales`, `GET /merchant/presale/:id`: the merchant form.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("autoLaunch lockupPercentage tokenAddress")))]
+#[serde(rename_all = "camelCase")]
+pub struct PresaleMerchant {
+    #[serde(flatten)]
+    pub presale: Presale,
+    pub signer_address: Address,
+    /// Days the buyers' tokens stay locked.
+    #[cfg_attr(feature = "codegen", schemars(range(max = 365)))]
+    pub lock_duration: u64,
+    pub auto_launch: bool,
+    /// The share of the token's supply sold to buyers, in percent.
+    #[cfg_attr(feature = "codegen", schemars(range(min = 13, max = 28)))]
+    pub lockup_percentage: u64,
+    /// Where the token will live (reserved at creation).
+    pub token_address: TokenAddress,
+    pub completion_state: CompletionState,
+    pub presale_info: PresaleInfo,
+    /// Present once the token is deployed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "codegen", ts(optional))]
+    pub token_deployment_info: Option<TokenDeploymentInfo>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CompletionState {
+    /// The last step finished.
+    pub step: Step,
+    /// Transaction hashes by name: swapApprovalTx, swapTx, tokenCreationTx, withdrawTx,
+    /// distributionApprovalTx, distributionTx.
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "BTreeMap<String, crate::codegen::schema::TxHash>")
+    )]
+    #[cfg_attr(feature = "codegen", ts(type = "Record<string, string>"))]
+    pub transactions: BTreeMap<String, String>,
+    pub retry_count: u32,
+    /// Why the last attempt of the current step failed (cleared on success).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "codegen", ts(optional))]
+    pub last_error: Option<String>,
+    /// When a step last ran (ISO 8601).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "codegen", ts(optional))]
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "Option<crate::codegen::schema::Timestamp>")
+    )]
+    pub updated_at: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PresaleInfo {
+    pub distributed: bool,
+    /// Present once distributed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "codegen", ts(optional))]
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "Option<crate::codegen::schema::TxHash>")
+    )]
+    pub distribute_tx_hash: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TokenDeploymentInfo {
+    pub token_address: TokenAddress,
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
+    pub hash: String,
+    /// Base units (18 decimals) as a string of digits.
+    #[cfg_attr(feature = "codegen", schemars(extend("pattern" = "^[0-9]+$")))]
+    pub amount_tokens_bought: String,
+}
+
+/// `POST /holder/:userId/buy-presale`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct BuyPresaleResult {
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
+    pub success: bool,
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
+    pub transaction_hash: String,
+    pub presale_id: PresaleId,
+    pub usdc_amount: Decimal,
+}
+
+impl BuyPresaleResult {
+    pub fn of(p: &Purchase) -> BuyPresaleResult {
+        BuyPresaleResult {
+            success: true,
+            transaction_hash: p.hash.clone(),
+            presale_id: p.presale_id.clone(),
+            usdc_amount: Decimal::of(p.usdc),
+        }
+    }
+}
+
+/// `POST /merchant/presale/resolve`, `POST /resolve-presale`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ResolveResult {
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
+    pub success: bool,
+    pub presale_id: PresaleId,
+    /// `launching` or `refunded`.
+    #[cfg_attr(feature = "codegen", schemars(extend("enum" = ["launching", "refunded"])))]
+    pub outcome: String,
+    pub presale: PresaleMerchant,
+}
+
+impl ResolveResult {
+    pub fn of(p: PresaleMerchant, outcome: Outcome) -> ResolveResult {
+        ResolveResult {
+            success: true,
+            presale_id: p.presale.id.clone(),
+            outcome: outcome.as_str().to_string(),
+            presale: p,
+        }
+    }
+}
+
+/// `part / whole x 100`, floored to 6 decimals.
+fn percent(part: u128, whole: u128) -> Decimal {
+    Decimal::from_units(percent_micro(part, whole), 6)
+}
+
+/// Percent of the target raised.
+pub fn progress(p: &Record) -> Decimal {
+    percent(p.purchased.raw(), p.target.raw())
+}
+
+impl Presale {
+    /// The public form, with its participants in the order of their first purchase.
+    pub fn read(store: &dyn Store, p: &Record, now: Millis) -> Result<Presale> {
+        let participants = store
+            .participants(&p.id)?
+            .into_iter()
+            .map(|x| PresaleParticipant {
+                id: x.user_id,
+                address: x.address,
+                usdc_amount: Decimal::of(x.usdc),
+                token_percentage: percent(x.usdc.raw(), p.purchased.raw()),
+            })
+            .collect();
+        Ok(Presale {
+            id: p.id.clone(),
+            name: p.name.clone(),
+            description: p.description.clone(),
+            start_timestamp: p.start,
+            end_timestamp: p.end,
+            target_usdc_amount: Decimal::of(p.target),
+            purchased_usdc_amount: Decimal::of(p.purchased),
+            status: p.status(now).into(),
+            participants,
+            token_info: PresaleTokenInfo {
+                name: p.token_info.name.clone(),
+                symbol: p.token_info.symbol.clone(),
+                image_url: p.token_info.image_url.clone(),
+            },
+        })
+    }
+}
+
+impl PresaleMerchant {
+    pub fn read(store: &dyn Store, p: &Record, now: Millis) -> Result<PresaleMerchant> {
+        Ok(PresaleMerchant {
+            presale: Presale::read(store, p, now)?,
+            signer_address: p.signer,
+            lock_duration: p.lock_days,
+            auto_launch: p.auto_launch,
+            lockup_percentage: p.token_info.lockup_percentage,
+            token_address: p.token_address,
+            completion_state: CompletionState {
+                step: p.completion.step,
+                transactions: p.completion.transactions.clone(),
+                retry_count: p.completion.retry_count,
+                last_error: p.completion.last_error.clone(),
+                updated_at: p.completion.updated_at.map(iso8601),
+            },
+            presale_info: PresaleInfo {
+                distributed: p.distributed,
+                distribute_tx_hash: p.distribute_tx.clone(),
+            },
+            token_deployment_info: p.token_deployment.as_ref().map(|d| TokenDeploymentInfo {
+                token_address: d.token_address,
+                hash: d.hash.clone(),
+                amount_tokens_bought: d.amount_bought.raw().to_string(),
+            }),
+        })
+    }
+}

@@ -1,0 +1,311 @@
+//! The route table: which path and method is which operation, and what key it needs.
+//! Matching is pure, so the table is the single source for the edge, the OpenAPI check and
+//! the tests.
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// Who may call a route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// No key (health, the OpenAPI document, the index, the deployment overview page).
+    Open,
+    /// `x-admin-key` matching ADMIN_API_KEY.
+    Admin,
+    /// A merchant secret key in `x-api-key`.
+    Secret,
+    /// A public key (`publicKey` query or `x-api-key: pk_...`), or a secret key in the header.
+    Public,
+}
+
+/// What a route does. Merchant routes decode into a typed [`super::op::Op`]; the others are
+/// served by the edge itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    Index,
+    Health,
+    OpenApi,
+    DeploymentPage,
+    AdminCreateMerchant,
+    AdminTimeAdvance,
+    AdminTime,
+    AdminFaucet,
+    AdminChainFaults,
+    CreateToken,
+    Job,
+    PatchToken,
+    Token,
+    AllTokens,
+    PutHolder,
+    GetHolder,
+    HolderToken,
+    Distribute,
+    Spend,
+    Transfer,
+    Withdraw,
+    History,
+    CreateMemecoin,
+    CreateAirdrop,
+    MemecoinStatus,
+    AirdropStatus,
+    CreatePresale,
+    ListPresales,
+    MerchantPresale,
+    PublicPresale,
+    BuyPresale,
+    ResolvePresale,
+}
+
+impl Route {
+    /// Whether the operation changes state (so it takes an idempotency key).
+    pub fn mutates(self) -> bool {
+        matches!(
+            self,
+            Route::CreateToken
+                | Route::PatchToken
+                | Route::PutHolder
+                | Route::Distribute
+                | Route::Spend
+                | Route::Transfer
+                | Route::Withdraw
+                | Route::CreateMemecoin
+                | Route::CreateAirdrop
+                | Route::CreatePresale
+                | Route::BuyPresale
+                | Route::ResolvePresale
+        )
+    }
+}
+
+/// A request's route, with its path parameters as sent (percent-encoded).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Matched {
+    pub route: Route,
+    pub access: Access,
+    pub params: Vec<String>,
+}
+
+type Row = (&'static str, &'static str, Route, Access);
+
+use Access::{Admin, Open, Public, Secret};
+
+/// Method, path pattern (`:name` is a parameter), route, access.
+pub const TABLE: &[Row] = &[
+    ("GET", "/", Route::Index, Open),
+    ("GET", "/health", Route::Health, Open),
+    ("GET", "/openapi.json", Route::OpenApi, Open),
+    (
+        "POST",
+        "/admin/merchants",
+        Route::AdminCreateMerchant,
+        Admin,
+    ),
+    (
+        "POST",
+        "/admin/time/advance",
+        Route::AdminTimeAdvance,
+        Admin,
+    ),
+    ("POST", "/admin/faucet", Route::AdminFaucet, Admin),
+    ("GET", "/admin/time", Route::AdminTime, Admin),
+    (
+        "POST",
+        "/admin/chain/faults",
+        Route::AdminChainFaults,
+        Admin,
+    ),
+    ("POST", "/merchant/presale", Route::CreatePresale, Secret),
+    ("GET", "/merchant/presales", Route::ListPresales, Secret),
+    (
+        "POST",
+        "/merchant/presale/resolve",
+        Route::ResolvePresale,
+        Secret,
+    ),
+    ("POST", "/resolve-presale", Route::ResolvePresale, Secret),
+    (
+        "GET",
+        "/merchant/presale/:presaleId",
+        Route::MerchantPresale,
+        Secret,
+    ),
+    (
+        "GET",
+        "/token/presales/:presaleId",
+        Route::PublicPresale,
+        Public,
+    ),
+    (
+        "POST",
+        "/holder/:userId/buy-presale",
+        Route::BuyPresale,
+        Secret,
+    ),
+    ("POST", "/merchant/create-token", Route::CreateToken, Secret),
+    (
+        "GET",
+        "/merchant/create-token/status/:jobId",
+        Route::Job,
+        Secret,
+    ),
+    ("GET", "/jobs/:jobId", Route::Job, Secret),
+    (
+        "PATCH",
+        "/merchant/token/:tokenAddress",
+        Route::PatchToken,
+        Secret,
+    ),
+    ("GET", "/merchant/all-tokens", Route::AllTokens, Secret),
+    ("GET", "/token/:tokenAddress", Route::Token, Public),
+    (
+        "POST",
+        "/token/:tokenAddress/distribute",
+        Route::Distribute,
+        Secret,
+    ),
+    ("PUT", "/holder/:userId", Route::PutHolder, Secret),
+    ("GET", "/holder/:userId", Route::GetHolder, Public),
+    (
+        "GET",
+        "/holder/:holder/token/:tokenAddress",
+        Route::HolderToken,
+        Public,
+    ),
+    ("POST", "/holder/:userId/spend", Route::Spend, Secret),
+    ("POST", "/holder/:userId/transfer", Route::Transfer, Secret),
+    ("POST", "/holder/:userId/withdraw", Route::Withdraw, Secret),
+    (
+        "GET",
+        "/holder/:userId/transactions",
+        Route::History,
+        Secret,
+    ),
+    ("POST", "/template/memecoin", Route::CreateMemecoin, Secret),
+    ("POST", "/template/airdrop", Route::CreateAirdrop, Secret),
+    (
+        "GET",
+        "/template/memecoin/status/:id",
+        Route::MemecoinStatus,
+        Secret,
+    ),
+    ("GET", "/memecoin/status", Route::MemecoinStatus, Secret),
+    ("POST", "/memecoin/status", Route::MemecoinStatus, Secret),
+    (
+        "GET",
+        "/template/airdrop/status/:id",
+        Route::AirdropStatus,
+        Secret,
+    ),
+    ("GET", "/airdrop/status", Route::AirdropStatus, Secret),
+    ("POST", "/airdrop/status", Route::AirdropStatus, Secret),
+    ("GET", "/deployments/:id", Route::DeploymentPage, Open),
+];
+
+fn segments(path: &str) -> Vec<&str> {
+    path.trim_end_matches('/')
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+fn matches(pattern: &str, path: &[&str]) -> Option<Vec<String>> {
+    let pat = segments(pattern);
+    if pat.len() != path.len() {
+        return None;
+    }
+    let mut params = Vec::new();
+    for (p, s) in pat.iter().zip(path) {
+        if p.starts_with(':') {
+            params.push((*s).to_string());
+        } else if p != s {
+            return None;
+        }
+    }
+    Some(params)
+}
+
+/// Finds the route. Unknown path: 404 `not_found`; known path, other method: 405.
+/// `OPTIONS` is answered by the edge before this.
+pub fn route(method: &str, path: &str) -> Result<Matched> {
+    let segs = segments(path);
+    let mut path_known = false;
+    for (m, pattern, route, access) in TABLE {
+        if let Some(params) = matches(pattern, &segs) {
+            if *m == method || (method == "HEAD" && *m == "GET") {
+                return Ok(Matched {
+                    route: *route,
+                    access: *access,
+                    params,
+                });
+            }
+            path_known = true;
+        }
+    }
+    if path_known {
+        Err(Error::new(
+            ErrorCode::MethodNotAllowed,
+            format!("{method} is not allowed on {path}"),
+        ))
+    } else {
+        Err(Error::new(
+            ErrorCode::NotFound,
+            format!("No route for {path}"),
+        ))
+    }
+}
+
+/// Whether any route at this path answers public-key reads (and so CORS preflights).
+pub fn is_public_path(path: &str) -> bool {
+    let segs = segments(path);
+    TABLE.iter().any(|(_, pattern, _, access)| {
+        matches!(access, Access::Public | Access::Open) && matches(pattern, &segs).is_some()
+    })
+}
+
+/// Decodes a path segment's %XX escapes strictly: a malformed escape or bytes that are not
+/// UTF-8 are refused (None), never passed on as the undecoded text.
+pub fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    for (i, b) in bytes.iter().enumerate() {
+        if *b == b'%' {
+            let hex = bytes.get(i + 1..i + 3)?;
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+        }
+    }
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8()
+        .ok()
+        .map(|c| c.into_owned())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_match_methods_and_params() {
+        let m = route("GET", "/holder/alice%20b/token/0xabc").unwrap();
+        assert_eq!(m.route, Route::HolderToken);
+        assert_eq!(m.params, vec!["alice%20b", "0xabc"]);
+        assert_eq!(
+            route("DELETE", "/holder/x").unwrap_err().code,
+            ErrorCode::MethodNotAllowed
+        );
+        assert_eq!(route("GET", "/nope").unwrap_err().code, ErrorCode::NotFound);
+        assert_eq!(route("HEAD", "/health").unwrap().route, Route::Health);
+        assert!(is_public_path("/token/0xabc"));
+        assert!(!is_public_path("/merchant/all-tokens"));
+    }
+
+    #[test]
+    fn percent_decoding_is_strict() {
+        assert_eq!(percent_decode("a%20b").as_deref(), Some("a b"));
+        assert_eq!(percent_decode("%E3%83%A6").as_deref(), Some("ユ"));
+        assert_eq!(percent_decode("%00").as_deref(), Some("\u{0}"));
+        assert_eq!(percent_decode("%ff%fe"), None);
+        assert_eq!(percent_decode("%zz"), None);
+        assert_eq!(percent_decode("abc%2"), None);
+    }
+}

@@ -1,0 +1,192 @@
+//! Tokens on the wire: the Token object (with its top holders), create-token's answer and
+//! the job status.
+
+use crate::error::Result;
+use crate::model::address::Address;
+use crate::model::chain::block_number;
+use crate::model::decimal::Decimal;
+use crate::model::ids::{JobId, TokenAddress};
+use crate::model::job::{Job as JobRecord, JobStatus};
+use crate::model::time::iso8601;
+use crate::model::token::{Network, Token as TokenRecord, TokenOrigin};
+use crate::store::Store;
+use serde::{Deserialize, Serialize};
+
+/// Holders a token read lists by default, and at most.
+pub const DEFAULT_HOLDERS: u32 = 100;
+pub const MAX_HOLDERS: u64 = 1000;
+
+/// `GET /token/:tokenAddress`: the interface's Token, plus additive fields.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("origin marketplace")))]
+#[serde(rename_all = "camelCase")]
+pub struct Token {
+    /// Same value as `address`.
+    #[cfg_attr(feature = "codegen", schemars(with = "Address"))]
+    pub id: String,
+    pub address: TokenAddress,
+    pub name: String,
+    pub symbol: String,
+    /// 18 for tokens, 6 for USDC.
+    #[cfg_attr(feature = "codegen", schemars(extend("enum" = [18, 6])))]
+    pub decimals: u8,
+    pub network: Network,
+    pub total_supply: Decimal,
+    pub starting_app_supply: Decimal,
+    pub remaining_app_supply: Decimal,
+    pub merchant_supply: Decimal,
+    /// The liquidity reserve.
+    pub liquidity_supply: Decimal,
+    pub merchant_address: Address,
+    /// USD per token; null until a price exists.
+    pub price: Option<Decimal>,
+    /// The Reward Allocation switch.
+    pub can_distribute: bool,
+    pub can_airdrop: bool,
+    #[serde(rename = "canLP")]
+    pub can_lp: bool,
+    pub image_url: Option<String>,
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "crate::codegen::schema::Timestamp")
+    )]
+    pub created_at: String,
+    /// How the token came to be.
+    pub origin: TokenOrigin,
+    /// Listed on the service's marketplace (template deployments).
+    pub marketplace: bool,
+    /// Largest balances first, at most `holdersLimit`.
+    pub holders: Vec<TokenHolder>,
+    /// All holders, regardless of `holdersLimit`.
+    pub holders_count: u64,
+}
+
+/// One holder of a token.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+pub struct TokenHolder {
+    /// The holder's userId, or the address for a non-custodial address.
+    pub id: String,
+    pub address: Address,
+    pub balance: Decimal,
+    /// USD: balance x price; 0 with no price.
+    pub value: Decimal,
+}
+
+impl Token {
+    /// The token with its `limit` largest holders.
+    pub fn read(store: &dyn Store, token: &TokenRecord, limit: u32) -> Result<Token> {
+        let (rows, holders_count) = store.top_holders(&token.address, limit)?;
+        let amount = |u: crate::model::amount::Units| Decimal::from_units(u.raw(), token.decimals);
+        Ok(Token {
+            id: token.address.to_checksum(),
+            address: token.address,
+            name: token.name.clone(),
+            symbol: token.symbol.clone(),
+            decimals: token.decimals,
+            network: token.network,
+            total_supply: amount(token.total_supply),
+            starting_app_supply: amount(token.starting_app_supply),
+            remaining_app_supply: amount(token.remaining_app_supply),
+            merchant_supply: amount(token.merchant_supply),
+            liquidity_supply: amount(token.liquidity_supply),
+            merchant_address: token.merchant_address,
+            price: token.price.map(Decimal::of),
+            can_distribute: token.can_distribute,
+            can_airdrop: token.can_airdrop,
+            can_lp: token.can_lp,
+            image_url: token.image_url.clone(),
+            created_at: iso8601(token.created_at),
+            origin: token.origin,
+            marketplace: token.marketplace,
+            holders: rows
+                .iter()
+                .map(|h| TokenHolder {
+                    id: h
+                        .user_id
+                        .as_ref()
+                        .map_or_else(|| h.owner.to_checksum(), |u| u.to_string()),
+                    address: h.owner,
+                    balance: amount(h.balance),
+                    value: Decimal::of(token.value_of(h.balance)),
+                })
+                .collect(),
+            holders_count,
+        })
+    }
+}
+
+/// `POST /merchant/create-token` -> 201.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("transactionHash tokenAddress")))]
+#[serde(rename_all = "camelCase")]
+pub struct CreateTokenAccepted {
+    pub job_id: JobId,
+    /// `pending`.
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = "pending")))]
+    pub status: JobStatus,
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
+    pub transaction_hash: String,
+    pub token_address: TokenAddress,
+}
+
+impl CreateTokenAccepted {
+    pub fn of(job: &JobRecord) -> CreateTokenAccepted {
+        CreateTokenAccepted {
+            job_id: job.id.clone(),
+            status: job.status,
+            transaction_hash: job.tx_hash.clone(),
+            token_address: job.token_address,
+        }
+    }
+}
+
+/// `GET /jobs/:jobId`: the job, and the token once it exists.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("transactionHash tokenAddress")))]
+#[cfg_attr(
+    feature = "codegen",
+    schemars(extend("allOf" = [
+        { "if": { "properties": { "status": { "const": "success" } } }, "then": { "required": ["data"] } },
+        { "if": { "properties": { "status": { "const": "failed" } } }, "then": { "required": ["error"] } }
+    ]))
+)]
+#[serde(rename_all = "camelCase")]
+pub struct Job {
+    pub job_id: JobId,
+    pub status: JobStatus,
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
+    pub transaction_hash: String,
+    pub token_address: TokenAddress,
+    /// The block the deployment was mined in (on success).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_number: Option<u64>,
+    /// The token (on success).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Token>,
+    /// Why it failed (on failure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Job {
+    pub fn read(store: &dyn Store, job: &JobRecord) -> Result<Job> {
+        let success = job.status == JobStatus::Success;
+        let data = match store.token(&job.token_address)? {
+            Some(t) if success => Some(Token::read(store, &t, DEFAULT_HOLDERS)?),
+            _ => None,
+        };
+        Ok(Job {
+            job_id: job.id.clone(),
+            status: job.status,
+            transaction_hash: job.tx_hash.clone(),
+            token_address: job.token_address,
+            block_number: success.then(|| block_number(job.mined_at)),
+            data,
+            error: job.error.clone(),
+        })
+    }
+}

@@ -1,0 +1,19 @@
+//! The core's integration tests, in one binary: the ledger's scenario tables and property
+//! tests, presales, memecoin and airdrop deployments, the error table against openapi.json,
+//! and the shape of the code (no import circles, no file over 500 lines: `floors`).
+//! Requests go through `wire::decode` into typed requests, then the operation, as HTTP
+//! requests do (see `common`).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+mod deployment;
+mod floors;
+mod ledger_props;
+mod ledger_scenarios;
+mod openapi_codes;
+mod presale;

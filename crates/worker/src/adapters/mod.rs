@@ -1,0 +1,6 @@
+//! The shell's adapters: SQLite behind the core's storage port, transactions, randomness.
+
+pub mod sql;
+pub mod sql_store;
+pub mod txn;
+pub mod wallet;

@@ -1,0 +1,155 @@
+//! The merchant object's SQLite: its schema, and the small helpers the `Store` adapter
+//! (`sql_store.rs`) is written with.
+//!
+//! Amounts are u128, wider than SQLite's integers, so they are stored as decimal TEXT; the
+//! `total_key` column holds the balance zero-padded to 39 digits, so ordering that text
+//! orders the numbers (the token's holder list is an index scan). Addresses are stored as
+//! lowercase hex for exact matching. Entities are JSON documents beside their index columns.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use tokenpad_core::crypto::hex0x;
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Units;
+use tokenpad_core::model::ids::TokenAddress;
+use tokenpad_core::{Error, Result};
+use worker::{SqlStorage, SqlStorageValue};
+
+const SCHEMA: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS tokens (seq INTEGER PRIMARY KEY AUTOINCREMENT, address TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS holders (user_id TEXT PRIMARY KEY, address TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS balances (token TEXT NOT NULL, owner TEXT NOT NULL, active TEXT NOT NULL, locked TEXT NOT NULL, total_key TEXT NOT NULL, PRIMARY KEY (token, owner))",
+    "CREATE INDEX IF NOT EXISTS balances_by_total ON balances (token, total_key DESC)",
+    "CREATE INDEX IF NOT EXISTS balances_by_owner ON balances (owner)",
+    "CREATE TABLE IF NOT EXISTS locks (id TEXT PRIMARY KEY, token TEXT NOT NULL, owner TEXT NOT NULL, data TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS locks_by_owner ON locks (owner)",
+    "CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT NOT NULL, token TEXT NOT NULL, data TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS history_by_user ON history (user_id, seq)",
+    "CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, data TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS deployments (id TEXT PRIMARY KEY, data TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS presales (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS participants (seq INTEGER PRIMARY KEY AUTOINCREMENT, presale_id TEXT NOT NULL, user_id TEXT NOT NULL, data TEXT NOT NULL, UNIQUE (presale_id, user_id))",
+    "CREATE INDEX IF NOT EXISTS participants_by_user ON participants (user_id, seq)",
+    "CREATE TABLE IF NOT EXISTS schedule (key TEXT PRIMARY KEY, at INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS schedule_by_time ON schedule (at)",
+    "CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (created_at)",
+];
+
+pub struct SqlStore {
+    sql: SqlStorage,
+}
+
+pub(crate) fn db(e: worker::Error) -> Error {
+    Error::internal(format!("storage: {e}"))
+}
+
+pub(crate) fn addr(a: &Address) -> String {
+    hex0x(&a.0)
+}
+
+pub(crate) fn text<T: Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(|e| Error::internal(format!("encode: {e}")))
+}
+
+pub(crate) fn parse<T: DeserializeOwned>(s: &str) -> Result<T> {
+    serde_json::from_str(s).map_err(|e| Error::internal(format!("decode: {e}")))
+}
+
+pub(crate) fn int(v: u64) -> SqlStorageValue {
+    SqlStorageValue::Integer(i64::try_from(v).unwrap_or(i64::MAX))
+}
+
+pub(crate) fn amount_key(v: Units) -> String {
+    format!("{:039}", v.raw())
+}
+
+pub(crate) fn amount(s: &str) -> Result<Units> {
+    s.parse()
+        .map(Units::new)
+        .map_err(|_| Error::internal("bad amount in storage"))
+}
+
+pub(crate) fn tok(t: &TokenAddress) -> String {
+    addr(&t.address())
+}
+
+pub(crate) const MERCHANT_KEY: &str = "merchant";
+pub(crate) const CHAIN_KEY: &str = "chain";
+
+#[derive(Deserialize)]
+pub(crate) struct DataRow {
+    data: String,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct BalanceRow {
+    pub token: String,
+    pub owner: String,
+    pub active: String,
+    pub locked: String,
+    pub user_id: Option<String>,
+}
+
+impl SqlStore {
+    pub fn new(sql: SqlStorage) -> SqlStore {
+        SqlStore { sql }
+    }
+
+    pub fn migrate(&self) -> Result<()> {
+        for stmt in SCHEMA {
+            self.exec(stmt, vec![])?;
+        }
+        Ok(())
+    }
+
+    pub fn exec(&self, query: &str, args: Vec<SqlStorageValue>) -> Result<worker::SqlCursor> {
+        self.sql.exec(query, args).map_err(db)
+    }
+
+    pub fn rows<T: DeserializeOwned>(
+        &self,
+        query: &str,
+        args: Vec<SqlStorageValue>,
+    ) -> Result<Vec<T>> {
+        self.exec(query, args)?.to_array::<T>().map_err(db)
+    }
+
+    pub(crate) fn docs<T: DeserializeOwned>(
+        &self,
+        query: &str,
+        args: Vec<SqlStorageValue>,
+    ) -> Result<Vec<T>> {
+        self.rows::<DataRow>(query, args)?
+            .iter()
+            .map(|r| parse(&r.data))
+            .collect()
+    }
+
+    pub(crate) fn doc<T: DeserializeOwned>(
+        &self,
+        query: &str,
+        args: Vec<SqlStorageValue>,
+    ) -> Result<Option<T>> {
+        Ok(self.docs(query, args)?.into_iter().next())
+    }
+
+    /// A small named document (the merchant, the chain state, the object's clock).
+    pub fn meta<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>> {
+        #[derive(Deserialize)]
+        struct Row {
+            value: String,
+        }
+        let rows: Vec<Row> = self.rows("SELECT value FROM meta WHERE key = ?", vec![key.into()])?;
+        rows.first().map(|r| parse(&r.value)).transpose()
+    }
+
+    pub fn put_meta<T: Serialize>(&self, key: &str, value: &T) -> Result<()> {
+        self.exec(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            vec![key.into(), text(value)?.into()],
+        )?;
+        Ok(())
+    }
+}

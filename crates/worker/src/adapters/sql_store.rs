@@ -1,0 +1,390 @@
+//! The storage adapter: `tokenpad_core::store::Store` on the Durable Object's SQLite.
+//!
+//! Amounts are u128, wider than SQLite's integers, so they are stored as decimal TEXT; the
+//! `total_key` column holds the balance zero-padded to 39 digits, so ordering that text
+//! orders the numbers (the token's holder list is an index scan). Addresses are stored as
+//! lowercase hex for exact matching. Entities are JSON documents beside their index columns.
+
+use super::sql::{
+    addr, amount, amount_key, int, parse, text, tok, BalanceRow, SqlStore, CHAIN_KEY, MERCHANT_KEY,
+};
+use serde::Deserialize;
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Units;
+use tokenpad_core::model::balance::{Balance, Lock};
+use tokenpad_core::model::chain::ChainState;
+use tokenpad_core::model::deployment::Deployment;
+use tokenpad_core::model::history::TxRecord;
+use tokenpad_core::model::holder::Holder;
+use tokenpad_core::model::ids::{DeploymentId, JobId, LockId, PresaleId, TokenAddress, UserId};
+use tokenpad_core::model::job::Job;
+use tokenpad_core::model::merchant::Merchant;
+use tokenpad_core::model::presale::{Participant, Presale};
+use tokenpad_core::model::time::Millis;
+use tokenpad_core::model::token::{HolderRow, Token};
+use tokenpad_core::store::{DueKey, Store};
+use tokenpad_core::{Error, Result};
+use worker::SqlStorageValue;
+
+fn to_address(s: &str) -> Result<Address> {
+    Address::parse(s).ok_or_else(|| Error::internal("bad address in storage"))
+}
+
+impl Store for SqlStore {
+    fn merchant(&self) -> Result<Option<Merchant>> {
+        self.meta(MERCHANT_KEY)
+    }
+
+    fn put_merchant(&mut self, merchant: &Merchant) -> Result<()> {
+        self.put_meta(MERCHANT_KEY, merchant)
+    }
+
+    fn chain_state(&self) -> Result<ChainState> {
+        Ok(self.meta(CHAIN_KEY)?.unwrap_or_default())
+    }
+
+    fn put_chain_state(&mut self, state: &ChainState) -> Result<()> {
+        self.put_meta(CHAIN_KEY, state)
+    }
+
+    fn token(&self, address: &TokenAddress) -> Result<Option<Token>> {
+        self.doc(
+            "SELECT data FROM tokens WHERE address = ?",
+            vec![tok(address).into()],
+        )
+    }
+
+    fn put_token(&mut self, token: &Token) -> Result<()> {
+        self.exec(
+            "INSERT INTO tokens (address, data) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET data = excluded.data",
+            vec![tok(&token.address).into(), text(token)?.into()],
+        )?;
+        Ok(())
+    }
+
+    fn tokens(&self) -> Result<Vec<Token>> {
+        self.docs("SELECT data FROM tokens ORDER BY seq", vec![])
+    }
+
+    fn holder_by_user(&self, user_id: &UserId) -> Result<Option<Holder>> {
+        self.doc(
+            "SELECT data FROM holders WHERE user_id = ?",
+            vec![user_id.as_str().into()],
+        )
+    }
+
+    fn holder_by_address(&self, address: &Address) -> Result<Option<Holder>> {
+        self.doc(
+            "SELECT data FROM holders WHERE address = ?",
+            vec![addr(address).into()],
+        )
+    }
+
+    fn insert_holder(&mut self, holder: &Holder) -> Result<()> {
+        self.exec(
+            "INSERT INTO holders (user_id, address, data) VALUES (?, ?, ?)",
+            vec![
+                holder.user_id.as_str().into(),
+                addr(&holder.address).into(),
+                text(holder)?.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn balance(&self, token: &TokenAddress, owner: &Address) -> Result<Balance> {
+        let rows: Vec<BalanceRow> = self.rows(
+            "SELECT token, owner, active, locked, NULL AS user_id FROM balances WHERE token = ? AND owner = ?",
+            vec![tok(token).into(), addr(owner).into()],
+        )?;
+        match rows.first() {
+            None => Ok(Balance::default()),
+            Some(r) => Ok(Balance {
+                active: amount(&r.active)?,
+                locked: amount(&r.locked)?,
+            }),
+        }
+    }
+
+    fn put_balance(
+        &mut self,
+        token: &TokenAddress,
+        owner: &Address,
+        balance: &Balance,
+    ) -> Result<()> {
+        let total = balance
+            .total()
+            .ok_or_else(|| Error::internal("balance total overflow"))?;
+        self.exec(
+            "INSERT INTO balances (token, owner, active, locked, total_key) VALUES (?, ?, ?, ?, ?) \
+             ON CONFLICT(token, owner) DO UPDATE SET active = excluded.active, locked = excluded.locked, total_key = excluded.total_key",
+            vec![
+                tok(token).into(),
+                addr(owner).into(),
+                balance.active.raw().to_string().into(),
+                balance.locked.raw().to_string().into(),
+                amount_key(total).into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn balances_of(&self, owner: &Address) -> Result<Vec<(TokenAddress, Balance)>> {
+        let rows: Vec<BalanceRow> = self.rows(
+            "SELECT b.token, b.owner, b.active, b.locked, NULL AS user_id FROM balances b JOIN tokens t ON t.address = b.token \
+             WHERE b.owner = ? AND b.total_key != ? ORDER BY t.seq",
+            vec![addr(owner).into(), amount_key(Units::ZERO).into()],
+        )?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    TokenAddress(to_address(&r.token)?),
+                    Balance {
+                        active: amount(&r.active)?,
+                        locked: amount(&r.locked)?,
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    fn top_holders(&self, token: &TokenAddress, limit: u32) -> Result<(Vec<HolderRow>, u64)> {
+        let rows: Vec<BalanceRow> = self.rows(
+            "SELECT b.token, b.owner, b.active, b.locked, h.user_id FROM balances b LEFT JOIN holders h ON h.address = b.owner \
+             WHERE b.token = ? AND b.total_key != ? ORDER BY b.total_key DESC, b.owner LIMIT ?",
+            vec![
+                tok(token).into(),
+                amount_key(Units::ZERO).into(),
+                int(u64::from(limit)),
+            ],
+        )?;
+        #[derive(Deserialize)]
+        struct Count {
+            n: i64,
+        }
+        let count: Vec<Count> = self.rows(
+            "SELECT COUNT(*) AS n FROM balances WHERE token = ? AND total_key != ?",
+            vec![tok(token).into(), amount_key(Units::ZERO).into()],
+        )?;
+        let holders = rows
+            .iter()
+            .map(|r| {
+                let active = amount(&r.active)?;
+                let locked = amount(&r.locked)?;
+                Ok(HolderRow {
+                    owner: to_address(&r.owner)?,
+                    balance: active.saturating_add(locked),
+                    user_id: r.user_id.clone().map(UserId::new_unchecked),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let n = count.first().map(|c| c.n).unwrap_or(0);
+        Ok((holders, u64::try_from(n).unwrap_or(0)))
+    }
+
+    fn locks_of(&self, owner: &Address) -> Result<Vec<Lock>> {
+        self.docs(
+            "SELECT data FROM locks WHERE owner = ? ORDER BY id",
+            vec![addr(owner).into()],
+        )
+    }
+
+    fn lock(&self, id: &LockId) -> Result<Option<Lock>> {
+        self.doc(
+            "SELECT data FROM locks WHERE id = ?",
+            vec![id.as_str().into()],
+        )
+    }
+
+    fn put_lock(&mut self, lock: &Lock) -> Result<()> {
+        self.exec(
+            "INSERT INTO locks (id, token, owner, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+            vec![
+                lock.id.as_str().into(),
+                tok(&lock.token).into(),
+                addr(&lock.owner).into(),
+                text(lock)?.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn remove_lock(&mut self, id: &LockId) -> Result<()> {
+        self.exec("DELETE FROM locks WHERE id = ?", vec![id.as_str().into()])?;
+        Ok(())
+    }
+
+    fn presale(&self, id: &PresaleId) -> Result<Option<Presale>> {
+        self.doc(
+            "SELECT data FROM presales WHERE id = ?",
+            vec![id.as_str().into()],
+        )
+    }
+
+    fn put_presale(&mut self, presale: &Presale) -> Result<()> {
+        self.exec(
+            "INSERT INTO presales (id, data) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+            vec![presale.id.as_str().into(), text(presale)?.into()],
+        )?;
+        Ok(())
+    }
+
+    fn presales(&self) -> Result<Vec<Presale>> {
+        self.docs("SELECT data FROM presales ORDER BY seq DESC", vec![])
+    }
+
+    fn participants(&self, presale: &PresaleId) -> Result<Vec<Participant>> {
+        self.docs(
+            "SELECT data FROM participants WHERE presale_id = ? ORDER BY seq",
+            vec![presale.as_str().into()],
+        )
+    }
+
+    fn participant(&self, presale: &PresaleId, user_id: &UserId) -> Result<Option<Participant>> {
+        self.doc(
+            "SELECT data FROM participants WHERE presale_id = ? AND user_id = ?",
+            vec![presale.as_str().into(), user_id.as_str().into()],
+        )
+    }
+
+    fn put_participant(&mut self, presale: &PresaleId, participant: &Participant) -> Result<()> {
+        self.exec(
+            "INSERT INTO participants (presale_id, user_id, data) VALUES (?, ?, ?) \
+             ON CONFLICT(presale_id, user_id) DO UPDATE SET data = excluded.data",
+            vec![
+                presale.as_str().into(),
+                participant.user_id.as_str().into(),
+                text(participant)?.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn participations(&self, user_id: &UserId) -> Result<Vec<PresaleId>> {
+        #[derive(Deserialize)]
+        struct Row {
+            presale_id: String,
+        }
+        Ok(self
+            .rows::<Row>(
+                "SELECT presale_id FROM participants WHERE user_id = ? ORDER BY seq",
+                vec![user_id.as_str().into()],
+            )?
+            .into_iter()
+            .map(|r| PresaleId::new_unchecked(r.presale_id))
+            .collect())
+    }
+
+    fn append_history(&mut self, record: &TxRecord) -> Result<()> {
+        self.exec(
+            "INSERT INTO history (user_id, token, data) VALUES (?, ?, ?)",
+            vec![
+                record.user_id.as_str().into(),
+                tok(&record.token).into(),
+                text(record)?.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn history(
+        &self,
+        user_id: &UserId,
+        token: Option<&TokenAddress>,
+        before: Option<u64>,
+        limit: u32,
+    ) -> Result<Vec<(u64, TxRecord)>> {
+        #[derive(Deserialize)]
+        struct Row {
+            seq: i64,
+            data: String,
+        }
+        let mut query = String::from("SELECT seq, data FROM history WHERE user_id = ?");
+        let mut args: Vec<SqlStorageValue> = vec![user_id.as_str().into()];
+        if let Some(t) = token {
+            query.push_str(" AND token = ?");
+            args.push(tok(t).into());
+        }
+        if let Some(b) = before {
+            query.push_str(" AND seq < ?");
+            args.push(int(b));
+        }
+        query.push_str(" ORDER BY seq DESC LIMIT ?");
+        args.push(int(u64::from(limit)));
+        self.rows::<Row>(&query, args)?
+            .iter()
+            .map(|r| Ok((u64::try_from(r.seq).unwrap_or(0), parse(&r.data)?)))
+            .collect()
+    }
+
+    fn job(&self, id: &JobId) -> Result<Option<Job>> {
+        self.doc(
+            "SELECT data FROM jobs WHERE id = ?",
+            vec![id.as_str().into()],
+        )
+    }
+
+    fn put_job(&mut self, job: &Job) -> Result<()> {
+        self.exec(
+            "INSERT INTO jobs (id, data) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+            vec![job.id.as_str().into(), text(job)?.into()],
+        )?;
+        Ok(())
+    }
+
+    fn deployment(&self, id: &DeploymentId) -> Result<Option<Deployment>> {
+        self.doc(
+            "SELECT data FROM deployments WHERE id = ?",
+            vec![id.as_str().into()],
+        )
+    }
+
+    fn put_deployment(&mut self, deployment: &Deployment) -> Result<()> {
+        self.exec(
+            "INSERT INTO deployments (id, data) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+            vec![deployment.id.as_str().into(), text(deployment)?.into()],
+        )?;
+        Ok(())
+    }
+
+    fn schedule(&mut self, key: &DueKey, at: Millis) -> Result<()> {
+        self.exec(
+            "INSERT INTO schedule (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at",
+            vec![key.encode().into(), int(at)],
+        )?;
+        Ok(())
+    }
+
+    fn unschedule_raw(&mut self, stored: &str) -> Result<()> {
+        self.exec("DELETE FROM schedule WHERE key = ?", vec![stored.into()])?;
+        Ok(())
+    }
+
+    fn due(&self, now: Millis) -> Result<Vec<(String, Millis)>> {
+        #[derive(Deserialize)]
+        struct Row {
+            key: String,
+            at: i64,
+        }
+        Ok(self
+            .rows::<Row>(
+                "SELECT key, at FROM schedule WHERE at <= ? ORDER BY at, rowid",
+                vec![int(now)],
+            )?
+            .into_iter()
+            .map(|r| (r.key, u64::try_from(r.at).unwrap_or(0)))
+            .collect())
+    }
+
+    fn next_due(&self) -> Result<Option<Millis>> {
+        #[derive(Deserialize)]
+        struct Row {
+            at: Option<i64>,
+        }
+        let rows: Vec<Row> = self.rows("SELECT MIN(at) AS at FROM schedule", vec![])?;
+        Ok(rows
+            .first()
+            .and_then(|r| r.at)
+            .map(|a| u64::try_from(a).unwrap_or(0)))
+    }
+}

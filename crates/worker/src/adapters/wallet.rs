@@ -1,0 +1,75 @@
+//! Randomness and wallets: the only place the worker draws random bytes (crypto.getRandomValues
+//! through getrandom's JS backend) and seals private keys.
+
+use tokenpad_core::crypto::{parse_encryption_key, seal_secret};
+use tokenpad_core::model::holder::NewWallet;
+use tokenpad_core::model::wallet::Wallet;
+use tokenpad_core::wire::Shell;
+use tokenpad_core::{Error, Result};
+
+pub fn random<const N: usize>() -> Result<[u8; N]> {
+    let mut buf = [0u8; N];
+    getrandom::getrandom(&mut buf).map_err(|e| Error::internal(format!("randomness: {e}")))?;
+    Ok(buf)
+}
+
+/// Makes wallets sealed under the WALLET_ENCRYPTION_KEY secret.
+#[derive(Clone, Copy)]
+pub struct WalletMaker {
+    key: Option<[u8; 32]>,
+}
+
+impl WalletMaker {
+    pub fn from_env(env: &worker::Env) -> WalletMaker {
+        WalletMaker {
+            key: crate::config::string(env, "WALLET_ENCRYPTION_KEY")
+                .as_deref()
+                .and_then(parse_encryption_key),
+        }
+    }
+
+    /// A fresh key pair from the CSPRNG; its private key sealed with AES-256-GCM, bound to
+    /// its address as associated data so a sealed key cannot be moved to another holder.
+    pub fn new_wallet(&self) -> Result<NewWallet> {
+        let key = self.key.ok_or_else(|| {
+            Error::internal("WALLET_ENCRYPTION_KEY is not set to 64 hex characters")
+        })?;
+        for _ in 0..8 {
+            // A random 32-byte string is a valid secp256k1 key with overwhelming probability;
+            // the loop only guards against the ~2^-128 case.
+            if let Some(wallet) = Wallet::from_seed(random::<32>()?) {
+                let sealed = seal_secret(
+                    &key,
+                    random::<12>()?,
+                    wallet.secret_bytes(),
+                    &wallet.address.0,
+                );
+                return Ok(NewWallet {
+                    address: wallet.address,
+                    sealed_key: hex::encode(sealed),
+                });
+            }
+        }
+        Err(Error::internal("could not draw a valid private key"))
+    }
+}
+
+/// What an operation gets from the worker: randomness, sealed wallets, the public base URL.
+pub struct WorkerShell {
+    pub wallets: WalletMaker,
+    pub base_url: String,
+}
+
+impl Shell for WorkerShell {
+    fn random16(&mut self) -> Result<[u8; 16]> {
+        random()
+    }
+
+    fn new_wallet(&mut self) -> Result<NewWallet> {
+        self.wallets.new_wallet()
+    }
+
+    fn base_url(&self) -> &str {
+        &self.base_url
+    }
+}

@@ -1,0 +1,166 @@
+//! The operator's routes (`x-admin-key`): merchant creation, and in local runs and tests the
+//! service clock, the test faucet and chain fault injection. They are orchestrated here, at
+//! the edge, across the registry and the merchants' objects.
+
+use crate::adapters::wallet::random;
+use crate::config;
+use crate::hop::{self, InitArgs, MerchantCall, RegistryCall};
+use crate::http::{self, header};
+use serde_json::Value;
+use tokenpad_core::auth::{hashes_equal, key_hash, new_keys};
+use tokenpad_core::model::ids::MerchantId;
+use tokenpad_core::model::time::{iso8601, Millis};
+use tokenpad_core::wire::admin::{
+    ChainFaultsRequest, ChainFaultsResult, Clock, CreateMerchantRequest, FaucetRequest,
+    FaucetResult, MerchantCreated, TimeAdvanceRequest,
+};
+use tokenpad_core::wire::decode;
+use tokenpad_core::wire::Route;
+use tokenpad_core::{Error, ErrorCode, Result};
+use worker::{Env, Request, Response};
+
+fn internal(e: worker::Error) -> Error {
+    Error::internal(e.to_string())
+}
+
+/// The admin key must match ADMIN_API_KEY; with none configured, admin routes are closed.
+pub fn check_key(req: &Request, env: &Env) -> Result<()> {
+    let invalid = || Error::new(ErrorCode::InvalidAdminKey, "Missing or invalid x-admin-key");
+    let expected = config::string(env, "ADMIN_API_KEY")
+        .filter(|k| !k.is_empty())
+        .ok_or_else(invalid)?;
+    let given = header(req, "x-admin-key").ok_or_else(invalid)?;
+    if hashes_equal(&key_hash(&given), &key_hash(&expected)) {
+        Ok(())
+    } else {
+        Err(invalid())
+    }
+}
+
+fn not_found() -> Error {
+    Error::new(ErrorCode::NotFound, "No such route")
+}
+
+/// Serves an admin route (its key already checked).
+pub async fn serve(env: &Env, route: Route, body: &Value) -> Result<Response> {
+    let dev = |flag: &str| {
+        if config::flag(env, flag) {
+            Ok(())
+        } else {
+            Err(not_found())
+        }
+    };
+    match route {
+        Route::AdminCreateMerchant => create_merchant(env, decode::body(body)?).await,
+        Route::AdminTime => {
+            let reg = hop::registry(env, &RegistryCall::List).await?;
+            clock(reg.offset_ms)
+        }
+        Route::AdminTimeAdvance => {
+            dev("ALLOW_TIME_TRAVEL")?;
+            time_advance(env, decode::body(body)?).await
+        }
+        Route::AdminChainFaults => {
+            dev("ALLOW_TIME_TRAVEL")?;
+            chain_faults(env, decode::body(body)?).await
+        }
+        Route::AdminFaucet => {
+            dev("ENABLE_FAUCET")?;
+            faucet(env, decode::body(body)?).await
+        }
+        _ => Err(not_found()),
+    }
+}
+
+async fn create_merchant(env: &Env, req: CreateMerchantRequest) -> Result<Response> {
+    let name = req.name.into_string();
+    let (id, secret_key, public_key) = new_keys(&random::<80>()?);
+    let reg = hop::registry(
+        env,
+        &RegistryCall::Register {
+            id: id.clone(),
+            name: name.clone(),
+        },
+    )
+    .await?;
+    let init = MerchantCall::Init(InitArgs {
+        id: id.clone(),
+        name,
+        secret_key_hash: key_hash(&secret_key),
+        public_key_hash: key_hash(&public_key),
+        // A merchant created after time travel starts on the service clock, not real time.
+        offset_ms: reg.offset_ms,
+    });
+    let mut created: MerchantCreated = hop::merchant_typed(env, &id, &init).await?;
+    created.secret_key = Some(secret_key);
+    created.public_key = Some(public_key);
+    http::json(201, &created).map_err(internal)
+}
+
+/// The service clock: real time plus the time-travel offset (0 unless a local run moved it).
+fn clock(offset: Millis) -> Result<Response> {
+    let now = worker::Date::now().as_millis() + offset;
+    http::json(
+        200,
+        &Clock {
+            offset_seconds: offset / 1000,
+            now: iso8601(now),
+            now_unix: now / 1000,
+        },
+    )
+    .map_err(internal)
+}
+
+async fn time_advance(env: &Env, req: TimeAdvanceRequest) -> Result<Response> {
+    let reg = hop::registry(
+        env,
+        &RegistryCall::Advance {
+            seconds: req.seconds.get(),
+        },
+    )
+    .await?;
+    for id in &reg.merchants {
+        let call = MerchantCall::Advance {
+            offset_ms: reg.offset_ms,
+        };
+        hop::merchant(env, id, &call).await?;
+    }
+    clock(reg.offset_ms)
+}
+
+/// The merchant's next `count` fallible chain submissions fail (local runs and tests), to
+/// exercise retries and backoff.
+async fn chain_faults(env: &Env, req: ChainFaultsRequest) -> Result<Response> {
+    let count = u32::try_from(req.count.get()).unwrap_or(0);
+    let result: ChainFaultsResult =
+        hop::merchant_typed(env, &req.merchant_id, &MerchantCall::ChainFaults { count }).await?;
+    http::json(200, &result).map_err(internal)
+}
+
+/// Test USDC for a holder of `merchantId`, or of whichever merchant has that holder.
+async fn faucet(env: &Env, req: FaucetRequest) -> Result<Response> {
+    let targets: Vec<MerchantId> = match req.merchant_id {
+        Some(id) => vec![id],
+        None => hop::registry(env, &RegistryCall::List).await?.merchants,
+    };
+    let call = MerchantCall::Faucet {
+        address: req.address,
+        usdc: req.usdc_amount.amount(),
+    };
+    for id in targets {
+        match hop::merchant_typed::<FaucetResult>(env, &id, &call).await {
+            Ok(result) => return http::json(200, &result).map_err(internal),
+            // Not this merchant's holder, or no merchant at that id: try the next one.
+            Err(e)
+                if matches!(
+                    e.code,
+                    ErrorCode::HolderNotFound | ErrorCode::MerchantNotFound
+                ) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Err(Error::new(
+        ErrorCode::HolderNotFound,
+        "No holder has that address",
+    ))
+}

@@ -1,0 +1,164 @@
+//! The hop between the edge and the Durable Objects: typed calls, sent as one JSON body to
+//! the object's `fetch`. The edge decodes a request once into a typed [`Op`]; the object
+//! receives that `Op` as itself and matches on it. No operation travels as a string.
+
+use crate::http;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Usdc;
+use tokenpad_core::model::ids::{DeploymentId, MerchantId};
+use tokenpad_core::model::time::Millis;
+use tokenpad_core::wire::Op;
+use tokenpad_core::{Error, Result};
+use worker::{Env, Method, Request, RequestInit, Response};
+
+/// A merchant API request, as its object receives it.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ApiCall {
+    /// The API key the request carried; the object checks it against its stored hash.
+    pub key: String,
+    /// The decoded operation, or why the request could not be decoded: the object answers
+    /// that error only after the key is checked, like any other refusal.
+    pub op: std::result::Result<Op, Error>,
+    /// For operations that change state: the request's Idempotency-Key and fingerprint.
+    pub idempotency: Option<Idempotency>,
+    /// The service's public base URL, for links in answers.
+    pub base_url: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Idempotency {
+    pub key: String,
+    /// What makes two requests "the same": method, path and canonical body, hashed.
+    pub fingerprint: String,
+}
+
+/// Everything a merchant's object is asked. Operator calls are authorised at the edge.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum MerchantCall {
+    Api(Box<ApiCall>),
+    /// Creates the merchant in its new object.
+    Init(InitArgs),
+    /// The service clock moved (local time travel): run what became due.
+    Advance {
+        offset_ms: Millis,
+    },
+    /// Test USDC for one of the merchant's holders.
+    Faucet {
+        address: Address,
+        usdc: Usdc,
+    },
+    /// The next `count` fallible chain submissions fail (local runs and tests).
+    ChainFaults {
+        count: u32,
+    },
+    /// The data of a deployment's public overview page.
+    DeploymentPage {
+        id: DeploymentId,
+        base_url: String,
+    },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct InitArgs {
+    pub id: MerchantId,
+    pub name: String,
+    pub secret_key_hash: String,
+    pub public_key_hash: String,
+    /// The service clock's offset when the merchant is created (after time travel).
+    pub offset_ms: Millis,
+}
+
+/// What the registry object is asked.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum RegistryCall {
+    Register {
+        id: MerchantId,
+        name: String,
+    },
+    Advance {
+        seconds: u64,
+    },
+    RegisterDeployment {
+        id: DeploymentId,
+        merchant: MerchantId,
+    },
+    FindDeployment {
+        id: DeploymentId,
+    },
+    List,
+}
+
+/// The registry's answer: the clock offset, and what the call asked for.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct RegistryState {
+    pub offset_ms: Millis,
+    #[serde(default)]
+    pub merchants: Vec<MerchantId>,
+    #[serde(default)]
+    pub deployment_owner: Option<MerchantId>,
+}
+
+fn internal(e: worker::Error) -> Error {
+    Error::internal(e.to_string())
+}
+
+fn request(body: &str) -> Result<Request> {
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post)
+        .with_body(Some(wasm_bindgen::JsValue::from_str(body)));
+    Request::new_with_init("https://tokenpad.internal/", &init).map_err(internal)
+}
+
+/// Sends a call to merchant `id`'s object; its answer is an HTTP response for the client.
+pub async fn merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Result<Response> {
+    let body = serde_json::to_string(call).map_err(|e| Error::internal(e.to_string()))?;
+    let stub = env
+        .durable_object("MERCHANT")
+        .and_then(|ns| ns.id_from_name(id.as_str())?.get_stub())
+        .map_err(internal)?;
+    stub.fetch_with_request(request(&body)?)
+        .await
+        .map_err(internal)
+}
+
+/// Sends a call to merchant `id`'s object and reads its answer as `T` (an error answer is
+/// returned as the error it carries).
+pub async fn merchant_typed<T: DeserializeOwned>(
+    env: &Env,
+    id: &MerchantId,
+    call: &MerchantCall,
+) -> Result<T> {
+    let mut resp = merchant(env, id, call).await?;
+    let status = resp.status_code();
+    let text = resp.text().await.map_err(internal)?;
+    if !(200..300).contains(&status) {
+        return Err(http::error_from_body(&text));
+    }
+    serde_json::from_str(&text).map_err(|e| Error::internal(format!("merchant answer: {e}")))
+}
+
+/// Sends a call to the one registry object.
+pub async fn registry(env: &Env, call: &RegistryCall) -> Result<RegistryState> {
+    let body = serde_json::to_string(call).map_err(|e| Error::internal(e.to_string()))?;
+    let stub = env
+        .durable_object("REGISTRY")
+        .and_then(|ns| ns.id_from_name("registry")?.get_stub())
+        .map_err(internal)?;
+    let mut resp = stub
+        .fetch_with_request(request(&body)?)
+        .await
+        .map_err(internal)?;
+    let text = resp.text().await.map_err(internal)?;
+    if resp.status_code() != 200 {
+        return Err(Error::internal(format!("registry call failed: {text}")));
+    }
+    serde_json::from_str(&text).map_err(|e| Error::internal(format!("registry answer: {e}")))
+}
+
+/// Reads a call from a request body (the objects' side of the hop).
+pub async fn read<T: DeserializeOwned>(mut req: Request) -> Result<T> {
+    let text = req.text().await.map_err(internal)?;
+    serde_json::from_str(&text).map_err(|e| Error::internal(format!("bad call: {e}")))
+}

@@ -1,0 +1,144 @@
+//! The registry Durable Object: the one global object. It lists merchants (for the admin
+//! faucet and time travel) and holds the service clock's time-travel offset. It is never on
+//! the path of a merchant request: keys name their merchant, so the edge goes straight to
+//! the merchant's own object. The one exception is deployments: the overview page at
+//! `/deployments/:id` carries no key, so the edge records which merchant owns each id here.
+
+use crate::hop::{self, RegistryCall, RegistryState};
+use crate::http;
+use serde::Deserialize;
+use tokenpad_core::model::ids::{DeploymentId, MerchantId};
+use tokenpad_core::{Error, Result};
+use worker::{
+    durable_object, wasm_bindgen, DurableObject, Env, Request, Response, SqlStorage, State,
+};
+
+#[durable_object]
+pub struct RegistryObject {
+    state: State,
+}
+
+#[derive(Deserialize)]
+struct IdRow {
+    id: String,
+}
+
+#[derive(Deserialize)]
+struct OffsetRow {
+    value: i64,
+}
+
+#[derive(Deserialize)]
+struct OwnerRow {
+    merchant_id: String,
+}
+
+impl DurableObject for RegistryObject {
+    fn new(state: State, _env: Env) -> Self {
+        Self { state }
+    }
+
+    async fn fetch(&self, req: Request) -> worker::Result<Response> {
+        let answer = match hop::read::<RegistryCall>(req).await {
+            Ok(call) => self.handle(call),
+            Err(e) => Err(e),
+        };
+        match answer {
+            Ok(state) => http::json(200, &state),
+            Err(e) => http::error(&e),
+        }
+    }
+}
+
+fn db(e: worker::Error) -> Error {
+    Error::internal(format!("registry storage: {e}"))
+}
+
+impl RegistryObject {
+    fn sql(&self) -> Result<SqlStorage> {
+        let sql = self.state.storage().sql();
+        for stmt in [
+            "CREATE TABLE IF NOT EXISTS merchants (id TEXT PRIMARY KEY, name TEXT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS clock (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS deployments (id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL)",
+        ] {
+            sql.exec(stmt, None).map_err(db)?;
+        }
+        Ok(sql)
+    }
+
+    fn offset(sql: &SqlStorage) -> Result<u64> {
+        let rows: Vec<OffsetRow> = sql
+            .exec("SELECT value FROM clock WHERE id = 1", None)
+            .and_then(|c| c.to_array())
+            .map_err(db)?;
+        Ok(rows
+            .first()
+            .map(|r| u64::try_from(r.value).unwrap_or(0))
+            .unwrap_or(0))
+    }
+
+    fn ids(sql: &SqlStorage) -> Result<Vec<MerchantId>> {
+        let rows: Vec<IdRow> = sql
+            .exec("SELECT id FROM merchants ORDER BY rowid", None)
+            .and_then(|c| c.to_array())
+            .map_err(db)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| MerchantId::new_unchecked(r.id))
+            .collect())
+    }
+
+    fn handle(&self, call: RegistryCall) -> Result<RegistryState> {
+        let sql = self.sql()?;
+        let mut state = RegistryState {
+            offset_ms: Self::offset(&sql)?,
+            ..RegistryState::default()
+        };
+        match call {
+            RegistryCall::Register { id, name } => {
+                sql.exec(
+                    "INSERT OR IGNORE INTO merchants (id, name) VALUES (?, ?)",
+                    vec![id.as_str().into(), name.into()],
+                )
+                .map_err(db)?;
+            }
+            RegistryCall::Advance { seconds } => {
+                state.offset_ms = state.offset_ms.saturating_add(seconds.saturating_mul(1000));
+                sql.exec(
+                    "INSERT INTO clock (id, value) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET value = excluded.value",
+                    vec![i64::try_from(state.offset_ms).unwrap_or(i64::MAX).into()],
+                )
+                .map_err(db)?;
+                state.merchants = Self::ids(&sql)?;
+            }
+            // Which merchant owns a memecoin or airdrop deployment (its overview page).
+            RegistryCall::RegisterDeployment { id, merchant } => {
+                sql.exec(
+                    "INSERT OR IGNORE INTO deployments (id, merchant_id) VALUES (?, ?)",
+                    vec![id.as_str().into(), merchant.as_str().into()],
+                )
+                .map_err(db)?;
+            }
+            RegistryCall::FindDeployment { id } => {
+                state.deployment_owner = Self::owner(&sql, &id)?;
+            }
+            RegistryCall::List => state.merchants = Self::ids(&sql)?,
+        }
+        Ok(state)
+    }
+
+    fn owner(sql: &SqlStorage, id: &DeploymentId) -> Result<Option<MerchantId>> {
+        let rows: Vec<OwnerRow> = sql
+            .exec(
+                "SELECT merchant_id FROM deployments WHERE id = ?",
+                vec![id.as_str().into()],
+            )
+            .and_then(|c| c.to_array())
+            .map_err(db)?;
+        Ok(rows
+            .into_iter()
+            .next()
+            .map(|r| MerchantId::new_unchecked(r.merchant_id)))
+    }
+}

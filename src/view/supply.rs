@@ -1,0 +1,116 @@
+//! The token supply view.
+
+use super::bar_percent;
+use crate::decimal::Dec;
+use crate::format::{Digits, Formatter};
+use crate::wire::Token;
+use serde::Serialize;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenSupply {
+    pub address: String,
+    pub name: String,
+    pub symbol: String,
+    pub network: String,
+    pub total_supply: Dec,
+    pub total_supply_formatted: String,
+    /// The app supply the merchant started with, what is left of it, and the difference:
+    /// what has been distributed to holders.
+    pub starting_app_supply: Dec,
+    pub starting_app_supply_formatted: String,
+    pub remaining_app_supply: Dec,
+    pub remaining_app_supply_formatted: String,
+    pub distributed: Dec,
+    pub distributed_formatted: String,
+    /// Distributed and remaining as percentages of the starting app supply (0..=100).
+    pub distributed_percent: f64,
+    pub distributed_percent_formatted: String,
+    pub remaining_percent: f64,
+    pub merchant_supply: Dec,
+    pub merchant_supply_formatted: String,
+    pub liquidity_supply: Dec,
+    pub liquidity_supply_formatted: String,
+    /// USD per token, `null` until a price exists.
+    pub price: Option<Dec>,
+    pub price_formatted: Option<String>,
+    pub holders_count: u64,
+    /// Largest balance first, as the service sends them.
+    pub top_holders: Vec<HolderRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HolderRow {
+    pub id: String,
+    pub address: String,
+    pub balance: Dec,
+    pub balance_formatted: String,
+    pub value: Dec,
+    pub value_formatted: String,
+    /// Share of the total supply, 0..=100.
+    pub share_percent: f64,
+}
+
+/// Prices are shown with up to 10 decimals (they are often far below a cent).
+const PRICE_DIGITS: Digits = Digits::new(2, 10);
+
+/// The supply view of `token`.
+pub fn token_supply(t: &Token, f: &Formatter) -> TokenSupply {
+    let total_supply = Dec::of(&t.total_supply);
+    let starting_app_supply = Dec::of(&t.starting_app_supply);
+    let remaining_app_supply = Dec::of(&t.remaining_app_supply);
+    let merchant_supply = Dec::of(&t.merchant_supply);
+    let liquidity_supply = Dec::of(&t.liquidity_supply);
+    let price = t.price.as_ref().map(Dec::of);
+    let distributed = starting_app_supply.saturating_sub(&remaining_app_supply);
+    let distributed_percent = distributed.percent_of(&starting_app_supply);
+    let remaining_percent = remaining_app_supply.percent_of(&starting_app_supply);
+    let price_digits = Digits {
+        rounding: f.formats.amount.rounding,
+        ..PRICE_DIGITS
+    };
+    TokenSupply {
+        address: t.address.to_checksum(),
+        name: t.name.clone(),
+        symbol: t.symbol.clone(),
+        network: t.network.as_str().to_string(),
+        total_supply_formatted: f.amount(&total_supply),
+        starting_app_supply_formatted: f.amount(&starting_app_supply),
+        starting_app_supply,
+        remaining_app_supply_formatted: f.amount(&remaining_app_supply),
+        remaining_app_supply,
+        distributed_formatted: f.amount(&distributed),
+        distributed,
+        distributed_percent: bar_percent(distributed_percent.as_ref()),
+        distributed_percent_formatted: f.percent(&distributed_percent.unwrap_or_default()),
+        remaining_percent: bar_percent(remaining_percent.as_ref()),
+        merchant_supply_formatted: f.amount(&merchant_supply),
+        merchant_supply,
+        liquidity_supply_formatted: f.amount(&liquidity_supply),
+        liquidity_supply,
+        price_formatted: price
+            .as_ref()
+            .map(|p| crate::format::format_dec(p, price_digits, f.grouping)),
+        price,
+        holders_count: t.holders_count,
+        top_holders: t
+            .holders
+            .iter()
+            .map(|h| {
+                let balance = Dec::of(&h.balance);
+                let value = Dec::of(&h.value);
+                HolderRow {
+                    id: h.id.clone(),
+                    address: h.address.to_checksum(),
+                    balance_formatted: f.amount(&balance),
+                    share_percent: bar_percent(balance.percent_of(&total_supply).as_ref()),
+                    balance,
+                    value_formatted: f.value(&value),
+                    value,
+                }
+            })
+            .collect(),
+        total_supply,
+    }
+}

@@ -1,0 +1,199 @@
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use super::*;
+use crate::fixtures::*;
+use crate::format::{Formats, PlainGrouping};
+use crate::wire::{
+    from_str, CompletionState, MerchantPart, Presale, PresaleInfo, PresaleStatus, Token,
+};
+use tokenpad_core::model::decimal::Decimal;
+use tokenpad_core::model::presale::Step;
+
+fn fmt() -> Formatter<'static> {
+    Formatter {
+        formats: Formats::default(),
+        grouping: &PlainGrouping,
+    }
+}
+
+/// 2026-11-21T12:00:00Z
+const NOW: i64 = 1_795_262_400_000;
+
+#[test]
+fn portfolio_rows_sorted_by_value_with_countdowns() {
+    let h: HolderFull = from_str(HOLDER).unwrap();
+    let v = portfolio(&h, NOW, &fmt());
+    let order: Vec<(&str, &str)> = v.rows.iter().map(|r| (r.kind, r.symbol.as_str())).collect();
+    assert_eq!(
+        order,
+        [
+            ("lock", "STAR"),
+            ("token", "DEMO"),
+            ("presale", "MOON"),
+            ("token", "USDC")
+        ]
+    );
+    assert_eq!(v.total_value.to_string(), "1285.185183");
+    assert_eq!(v.total_value_formatted, "1,285.19");
+    assert_eq!((v.token_count, v.lock_count, v.presale_count), (2, 1, 1));
+    assert_eq!(v.locked_value_formatted, "1,000.00");
+
+    let lock = &v.rows[0];
+    assert_eq!(lock.balance_formatted, "250,000,000");
+    assert_eq!(lock.unlock_at_ms, Some(NOW + 7 * 86_400_000));
+    let c = lock.countdown.as_ref().unwrap();
+    assert_eq!((c.days, c.hours, c.minutes, c.seconds), (7, 0, 0, 0));
+    assert_eq!(
+        v.next_unlock.as_ref().unwrap().target_ms,
+        NOW + 7 * 86_400_000
+    );
+    // Share of the rows' total value 1285.185183.
+    assert_eq!(lock.share_percent, 77.81);
+
+    let demo = &v.rows[1];
+    assert_eq!(demo.balance.to_string(), "1234.567890123456789012");
+    assert_eq!(demo.balance_formatted, "1,234.56789");
+    assert_eq!(demo.value_formatted, "185.19");
+    assert!(demo.countdown.is_none());
+
+    let presale = &v.rows[2];
+    assert_eq!(
+        presale.presale_id.as_deref(),
+        Some("6f1c1b2e-8a8e-4a53-9d57-0d7c3b8e9a10")
+    );
+    assert_eq!(presale.progress, Some(60.0));
+    assert_eq!(presale.countdown.as_ref().unwrap().label, "1h 0m 0s");
+
+    // A second later the countdowns moved, nothing else did.
+    let later = portfolio(&h, NOW + 1000, &fmt());
+    assert_eq!(
+        later.rows[0].countdown.as_ref().unwrap().label,
+        "6d 23h 59m 59s"
+    );
+    // After the unlock date the lock counts as due.
+    let after = portfolio(&h, NOW + 8 * 86_400_000, &fmt());
+    assert!(after.rows[0].countdown.as_ref().unwrap().done);
+    assert!(after.next_unlock.is_none());
+}
+
+#[test]
+fn empty_portfolio() {
+    let h: HolderFull = from_str(
+        r#"{"success":true,"id":"zoe","address":"0x0000000000000000000000000000000000000000","totalValue":0,"tokens":[],"presales":[],"locks":[]}"#,
+    )
+    .unwrap();
+    let v = portfolio(&h, NOW, &fmt());
+    assert!(v.rows.is_empty());
+    assert_eq!(v.total_value_formatted, "0.00");
+    assert!(v.next_unlock.is_none());
+}
+
+#[test]
+fn presale_progress_live() {
+    let p: Presale = from_str(PRESALE).unwrap();
+    let v = presale_progress(&p, &MerchantPart::default(), NOW + 600_000, &fmt());
+    assert_eq!(v.phase, "live");
+    assert_eq!(v.status_label, "Live");
+    assert_eq!(v.percent, 60.5);
+    assert_eq!(v.percent_formatted, "60.5%");
+    assert_eq!(v.raised_formatted, "60.50");
+    assert_eq!(v.target_formatted, "100.00");
+    assert_eq!(v.remaining.to_string(), "39.5");
+    assert_eq!(v.threshold_amount.to_string(), "70");
+    assert!(!v.threshold_reached);
+    assert_eq!(
+        v.status_detail,
+        "9.50 USDC more to reach the 70 % launch threshold"
+    );
+    assert_eq!(v.time_label, "Ends in 50m 0s");
+    assert_eq!(v.ends_in_ms, Some(3_000_000));
+    assert_eq!(v.starts_in_ms, None);
+    assert_eq!(v.participant_count, 2);
+    assert_eq!(v.participants[0].id, "bob");
+    assert_eq!(v.participants[0].token_percentage_formatted, "99.17%");
+    assert!(v.completion.is_none());
+}
+
+#[test]
+fn presale_threshold_is_exact() {
+    let mut p: Presale = from_str(PRESALE).unwrap();
+    let public = MerchantPart::default();
+    p.target_usdc_amount = Decimal::parse("100.000001").unwrap();
+    p.purchased_usdc_amount = Decimal::parse("70.0000007").unwrap();
+    assert!(presale_progress(&p, &public, NOW, &fmt()).threshold_reached);
+    p.purchased_usdc_amount = Decimal::parse("70.0000006").unwrap();
+    let v = presale_progress(&p, &public, NOW, &fmt());
+    assert!(!v.threshold_reached);
+    assert_eq!(v.threshold_amount.to_string(), "70.0000007");
+}
+
+#[test]
+fn presale_upcoming_closed_and_launching() {
+    let mut p: Presale = from_str(PRESALE).unwrap();
+    let mut m = MerchantPart::default();
+    p.status = PresaleStatus::Pending;
+    let v = presale_progress(&p, &m, NOW - 7_200_000, &fmt());
+    assert_eq!((v.phase, v.status_label.as_str()), ("upcoming", "Upcoming"));
+    assert_eq!(v.time_label, "Starts in 2h 0m 0s");
+    assert_eq!(v.starts_in_ms, Some(7_200_000));
+    assert_eq!(v.ends_in_ms, Some(10_800_000));
+
+    p.status = PresaleStatus::Ended;
+    let v = presale_progress(&p, &m, NOW + 7_200_000, &fmt());
+    assert_eq!((v.phase, v.time_label.as_str()), ("closed", "Ended"));
+    assert!(v.countdown.is_none());
+    assert!(v.status_detail.contains("refunded"), "{}", v.status_detail);
+
+    p.status = PresaleStatus::Completed;
+    p.purchased_usdc_amount = Decimal::parse("100").unwrap();
+    m.completion_state = Some(CompletionState {
+        step: Step::TokenCreated,
+        transactions: Default::default(),
+        retry_count: 1,
+        last_error: None,
+        updated_at: None,
+    });
+    m.presale_info = Some(PresaleInfo {
+        distributed: false,
+        distribute_tx_hash: None,
+    });
+    let v = presale_progress(&p, &m, NOW, &fmt());
+    assert_eq!(v.status_label, "Launching");
+    assert_eq!(v.status_detail, "Target reached");
+    assert_eq!(v.percent, 100.0);
+    let c = v.completion.unwrap();
+    assert_eq!((c.step_index, c.step_count, c.done), (Some(2), 6, false));
+    assert_eq!(c.label, "Token created");
+    assert_eq!(c.percent, 40.0);
+    assert_eq!(c.distributed, Some(false));
+
+    m.completion_state.as_mut().unwrap().step = Step::Completed;
+    let v = presale_progress(&p, &m, NOW, &fmt());
+    assert_eq!(v.status_label, "Completed");
+    assert!(v.completion.unwrap().done);
+}
+
+#[test]
+fn token_supply_distributed_versus_remaining() {
+    let t: Token = from_str(TOKEN).unwrap();
+    let v = token_supply(&t, &fmt());
+    assert_eq!(v.distributed.to_string(), "1234.567890123456789012");
+    assert_eq!(v.distributed_formatted, "1,234.56789");
+    assert_eq!(v.remaining_app_supply_formatted, "149,998,765.43211");
+    assert_eq!(v.total_supply_formatted, "1,000,000,000");
+    assert_eq!(v.distributed_percent, 0.0);
+    assert_eq!(v.distributed_percent_formatted, "<0.01%");
+    assert_eq!(v.remaining_percent, 100.0);
+    assert_eq!(v.price_formatted.as_deref(), Some("0.15"));
+    assert_eq!(v.holders_count, 2);
+    assert_eq!(v.top_holders[0].value_formatted, "185.19");
+
+    let mut t = t;
+    t.remaining_app_supply = Decimal::parse("37500000").unwrap();
+    t.price = None;
+    let v = token_supply(&t, &fmt());
+    assert_eq!(v.distributed_percent, 75.0);
+    assert_eq!(v.distributed_percent_formatted, "75%");
+    assert_eq!(v.remaining_percent, 25.0);
+    assert_eq!(v.price_formatted, None);
+}
