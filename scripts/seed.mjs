@@ -91,7 +91,7 @@ async function main() {
     if (!merchant.secretKey || !merchant.publicKey) throw new CallError(`merchant response lacks keys: ${JSON.stringify(merchant)}`);
     const job = await must('POST', '/merchant/create-token', {
       key: merchant.secretKey,
-      body: { name: 'Demo Token', symbol: 'DEMO', canDistribute: true },
+      body: { name: 'Demo Token', symbol: 'DEMO', canDistribute: true, canLP: true },
     });
     const token = await waitForJob(job.jobId, merchant.secretKey);
     if (!token?.address) throw new CallError(`token job finished without an address: ${JSON.stringify(token)}`);

@@ -227,4 +227,22 @@ export interface TokenSupply {
   priceFormatted: string | null;
   holdersCount: number;
   topHolders: HolderRow[];
+  /** The token's liquidity pool, `null` until one is open. */
+  pool: PoolRow | null;
+}
+
+/** A token's liquidity pool (`TokenSupply.pool`), formatted. */
+export interface PoolRow {
+  address: string;
+  /** Tokens in the pool. */
+  tokenReserve: Decimal;
+  tokenReserveFormatted: string;
+  /** USDC buyers paid in: what the pool can pay sellers. */
+  usdcReserve: Decimal;
+  usdcReserveFormatted: string;
+  /** USD per token. */
+  price: Decimal;
+  priceFormatted: string;
+  /** Percent of each trade's input that stays in the pool, e.g. `0.3%`. */
+  feeFormatted: string;
 }

@@ -87,7 +87,7 @@ fn describe(text: &str, e: &serde_json::Error) -> String {
     if let Some(name) = missing {
         return format!("{}: missing", join(&path, name));
     }
-    let why = tokenpad_core::FieldError::from_message(&message).map_or(message, |f| f.why);
+    let why = tokenpad_core::FieldError::why_from_message(&message).unwrap_or(message);
     if path.is_empty() {
         format!("the value: {why}")
     } else {

@@ -44,6 +44,10 @@ export interface ErrorBody {
    */
   message: string;
   /**
+   * The same as `message` (the name some clients read).
+   */
+  error?: string | null;
+  /**
    * Stable, for programs.
    */
   code: ErrorCode;
@@ -93,7 +97,12 @@ export type ErrorCode =
   | "internal_error"
   | "deployment_not_found"
   | "allocation_exceeds_supply"
-  | "rate_limited";
+  | "rate_limited"
+  | "no_liquidity"
+  | "pool_exists"
+  | "liquidity_disabled"
+  | "slippage_exceeded"
+  | "insufficient_liquidity";
 
 /**
  * `PUT /holder/:userId`, `GET /holder/:userId`: the full form.
@@ -149,9 +158,49 @@ export interface LockItem {
 }
 
 /**
+ * Metal's liquidity position: its id and the pool's address.
+ */
+export interface LpInfo {
+  nftId: string;
+  liquidityPoolAddress: string;
+}
+
+/**
  * Blockchain networks the service deploys to.
  */
 export type Network = "base" | "base-sepolia" | "sepolia";
+
+/**
+ * A token's liquidity pool against USDC (constant product, Uniswap's 0.3 % fee).
+ */
+export interface Pool {
+  address: string;
+  /**
+   * Tokens in the pool.
+   */
+  tokenReserve: Decimal;
+  /**
+   * USDC buyers paid in: the most the pool can pay out.
+   */
+  usdcReserve: Decimal;
+  /**
+   * The price support of a pool opened from the token's reserve alone: part of the
+   * constant product, never paid out.
+   */
+  virtualUsdcReserve: Decimal;
+  /**
+   * USD per token.
+   */
+  price: Decimal;
+  /**
+   * Percent of what comes into a trade that stays in the pool.
+   */
+  fee: Decimal;
+  /**
+   * The liquidity position (Metal's `lpInfo`).
+   */
+  lpInfo: LpInfo;
+}
 
 /**
  * `GET /token/presales/:presaleId` (public key), and what create answers.
@@ -181,6 +230,14 @@ export interface Presale {
    */
   participants: Array<PresaleParticipant>;
   tokenInfo: PresaleTokenInfo;
+  /**
+   * ISO 8601.
+   */
+  createdAt?: string | null;
+  /**
+   * When the presale last changed (a purchase, a completion step, a refund), ISO 8601.
+   */
+  updatedAt?: string | null;
 }
 
 export interface PresaleInfo {
@@ -278,6 +335,14 @@ export interface PresaleMerchant {
    */
   participants: Array<PresaleParticipant>;
   tokenInfo: PresaleTokenInfo;
+  /**
+   * ISO 8601.
+   */
+  createdAt?: string | null;
+  /**
+   * When the presale last changed (a purchase, a completion step, a refund), ISO 8601.
+   */
+  updatedAt?: string | null;
 }
 
 export interface PresaleParticipant {
@@ -286,6 +351,10 @@ export interface PresaleParticipant {
    */
   id: string;
   address: string;
+  /**
+   * The same as `address` (the name some Metal clients read).
+   */
+  userAddress?: string | null;
   usdcAmount: Decimal;
   /**
    * Percent of the tokens bought that this participant receives.
@@ -357,6 +426,19 @@ export interface Token {
    * All holders, regardless of `holdersLimit`.
    */
   holdersCount: number;
+  /**
+   * Metal's name for `startingAppSupply`.
+   */
+  startingRewardSupply?: Decimal | null;
+  /**
+   * Metal's name for `remainingAppSupply`.
+   */
+  remainingRewardSupply?: Decimal | null;
+  /**
+   * The token's liquidity pool, once one is open (absent before). From then on `price`
+   * (and every USD value) is the pool's.
+   */
+  pool?: Pool | null;
 }
 
 /**

@@ -192,7 +192,7 @@ pub fn presale_progress(
         }
         _ => (None, "Ended".to_string()),
     };
-    let left = |t: i64| (t - now_ms).max(0);
+    let left = |t: i64| t.saturating_sub(now_ms).max(0);
     let mut participants: Vec<ParticipantRow> = p
         .participants
         .iter()

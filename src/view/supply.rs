@@ -37,6 +37,24 @@ pub struct TokenSupply {
     pub holders_count: u64,
     /// Largest balance first, as the service sends them.
     pub top_holders: Vec<HolderRow>,
+    /// The token's liquidity pool, `null` until one is open.
+    pub pool: Option<PoolRow>,
+}
+
+/// A token's pool, formatted.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PoolRow {
+    pub address: String,
+    pub token_reserve: Dec,
+    pub token_reserve_formatted: String,
+    /// USDC buyers paid in.
+    pub usdc_reserve: Dec,
+    pub usdc_reserve_formatted: String,
+    pub price: Dec,
+    pub price_formatted: String,
+    /// Percent of each trade's input that stays in the pool.
+    pub fee_formatted: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -111,6 +129,21 @@ pub fn token_supply(t: &Token, f: &Formatter) -> TokenSupply {
                 }
             })
             .collect(),
+        pool: t.pool.as_ref().map(|p| {
+            let token_reserve = Dec::of(&p.token_reserve);
+            let usdc_reserve = Dec::of(&p.usdc_reserve);
+            let price = Dec::of(&p.price);
+            PoolRow {
+                address: p.address.to_checksum(),
+                token_reserve_formatted: f.amount(&token_reserve),
+                token_reserve,
+                usdc_reserve_formatted: f.value(&usdc_reserve),
+                usdc_reserve,
+                price_formatted: crate::format::format_dec(&price, price_digits, f.grouping),
+                price,
+                fee_formatted: f.percent(&Dec::of(&p.fee)),
+            }
+        }),
         total_supply,
     }
 }

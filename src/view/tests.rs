@@ -196,4 +196,22 @@ fn token_supply_distributed_versus_remaining() {
     assert_eq!(v.distributed_percent_formatted, "75%");
     assert_eq!(v.remaining_percent, 25.0);
     assert_eq!(v.price_formatted, None);
+    assert_eq!(v.pool, None);
+}
+
+#[test]
+fn token_supply_shows_the_pool() {
+    let mut v: serde_json::Value = serde_json::from_str(TOKEN).unwrap();
+    v["pool"] = serde_json::json!({
+        "address": "0xF86a823fa2f71A782A64d33fB14B2112a59ac1B3",
+        "tokenReserve": 996039.726961099, "usdcReserve": 39.940281,
+        "virtualUsdcReserve": 10000, "price": 0.010079859275926369, "fee": 0.3,
+        "lpInfo": {"nftId": "1", "liquidityPoolAddress": "0xF86a823fa2f71A782A64d33fB14B2112a59ac1B3"}
+    });
+    let t: Token = from_str(&v.to_string()).unwrap();
+    let pool = token_supply(&t, &fmt()).pool.unwrap();
+    assert_eq!(pool.token_reserve_formatted, "996,039.726961");
+    assert_eq!(pool.usdc_reserve_formatted, "39.94");
+    assert_eq!(pool.price_formatted, "0.0100798593");
+    assert_eq!(pool.fee_formatted, "0.3%");
 }

@@ -163,7 +163,10 @@ test('memecoin: pending with token address and hash, then success in every statu
   assert.equal(t.startingAppSupply, 0);
   assert.equal(t.remainingAppSupply, 0);
   assert.equal(t.merchantSupply, 0);
-  assert.equal(t.liquiditySupply, 900000);
+  // What the recipient did not get opened the memecoin's pool at its initial price.
+  assert.equal(t.liquiditySupply, 0);
+  assert.equal(t.pool.tokenReserve, 900000);
+  assert.equal(t.pool.price, 0.0001);
   assert.equal(t.origin, 'memecoin');
   assert.equal(t.marketplace, true);
   assert.equal(t.holdersCount, 1);

@@ -37,6 +37,14 @@ if (app) {
           stat('Merchant supply', s.merchantSupplyFormatted),
           stat('Starting app supply', s.startingAppSupplyFormatted),
           stat('Remaining', `${s.remainingPercent}%`))),
+      s.pool
+        ? h('section', { class: 'card', id: 'pool' },
+            h('div', { class: 'card-head' }, h('h2', {}, 'Market'), h('span', { class: 'muted' }, `${s.pool.feeFormatted} fee`)),
+            h('div', { class: 'stats' },
+              stat('Pool price', `$${s.pool.priceFormatted}`, 'pool-price'),
+              stat(`${s.symbol} in the pool`, s.pool.tokenReserveFormatted, 'pool-tokens'),
+              stat('USDC in the pool', `$${s.pool.usdcReserveFormatted}`, 'pool-usdc')))
+        : null,
       h('section', { class: 'card', id: 'holders' },
         h('div', { class: 'card-head' }, h('h2', {}, 'Top holders'), h('span', { class: 'muted' }, `${s.holdersCount} in total`)),
         s.topHolders.length

@@ -70,6 +70,11 @@ codes! {
     DeploymentNotFound => ("deployment_not_found", 404),
     AllocationExceedsSupply => ("allocation_exceeds_supply", 400),
     RateLimited => ("rate_limited", 429),
+    NoLiquidity => ("no_liquidity", 409),
+    PoolExists => ("pool_exists", 409),
+    LiquidityDisabled => ("liquidity_disabled", 403),
+    SlippageExceeded => ("slippage_exceeded", 422),
+    InsufficientLiquidity => ("insufficient_liquidity", 422),
 }
 
 impl Serialize for ErrorCode {
@@ -136,7 +141,8 @@ impl Error {
         self.code.status()
     }
 
-    /// The JSON body every error response has: `{ success: false, message, code, details? }`.
+    /// The JSON body every error response has: `{ success: false, message, error, code,
+    /// details? }` (`error` repeats `message`: some clients read that name).
     pub fn to_body(&self) -> Value {
         let mut body = Map::new();
         body.insert("success".into(), Value::Bool(false));
@@ -145,6 +151,7 @@ impl Error {
         } else {
             self.message.clone()
         };
+        body.insert("error".into(), Value::String(message.clone()));
         body.insert("message".into(), Value::String(message));
         body.insert("code".into(), Value::String(self.code.as_str().into()));
         if let Some(details) = &self.details {
@@ -211,6 +218,18 @@ impl FieldError {
             .into_iter::<FieldError>()
             .next()?
             .ok()
+    }
+
+    /// Only the `why` of the error a serde message carries, if it is one of ours: read as a
+    /// plain JSON value, so a reader that needs no more (the browser package) does not carry
+    /// the code of the whole error type.
+    pub fn why_from_message(message: &str) -> Option<String> {
+        let json = message.split_once(FIELD_ERROR_TAG)?.1;
+        let v = serde_json::Deserializer::from_str(json)
+            .into_iter::<Value>()
+            .next()?
+            .ok()?;
+        v.get("why")?.as_str().map(str::to_string)
     }
 
     /// The error without a field name (the message is only `why`).

@@ -7,7 +7,8 @@ use serde_json::Value;
 use tokenpad_core::{Error, ErrorCode};
 use worker::{Headers, Request, Response};
 
-pub const CORS_ALLOW_HEADERS: &str = "content-type, x-api-key, idempotency-key, x-idempotency-key";
+pub const CORS_ALLOW_HEADERS: &str =
+    "content-type, x-api-key, authorization, idempotency-key, x-idempotency-key";
 
 /// A JSON response from text already serialized.
 pub fn json_text(status: u16, body: String) -> worker::Result<Response> {

@@ -10,6 +10,7 @@ use crate::model::ids::UserId;
 use crate::model::token::Network;
 use crate::ops::deployment::{AirdropRequest, MemecoinRequest};
 use crate::ops::ledger::{DistributeRequest, SendRequest, SpendRequest};
+use crate::ops::market::{BuyRequest, LiquidityRequest, SellRequest};
 use crate::ops::presale::{BuyPresaleRequest, CreatePresaleRequest, ResolvePresaleRequest};
 use crate::ops::token::{CreateTokenRequest, PatchTokenRequest};
 use crate::wire::admin::{
@@ -18,7 +19,8 @@ use crate::wire::admin::{
 };
 use crate::wire::deployment::{DeploymentCreated, DeploymentStatusResult};
 use crate::wire::holder::{HolderFull, TokenBalance};
-use crate::wire::ledger::{DistributeResult, LedgerResult, TxPage};
+use crate::wire::ledger::{DistributeResult, LedgerResult, RewardResult, TxPage};
+use crate::wire::market::{LiquidityCreated, TradeFigures, TradeResult};
 use crate::wire::presale::{BuyPresaleResult, Presale, PresaleMerchant, ResolveResult};
 use crate::wire::token::{CreateTokenAccepted, Job, Token};
 use schemars::generate::{SchemaGenerator, SchemaSettings};
@@ -56,12 +58,13 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     add!(out: ChainFaultsResult, Token, CreateTokenAccepted, Job, HolderFull, TokenBalance);
     add!(out: DistributeResult, LedgerResult, TxPage, DeploymentCreated, DeploymentStatusResult);
     add!(out: Presale, PresaleMerchant, BuyPresaleResult, ResolveResult);
+    add!(out: RewardResult, LiquidityCreated, TradeResult, TradeFigures);
     let mut inp = generator(SchemaSettings::draft2020_12().for_deserialize());
     add!(inp: AmountInput, CreateMerchantRequest, TimeAdvanceRequest, FaucetRequest);
     add!(inp: ChainFaultsRequest, CreateTokenRequest, PatchTokenRequest, DistributeRequest);
     add!(inp: SpendRequest, SendRequest, MemecoinRequest, AirdropRequest);
     add!(inp: DeploymentStatusRequest, CreatePresaleRequest, BuyPresaleRequest);
-    add!(inp: ResolvePresaleRequest);
+    add!(inp: ResolvePresaleRequest, LiquidityRequest, BuyRequest, SellRequest);
 
     let mut all = out.take_definitions(true);
     for v in all.values_mut() {

@@ -17,6 +17,9 @@ pub struct ChainState {
     /// submissions fail, so retries and backoff can be exercised end to end.
     #[serde(default)]
     pub fail_next: u32,
+    /// Liquidity positions opened so far: the next position's id.
+    #[serde(default)]
+    pub positions: u64,
 }
 
 /// The block a transaction submitted at `at` is mined in.

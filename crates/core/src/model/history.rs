@@ -21,6 +21,10 @@ pub enum TxType {
     PresaleRefund,
     PresaleAllocation,
     Unlock,
+    /// Tokens bought from the token's pool (and the USDC paid for them).
+    Buy,
+    /// Tokens sold to the token's pool (and the USDC received).
+    Sell,
 }
 
 impl TxType {
@@ -36,6 +40,8 @@ impl TxType {
             TxType::PresaleRefund => "presale_refund",
             TxType::PresaleAllocation => "presale_allocation",
             TxType::Unlock => "unlock",
+            TxType::Buy => "buy",
+            TxType::Sell => "sell",
         }
     }
 
@@ -46,7 +52,8 @@ impl TxType {
             TxType::Spend | TxType::TransferIn | TxType::TransferOut | TxType::Unlock => "Transfer",
             TxType::Withdraw => "Withdraw",
             TxType::Deposit | TxType::PresaleRefund => "Deposit",
-            TxType::PresaleBuy => "Buy",
+            TxType::PresaleBuy | TxType::Buy => "Buy",
+            TxType::Sell => "Sell",
         }
     }
 }

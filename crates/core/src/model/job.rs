@@ -15,6 +15,9 @@ pub enum JobStatus {
     Pending,
     Success,
     Failed,
+    /// A deployment transaction that is not getting mined (Metal's SDK knows it). The
+    /// embedded chain mines every transaction in its next block, so it never reports it.
+    Stuck,
 }
 
 impl JobStatus {
@@ -23,6 +26,7 @@ impl JobStatus {
             JobStatus::Pending => "pending",
             JobStatus::Success => "success",
             JobStatus::Failed => "failed",
+            JobStatus::Stuck => "stuck",
         }
     }
 }

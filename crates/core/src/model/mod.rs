@@ -15,6 +15,7 @@ pub mod ids;
 pub mod input;
 pub mod job;
 pub mod merchant;
+pub mod pool;
 pub mod presale;
 pub mod time;
 pub mod token;

@@ -192,9 +192,17 @@ pub struct Presale {
     pub distributed: bool,
     pub distribute_tx: Option<String>,
     pub created_at: Millis,
+    /// When the presale last changed (a purchase, a completion step, a refund).
+    #[serde(default)]
+    pub updated_at: Millis,
 }
 
 impl Presale {
+    /// When the presale last changed (its creation, for records from before the field).
+    pub fn last_change(&self) -> Millis {
+        self.updated_at.max(self.created_at)
+    }
+
     pub fn start_ms(&self) -> Millis {
         self.start.saturating_mul(SECOND)
     }

@@ -5,7 +5,8 @@
 //! some address's balance, or in escrow for a pending operation. The conservation invariant,
 //! checked after every operation:
 //!
-//! `totalSupply = remainingAppSupply + merchantSupply + liquiditySupply + escrow + Σ balances`
+//! `totalSupply = remainingAppSupply + merchantSupply + liquiditySupply + escrow + pooled
+//!   + Σ balances`
 //!
 //! `held` is that Σ, kept in the token row so the check costs nothing per operation; the
 //! property tests recompute it from every balance.
@@ -143,6 +144,10 @@ pub struct Token {
     /// that have neither launched nor refunded yet.
     #[serde(default)]
     pub escrow: Units,
+    /// In a liquidity pool: the token's pool reserve; for USDC, what buyers paid into pools
+    /// (and a launching presale's raise on its way into its pool).
+    #[serde(default)]
+    pub pooled: Units,
     pub merchant_address: Address,
     /// None until a price exists.
     pub price: Option<Price>,
@@ -167,18 +172,20 @@ impl Token {
             .checked_add(self.merchant_supply)
             .and_then(|s| s.checked_add(self.liquidity_supply))
             .and_then(|s| s.checked_add(self.escrow))
+            .and_then(|s| s.checked_add(self.pooled))
             .and_then(|s| s.checked_add(self.held));
         if accounted == Some(self.total_supply) {
             Ok(())
         } else {
             Err(Error::internal(format!(
-                "conservation broken for {}: total {:?} != app {:?} + merchant {:?} + liquidity {:?} + escrow {:?} + held {:?}",
+                "conservation broken for {}: total {:?} != app {:?} + merchant {:?} + liquidity {:?} + escrow {:?} + pooled {:?} + held {:?}",
                 self.address,
                 self.total_supply,
                 self.remaining_app_supply,
                 self.merchant_supply,
                 self.liquidity_supply,
                 self.escrow,
+                self.pooled,
                 self.held
             )))
         }
@@ -200,6 +207,7 @@ impl Token {
             liquidity_supply: Units::ZERO,
             held: Units::ZERO,
             escrow: Units::ZERO,
+            pooled: Units::ZERO,
             merchant_address,
             price: Some(Price::one_dollar()),
             can_distribute: false,

@@ -84,3 +84,20 @@ pub fn next_contract_address(store: &mut dyn Store, deployer: &Address) -> Resul
     store.put_chain_state(&state)?;
     Ok(TokenAddress(address))
 }
+
+/// Opens a liquidity position: its id (Metal's `lpInfo.nftId`) and the pool's address, which
+/// is made from the token's, so one token has one pool.
+pub fn open_position(store: &mut dyn Store, token: &TokenAddress) -> Result<(u64, Address)> {
+    let mut state = store.chain_state()?;
+    state.positions = state
+        .positions
+        .checked_add(1)
+        .ok_or_else(|| Error::internal("position counter overflow"))?;
+    store.put_chain_state(&state)?;
+    let mut seed = b"tokenpad pool".to_vec();
+    seed.extend_from_slice(&token.address().0);
+    Ok((
+        state.positions,
+        Address::from_hash(&crypto::keccak256(&seed)),
+    ))
+}

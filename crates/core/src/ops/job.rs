@@ -57,6 +57,7 @@ pub fn finish(store: &mut dyn Store, ctx: &Ctx, id: &JobId) -> Result<()> {
                 price: None,
                 origin: TokenOrigin::Dashboard,
                 marketplace: false,
+                pool: None,
                 at: job.mined_at,
                 tx_hash: job.tx_hash.clone(),
             },

@@ -3,10 +3,10 @@
 //! address, its supply split, its first holders and its price, and obeys conservation from
 //! its first moment.
 
-use super::Ctx;
+use super::{market, Ctx};
 use crate::error::{Error, Result};
 use crate::model::address::Address;
-use crate::model::amount::{Price, Units};
+use crate::model::amount::{Price, Units, Usdc};
 use crate::model::history::{TxRecord, TxType};
 use crate::model::ids::TokenAddress;
 use crate::model::time::Millis;
@@ -27,6 +27,17 @@ pub enum Supply {
     Allocations(Vec<(Address, Units)>),
 }
 
+/// The liquidity pool a token opens with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolOpening {
+    /// Tokens from the liquidity reserve: all of what is left of it when None.
+    pub tokens: Option<Units>,
+    /// USDC already in USDC's `pooled` for this pool (a presale's raise); zero otherwise.
+    pub usdc: Usdc,
+    /// The price the pool opens at.
+    pub price: Price,
+}
+
 /// Everything a launch needs.
 #[derive(Clone, Debug)]
 pub struct NewToken {
@@ -36,6 +47,8 @@ pub struct NewToken {
     pub price: Option<Price>,
     pub origin: TokenOrigin,
     pub marketplace: bool,
+    /// A liquidity pool opened at launch, so the token is tradable at once.
+    pub pool: Option<PoolOpening>,
     /// When the deployment was mined: the token's creation time.
     pub at: Millis,
     /// The deployment transaction; the first holders' records carry it.
@@ -47,8 +60,8 @@ pub fn address_free(store: &dyn Store, address: &TokenAddress) -> Result<bool> {
     Ok(store.token(address)?.is_none())
 }
 
-/// Creates the token and credits its first holders. A custodial holder of this merchant
-/// among them sees the tokens in its history (a `distribute` record).
+/// Creates the token, opens its pool when asked, and credits its first holders. A custodial
+/// holder of this merchant among them sees the tokens in its history (a `distribute` record).
 pub fn launch(store: &mut dyn Store, ctx: &Ctx, new: NewToken) -> Result<Token> {
     if !address_free(store, &new.address)? {
         return Err(Error::internal(format!(
@@ -77,7 +90,7 @@ pub fn launch(store: &mut dyn Store, ctx: &Ctx, new: NewToken) -> Result<Token> 
         .and_then(|t| t.checked_sub(merchant))
         .and_then(|t| t.checked_sub(held))
         .ok_or_else(overflow)?;
-    let token = Token {
+    let mut token = Token {
         address: new.address,
         kind: TokenKind::Merchant,
         name: spec.name,
@@ -91,6 +104,7 @@ pub fn launch(store: &mut dyn Store, ctx: &Ctx, new: NewToken) -> Result<Token> 
         liquidity_supply: liquidity,
         held,
         escrow: Units::ZERO,
+        pooled: Units::ZERO,
         merchant_address: spec.merchant_address.unwrap_or(ctx.merchant.address),
         price: new.price,
         can_distribute: spec.can_distribute,
@@ -101,6 +115,10 @@ pub fn launch(store: &mut dyn Store, ctx: &Ctx, new: NewToken) -> Result<Token> 
         origin: new.origin,
         marketplace: new.marketplace,
     };
+    if let Some(p) = new.pool {
+        let tokens = p.tokens.unwrap_or(token.liquidity_supply);
+        market::open(store, &mut token, tokens, p.usdc, p.price, new.at)?;
+    }
     token.check_conservation()?;
     store.put_token(&token)?;
     for (i, (owner, amount)) in allocations.iter().enumerate() {

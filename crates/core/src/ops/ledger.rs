@@ -18,15 +18,17 @@ use crate::model::token::{Token, TokenKind, USDC_ADDRESS};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
-/// `POST /token/:tokenAddress/distribute`: exactly one of `sendToAddress` and `sendToId`.
+/// `POST /token/:tokenAddress/distribute` (and `/reward`): exactly one of `sendToAddress`,
+/// `sendToId` and `sendTo`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "codegen", schemars(rename = "Distribute"))]
 #[cfg_attr(
     feature = "codegen",
     schemars(extend("oneOf" = [
-        { "title": "sendToAddress", "required": ["sendToAddress"], "not": { "required": ["sendToId"] } },
-        { "title": "sendToId", "required": ["sendToId"], "not": { "required": ["sendToAddress"] } }
+        { "title": "sendToAddress", "required": ["sendToAddress"], "not": { "anyOf": [{ "required": ["sendToId"] }, { "required": ["sendTo"] }] } },
+        { "title": "sendToId", "required": ["sendToId"], "not": { "anyOf": [{ "required": ["sendToAddress"] }, { "required": ["sendTo"] }] } },
+        { "title": "sendTo", "required": ["sendTo"], "not": { "anyOf": [{ "required": ["sendToAddress"] }, { "required": ["sendToId"] }] } }
     ]))
 )]
 #[serde(rename_all = "camelCase")]
@@ -39,6 +41,9 @@ pub struct DistributeRequest {
     /// The recipient holder's userId.
     #[cfg_attr(feature = "codegen", schemars(with = "Option<UserId>"))]
     pub send_to_id: Option<NonBlank>,
+    /// The recipient holder's address or userId (Metal's older field): an address when it
+    /// is one, else a userId.
+    pub send_to: Option<NonBlank>,
 }
 
 /// Who a distribution goes to.
@@ -50,14 +55,18 @@ pub enum Recipient {
 impl DistributeRequest {
     /// The one recipient the request names.
     pub fn recipient(&self) -> Result<Recipient> {
-        match (&self.send_to_address, &self.send_to_id) {
-            (Some(a), None) => {
+        match (&self.send_to_address, &self.send_to_id, &self.send_to) {
+            (Some(a), None, None) => {
                 Address::parse_field("sendToAddress", a.as_str()).map(Recipient::Address)
             }
-            (None, Some(id)) => Ok(Recipient::User(id.as_str().to_string())),
+            (None, Some(id), None) => Ok(Recipient::User(id.as_str().to_string())),
+            (None, None, Some(to)) => Ok(match Address::parse(to.as_str()) {
+                Some(a) => Recipient::Address(a),
+                None => Recipient::User(to.as_str().to_string()),
+            }),
             _ => Err(Error::new(
                 ErrorCode::InvalidRequest,
-                "give exactly one of sendToAddress and sendToId",
+                "give exactly one of sendToAddress, sendToId and sendTo",
             )
             .with("field", "sendToAddress")),
         }
@@ -149,13 +158,13 @@ impl Movement<'_> {
     }
 }
 
-/// Distributes from the app supply to a holder of this merchant; returns the hash.
+/// Distributes from the app supply to a holder of this merchant.
 pub fn distribute(
     store: &mut dyn Store,
     ctx: &Ctx,
     token_address: &TokenAddress,
     req: &DistributeRequest,
-) -> Result<String> {
+) -> Result<Receipt> {
     let mut token = token::find(store, token_address)?;
     let recipient = match req.recipient()? {
         Recipient::Address(address) => holder::at_address(store, &address)?,
@@ -205,7 +214,13 @@ pub fn distribute(
         to: recipient.address,
     };
     store.append_history(&mv.record(ctx.now, 0, TxType::Distribute, &recipient.user_id))?;
-    Ok(hash)
+    Ok(Receipt {
+        hash,
+        from: token.address.address(),
+        to: recipient.address,
+        amount,
+        token,
+    })
 }
 
 /// A holder's tokens leave its active balance: spend, transfer or withdraw.

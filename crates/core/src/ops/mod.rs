@@ -12,6 +12,7 @@ pub mod holder;
 pub mod job;
 pub mod launch;
 pub mod ledger;
+pub mod market;
 pub mod merchant;
 pub mod presale;
 pub mod token;

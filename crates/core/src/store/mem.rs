@@ -12,6 +12,7 @@ use crate::model::holder::Holder;
 use crate::model::ids::{DeploymentId, JobId, LockId, PresaleId, TokenAddress, UserId};
 use crate::model::job::Job;
 use crate::model::merchant::Merchant;
+use crate::model::pool::Pool;
 use crate::model::presale::{Participant, Presale};
 use crate::model::time::Millis;
 use crate::model::token::{HolderRow, Token};
@@ -28,6 +29,7 @@ pub struct MemStore {
     pub history: Vec<TxRecord>,
     pub jobs: BTreeMap<JobId, Job>,
     pub deployments: BTreeMap<DeploymentId, Deployment>,
+    pub pools: BTreeMap<TokenAddress, Pool>,
     /// In creation order.
     pub presales: Vec<Presale>,
     /// (presale id, participant), in the order of first purchase.
@@ -230,6 +232,13 @@ impl Store for MemStore {
             .take(limit as usize)
             .map(|(seq, r)| (seq, r.clone()))
             .collect())
+    }
+    fn pool(&self, token: &TokenAddress) -> Result<Option<Pool>> {
+        Ok(self.pools.get(token).cloned())
+    }
+    fn put_pool(&mut self, pool: &Pool) -> Result<()> {
+        self.pools.insert(pool.token, pool.clone());
+        Ok(())
     }
     fn job(&self, id: &JobId) -> Result<Option<Job>> {
         Ok(self.jobs.get(id).cloned())

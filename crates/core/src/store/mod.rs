@@ -19,6 +19,7 @@ use crate::model::holder::Holder;
 use crate::model::ids::{DeploymentId, JobId, LockId, PresaleId, TokenAddress, UserId};
 use crate::model::job::Job;
 use crate::model::merchant::Merchant;
+use crate::model::pool::Pool;
 use crate::model::presale::{Participant, Presale};
 use crate::model::time::Millis;
 use crate::model::token::{HolderRow, Token};
@@ -115,6 +116,10 @@ pub trait Store {
         before: Option<u64>,
         limit: u32,
     ) -> Result<Vec<(u64, TxRecord)>>;
+
+    /// A token's liquidity pool (at most one per token).
+    fn pool(&self, token: &TokenAddress) -> Result<Option<Pool>>;
+    fn put_pool(&mut self, pool: &Pool) -> Result<()>;
 
     fn job(&self, id: &JobId) -> Result<Option<Job>>;
     fn put_job(&mut self, job: &Job) -> Result<()>;

@@ -141,6 +141,9 @@ pub struct ErrorBody {
     pub success: bool,
     /// For people.
     pub message: String,
+    /// The same as `message` (the name some clients read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     /// Stable, for programs.
     pub code: crate::ErrorCode,
     /// Extra information, e.g. `field` for the field that failed.

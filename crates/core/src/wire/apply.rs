@@ -3,7 +3,8 @@
 
 use super::deployment::{DeploymentCreated, DeploymentStatusResult};
 use super::holder::{HolderFull, TokenBalance};
-use super::ledger::{DistributeResult, LedgerResult, TxPage};
+use super::ledger::{DistributeResult, LedgerResult, RewardResult, TxPage};
+use super::market::{LiquidityCreated, LpInfo, Pool, Side, TradeFigures, TradeResult};
 use super::op::{HolderRef, Op};
 use super::presale::{BuyPresaleResult, Presale, PresaleMerchant, ResolveResult};
 use super::token::{CreateTokenAccepted, Job, Token, DEFAULT_HOLDERS};
@@ -12,7 +13,7 @@ use crate::model::holder::NewWallet;
 use crate::model::ids::{uuid_v4, DeploymentId, JobId, PresaleId};
 use crate::model::token::TokenKind;
 use crate::ops::ledger::Outflow;
-use crate::ops::{deployment, history, holder, job, ledger, presale, token, Ctx};
+use crate::ops::{deployment, history, holder, job, ledger, market, presale, token, Ctx};
 use crate::store::Store;
 use serde::Serialize;
 
@@ -46,6 +47,10 @@ pub enum Response {
     Presales(Vec<PresaleMerchant>),
     Buy(BuyPresaleResult),
     Resolve(Box<ResolveResult>),
+    Reward(Box<RewardResult>),
+    Liquidity(Box<LiquidityCreated>),
+    Trade(Box<TradeResult>),
+    Quote(Box<TradeFigures>),
 }
 
 /// An answer: its HTTP status and body.
@@ -73,7 +78,11 @@ pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: Op, shell: &mut dyn Shell) ->
         }
         Op::Job(id) => {
             let job = job::find(store, &id)?;
-            ok(Response::Job(Box::new(Job::read(store, &job)?)))
+            ok(Response::Job(Box::new(Job::read(
+                store,
+                &job,
+                shell.base_url(),
+            )?)))
         }
         Op::PatchToken(address, req) => {
             let t = token::patch(store, &address, &req)?;
@@ -119,11 +128,55 @@ pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: Op, shell: &mut dyn Shell) ->
             ok(Response::Balance(TokenBalance::read(store, &owner, &t)?))
         }
         Op::Distribute(address, req) => {
-            let hash = ledger::distribute(store, ctx, &address, &req)?;
+            let receipt = ledger::distribute(store, ctx, &address, &req)?;
             ok(Response::Distribute(DistributeResult {
                 success: true,
-                transaction_hash: hash,
+                transaction_hash: receipt.hash,
             }))
+        }
+        Op::Reward(address, req) => {
+            let receipt = ledger::distribute(store, ctx, &address, &req)?;
+            Reply {
+                status: 202,
+                body: Response::Reward(Box::new(RewardResult::of(&receipt))),
+            }
+        }
+        Op::CreateLiquidity(address, req) => {
+            let (t, pool) = market::open_liquidity(store, ctx, &address, &req)?;
+            created(Response::Liquidity(Box::new(LiquidityCreated {
+                success: true,
+                status: "success".into(),
+                token_address: t.address,
+                lp_info: LpInfo::of(&pool),
+                pool: Pool::of(&pool, &t),
+                data: Token::read(store, &t, DEFAULT_HOLDERS)?,
+            })))
+        }
+        Op::Buy(user_id, req) => {
+            let r = market::buy(store, ctx, &user_id, &req)?;
+            ok(Response::Trade(Box::new(TradeResult::of(&r))))
+        }
+        Op::Sell(user_id, req) => {
+            let r = market::sell(store, ctx, &user_id, &req)?;
+            ok(Response::Trade(Box::new(TradeResult::of(&r))))
+        }
+        Op::BuyQuote(user_id, q) => {
+            holder::find(store, &user_id)?;
+            let (t, before, trade) = market::quote_buy(
+                store,
+                &q.token_address,
+                q.usdc_amount.as_ref().map(|u| u.amount()),
+                q.token_amount.as_ref().map(|n| n.amount().cast()),
+            )?;
+            let figures = TradeFigures::of(Side::Buy, &t, &before, &trade);
+            ok(Response::Quote(Box::new(figures)))
+        }
+        Op::SellQuote(user_id, q) => {
+            holder::find(store, &user_id)?;
+            let (t, before, trade) =
+                market::quote_sell(store, &q.token_address, q.token_amount.amount().cast())?;
+            let figures = TradeFigures::of(Side::Sell, &t, &before, &trade);
+            ok(Response::Quote(Box::new(figures)))
         }
         Op::Spend(user_id, req) => move_out(store, ctx, &user_id, Outflow::Spend(req))?,
         Op::Transfer(user_id, req) => move_out(store, ctx, &user_id, Outflow::Transfer(req))?,

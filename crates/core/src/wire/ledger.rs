@@ -22,6 +22,45 @@ pub struct DistributeResult {
     pub transaction_hash: String,
 }
 
+/// `POST /token/:tokenAddress/reward` -> 202: a distribution, answered in Metal's shape.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RewardResult {
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
+    pub success: bool,
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
+    pub transaction_hash: String,
+    /// The same as `transactionHash` (Metal's name).
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
+    pub tx_hash: String,
+    pub name: String,
+    pub symbol: String,
+    pub token_address: TokenAddress,
+    pub amount: Decimal,
+    /// The holder's address.
+    pub recipient: Address,
+    /// What is left of the token's reward (app) supply.
+    pub rewards_balance: Decimal,
+}
+
+impl RewardResult {
+    pub fn of(r: &Receipt) -> RewardResult {
+        let t = &r.token;
+        RewardResult {
+            success: true,
+            transaction_hash: r.hash.clone(),
+            tx_hash: r.hash.clone(),
+            name: t.name.clone(),
+            symbol: t.symbol.clone(),
+            token_address: t.address,
+            amount: Decimal::from_units(r.amount.raw(), t.decimals),
+            recipient: r.to,
+            rewards_balance: Decimal::from_units(t.remaining_app_supply.raw(), t.decimals),
+        }
+    }
+}
+
 /// `POST /holder/:userId/{spend,transfer,withdraw}` (Metal's shape).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]

@@ -1,6 +1,6 @@
 //! The wire: what clients send and receive. Requests are decoded once into a typed [`Op`]
 //! (`op`, `decode`, `routes`); [`apply`] runs it and answers with a typed response, one
-//! module per resource (`token`, `holder`, `ledger`, `presale`, `deployment`, `admin`).
+//! module per resource (`token`, `holder`, `ledger`, `market`, `presale`, `deployment`, `admin`).
 //! These types are the single source of the JSON the service speaks: the worker serializes
 //! them, the browser package reads them, and the TypeScript declarations and the OpenAPI
 //! schemas are generated from them (`codegen`).
@@ -11,6 +11,7 @@ pub mod decode;
 pub mod deployment;
 pub mod holder;
 pub mod ledger;
+pub mod market;
 pub mod op;
 pub mod presale;
 pub mod routes;

@@ -13,6 +13,9 @@ use crate::model::input::Int;
 use crate::ops::deployment::{AirdropRequest, DeployRequest, MemecoinRequest};
 use crate::ops::history::HistoryQuery;
 use crate::ops::ledger::{DistributeRequest, SendRequest, SpendRequest};
+use crate::ops::market::{
+    BuyQuoteQuery, BuyRequest, LiquidityRequest, SellQuoteQuery, SellRequest,
+};
 use crate::ops::presale::{BuyPresaleRequest, CreatePresaleRequest, ResolvePresaleRequest};
 use crate::ops::token::{CreateTokenRequest, PatchTokenRequest};
 use serde::{Deserialize, Serialize};
@@ -53,6 +56,12 @@ pub enum Op {
     PublicPresale(PresaleId),
     BuyPresale(UserId, BuyPresaleRequest),
     ResolvePresale(ResolvePresaleRequest),
+    CreateLiquidity(TokenAddress, LiquidityRequest),
+    Reward(TokenAddress, DistributeRequest),
+    Buy(UserId, BuyRequest),
+    Sell(UserId, SellRequest),
+    BuyQuote(UserId, BuyQuoteQuery),
+    SellQuote(UserId, SellQuoteQuery),
 }
 
 /// A request's parts, as the edge received them.
@@ -102,6 +111,16 @@ impl Parts<'_> {
 
     fn body<T: serde::de::DeserializeOwned + crate::model::input::Checked>(&self) -> Result<T> {
         decode::body(self.body)
+    }
+
+    /// The query parameters decoded as a request (each value a string).
+    fn query_as<T: serde::de::DeserializeOwned + crate::model::input::Checked>(&self) -> Result<T> {
+        let object: serde_json::Map<String, Value> = self
+            .query
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect();
+        decode::body(&Value::Object(object))
     }
 }
 
@@ -175,6 +194,12 @@ impl Op {
             }
             Route::BuyPresale => Op::BuyPresale(parts.user(0)?, parts.body()?),
             Route::ResolvePresale => Op::ResolvePresale(parts.body()?),
+            Route::CreateLiquidity => Op::CreateLiquidity(parts.token(0)?, parts.body()?),
+            Route::Reward => Op::Reward(parts.token(0)?, parts.body()?),
+            Route::Buy => Op::Buy(parts.user(0)?, parts.body()?),
+            Route::Sell => Op::Sell(parts.user(0)?, parts.body()?),
+            Route::BuyQuote => Op::BuyQuote(parts.user(0)?, parts.query_as()?),
+            Route::SellQuote => Op::SellQuote(parts.user(0)?, parts.query_as()?),
             Route::Index
             | Route::Health
             | Route::OpenApi

@@ -59,6 +59,20 @@ pub struct Presale {
     /// In the order of their first purchase.
     pub participants: Vec<PresaleParticipant>,
     pub token_info: PresaleTokenInfo,
+    /// ISO 8601.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "Option<crate::codegen::schema::Timestamp>")
+    )]
+    pub created_at: Option<String>,
+    /// When the presale last changed (a purchase, a completion step, a refund), ISO 8601.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "Option<crate::codegen::schema::Timestamp>")
+    )]
+    pub updated_at: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -68,6 +82,9 @@ pub struct PresaleParticipant {
     /// The holder's userId.
     pub id: UserId,
     pub address: Address,
+    /// The same as `address` (the name some Metal clients read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_address: Option<Address>,
     pub usdc_amount: Decimal,
     /// Percent of the tokens bought that this participant receives.
     #[cfg_attr(feature = "codegen", schemars(extend("maximum" = 100)))]
@@ -233,6 +250,7 @@ impl Presale {
             .map(|x| PresaleParticipant {
                 id: x.user_id,
                 address: x.address,
+                user_address: Some(x.address),
                 usdc_amount: Decimal::of(x.usdc),
                 token_percentage: percent(x.usdc.raw(), p.purchased.raw()),
             })
@@ -252,6 +270,8 @@ impl Presale {
                 symbol: p.token_info.symbol.clone(),
                 image_url: p.token_info.image_url.clone(),
             },
+            created_at: Some(iso8601(p.created_at)),
+            updated_at: Some(iso8601(p.last_change())),
         })
     }
 }

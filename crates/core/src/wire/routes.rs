@@ -53,6 +53,12 @@ pub enum Route {
     PublicPresale,
     BuyPresale,
     ResolvePresale,
+    CreateLiquidity,
+    Reward,
+    Buy,
+    Sell,
+    BuyQuote,
+    SellQuote,
 }
 
 impl Route {
@@ -72,6 +78,10 @@ impl Route {
                 | Route::CreatePresale
                 | Route::BuyPresale
                 | Route::ResolvePresale
+                | Route::CreateLiquidity
+                | Route::Reward
+                | Route::Buy
+                | Route::Sell
         )
     }
 }
@@ -89,112 +99,49 @@ type Row = (&'static str, &'static str, Route, Access);
 use Access::{Admin, Open, Public, Secret};
 
 /// Method, path pattern (`:name` is a parameter), route, access.
+#[rustfmt::skip]
 pub const TABLE: &[Row] = &[
     ("GET", "/", Route::Index, Open),
     ("GET", "/health", Route::Health, Open),
     ("GET", "/openapi.json", Route::OpenApi, Open),
-    (
-        "POST",
-        "/admin/merchants",
-        Route::AdminCreateMerchant,
-        Admin,
-    ),
-    (
-        "POST",
-        "/admin/time/advance",
-        Route::AdminTimeAdvance,
-        Admin,
-    ),
+    ("POST", "/admin/merchants", Route::AdminCreateMerchant, Admin),
+    ("POST", "/admin/time/advance", Route::AdminTimeAdvance, Admin),
     ("POST", "/admin/faucet", Route::AdminFaucet, Admin),
     ("GET", "/admin/time", Route::AdminTime, Admin),
-    (
-        "POST",
-        "/admin/chain/faults",
-        Route::AdminChainFaults,
-        Admin,
-    ),
+    ("POST", "/admin/chain/faults", Route::AdminChainFaults, Admin),
     ("POST", "/merchant/presale", Route::CreatePresale, Secret),
     ("GET", "/merchant/presales", Route::ListPresales, Secret),
-    (
-        "POST",
-        "/merchant/presale/resolve",
-        Route::ResolvePresale,
-        Secret,
-    ),
+    ("POST", "/merchant/presale/resolve", Route::ResolvePresale, Secret),
     ("POST", "/resolve-presale", Route::ResolvePresale, Secret),
-    (
-        "GET",
-        "/merchant/presale/:presaleId",
-        Route::MerchantPresale,
-        Secret,
-    ),
-    (
-        "GET",
-        "/token/presales/:presaleId",
-        Route::PublicPresale,
-        Public,
-    ),
-    (
-        "POST",
-        "/holder/:userId/buy-presale",
-        Route::BuyPresale,
-        Secret,
-    ),
+    ("GET", "/merchant/presale/:presaleId", Route::MerchantPresale, Secret),
+    ("GET", "/token/presales/:presaleId", Route::PublicPresale, Public),
+    ("POST", "/holder/:userId/buy-presale", Route::BuyPresale, Secret),
     ("POST", "/merchant/create-token", Route::CreateToken, Secret),
-    (
-        "GET",
-        "/merchant/create-token/status/:jobId",
-        Route::Job,
-        Secret,
-    ),
+    ("GET", "/merchant/create-token/status/:jobId", Route::Job, Secret),
     ("GET", "/jobs/:jobId", Route::Job, Secret),
-    (
-        "PATCH",
-        "/merchant/token/:tokenAddress",
-        Route::PatchToken,
-        Secret,
-    ),
+    ("PATCH", "/merchant/token/:tokenAddress", Route::PatchToken, Secret),
     ("GET", "/merchant/all-tokens", Route::AllTokens, Secret),
     ("GET", "/token/:tokenAddress", Route::Token, Public),
-    (
-        "POST",
-        "/token/:tokenAddress/distribute",
-        Route::Distribute,
-        Secret,
-    ),
+    ("POST", "/token/:tokenAddress/distribute", Route::Distribute, Secret),
+    ("POST", "/token/:tokenAddress/reward", Route::Reward, Secret),
+    ("POST", "/token/:tokenAddress/liquidity", Route::CreateLiquidity, Secret),
     ("PUT", "/holder/:userId", Route::PutHolder, Secret),
     ("GET", "/holder/:userId", Route::GetHolder, Public),
-    (
-        "GET",
-        "/holder/:holder/token/:tokenAddress",
-        Route::HolderToken,
-        Public,
-    ),
+    ("GET", "/holder/:holder/token/:tokenAddress", Route::HolderToken, Public),
     ("POST", "/holder/:userId/spend", Route::Spend, Secret),
     ("POST", "/holder/:userId/transfer", Route::Transfer, Secret),
     ("POST", "/holder/:userId/withdraw", Route::Withdraw, Secret),
-    (
-        "GET",
-        "/holder/:userId/transactions",
-        Route::History,
-        Secret,
-    ),
+    ("GET", "/holder/:userId/transactions", Route::History, Secret),
+    ("POST", "/holder/:userId/buy", Route::Buy, Secret),
+    ("POST", "/holder/:userId/sell", Route::Sell, Secret),
+    ("GET", "/holder/:userId/buy/quote", Route::BuyQuote, Secret),
+    ("GET", "/holder/:userId/sell/quote", Route::SellQuote, Secret),
     ("POST", "/template/memecoin", Route::CreateMemecoin, Secret),
     ("POST", "/template/airdrop", Route::CreateAirdrop, Secret),
-    (
-        "GET",
-        "/template/memecoin/status/:id",
-        Route::MemecoinStatus,
-        Secret,
-    ),
+    ("GET", "/template/memecoin/status/:id", Route::MemecoinStatus, Secret),
     ("GET", "/memecoin/status", Route::MemecoinStatus, Secret),
     ("POST", "/memecoin/status", Route::MemecoinStatus, Secret),
-    (
-        "GET",
-        "/template/airdrop/status/:id",
-        Route::AirdropStatus,
-        Secret,
-    ),
+    ("GET", "/template/airdrop/status/:id", Route::AirdropStatus, Secret),
     ("GET", "/airdrop/status", Route::AirdropStatus, Secret),
     ("POST", "/airdrop/status", Route::AirdropStatus, Secret),
     ("GET", "/deployments/:id", Route::DeploymentPage, Open),

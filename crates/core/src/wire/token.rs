@@ -5,6 +5,7 @@ use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::chain::block_number;
 use crate::model::decimal::Decimal;
+use crate::model::deployment::exchange_url;
 use crate::model::ids::{JobId, TokenAddress};
 use crate::model::job::{Job as JobRecord, JobStatus};
 use crate::model::time::iso8601;
@@ -60,6 +61,16 @@ pub struct Token {
     pub holders: Vec<TokenHolder>,
     /// All holders, regardless of `holdersLimit`.
     pub holders_count: u64,
+    /// Metal's name for `startingAppSupply`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starting_reward_supply: Option<Decimal>,
+    /// Metal's name for `remainingAppSupply`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remaining_reward_supply: Option<Decimal>,
+    /// The token's liquidity pool, once one is open (absent before). From then on `price`
+    /// (and every USD value) is the pool's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<super::market::Pool>,
 }
 
 /// One holder of a token.
@@ -78,6 +89,7 @@ impl Token {
     /// The token with its `limit` largest holders.
     pub fn read(store: &dyn Store, token: &TokenRecord, limit: u32) -> Result<Token> {
         let (rows, holders_count) = store.top_holders(&token.address, limit)?;
+        let pool = store.pool(&token.address)?;
         let amount = |u: crate::model::amount::Units| Decimal::from_units(u.raw(), token.decimals);
         Ok(Token {
             id: token.address.to_checksum(),
@@ -113,6 +125,9 @@ impl Token {
                 })
                 .collect(),
             holders_count,
+            starting_reward_supply: Some(amount(token.starting_app_supply)),
+            remaining_reward_supply: Some(amount(token.remaining_app_supply)),
+            pool: pool.map(|p| super::market::Pool::of(&p, token)),
         })
     }
 }
@@ -120,9 +135,11 @@ impl Token {
 /// `POST /merchant/create-token` -> 201.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("transactionHash tokenAddress")))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("id transactionHash tokenAddress")))]
 #[serde(rename_all = "camelCase")]
 pub struct CreateTokenAccepted {
+    /// The same as `jobId` (Metal's SDK reads `id`).
+    pub id: JobId,
     pub job_id: JobId,
     /// `pending`.
     #[cfg_attr(feature = "codegen", schemars(extend("const" = "pending")))]
@@ -135,6 +152,7 @@ pub struct CreateTokenAccepted {
 impl CreateTokenAccepted {
     pub fn of(job: &JobRecord) -> CreateTokenAccepted {
         CreateTokenAccepted {
+            id: job.id.clone(),
             job_id: job.id.clone(),
             status: job.status,
             transaction_hash: job.tx_hash.clone(),
@@ -146,7 +164,7 @@ impl CreateTokenAccepted {
 /// `GET /jobs/:jobId`: the job, and the token once it exists.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("transactionHash tokenAddress")))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("id transactionHash tokenAddress")))]
 #[cfg_attr(
     feature = "codegen",
     schemars(extend("allOf" = [
@@ -156,6 +174,8 @@ impl CreateTokenAccepted {
 )]
 #[serde(rename_all = "camelCase")]
 pub struct Job {
+    /// The same as `jobId` (Metal's SDK reads `id`).
+    pub id: JobId,
     pub job_id: JobId,
     pub status: JobStatus,
     #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
@@ -170,16 +190,38 @@ pub struct Job {
     /// Why it failed (on failure).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// On success: the token's page in the demo frontend (Metal's build page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metal_build_url: Option<String>,
+    /// On success: a swap page for the token (Uniswap's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uniswap_url: Option<String>,
+    /// Once the token has a liquidity pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lp_info: Option<super::market::LpInfo>,
 }
 
 impl Job {
-    pub fn read(store: &dyn Store, job: &JobRecord) -> Result<Job> {
+    pub fn read(store: &dyn Store, job: &JobRecord, base_url: &str) -> Result<Job> {
         let success = job.status == JobStatus::Success;
         let data = match store.token(&job.token_address)? {
             Some(t) if success => Some(Token::read(store, &t, DEFAULT_HOLDERS)?),
             _ => None,
         };
+        let lp_info = store
+            .pool(&job.token_address)?
+            .map(|p| super::market::LpInfo::of(&p));
         Ok(Job {
+            id: job.id.clone(),
+            metal_build_url: success.then(|| {
+                format!(
+                    "{}/app/token?address={}",
+                    base_url.trim_end_matches('/'),
+                    job.token_address
+                )
+            }),
+            uniswap_url: success.then(|| exchange_url(job.request.network, job.token_address)),
+            lp_info,
             job_id: job.id.clone(),
             status: job.status,
             transaction_hash: job.tx_hash.clone(),

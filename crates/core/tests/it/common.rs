@@ -137,7 +137,7 @@ impl Kind {
 pub fn distribute(store: &mut MemStore, ctx: &Ctx, path: &str, req: &Value) -> Result<String> {
     let token = token_path(path)?;
     let req = body(req)?;
-    ops::ledger::distribute(store, ctx, &token, &req)
+    ops::ledger::distribute(store, ctx, &token, &req).map(|r| r.hash)
 }
 
 /// `POST /holder/:userId/{spend,transfer,withdraw}`.
@@ -320,8 +320,10 @@ impl Fx {
 }
 
 /// For every token: `totalSupply = remainingAppSupply + merchantSupply + liquiditySupply +
-/// escrow + Σ balances` and `held == Σ balances`, with Σ recomputed from every balance; every
-/// balance belongs to a known token and its active + locked does not overflow.
+/// escrow + pooled + Σ balances` and `held == Σ balances`, with Σ recomputed from every
+/// balance; every balance belongs to a known token and its active + locked does not overflow;
+/// a token's `pooled` is its pool's token reserve, and USDC's `pooled` covers every pool's
+/// USDC reserve.
 pub fn assert_conserved(store: &MemStore) {
     for ((token, owner), b) in &store.balances {
         assert!(
@@ -355,11 +357,12 @@ pub fn assert_conserved(store: &MemStore) {
             .checked_add(t.merchant_supply)
             .and_then(|s| s.checked_add(t.liquidity_supply))
             .and_then(|s| s.checked_add(t.escrow))
+            .and_then(|s| s.checked_add(t.pooled))
             .and_then(|s| s.checked_add(Units::new(sum)));
         assert_eq!(
             accounted,
             Some(t.total_supply),
-            "{} ({}): total {:?} != app {:?} + merchant {:?} + liquidity {:?} + escrow {:?} + Σ {}",
+            "{} ({}): total {:?} != app {:?} + merchant {:?} + liquidity {:?} + escrow {:?} + pooled {:?} + Σ {}",
             t.symbol,
             t.address,
             t.total_supply,
@@ -367,9 +370,29 @@ pub fn assert_conserved(store: &MemStore) {
             t.merchant_supply,
             t.liquidity_supply,
             t.escrow,
+            t.pooled,
             sum
         );
         assert!(t.remaining_app_supply <= t.starting_app_supply);
+        match store.pools.get(&t.address) {
+            Some(p) => assert_eq!(
+                p.token_reserve, t.pooled,
+                "{}: pooled != pool reserve",
+                t.symbol
+            ),
+            None if t.address != USDC_ADDRESS => {
+                assert!(t.pooled.is_zero(), "{}: pooled without a pool", t.symbol)
+            }
+            None => {}
+        }
+    }
+    let in_pools: u128 = store.pools.values().map(|p| p.usdc_reserve.raw()).sum();
+    if let Some(usdc) = store.tokens.iter().find(|t| t.address == USDC_ADDRESS) {
+        assert!(
+            usdc.pooled.raw() >= in_pools,
+            "USDC pooled {:?} < Σ pools' USDC {in_pools}",
+            usdc.pooled
+        );
     }
 }
 

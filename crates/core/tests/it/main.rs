@@ -15,5 +15,6 @@ mod deployment;
 mod floors;
 mod ledger_props;
 mod ledger_scenarios;
+mod market;
 mod openapi_codes;
 mod presale;

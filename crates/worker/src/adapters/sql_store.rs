@@ -19,6 +19,7 @@ use tokenpad_core::model::holder::Holder;
 use tokenpad_core::model::ids::{DeploymentId, JobId, LockId, PresaleId, TokenAddress, UserId};
 use tokenpad_core::model::job::Job;
 use tokenpad_core::model::merchant::Merchant;
+use tokenpad_core::model::pool::Pool;
 use tokenpad_core::model::presale::{Participant, Presale};
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::model::token::{HolderRow, Token};
@@ -315,6 +316,21 @@ impl Store for SqlStore {
             .iter()
             .map(|r| Ok((u64::try_from(r.seq).unwrap_or(0), parse(&r.data)?)))
             .collect()
+    }
+
+    fn pool(&self, token: &TokenAddress) -> Result<Option<Pool>> {
+        self.doc(
+            "SELECT data FROM pools WHERE token = ?",
+            vec![tok(token).into()],
+        )
+    }
+
+    fn put_pool(&mut self, pool: &Pool) -> Result<()> {
+        self.exec(
+            "INSERT INTO pools (token, data) VALUES (?, ?) ON CONFLICT(token) DO UPDATE SET data = excluded.data",
+            vec![tok(&pool.token).into(), text(pool)?.into()],
+        )?;
+        Ok(())
     }
 
     fn job(&self, id: &JobId) -> Result<Option<Job>> {

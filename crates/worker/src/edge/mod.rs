@@ -97,7 +97,17 @@ async fn serve(
         Access::Secret | Access::Public => {}
     }
 
-    let header_key = header(req, "x-api-key");
+    // `Authorization: Bearer <key>` is an alias of `x-api-key` (some Metal clients send it);
+    // x-api-key wins when both are there.
+    let header_key = header(req, "x-api-key").or_else(|| {
+        header(req, "authorization").and_then(|v| {
+            let (scheme, key) = v.split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| key.trim().to_string())
+                .filter(|k| !k.is_empty())
+        })
+    });
     let key = match matched.access {
         Access::Secret => {
             let key = header_key.ok_or_else(|| {

@@ -165,7 +165,7 @@ pub fn page(v: &DeploymentOverview) -> String {
         DeploymentStatus::Pending => body.push_str(
             "<p class=\"note\">The deployment transaction is being mined. This page refreshes by itself.</p>\n",
         ),
-        DeploymentStatus::Failed => {}
+        DeploymentStatus::Failed | DeploymentStatus::Stuck => {}
     }
     body.push_str("</section>\n");
 

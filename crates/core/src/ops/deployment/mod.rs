@@ -18,7 +18,7 @@ pub use request::{
     MemecoinRequest, MAX_AIRDROP_ADDRESSES,
 };
 
-use super::launch::{self, NewToken, Supply};
+use super::launch::{self, NewToken, PoolOpening, Supply};
 use super::{chain, Ctx};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::chain::mined_at;
@@ -112,6 +112,13 @@ pub fn finish(store: &mut dyn Store, ctx: &Ctx, id: &DeploymentId) -> Result<()>
             price: Some(req.initial_price),
             origin: req.kind.origin(),
             marketplace: req.marketplace,
+            // A memecoin opens its pool from what is left of the supply, at its initial
+            // price (unless noLp); an airdrop's pool is the merchant's to open.
+            pool: (req.kind == DeploymentKind::Memecoin && !req.no_lp).then_some(PoolOpening {
+                tokens: None,
+                usdc: crate::model::amount::Usdc::ZERO,
+                price: req.initial_price,
+            }),
             at,
             tx_hash: d.tx_hash.clone().unwrap_or_default(),
         },

@@ -1,6 +1,6 @@
 //! `POST /holder/:userId/buy-presale`: a holder pays USDC into a presale's escrow.
 
-use super::lookup::{find, key, usdc};
+use super::lookup::{find, key, save, usdc};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::amount::{unit, Usdc};
 use crate::model::decimal::{Decimal, Whole};
@@ -122,7 +122,7 @@ pub fn buy(
         p.phase = Phase::Launching;
         store.schedule(&key(&p), ctx.now)?;
     }
-    store.put_presale(&p)?;
+    save(store, &mut p, ctx.now)?;
     Ok(Purchase {
         hash,
         presale_id: p.id,

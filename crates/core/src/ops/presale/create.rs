@@ -43,6 +43,9 @@ pub struct CreatePresaleRequest {
     /// Launch at the target or the end without a resolve call; default true.
     #[cfg_attr(feature = "codegen", schemars(extend("default" = true)))]
     pub auto_launch: Option<bool>,
+    /// Some clients send `tokenInfo.deploymentConfig` here, at the top level; it means the
+    /// same (giving both with different values is refused).
+    pub deployment_config: Option<DeploymentConfigInput>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,6 +82,24 @@ pub struct DeploymentConfigInput {
 
 impl Checked for CreatePresaleRequest {
     fn check(&self) -> Result<()> {
+        let inner = self
+            .token_info
+            .deployment_config
+            .as_ref()
+            .and_then(|d| d.lockup_percentage);
+        let outer = self
+            .deployment_config
+            .as_ref()
+            .and_then(|d| d.lockup_percentage);
+        if let (Some(a), Some(b)) = (inner, outer) {
+            if a != b {
+                return Err(Error::new(
+                    ErrorCode::InvalidRequest,
+                    "and tokenInfo.deploymentConfig.lockupPercentage differ: give one",
+                )
+                .at_field("deploymentConfig.lockupPercentage"));
+            }
+        }
         if self.start_timestamp >= self.end_timestamp {
             return Err(
                 Error::new(ErrorCode::InvalidRequest, "must be after startTimestamp")
@@ -99,7 +120,7 @@ impl Checked for CreatePresaleRequest {
 }
 
 impl TokenInfoInput {
-    fn into_record(self) -> TokenInfo {
+    fn into_record(self, outer: Option<DeploymentConfigInput>) -> TokenInfo {
         let mut metadata = BTreeMap::new();
         if let Some(m) = self.metadata {
             let fields = [
@@ -123,6 +144,7 @@ impl TokenInfoInput {
             lockup_percentage: self
                 .deployment_config
                 .and_then(|d| d.lockup_percentage)
+                .or_else(|| outer.and_then(|d| d.lockup_percentage))
                 .map_or(DEFAULT_LOCKUP_PERCENT, Int::get),
         }
     }
@@ -151,7 +173,7 @@ pub fn create(
         end,
         target: req.target_usdc_amount.amount(),
         purchased: Usdc::ZERO,
-        token_info: req.token_info.into_record(),
+        token_info: req.token_info.into_record(req.deployment_config),
         lock_days: req.lock_duration.map_or(DEFAULT_LOCK_DAYS, Int::get),
         auto_launch: req.auto_launch.unwrap_or(true),
         signer: Address::from_hash(&signer_hash),
@@ -163,6 +185,7 @@ pub fn create(
         distributed: false,
         distribute_tx: None,
         created_at: ctx.now,
+        updated_at: ctx.now,
     };
     store.put_presale(&presale)?;
     // The launch-or-refund decision at the end; `launch::run` reschedules it as needed.

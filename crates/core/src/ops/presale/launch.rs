@@ -6,7 +6,7 @@
 //! repeated, because its effect and the record that it is done commit together. A step whose
 //! chain submission fails is retried with exponential backoff and counted in retryCount.
 
-use super::lookup::{key, usdc};
+use super::lookup::{key, save, usdc};
 use super::settle;
 use crate::error::Result;
 use crate::model::amount::Price;
@@ -16,7 +16,7 @@ use crate::model::history::TxType;
 use crate::model::presale::{launch_supply, shares, Phase, Presale, Step, TokenDeployment};
 use crate::model::time::{Millis, DAY, SECOND};
 use crate::model::token::{Network, Token, TokenOrigin, TokenSpec};
-use crate::ops::launch::{self, NewToken, Supply};
+use crate::ops::launch::{self, NewToken, PoolOpening, Supply};
 use crate::ops::ledger::Movement;
 use crate::ops::{chain, token, Ctx};
 use crate::store::{DueKey, Store};
@@ -76,7 +76,7 @@ fn submit_all(
                     &key(p),
                     at.saturating_add(backoff(p.completion.retry_count)),
                 )?;
-                store.put_presale(p)?;
+                save(store, p, at)?;
                 return Ok(None);
             }
         }
@@ -90,7 +90,7 @@ fn submit_all(
 pub fn step(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Result<()> {
     let Some(next) = p.completion.step.next() else {
         p.phase = Phase::Launched;
-        return store.put_presale(&p);
+        return save(store, &mut p, at);
     };
     let names = next.transactions();
     let kinds: Vec<&str> = names.iter().map(|(k, _)| *k).collect();
@@ -118,21 +118,24 @@ pub fn step(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Res
     } else {
         store.schedule(&key(&p), mined_at(at))?;
     }
-    store.put_presale(&p)
+    save(store, &mut p, at)
 }
 
-/// The raised USDC leaves custody for the launch's liquidity pool.
+/// The raised USDC leaves escrow for the launch's liquidity pool (the pool opens with it at
+/// the next step).
 fn swap(store: &mut dyn Store, p: &Presale) -> Result<()> {
     let mut usdc = usdc(store)?;
     let raised = p.purchased.cast();
     usdc.escrow = usdc.escrow.minus(raised)?;
-    usdc.total_supply = usdc.total_supply.minus(raised)?;
+    usdc.pooled = usdc.pooled.plus(raised)?;
     usdc.check_conservation()?;
     store.put_token(&usdc)
 }
 
 /// The presale's token comes into existence at its reserved address (the one launch path),
-/// its whole supply in the reserve until the bought tokens are withdrawn.
+/// with a pool of the raised USDC and as many tokens as the buyers bought (so it trades at
+/// the presale's price from its first moment); the rest of the supply is the reserve, from
+/// which the bought tokens are withdrawn next.
 fn create_token(
     store: &mut dyn Store,
     ctx: &Ctx,
@@ -141,6 +144,7 @@ fn create_token(
     at: Millis,
 ) -> Result<()> {
     let bought = p.amount_bought();
+    let price = Price::of(p.purchased, bought, TokenSpec::DECIMALS);
     let info = &p.token_info;
     launch::launch(
         store,
@@ -159,9 +163,14 @@ fn create_token(
                 image_url: Some(info.image_url.clone()),
             },
             supply: Supply::Reserve,
-            price: Price::of(p.purchased, bought, TokenSpec::DECIMALS),
+            price,
             origin: TokenOrigin::Presale,
             marketplace: false,
+            pool: price.map(|price| PoolOpening {
+                tokens: Some(bought),
+                usdc: p.purchased,
+                price,
+            }),
             at,
             tx_hash: hash.to_string(),
         },

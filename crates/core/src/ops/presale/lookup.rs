@@ -23,3 +23,13 @@ pub(super) fn key(p: &Presale) -> DueKey {
 pub(super) fn usdc(store: &dyn Store) -> Result<Token> {
     crate::ops::token::find(store, &USDC_ADDRESS)
 }
+
+/// Stores a presale that changed at `at` (its `updatedAt`).
+pub(super) fn save(
+    store: &mut dyn Store,
+    p: &mut Presale,
+    at: crate::model::time::Millis,
+) -> Result<()> {
+    p.updated_at = at;
+    store.put_presale(p)
+}

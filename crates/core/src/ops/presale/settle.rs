@@ -1,6 +1,6 @@
 //! The ends of a presale's money: refunds to every buyer, and locks that open.
 
-use super::lookup::{key, usdc};
+use super::lookup::{key, save, usdc};
 use crate::error::Result;
 use crate::model::history::TxType;
 use crate::model::ids::LockId;
@@ -47,7 +47,7 @@ pub fn refund(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> R
     store.put_token(&usdc)?;
     p.phase = Phase::Refunded;
     store.unschedule(&key(&p))?;
-    store.put_presale(&p)
+    save(store, &mut p, at)
 }
 
 /// A lock's unlock date has come: its tokens become active.

@@ -82,7 +82,14 @@ fn memecoin_pending_then_success() {
     assert_eq!(t.starting_app_supply.raw(), 0);
     assert_eq!(t.remaining_app_supply.raw(), 0);
     assert_eq!(t.merchant_supply.raw(), 0);
-    assert_eq!(t.liquidity_supply.raw(), tok("900000"));
+    // What the recipient did not get is the memecoin's pool, opened at its initial price.
+    assert_eq!(t.liquidity_supply.raw(), 0);
+    assert_eq!(t.pooled.raw(), tok("900000"));
+    let pool = fx.store.pools.get(&d.token_address).unwrap();
+    assert_eq!(pool.token_reserve.raw(), tok("900000"));
+    assert_eq!(pool.usdc_reserve.raw(), 0);
+    assert_eq!(pool.virtual_usdc.raw(), 90_000_000); // 900,000 x $0.0001
+    assert_eq!(pool.price(), t.price);
     assert_eq!(t.held.raw(), tok("100000"));
     assert_eq!(t.merchant_address, fx.merchant_address());
     assert_eq!(

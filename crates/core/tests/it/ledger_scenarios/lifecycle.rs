@@ -21,7 +21,7 @@ fn token_job_lifecycle() {
     assert_eq!(job.status, JobStatus::Pending);
     assert_eq!(job.submitted_at, T0);
     assert!(job.mined_at > T0 && job.mined_at <= T0 + BLOCK_MS);
-    let v = to_json(&Job::read(&fx.store, &job).unwrap());
+    let v = to_json(&Job::read(&fx.store, &job, "https://t.example").unwrap());
     assert_eq!(v["status"], "pending");
     assert_eq!(v["jobId"], job.id.as_str());
     assert!(v.get("data").is_none());
@@ -45,7 +45,7 @@ fn token_job_lifecycle() {
     assert_eq!(token.created_at, job.mined_at);
     assert_eq!(token.total_supply.raw(), tok("1000"));
     assert_eq!(token.remaining_app_supply.raw(), tok("150"));
-    let v = to_json(&Job::read(&fx.store, &j).unwrap());
+    let v = to_json(&Job::read(&fx.store, &j, "https://t.example").unwrap());
     assert_eq!(v["status"], "success");
     assert_eq!(v["data"]["address"], job.token_address.to_checksum());
     assert_eq!(v["data"]["holdersCount"], 0);

@@ -68,6 +68,15 @@ fn reaching_the_target_launches_through_five_durable_steps_into_locks() {
         format_units(token.price.unwrap().raw(), PRICE_DECIMALS),
         "0.0000004"
     );
+    // The raised USDC opened the token's pool, with as many tokens as the buyers bought, so
+    // it trades at the presale's price; the rest of the supply stays in the reserve.
+    let pool = p.fx.store.pools.get(&token.address).unwrap();
+    assert_eq!(pool.usdc_reserve.raw(), usdc("100"));
+    assert_eq!(pool.virtual_usdc.raw(), 0);
+    assert_eq!(pool.token_reserve.raw(), bought);
+    assert_eq!(pool.price(), token.price);
+    assert_eq!(token.liquidity_supply.raw(), tok("500000000"));
+    assert_eq!(p.fx.token(&usdc_address()).pooled.raw(), usdc("100"));
     let m = to_json(&PresaleMerchant::read(&p.fx.store, &got, now).unwrap());
     assert_eq!(
         m["tokenDeploymentInfo"]["amountTokensBought"],
