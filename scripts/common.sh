@@ -23,6 +23,12 @@ node_platform() { node -p 'process.platform + "-" + process.arch'; }
 esbuild_bin() { printf '%s/node_modules/@esbuild/%s/bin/esbuild' "$ROOT" "$(node_platform)"; }
 wasm_opt_bin() { printf '%s/node_modules/binaryen/bin/wasm-opt' "$ROOT"; }
 wrangler_js() { printf '%s/node_modules/wrangler/bin/wrangler.js' "$ROOT"; }
+# anvil (local Ethereum node) from npm @foundry-rs/anvil's platform package, e.g. anvil-linux-amd64.
+anvil_bin() {
+  local arch; arch="$(node -p 'process.arch')"
+  [[ "$arch" == x64 ]] && arch=amd64
+  printf '%s/node_modules/@foundry-rs/anvil-%s-%s/bin/anvil' "$ROOT" "$(node -p 'process.platform')" "$arch"
+}
 
 # Wrangler: quiet and offline.
 export WRANGLER_SEND_METRICS=false

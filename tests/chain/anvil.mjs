@@ -290,7 +290,12 @@ export async function mintUsdc(rpcUrl, usdc, to, amount, account = DEPLOYER) {
  */
 export function tokenAddress(factory, deployer, salt, creationCodeHash = artifact('TokenpadToken').creationCodeHash) {
   const create2Salt = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [deployer, salt]));
-  const hash = keccak256(concat(['0xff', factory, create2Salt, creationCodeHash]));
+  return create2Address(factory, create2Salt, creationCodeHash);
+}
+
+/** EIP-1014: keccak256(0xff ++ creator ++ salt ++ initCodeHash)[12:], checksummed. */
+export function create2Address(creator, salt, initCodeHash) {
+  const hash = keccak256(concat(['0xff', creator, salt, initCodeHash]));
   return getAddress('0x' + hash.slice(-40));
 }
 

@@ -2,6 +2,8 @@
 // factory's CREATE2 addresses, one-time initialization and the test USDC.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   encodeAbiParameters,
   getAddress,
@@ -16,9 +18,11 @@ import {
   AUTH_TYPES,
   DEPLOYER,
   DEV_ACCOUNTS,
+  ROOT,
   artifact,
   balanceOf,
   clients,
+  create2Address,
   deployArtifact,
   deployBase,
   deployToken,
@@ -371,6 +375,28 @@ describe('batches', () => {
 });
 
 describe('TokenpadFactory', () => {
+  test('the CREATE2 formula matches the examples of EIP-1014', () => {
+    const zero32 = '0x' + '00'.repeat(32);
+    const code00 = keccak256('0x00');
+    assert.equal(create2Address('0x0000000000000000000000000000000000000000', zero32, code00), '0x4D1A2e2bB4F88F0250f26Ffff098B0b30B26BF38');
+    assert.equal(create2Address('0xdeadbeef00000000000000000000000000000000', zero32, code00), '0xB928f69Bb1D91Cd65274e3c79d8986362984fDA3');
+    assert.equal(
+      create2Address('0x00000000000000000000000000000000deadbeef', '0x00000000000000000000000000000000000000000000000000000000cafebabe', keccak256('0xdeadbeef')),
+      '0x60f3f640a8508fC6a86d45DF051962668E1e8AC7',
+    );
+  });
+
+  test("contracts/README.md's address vector is the current build's, and the real one on a fresh anvil", async () => {
+    const readme = readFileSync(join(ROOT, 'contracts', 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const m = /factory `(0x[0-9a-fA-F]{40})`.*?deployer `(0x[0-9a-fA-F]{40})`, salt `(0x[0-9a-f]{64})`, creationCodeHash `(0x[0-9a-f]{64})` → token `(0x[0-9a-fA-F]{40})`/.exec(readme);
+    assert.ok(m, 'vector found in contracts/README.md');
+    const [, factory, deployer, salt, hash, token] = m;
+    assert.equal(hash, artifact('TokenpadToken').creationCodeHash, 'README vector is stale: update it');
+    assert.equal(tokenAddress(factory, deployer, salt, hash), token);
+    assert.equal(base.factory, factory, 'the factory lands at the same address on every fresh anvil');
+    assert.equal(await read(node.rpcUrl, { address: base.factory, abi: FACTORY_ABI, functionName: 'predict', args: [deployer, salt] }), token);
+  });
+
   test('deploy lands at predict() and at the CREATE2 formula computed off chain', async () => {
     const creationCodeHash = artifact('TokenpadToken').creationCodeHash;
     assert.equal(creationCodeHash, keccak256(artifact('TokenpadToken').bytecode));
