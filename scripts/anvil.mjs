@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A local chain for tokenpad: anvil (npm @foundry-rs/anvil) on 127.0.0.1 with its state on disk,
+// A local chain for tokenpad: anvil (npm @foundry-rs/anvil-*) on 127.0.0.1 with its state on disk,
 // and tokenpad's base contracts deployed on it. For local development only.
 //
 //   node scripts/anvil.mjs [--port 8545] [--block-time SECONDS] [--fresh] [--env-out PATH] [--dir .tokenpad]

@@ -1,4 +1,4 @@
-// A local Ethereum node (anvil, from the npm package @foundry-rs/anvil) and the few chain helpers
+// A local Ethereum node (anvil, from Foundry's npm package) and the few chain helpers
 // that tokenpad's tests and dev tooling need: deploy the base contracts (TestUSDC and
 // TokenpadFactory) from contracts/build, fund accounts, read balances, sign EIP-3009
 // authorizations, compute token addresses the way the Rust side does.
@@ -53,17 +53,30 @@ export function artifact(name) {
 
 // ------------------------------------------------------------------ the node
 
-/** Path of the anvil binary: the platform package's binary, else the package's node wrapper. */
+/**
+ * The anvil binary, from Foundry's npm package for this platform (@foundry-rs/anvil-linux-amd64
+ * is an optional dependency in package.json). We depend on the platform package rather than on
+ * the @foundry-rs/anvil wrapper: the wrapper lists every platform's package as an optional
+ * dependency, and where the registry lacks some of them (as here) npm writes a lockfile that
+ * `npm ci` then refuses. The wrapper still works if someone installs it instead.
+ */
 export function anvilBinary() {
   const arch = { x64: 'amd64', arm64: 'arm64' }[process.arch];
+  const platformPackage = `@foundry-rs/anvil-${process.platform}-${arch}`;
   try {
-    const bin = require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/bin/anvil`);
+    const bin = require.resolve(`${platformPackage}/bin/anvil`);
     if (existsSync(bin)) return { command: bin, args: [] };
   } catch {
     // fall through to the wrapper
   }
-  const wrapper = require.resolve('@foundry-rs/anvil/bin.mjs');
-  return { command: process.execPath, args: [wrapper] };
+  try {
+    return { command: process.execPath, args: [require.resolve('@foundry-rs/anvil/bin.mjs')] };
+  } catch {
+    throw new Error(
+      `anvil not found: ${platformPackage} is not installed (npm ci installs it on linux x64; elsewhere ` +
+        `npm install --no-save ${platformPackage} or @foundry-rs/anvil)`,
+    );
+  }
 }
 
 /**
