@@ -23,6 +23,13 @@ node_platform() { node -p 'process.platform + "-" + process.arch'; }
 esbuild_bin() { printf '%s/node_modules/@esbuild/%s/bin/esbuild' "$ROOT" "$(node_platform)"; }
 wasm_opt_bin() { printf '%s/node_modules/binaryen/bin/wasm-opt' "$ROOT"; }
 wrangler_js() { printf '%s/node_modules/wrangler/bin/wrangler.js' "$ROOT"; }
+# anvil (local Ethereum node) from Foundry's npm platform package, e.g. @foundry-rs/anvil-linux-amd64
+# (an optional dependency: npm installs it on linux x64 only).
+anvil_bin() {
+  local arch; arch="$(node -p 'process.arch')"
+  [[ "$arch" == x64 ]] && arch=amd64
+  printf '%s/node_modules/@foundry-rs/anvil-%s-%s/bin/anvil' "$ROOT" "$(node -p 'process.platform')" "$arch"
+}
 
 # Wrangler: quiet and offline.
 export WRANGLER_SEND_METRICS=false

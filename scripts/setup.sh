@@ -56,12 +56,14 @@ if [[ "$(worker-build --version 2>/dev/null || true)" != "$WORKER_BUILD_VERSION"
   cargo install worker-build --version "=$WORKER_BUILD_VERSION" --locked
 fi
 
-# 4. npm packages (wrangler, binaryen's wasm-opt, playwright-core, ajv). Reinstalled only when
-#    package.json or package-lock.json changed since the last install, or a binary is missing.
+# 4. npm packages (wrangler, binaryen's wasm-opt, playwright-core, ajv; for the chain: solc-js,
+#    OpenZeppelin's contracts, anvil, viem). Reinstalled only when package.json or
+#    package-lock.json changed since the last install, or a binary is missing.
 stamp_file="node_modules/.tokenpad-npm-stamp"
 npm_stamp="$(cat package.json package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1)"
 if [[ "$(cat "$stamp_file" 2>/dev/null || true)" != "$npm_stamp" \
-   || ! -f "$(wrangler_js)" || ! -x "$(wasm_opt_bin)" || ! -x "$(esbuild_bin)" ]]; then
+   || ! -f "$(wrangler_js)" || ! -x "$(wasm_opt_bin)" || ! -x "$(esbuild_bin)" ]] \
+   || { [[ "$(node_platform)" == linux-x64 ]] && [[ ! -x "$(anvil_bin)" ]]; }; then
   if [[ -f package-lock.json ]]; then
     log "npm ci"
     npm ci --no-audit --no-fund
@@ -70,6 +72,11 @@ if [[ "$(cat "$stamp_file" 2>/dev/null || true)" != "$npm_stamp" \
     npm install --no-audit --no-fund
   fi
   [[ -x "$(esbuild_bin)" ]] || die "esbuild binary missing after npm install: $(esbuild_bin)"
+  if [[ ! -x "$(anvil_bin)" ]]; then
+    # package.json has anvil for linux x64 only (the registry we use has no other build).
+    [[ "$(node_platform)" == linux-x64 ]] && die "anvil binary missing after npm install: $(anvil_bin)"
+    log "warning: no anvil for $(node_platform) in package.json; the chain tests (tests/chain) need one"
+  fi
   # Hash again: `npm install` may have just written package-lock.json.
   cat package.json package-lock.json | sha256sum | cut -d' ' -f1 > "$stamp_file"
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tokenpad's full check, as CI runs it (.ci/run): setup, rustfmt, clippy, native Rust tests,
-# Worker build, black-box HTTP tests against the built Worker in local workerd, and the browser
+# Worker build, black-box HTTP tests against the built Worker in local workerd, the Solidity
+# contracts on a local anvil node, and the browser
 # library: its package build and size, wasm tests in headless Chromium, the www end-to-end test,
 # and the npm consumer test.
 # Stops at the first failing step. SKIP_SETUP=1 skips scripts/setup.sh.
@@ -40,6 +41,9 @@ if ((${#http_tests[@]})); then
 else
   log "no tests/http/*.test.mjs files"
 fi
+
+# The contracts (their offline build reproduces contracts/build) on a real local node (anvil).
+step chain-tests node --test tests/chain/
 
 step e2e-tests node --test --test-concurrency=1 tests/e2e/
 step consumer-tests node --test tests/consumer/

@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+// A local chain for tokenpad: anvil (npm @foundry-rs/anvil-*) on 127.0.0.1 with its state on disk,
+// and tokenpad's base contracts deployed on it. For local development only.
+//
+//   node scripts/anvil.mjs [--port 8545] [--block-time SECONDS] [--fresh] [--env-out PATH] [--dir .tokenpad]
+//
+// - State: .tokenpad/anvil-state.json (loaded on start, written every few seconds and on exit),
+//   anvil's own log in .tokenpad/anvil.log. --dir picks another folder; --port 0 a free port.
+// - On first start (or whenever the contracts are missing from the chain, or TokenpadToken's
+//   creation code changed since the factory was deployed) it deploys TestUSDC and/or
+//   TokenpadFactory from anvil's dev account 0 and remembers them in .tokenpad/chain.json.
+// - stdout gets exactly the environment lines the worker needs, one per line, once the chain is
+//   ready (CHAIN, CHAIN_RPC_URL, CHAIN_ID, CHAIN_USDC, CHAIN_FACTORY); everything else goes to
+//   stderr. --env-out also writes them to PATH (replaced atomically, so a reader can wait for
+//   it to appear).
+// - Runs until SIGINT or SIGTERM, then stops anvil, which writes its state.
+// - --fresh deletes the saved chain first.
+//
+// ANVIL_PORT=8546 works like --port 8546.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  DEFAULT_CHAIN_ID,
+  DEPLOYER,
+  artifact,
+  codeAt,
+  deployArtifact,
+  read,
+  startAnvil,
+} from '../tests/chain/anvil.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+const log = (msg) => process.stderr.write(`[anvil] ${msg}\n`);
+const die = (msg) => {
+  process.stderr.write(`[anvil] ERROR: ${msg}\n`);
+  process.exit(1);
+};
+
+const { values: opts } = parseArgs({
+  options: {
+    port: { type: 'string', default: process.env.ANVIL_PORT || '8545' },
+    'block-time': { type: 'string' },
+    fresh: { type: 'boolean', default: false },
+    'env-out': { type: 'string' },
+    dir: { type: 'string', default: join(ROOT, '.tokenpad') },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (opts.help) {
+  process.stderr.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 19).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+  process.exit(0);
+}
+const DIR = resolve(opts.dir);
+const STATE_FILE = join(DIR, 'anvil-state.json');
+const CHAIN_FILE = join(DIR, 'chain.json');
+const LOG_FILE = join(DIR, 'anvil.log');
+const port = Number(opts.port);
+if (!Number.isInteger(port) || port < 0 || port > 65535) die(`bad port: ${opts.port}`);
+
+mkdirSync(DIR, { recursive: true });
+chmodSync(DIR, 0o700);
+if (opts.fresh) {
+  for (const f of [STATE_FILE, CHAIN_FILE]) rmSync(f, { force: true });
+  log('--fresh: removed the saved chain');
+}
+writeFileSync(LOG_FILE, '');
+
+log(`starting anvil on 127.0.0.1:${port} (state: ${existsSync(STATE_FILE) ? 'loading ' : 'new '}${STATE_FILE}, log: ${LOG_FILE})`);
+let node;
+try {
+  node = await startAnvil({
+    port,
+    chainId: DEFAULT_CHAIN_ID,
+    stateFile: STATE_FILE,
+    stateInterval: 5,
+    blockTime: opts['block-time'] ? Number(opts['block-time']) : undefined,
+    log: (line) => appendFileSync(LOG_FILE, line + '\n'),
+  });
+} catch (e) {
+  die(`${e.message}${port ? `\n(is port ${port} in use? try --port <other> or ANVIL_PORT=<other>)` : ''}`);
+}
+
+let stopping = false;
+async function shutdown(signal) {
+  if (stopping) return;
+  stopping = true;
+  log(`${signal}: stopping anvil (writing ${STATE_FILE})`);
+  await node.stop();
+  process.exit(0);
+}
+process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+node.exited.then(({ code, signal }) => {
+  if (!stopping) die(`anvil exited on its own (code ${code}, signal ${signal}); see ${LOG_FILE}`);
+});
+
+try {
+  const chain = await ensureBaseContracts(node.rpcUrl);
+  const lines = [
+    'CHAIN=evm',
+    `CHAIN_RPC_URL=${node.rpcUrl}`,
+    `CHAIN_ID=${node.chainId}`,
+    `CHAIN_USDC=${chain.usdc}`,
+    `CHAIN_FACTORY=${chain.factory}`,
+  ];
+  if (opts['env-out']) {
+    const tmp = `${opts['env-out']}.tmp-${process.pid}`;
+    writeFileSync(tmp, lines.join('\n') + '\n');
+    renameSync(tmp, opts['env-out']);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+  log(`ready: chain ${node.chainId} at ${node.rpcUrl}, TestUSDC ${chain.usdc}, TokenpadFactory ${chain.factory}. Ctrl-C stops.`);
+} catch (e) {
+  await node.stop();
+  die(e.stack || e.message);
+}
+
+/**
+ * Makes sure TestUSDC and a TokenpadFactory for the current TokenpadToken build are on the chain,
+ * deploying what is missing, and returns (and saves) their addresses.
+ */
+async function ensureBaseContracts(rpcUrl) {
+  let saved = {};
+  try {
+    saved = JSON.parse(readFileSync(CHAIN_FILE, 'utf8'));
+  } catch {
+    // first start
+  }
+  if (saved.chainId !== undefined && saved.chainId !== node.chainId) saved = {};
+  const hasCode = async (a) => a && (await codeAt(rpcUrl, a)) !== '0x';
+  const creationCodeHash = artifact('TokenpadToken').creationCodeHash;
+
+  let { usdc, factory } = saved;
+  if (!(await hasCode(usdc))) {
+    usdc = await deployArtifact(rpcUrl, 'TestUSDC');
+    log(`deployed TestUSDC at ${usdc}`);
+  }
+  let factoryOk = await hasCode(factory);
+  if (factoryOk) {
+    const onChain = await read(rpcUrl, { address: factory, abi: artifact('TokenpadFactory').abi, functionName: 'TOKEN_CREATION_CODE_HASH' });
+    if (onChain !== creationCodeHash) {
+      log(`TokenpadToken changed since the factory at ${factory} was deployed: deploying a new factory`);
+      factoryOk = false;
+    }
+  }
+  if (!factoryOk) {
+    factory = await deployArtifact(rpcUrl, 'TokenpadFactory');
+    log(`deployed TokenpadFactory at ${factory}`);
+  }
+  const chain = { chainId: node.chainId, usdc, factory, tokenCreationCodeHash: creationCodeHash, deployer: DEPLOYER.address };
+  writeFileSync(CHAIN_FILE, JSON.stringify(chain, null, 2) + '\n');
+  return chain;
+}

@@ -1,0 +1,368 @@
+// A local Ethereum node (anvil, from Foundry's npm package) and the few chain helpers
+// that tokenpad's tests and dev tooling need: deploy the base contracts (TestUSDC and
+// TokenpadFactory) from contracts/build, fund accounts, read balances, sign EIP-3009
+// authorizations, compute token addresses the way the Rust side does.
+//
+// Only anvil's public, well-known development keys appear here (the "test test ... junk"
+// mnemonic every Foundry and Hardhat install prints); they guard nothing.
+import { spawn } from 'node:child_process';
+import { readFileSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  concat,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  encodeAbiParameters,
+  getAddress,
+  http,
+  keccak256,
+  parseSignature,
+  toHex,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+
+const require = createRequire(import.meta.url);
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** anvil's default accounts 0..3 (public dev keys). Account 0 deploys the base contracts. */
+export const DEV_KEYS = Object.freeze([
+  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+  '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
+  '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+]);
+export const DEV_ACCOUNTS = Object.freeze(DEV_KEYS.map((k) => privateKeyToAccount(k)));
+export const DEPLOYER = DEV_ACCOUNTS[0];
+export const DEFAULT_CHAIN_ID = 31337;
+
+// ------------------------------------------------------------------ artifacts
+
+const artifactCache = new Map();
+/** contracts/build/<name>.json: { contractName, abi, bytecode, deployedBytecode, creationCodeHash }. */
+export function artifact(name) {
+  if (!artifactCache.has(name)) {
+    const path = join(ROOT, 'contracts', 'build', `${name}.json`);
+    if (!existsSync(path)) throw new Error(`${path} missing: run node scripts/build-contracts.mjs`);
+    artifactCache.set(name, JSON.parse(readFileSync(path, 'utf8')));
+  }
+  return artifactCache.get(name);
+}
+
+// ------------------------------------------------------------------ the node
+
+/**
+ * The anvil binary, from Foundry's npm package for this platform (@foundry-rs/anvil-linux-amd64
+ * is an optional dependency in package.json). We depend on the platform package rather than on
+ * the @foundry-rs/anvil wrapper: the wrapper lists every platform's package as an optional
+ * dependency, and where the registry lacks some of them (as here) npm writes a lockfile that
+ * `npm ci` then refuses. The wrapper still works if someone installs it instead.
+ */
+export function anvilBinary() {
+  const arch = { x64: 'amd64', arm64: 'arm64' }[process.arch];
+  const platformPackage = `@foundry-rs/anvil-${process.platform}-${arch}`;
+  try {
+    const bin = require.resolve(`${platformPackage}/bin/anvil`);
+    if (existsSync(bin)) return { command: bin, args: [] };
+  } catch {
+    // fall through to the wrapper
+  }
+  try {
+    return { command: process.execPath, args: [require.resolve('@foundry-rs/anvil/bin.mjs')] };
+  } catch {
+    throw new Error(
+      `anvil not found: ${platformPackage} is not installed (npm ci installs it on linux x64; elsewhere ` +
+        `npm install --no-save ${platformPackage} or @foundry-rs/anvil)`,
+    );
+  }
+}
+
+/**
+ * Starts anvil on 127.0.0.1 and waits until it answers JSON-RPC.
+ *   port       default 0: a free port chosen by the OS (read back from anvil's output)
+ *   stateFile  load the chain from this file if it exists, and write it there on stop()
+ *   chainId    default 31337
+ *   blockTime  seconds between blocks; default: a block per transaction (automine)
+ *   stateInterval  also write stateFile every N seconds (survives a hard kill)
+ *   log        a function given every output line of anvil (default: kept in memory only)
+ * Returns { rpcUrl, chainId, port, pid, stop(), output() }.
+ */
+export async function startAnvil({ port = 0, stateFile, chainId = DEFAULT_CHAIN_ID, blockTime, stateInterval, log } = {}) {
+  const { command, args } = anvilBinary();
+  const argv = [...args, '--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)];
+  if (stateFile) argv.push('--state', stateFile);
+  if (stateInterval) argv.push('--state-interval', String(stateInterval));
+  if (blockTime) argv.push('--block-time', String(blockTime));
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+
+  const tail = [];
+  let listening;
+  const lineWaiters = [];
+  const onLine = (line) => {
+    tail.push(line);
+    if (tail.length > 200) tail.shift();
+    if (log) log(line);
+    const m = /Listening on ([0-9.]+):(\d+)/.exec(line);
+    if (m && !listening) {
+      listening = { host: m[1], port: Number(m[2]) };
+      for (const w of lineWaiters.splice(0)) w.resolve(listening);
+    }
+  };
+  for (const stream of [child.stdout, child.stderr]) {
+    let buf = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk) => {
+      buf += chunk;
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        onLine(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+      }
+    });
+  }
+  const exited = new Promise((res) => child.once('exit', (code, signal) => res({ code, signal })));
+  exited.then(({ code, signal }) => {
+    const err = new Error(`anvil exited (code ${code}, signal ${signal}) before listening:\n${tail.slice(-20).join('\n')}`);
+    for (const w of lineWaiters.splice(0)) w.reject(err);
+  });
+  child.once('error', (e) => {
+    for (const w of lineWaiters.splice(0)) w.reject(e);
+  });
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGINT'); // anvil writes --state on SIGINT
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+
+  try {
+    let timer;
+    const where = await Promise.race([
+      new Promise((res, rej) => (listening ? res(listening) : lineWaiters.push({ resolve: res, reject: rej }))),
+      new Promise((_, rej) => {
+        timer = setTimeout(() => rej(new Error(`anvil did not start in 30 s:\n${tail.join('\n')}`)), 30_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    const rpcUrl = `http://127.0.0.1:${where.port}`;
+    // "Listening" comes right before the server accepts; make sure it answers.
+    for (let i = 0; ; i++) {
+      try {
+        const id = Number(await rpc(rpcUrl, 'eth_chainId'));
+        if (id !== chainId) throw new Error(`anvil answers chain id ${id}, expected ${chainId}`);
+        break;
+      } catch (e) {
+        if (i >= 100 || /expected/.test(e.message)) throw e;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    return { rpcUrl, chainId, port: where.port, pid: child.pid, stop, exited, output: () => tail.join('\n') };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+// ------------------------------------------------------------------ JSON-RPC and clients
+
+let rpcId = 0;
+/** One raw JSON-RPC call; throws on a JSON-RPC error. */
+export async function rpc(rpcUrl, method, params = []) {
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
+  });
+  const body = await res.json();
+  if (body.error) {
+    const e = new Error(`${method}: ${body.error.message}`);
+    e.rpcError = body.error;
+    throw e;
+  }
+  return body.result;
+}
+
+const chainCache = new Map();
+async function chainFor(rpcUrl) {
+  if (!chainCache.has(rpcUrl)) {
+    const id = Number(await rpc(rpcUrl, 'eth_chainId'));
+    chainCache.set(
+      rpcUrl,
+      defineChain({
+        id,
+        name: `local-${id}`,
+        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+        rpcUrls: { default: { http: [rpcUrl] } },
+      }),
+    );
+  }
+  return chainCache.get(rpcUrl);
+}
+
+/** viem clients for rpcUrl; `account` (a viem account or a private key) signs transactions. */
+export async function clients(rpcUrl, account = DEPLOYER) {
+  const chain = await chainFor(rpcUrl);
+  const acct = typeof account === 'string' ? privateKeyToAccount(account) : account;
+  const transport = http(rpcUrl, { retryCount: 0 });
+  return {
+    chain,
+    account: acct,
+    publicClient: createPublicClient({ chain, transport, pollingInterval: 50 }),
+    walletClient: createWalletClient({ chain, transport, account: acct }),
+  };
+}
+
+/** Sends a contract call and waits for its receipt; throws if it reverted. */
+export async function send(rpcUrl, { address, abi, functionName, args = [], account = DEPLOYER, gas }) {
+  const { publicClient, walletClient } = await clients(rpcUrl, account);
+  const hash = await walletClient.writeContract({ address, abi, functionName, args, gas });
+  const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  if (receipt.status !== 'success') throw new Error(`${functionName} reverted in ${hash}`);
+  return receipt;
+}
+
+/** eth_call of a view function. */
+export async function read(rpcUrl, { address, abi, functionName, args = [] }) {
+  const { publicClient } = await clients(rpcUrl);
+  return publicClient.readContract({ address, abi, functionName, args });
+}
+
+/** Deploys contracts/build/<name>.json (no constructor arguments) and returns its address. */
+export async function deployArtifact(rpcUrl, name, account = DEPLOYER) {
+  const { abi, bytecode } = artifact(name);
+  const { publicClient, walletClient } = await clients(rpcUrl, account);
+  const hash = await walletClient.deployContract({ abi, bytecode });
+  const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deploying ${name} failed in ${hash}`);
+  return getAddress(receipt.contractAddress);
+}
+
+/**
+ * Deploys TestUSDC and TokenpadFactory from anvil's account 0. On a fresh anvil these land at
+ * the same addresses every time (account 0's nonces 0 and 1).
+ */
+export async function deployBase(rpcUrl) {
+  const usdc = await deployArtifact(rpcUrl, 'TestUSDC');
+  const factory = await deployArtifact(rpcUrl, 'TokenpadFactory');
+  return { usdc, factory, deployer: DEPLOYER.address };
+}
+
+// ------------------------------------------------------------------ anvil cheat calls and reads
+
+/** Sets `address`'s ETH balance to `ethWei` (anvil_setBalance). */
+export async function fund(rpcUrl, address, ethWei) {
+  await rpc(rpcUrl, 'anvil_setBalance', [address, toHex(BigInt(ethWei))]);
+}
+
+/** Mines `blocks` blocks (default 1). */
+export async function mine(rpcUrl, blocks = 1) {
+  await rpc(rpcUrl, 'anvil_mine', [toHex(blocks)]);
+}
+
+/** The next block's timestamp will be `unixSeconds`. */
+export async function setNextBlockTimestamp(rpcUrl, unixSeconds) {
+  await rpc(rpcUrl, 'evm_setNextBlockTimestamp', [toHex(BigInt(unixSeconds))]);
+}
+
+/** The latest block's timestamp, as a bigint. */
+export async function latestTimestamp(rpcUrl) {
+  const block = await rpc(rpcUrl, 'eth_getBlockByNumber', ['latest', false]);
+  return BigInt(block.timestamp);
+}
+
+export async function ethBalance(rpcUrl, address) {
+  return BigInt(await rpc(rpcUrl, 'eth_getBalance', [address, 'latest']));
+}
+
+export async function codeAt(rpcUrl, address) {
+  return rpc(rpcUrl, 'eth_getCode', [address, 'latest']);
+}
+
+/** ERC-20 balanceOf(owner) on `token`, by a plain eth_call, as a bigint. */
+export async function balanceOf(rpcUrl, token, owner) {
+  const data = '0x70a08231' + encodeAbiParameters([{ type: 'address' }], [owner]).slice(2);
+  return BigInt(await rpc(rpcUrl, 'eth_call', [{ to: token, data }, 'latest']));
+}
+
+/** TestUSDC.mint(to, amount) (anyone may call it; amount in 6-decimal base units). */
+export async function mintUsdc(rpcUrl, usdc, to, amount, account = DEPLOYER) {
+  return send(rpcUrl, { address: usdc, abi: artifact('TestUSDC').abi, functionName: 'mint', args: [to, BigInt(amount)], account });
+}
+
+// ------------------------------------------------------------------ tokens
+
+/**
+ * The address TokenpadFactory.deploy(salt, ...) creates when called by `deployer`, computed off
+ * chain, as the Rust side computes it:
+ *   keccak256(0xff ++ factory ++ keccak256(abi.encode(deployer, salt)) ++ creationCodeHash)[12:]
+ * creationCodeHash is contracts/build/TokenpadToken.json's (keccak256 of the creation code).
+ */
+export function tokenAddress(factory, deployer, salt, creationCodeHash = artifact('TokenpadToken').creationCodeHash) {
+  const create2Salt = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [deployer, salt]));
+  return create2Address(factory, create2Salt, creationCodeHash);
+}
+
+/** EIP-1014: keccak256(0xff ++ creator ++ salt ++ initCodeHash)[12:], checksummed. */
+export function create2Address(creator, salt, initCodeHash) {
+  const hash = keccak256(concat(['0xff', creator, salt, initCodeHash]));
+  return getAddress('0x' + hash.slice(-40));
+}
+
+/** TokenpadFactory.deploy from `account`; returns { token, receipt }. supply in base units (18 decimals). */
+export async function deployToken(rpcUrl, factory, { salt, name, symbol, supply, treasury, account = DEPLOYER }) {
+  const receipt = await send(rpcUrl, {
+    address: factory,
+    abi: artifact('TokenpadFactory').abi,
+    functionName: 'deploy',
+    args: [salt, name, symbol, BigInt(supply), treasury],
+    account,
+  });
+  const acct = typeof account === 'string' ? privateKeyToAccount(account) : account;
+  return { token: tokenAddress(factory, acct.address, salt), receipt };
+}
+
+// ------------------------------------------------------------------ EIP-3009 signatures
+
+export const AUTH_TYPES = Object.freeze({
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+  ReceiveWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+  CancelAuthorization: [
+    { name: 'authorizer', type: 'address' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+});
+
+/**
+ * Signs an EIP-3009 message with `privateKey` under the token's EIP-712 domain
+ * { name, version, chainId, verifyingContract: token }. kind: 'TransferWithAuthorization' (default),
+ * 'ReceiveWithAuthorization' or 'CancelAuthorization'. Returns { v, r, s, signature }.
+ */
+export async function signAuthorization({ privateKey, token, chainId, name, version, kind = 'TransferWithAuthorization', message }) {
+  const account = privateKeyToAccount(privateKey);
+  const signature = await account.signTypedData({
+    domain: { name, version, chainId, verifyingContract: token },
+    types: { [kind]: AUTH_TYPES[kind] },
+    primaryType: kind,
+    message,
+  });
+  const { r, s, v } = parseSignature(signature);
+  return { v: Number(v), r, s, signature };
+}
