@@ -102,7 +102,8 @@ export type ErrorCode =
   | "pool_exists"
   | "liquidity_disabled"
   | "slippage_exceeded"
-  | "insufficient_liquidity";
+  | "insufficient_liquidity"
+  | "misconfigured";
 
 /**
  * `PUT /holder/:userId`, `GET /holder/:userId`: the full form.
@@ -466,7 +467,10 @@ export interface TokenBalance {
 
 export interface TokenDeploymentInfo {
   tokenAddress: string;
-  hash: string;
+  /**
+   * `null` on an EVM chain until the deployment is mined.
+   */
+  hash: string | null;
   /**
    * Base units (18 decimals) as a string of digits.
    */

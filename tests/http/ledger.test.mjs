@@ -426,8 +426,10 @@ test('faucet credits USDC: a USDC item in the holder, a deposit in history', asy
   assert.equal(h.totalValue, 25.5);
   const [dep] = (await history('erin')).data;
   assert.ok(Number.isSafeInteger(dep.blockNumber) && dep.blockNumber > 0, `blockNumber ${dep.blockNumber}`);
+  assert.equal(r.chainStatus, 'confirmed');
+  assert.equal(r.blockNumber, dep.blockNumber, 'the answer and the record name the same block');
   assert.deepEqual({ ...dep, id: undefined, timestamp: undefined, blockNumber: undefined }, {
-    id: undefined, timestamp: undefined, blockNumber: undefined, transactionHash: r.transactionHash, type: 'deposit', context: 'Deposit',
+    id: undefined, timestamp: undefined, blockNumber: undefined, transactionHash: r.transactionHash, chainStatus: 'confirmed', type: 'deposit', context: 'Deposit',
     tokenAddress: USDC, symbol: 'USDC', amount: 25.5, from: '0x0000000000000000000000000000000000000000', to: H.erin.address,
   });
   // Strings and 6 decimals; merchantId naming the holder's merchant.

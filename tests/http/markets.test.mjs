@@ -317,7 +317,8 @@ test('buy by usdcAmount, buy an exact tokenAmount, sell: exact amounts, balances
   assert.equal(b1.success, true);
   assert.match(b1.transactionHash, /^0x[0-9a-f]{64}$/);
   assertFigures(b1, 'buy', T.address, p, e);
-  const { success: _s, transactionHash: _h, ...figures } = b1;
+  assert.equal(b1.chainStatus, 'confirmed');
+  const { success: _s, transactionHash: _h, chainStatus: _c, blockNumber: _b, ...figures } = b1;
   assert.deepEqual(figures, q, 'the trade is what the quote said');
   let now = await balances(M, 'ann', T.address);
   assert.equal(now.tokens, ann.tokens + e.tokens);

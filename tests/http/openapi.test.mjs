@@ -70,6 +70,7 @@ const ERROR_CODES = {
   422: ['insufficient_balance', 'tokens_locked', 'insufficient_app_supply', 'target_exceeded', 'launch_threshold_not_reached',
     'slippage_exceeded', 'insufficient_liquidity'],
   500: ['internal_error'],
+  503: ['misconfigured'],
 };
 
 const ADDR = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -168,13 +169,15 @@ test('Error.code lists exactly the codes of wire-decisions.md; shared error resp
   for (const [status, codes] of Object.entries(ERROR_CODES)) {
     // 405 is never an operation's response: it answers a documented path with another method.
     const found = status === '405' ? ['delete', '/health']
-      : [...allOperations()].find(([, , op]) => status in op.responses);
+      : [...allOperations()].find(([, , op]) => op.responses[status]?.$ref);
     assert.ok(found, `some operation documents ${status}`);
     for (const code of codes) assertMatches(found[0], found[1], Number(status), error(code));
   }
   for (const [, , op] of allOperations()) {
     for (const [status, r] of Object.entries(op.responses)) {
       if (Number(status) < 400) continue;
+      // /health answers its own shape when the service is unhealthy, not an error.
+      if (op.operationId === 'getHealth' && status === '503') continue;
       const [resp] = resolveLocalRef(r.$ref);
       assert.ok(resp, `error responses are shared components (${op.operationId} ${status})`);
       const schema = resp.content['application/json'].schema;
@@ -229,7 +232,9 @@ test('undocumented routes and statuses throw', () => {
 });
 
 test('other documented shapes', () => {
-  assertMatches('GET', '/health', 200, { ok: true });
+  assertMatches('GET', '/health', 200, { ok: true, chain: { kind: 'embedded' } });
+  assertMatches('GET', '/health', 200, { ok: true, chain: { kind: 'evm', chainId: 84532 } });
+  assertMatches('GET', '/health', 503, { ok: false, chain: { kind: 'evm' }, error: 'chain configuration: CHAIN=evm needs CHAIN_RPC_URL' });
   assertMatches('POST', '/admin/merchants', 201, {
     id: 'm_1', name: 'Demo', secretKey: 'sk_abc', publicKey: 'pk_abc', merchantAddress: ADDR,
   });
@@ -251,18 +256,23 @@ test('other documented shapes', () => {
   assertMatches('GET', '/holder/user-1', 200, holder);
   assert.throws(() => assertMatches('GET', '/holder/{userId}', 200, { ...holder, locks: undefined }), /locks/);
   assertMatches('GET', `/holder/user-1/token/${ADDR}`, 200, { name: 'D', symbol: 'D', id: ADDR, address: ADDR, balance: 1, value: 0 });
-  assertMatches('POST', '/token/{tokenAddress}/distribute', 200, { success: true, transactionHash: HASH });
-  const ledger = { success: true, transactionHash: HASH, from: ADDR, to: ADDR2, amount: 1.5, tokenAddress: ADDR };
+  assertMatches('POST', '/token/{tokenAddress}/distribute', 200, { success: true, transactionHash: HASH, chainStatus: 'confirmed', blockNumber: 7 });
+  // On an EVM chain the answer comes before the transaction exists: no hash yet, and it says so.
+  assertMatches('POST', '/token/{tokenAddress}/distribute', 200, { success: true, transactionHash: null, chainStatus: 'pending' });
+  assert.throws(() => assertMatches('POST', '/token/{tokenAddress}/distribute', 200, { success: true, transactionHash: null, chainStatus: 'sent' }));
+  const ledger = { success: true, transactionHash: HASH, chainStatus: 'confirmed', blockNumber: 7, from: ADDR, to: ADDR2, amount: 1.5, tokenAddress: ADDR };
   for (const op of ['spend', 'transfer', 'withdraw']) assertMatches('POST', `/holder/{userId}/${op}`, 200, ledger);
   assertMatches('POST', '/holder/{userId}/distribute-nothing', 404, error('not_found'));
   assertMatches('GET', '/holder/{userId}/transactions', 200, {
     has_more: false, next_cursor: null,
-    data: [{ id: 't1', transactionHash: HASH, type: 'distribute', context: 'Airdrop', tokenAddress: ADDR, symbol: 'D',
+    data: [{ id: 't1', transactionHash: HASH, chainStatus: 'confirmed', blockNumber: 3, type: 'distribute', context: 'Airdrop', tokenAddress: ADDR, symbol: 'D',
+      amount: 1, from: ADDR, to: ADDR2, timestamp: '2026-11-21T12:00:00.000Z' },
+    { id: 't2', transactionHash: null, chainStatus: 'pending', type: 'reversal', context: 'Transfer', tokenAddress: ADDR, symbol: 'D',
       amount: 1, from: ADDR, to: ADDR2, timestamp: '2026-11-21T12:00:00.000Z' }],
   });
   assert.throws(() => assertMatches('GET', '/holder/{userId}/transactions', 200, { has_more: false, data: [] }), /next_cursor/);
   assertMatches('POST', '/admin/time/advance', 200, { offsetSeconds: 60, now: '2026-11-21T12:01:00.000Z', nowUnix: 1795262460 });
-  assertMatches('POST', '/admin/faucet', 200, { success: true, transactionHash: HASH, address: ADDR2, usdcAmount: 100 });
+  assertMatches('POST', '/admin/faucet', 200, { success: true, transactionHash: HASH, chainStatus: 'confirmed', blockNumber: 9, address: ADDR2, usdcAmount: 100 });
   assertMatches('OPTIONS', '/token/{tokenAddress}', 204, undefined);
   assert.throws(() => assertMatches('OPTIONS', '/token/{tokenAddress}', 204, { a: 1 }), /no body/);
 });

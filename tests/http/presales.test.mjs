@@ -157,7 +157,8 @@ describe('buying', () => {
     const p = await createPresale(m, { targetUsdcAmount: 50 });
     const ok = await buy(m, 'ann', p.id, 30);
     assert.equal(ok.status, 200, ok.text);
-    assert.deepEqual(Object.keys(ok.json).sort(), ['presaleId', 'success', 'transactionHash', 'usdcAmount']);
+    assert.deepEqual(Object.keys(ok.json).sort(), ['blockNumber', 'chainStatus', 'presaleId', 'success', 'transactionHash', 'usdcAmount']);
+    assert.equal(ok.json.chainStatus, 'confirmed');
     assert.equal(ok.json.usdcAmount, 30);
 
     const over = await buy(m, 'ann', p.id, 20.000001);

@@ -81,6 +81,11 @@ pub fn open_secret(key: &[u8; 32], sealed: &[u8], aad: &[u8]) -> Option<[u8; 32]
 /// case), optionally prefixed with `0x`. Anything else is `None`, so a
 /// truncated or mangled key is refused rather than silently used.
 pub fn parse_encryption_key(hex: &str) -> Option<[u8; 32]> {
+    parse_bytes32(hex)
+}
+
+/// 32 bytes from 64 hex digits, optionally `0x`-prefixed (a salt, a key, a hash).
+pub fn parse_bytes32(hex: &str) -> Option<[u8; 32]> {
     let digits = hex.strip_prefix("0x").unwrap_or(hex);
     if digits.len() != 64 {
         return None;

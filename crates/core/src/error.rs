@@ -75,6 +75,7 @@ codes! {
     LiquidityDisabled => ("liquidity_disabled", 403),
     SlippageExceeded => ("slippage_exceeded", 422),
     InsufficientLiquidity => ("insufficient_liquidity", 422),
+    Misconfigured => ("misconfigured", 503),
 }
 
 impl Serialize for ErrorCode {

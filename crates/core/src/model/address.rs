@@ -62,6 +62,31 @@ impl Address {
         Address::from_hash(&keccak256(&create_payload(&deployer.0, nonce)))
     }
 
+    /// The address of a contract `factory` deploys with CREATE2 for `deployer` under `salt`,
+    /// when the factory namespaces salts by deployer (as tokenpad's does):
+    /// keccak256(0xff ++ factory ++ keccak256(abi.encode(deployer, salt)) ++ code_hash)[12..].
+    pub fn create2(
+        factory: &Address,
+        deployer: &Address,
+        salt: &[u8; 32],
+        code_hash: &[u8; 32],
+    ) -> Address {
+        let mut encoded = [0u8; 64];
+        if let Some(slot) = encoded.get_mut(12..32) {
+            slot.copy_from_slice(&deployer.0);
+        }
+        if let Some(slot) = encoded.get_mut(32..) {
+            slot.copy_from_slice(salt);
+        }
+        let inner = keccak256(&encoded);
+        let mut buf = Vec::with_capacity(85);
+        buf.push(0xff);
+        buf.extend_from_slice(&factory.0);
+        buf.extend_from_slice(&inner);
+        buf.extend_from_slice(code_hash);
+        Address::from_hash(&keccak256(&buf))
+    }
+
     /// The low 20 bytes of a 32-byte hash.
     pub fn from_hash(hash: &[u8; 32]) -> Address {
         let mut out = [0u8; 20];

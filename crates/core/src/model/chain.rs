@@ -1,9 +1,52 @@
-//! The embedded chain's state and clock: every movement gets a transaction hash, transactions
-//! land in 2-second blocks, and contracts deploy at the Ethereum CREATE address of the
-//! merchant's wallet and nonce.
+//! Which chain a merchant's ledger settles on, and the embedded chain's state and clock.
+//!
+//! - The embedded chain (the default): every movement gets a transaction hash at once,
+//!   transactions land in 2-second blocks, and contracts deploy at the Ethereum CREATE
+//!   address of the merchant's wallet and nonce.
+//! - An EVM chain (`CHAIN=evm`): movements are recorded in the ledger at once and queued as
+//!   intents (`model::intent`) that the worker's settler signs, sends and watches; a token's
+//!   address is its CREATE2 address from the tokenpad factory, known before it is deployed.
 
+use super::address::Address;
 use super::time::Millis;
 use serde::{Deserialize, Serialize};
+
+/// The chain the ledger settles on.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ChainMode {
+    #[default]
+    Embedded,
+    Evm(EvmChain),
+}
+
+/// An EVM chain's facts the core needs (the RPC URL is the worker's, and a secret).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvmChain {
+    pub chain_id: u64,
+    /// The tokenpad factory that deploys tokens (CREATE2).
+    pub factory: Address,
+    /// keccak256 of `TokenpadToken`'s creation code (the same for every token).
+    pub token_code_hash: [u8; 32],
+}
+
+impl ChainMode {
+    pub fn is_evm(&self) -> bool {
+        matches!(self, ChainMode::Evm(_))
+    }
+
+    /// `embedded` or `evm`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ChainMode::Embedded => "embedded",
+            ChainMode::Evm(_) => "evm",
+        }
+    }
+}
+
+/// keccak256 of `TokenpadToken`'s creation code (`contracts/build/TokenpadToken.json`'s
+/// bytecode): part of every token's CREATE2 address. A test rebuilds it from the artifact.
+pub const TOKEN_CODE_HASH: &str =
+    "0x7fe97daaf91c535d54ec81e37fac4d79229347ba1828ae110468b3ca41ff62fc";
 
 pub const BLOCK_MS: Millis = 2_000;
 

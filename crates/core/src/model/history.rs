@@ -25,6 +25,9 @@ pub enum TxType {
     Buy,
     /// Tokens sold to the token's pool (and the USDC received).
     Sell,
+    /// Undoes a movement the chain refused (an EVM chain): the balance is as if the movement
+    /// had not happened, as far as what it moved is still there.
+    Reversal,
 }
 
 impl TxType {
@@ -42,6 +45,7 @@ impl TxType {
             TxType::Unlock => "unlock",
             TxType::Buy => "buy",
             TxType::Sell => "sell",
+            TxType::Reversal => "reversal",
         }
     }
 
@@ -49,7 +53,11 @@ impl TxType {
     pub fn context(self) -> &'static str {
         match self {
             TxType::Distribute | TxType::PresaleAllocation => "Airdrop",
-            TxType::Spend | TxType::TransferIn | TxType::TransferOut | TxType::Unlock => "Transfer",
+            TxType::Spend
+            | TxType::TransferIn
+            | TxType::TransferOut
+            | TxType::Unlock
+            | TxType::Reversal => "Transfer",
             TxType::Withdraw => "Withdraw",
             TxType::Deposit | TxType::PresaleRefund => "Deposit",
             TxType::PresaleBuy | TxType::Buy => "Buy",
@@ -58,11 +66,35 @@ impl TxType {
     }
 }
 
+/// Where a movement stands on chain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ChainStatus {
+    /// Recorded in the ledger; the chain transaction is not sent yet.
+    Pending,
+    /// In a transaction sent to the chain, not yet mined.
+    Submitted,
+    /// Mined (the embedded chain: from the start).
+    #[default]
+    Confirmed,
+    /// The chain refused it; the ledger reversed the movement.
+    Failed,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TxRecord {
-    /// Unique per record: the transaction hash plus which side of it this record is.
+    /// Unique per record: the movement's id (the embedded chain's transaction hash) plus
+    /// which side of it this record is.
     pub id: String,
-    pub hash: String,
+    /// The transaction hash, once the chain gave one.
+    pub hash: Option<String>,
+    /// Records from before this field were all on the embedded chain: confirmed.
+    #[serde(default)]
+    pub chain_status: ChainStatus,
+    /// The block the transaction was mined in, once it was.
+    #[serde(default)]
+    pub block: Option<u64>,
     pub kind: TxType,
     /// The holder whose history this record is in.
     pub user_id: UserId,

@@ -36,8 +36,10 @@ pub struct Job {
     pub id: JobId,
     pub status: JobStatus,
     pub token_address: TokenAddress,
-    pub tx_hash: String,
+    /// The deployment transaction's hash, once there is one.
+    pub tx_hash: Option<String>,
     pub submitted_at: Millis,
+    /// When the deployment is (or, on an EVM chain, was seen) mined.
     pub mined_at: Millis,
     pub request: TokenSpec,
     pub error: Option<String>,

@@ -161,7 +161,8 @@ impl Default for Completion {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TokenDeployment {
     pub token_address: TokenAddress,
-    pub hash: String,
+    /// The deployment's transaction hash: on an EVM chain, set once the deploy is mined.
+    pub hash: Option<String>,
     pub amount_bought: Units,
 }
 
@@ -181,6 +182,9 @@ pub struct Presale {
     pub signer: Address,
     /// Reserved at creation, so buyers can see where their token will live.
     pub token_address: TokenAddress,
+    /// On an EVM chain: the CREATE2 salt that address was reserved with (hex), for the deploy.
+    #[serde(default)]
+    pub deploy_salt: Option<String>,
     /// How many holders bought in; the participants themselves are rows of their own
     /// (`Store::participants`), so a purchase writes one row, not the whole list.
     #[serde(default)]

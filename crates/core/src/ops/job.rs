@@ -9,14 +9,15 @@ use super::{chain, Ctx};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::chain::mined_at;
 use crate::model::ids::JobId;
+use crate::model::intent::Then;
 use crate::model::job::{Job, JobStatus};
 use crate::model::token::{TokenOrigin, TokenSpec};
 use crate::store::{DueKey, Store};
 
 /// Submits the deployment of a new token and records the job. `id` is a fresh UUID.
 pub fn create_token(store: &mut dyn Store, ctx: &Ctx, spec: TokenSpec, id: JobId) -> Result<Job> {
-    let address = chain::next_contract_address(store, &ctx.merchant.address)?;
-    let hash = chain::submit(
+    let (address, salt) = chain::next_contract_address(store, ctx)?;
+    let stamp = chain::stamp(
         store,
         ctx,
         "deploy",
@@ -27,14 +28,26 @@ pub fn create_token(store: &mut dyn Store, ctx: &Ctx, spec: TokenSpec, id: JobId
         id,
         status: JobStatus::Pending,
         token_address: address,
-        tx_hash: hash,
+        tx_hash: stamp.hash,
         submitted_at: ctx.now,
         mined_at: mined_at(ctx.now),
         request: spec,
         error: None,
     };
     store.put_job(&job)?;
-    store.schedule(&DueKey::Job(job.id.clone()), job.mined_at)?;
+    if ctx.chain.is_evm() {
+        // The job finishes once the settler sees the deployment mined.
+        let action = chain::deploy(
+            &salt,
+            &job.request.name,
+            &job.request.symbol,
+            job.request.total_supply,
+        );
+        let intent = chain::want(ctx, address, action).with_then(Then::FinishJob(job.id.clone()));
+        chain::intend(store, ctx, intent)?;
+    } else {
+        store.schedule(&DueKey::Job(job.id.clone()), job.mined_at)?;
+    }
     Ok(job)
 }
 

@@ -3,12 +3,16 @@
 //! address, its supply split, its first holders and its price, and obeys conservation from
 //! its first moment.
 
+use super::chain::{self, Stamp};
 use super::{market, Ctx};
 use crate::error::{Error, Result};
 use crate::model::address::Address;
 use crate::model::amount::{Price, Units, Usdc};
+use crate::model::chain::{block_number, ChainMode};
+use crate::model::history::ChainStatus;
 use crate::model::history::{TxRecord, TxType};
 use crate::model::ids::TokenAddress;
+use crate::model::intent::{Account, Reserve, Side};
 use crate::model::time::Millis;
 use crate::model::token::{
     share, Token, TokenKind, TokenOrigin, TokenSpec, APP_SHARE_PERCENT, MERCHANT_SHARE_PERCENT,
@@ -51,8 +55,10 @@ pub struct NewToken {
     pub pool: Option<PoolOpening>,
     /// When the deployment was mined: the token's creation time.
     pub at: Millis,
-    /// The deployment transaction; the first holders' records carry it.
-    pub tx_hash: String,
+    /// The deployment transaction (on the embedded chain); the first holders' records carry
+    /// it. On an EVM chain each first holder's tokens are a transfer from the treasury, with
+    /// its own transaction.
+    pub tx_hash: Option<String>,
 }
 
 /// Whether no token lives at `address` yet.
@@ -125,10 +131,26 @@ pub fn launch(store: &mut dyn Store, ctx: &Ctx, new: NewToken) -> Result<Token> 
         let mut bal = store.balance(&token.address, owner)?;
         bal.active = bal.active.checked_add(*amount).ok_or_else(overflow)?;
         store.put_balance(&token.address, owner, &bal)?;
+        let stamp = match (&ctx.chain, &new.tx_hash) {
+            (ChainMode::Embedded, Some(hash)) => Stamp {
+                id: format!("{hash}-{i}"),
+                hash: Some(hash.clone()),
+                status: ChainStatus::Confirmed,
+                block: Some(block_number(new.at)),
+            },
+            _ => {
+                let mut s = chain::stamp(store, ctx, "allocation", &[&owner.0], new.at)?;
+                s.id = format!("{}-{i}", s.id);
+                s
+            }
+        };
+        let mut records = Vec::new();
         if let Some(h) = store.holder_by_address(owner)? {
-            store.append_history(&TxRecord {
-                id: format!("{}-{i}", new.tx_hash),
-                hash: new.tx_hash.clone(),
+            records.push(store.append_history(&TxRecord {
+                id: stamp.id.clone(),
+                hash: stamp.hash.clone(),
+                chain_status: stamp.status,
+                block: stamp.block,
                 kind: TxType::Distribute,
                 user_id: h.user_id,
                 token: token.address,
@@ -138,8 +160,20 @@ pub fn launch(store: &mut dyn Store, ctx: &Ctx, new: NewToken) -> Result<Token> 
                 from: token.address.address(),
                 to: *owner,
                 at: new.at,
-            })?;
+            })?);
         }
+        let action = chain::transfer(Account::Treasury, chain::account(ctx, *owner), *amount);
+        let intent = chain::want(ctx, token.address, action)
+            .with_records(records)
+            .moved(Side::Reserve(Reserve::Liquidity), Side::Row(*owner));
+        chain::intend(store, ctx, intent)?;
+    }
+    // A merchant supply kept at an address of the merchant's choosing is sent there; the
+    // ledger keeps it as the merchant supply either way.
+    let merchant_account = chain::account(ctx, token.merchant_address);
+    if merchant_account != Account::Treasury && !token.merchant_supply.is_zero() {
+        let action = chain::transfer(Account::Treasury, merchant_account, token.merchant_supply);
+        chain::intend(store, ctx, chain::want(ctx, token.address, action))?;
     }
     Ok(token)
 }

@@ -4,7 +4,8 @@
 //! conservation invariant before returning. Amounts use checked arithmetic throughout: an
 //! overflow is refused, never wrapped.
 
-use super::{chain, holder, token, Ctx};
+use super::chain::{self, Stamp};
+use super::{holder, token, Ctx};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::address::Address;
 use crate::model::amount::{Units, Usdc};
@@ -14,6 +15,7 @@ use crate::model::history::{TxRecord, TxType};
 use crate::model::holder::Holder;
 use crate::model::ids::{TokenAddress, UserId};
 use crate::model::input::{Checked, NonBlank};
+use crate::model::intent::{Account, Action, Reserve, Side};
 use crate::model::token::{Token, TokenKind, USDC_ADDRESS};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
@@ -122,7 +124,7 @@ pub enum Outflow {
 /// A completed movement, as the spend/transfer/withdraw responses show it.
 #[derive(Clone, Debug)]
 pub struct Receipt {
-    pub hash: String,
+    pub stamp: Stamp,
     pub from: Address,
     pub to: Address,
     pub amount: Units,
@@ -131,7 +133,7 @@ pub struct Receipt {
 
 /// One movement of one token, written to the history of each holder it touches.
 pub struct Movement<'a> {
-    pub hash: &'a str,
+    pub stamp: &'a Stamp,
     pub token: &'a Token,
     pub amount: Units,
     pub from: Address,
@@ -143,8 +145,10 @@ impl Movement<'_> {
     /// when several records share one transaction.
     pub fn record(&self, at: u64, side: usize, kind: TxType, user_id: &UserId) -> TxRecord {
         TxRecord {
-            id: format!("{}-{side}", self.hash),
-            hash: self.hash.to_string(),
+            id: format!("{}-{side}", self.stamp.id),
+            hash: self.stamp.hash.clone(),
+            chain_status: self.stamp.status,
+            block: self.stamp.block,
             kind,
             user_id: user_id.clone(),
             token: self.token.address,
@@ -193,7 +197,7 @@ pub fn distribute(
     token.held = token.held.plus(amount)?;
     token.check_conservation()?;
 
-    let hash = chain::submit(
+    let stamp = chain::stamp(
         store,
         ctx,
         "distribute",
@@ -207,15 +211,25 @@ pub fn distribute(
     store.put_balance(&token.address, &recipient.address, &bal)?;
     store.put_token(&token)?;
     let mv = Movement {
-        hash: &hash,
+        stamp: &stamp,
         token: &token,
         amount,
         from: token.address.address(),
         to: recipient.address,
     };
-    store.append_history(&mv.record(ctx.now, 0, TxType::Distribute, &recipient.user_id))?;
+    let seq =
+        store.append_history(&mv.record(ctx.now, 0, TxType::Distribute, &recipient.user_id))?;
+    let action = chain::transfer(
+        Account::Treasury,
+        Account::Wallet(recipient.address),
+        amount,
+    );
+    let intent = chain::want(ctx, token.address, action)
+        .with_records(vec![seq])
+        .moved(Side::Reserve(Reserve::App), Side::Row(recipient.address));
+    chain::intend(store, ctx, intent)?;
     Ok(Receipt {
-        hash,
+        stamp,
         from: token.address.address(),
         to: recipient.address,
         amount,
@@ -275,7 +289,7 @@ pub fn move_out(
     token.check_conservation()?;
     let recipient = store.holder_by_address(&to)?;
 
-    let hash = chain::submit(
+    let stamp = chain::stamp(
         store,
         ctx,
         label,
@@ -293,18 +307,32 @@ pub fn move_out(
     }
     store.put_token(&token)?;
     let mv = Movement {
-        hash: &hash,
+        stamp: &stamp,
         token: &token,
         amount,
         from: holder.address,
         to,
     };
-    store.append_history(&mv.record(ctx.now, 0, out_type, &holder.user_id))?;
+    let mut seqs = vec![store.append_history(&mv.record(ctx.now, 0, out_type, &holder.user_id))?];
     if let Some(r) = recipient {
-        store.append_history(&mv.record(ctx.now, 1, TxType::TransferIn, &r.user_id))?;
+        seqs.push(store.append_history(&mv.record(ctx.now, 1, TxType::TransferIn, &r.user_id))?);
     }
+    let action = chain::transfer(
+        Account::Wallet(holder.address),
+        chain::account(ctx, to),
+        amount,
+    );
+    let to_side = if to_bal.is_some() {
+        Side::Row(to)
+    } else {
+        Side::Reserve(Reserve::Merchant)
+    };
+    let intent = chain::want(ctx, token.address, action)
+        .with_records(seqs)
+        .moved(Side::Row(holder.address), to_side);
+    chain::intend(store, ctx, intent)?;
     Ok(Receipt {
-        hash,
+        stamp,
         from: holder.address,
         to,
         amount,
@@ -352,14 +380,14 @@ pub fn amount_json(token: &Token, units: Units) -> serde_json::Value {
     .unwrap_or(serde_json::Value::Null)
 }
 
-/// Credits USDC to a holder from outside (the test faucet, or a deposit). The USDC supply
-/// grows by the same amount, so conservation holds. Returns the hash.
+/// Credits test USDC to a holder (the local faucet). The USDC supply grows by the same
+/// amount, so conservation holds. On an EVM chain the test USDC is minted to the holder.
 pub fn deposit_usdc(
     store: &mut dyn Store,
     ctx: &Ctx,
     address: &Address,
     amount: Usdc,
-) -> Result<String> {
+) -> Result<Stamp> {
     let holder = holder::at_address(store, address)?;
     let mut usdc = token::find(store, &USDC_ADDRESS)?;
     let amount: Units = amount.cast();
@@ -369,7 +397,7 @@ pub fn deposit_usdc(
     usdc.total_supply = usdc.total_supply.plus(amount).map_err(field)?;
     usdc.held = usdc.held.plus(amount).map_err(field)?;
     usdc.check_conservation()?;
-    let hash = chain::submit(
+    let stamp = chain::stamp(
         store,
         ctx,
         "deposit",
@@ -379,12 +407,20 @@ pub fn deposit_usdc(
     store.put_balance(&usdc.address, &holder.address, &bal)?;
     store.put_token(&usdc)?;
     let mv = Movement {
-        hash: &hash,
+        stamp: &stamp,
         token: &usdc,
         amount,
         from: Address::ZERO,
         to: holder.address,
     };
-    store.append_history(&mv.record(ctx.now, 0, TxType::Deposit, &holder.user_id))?;
-    Ok(hash)
+    let seq = store.append_history(&mv.record(ctx.now, 0, TxType::Deposit, &holder.user_id))?;
+    let action = Action::Mint {
+        to: holder.address,
+        amount,
+    };
+    let intent = chain::want(ctx, usdc.address, action)
+        .with_records(vec![seq])
+        .moved(Side::Reserve(Reserve::Minted), Side::Row(holder.address));
+    chain::intend(store, ctx, intent)?;
+    Ok(stamp)
 }

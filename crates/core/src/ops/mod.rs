@@ -15,16 +15,19 @@ pub mod ledger;
 pub mod market;
 pub mod merchant;
 pub mod presale;
+pub mod settle;
 pub mod token;
 
+use crate::model::chain::ChainMode;
 use crate::model::merchant::Merchant;
 use crate::model::time::Millis;
 
-/// What every operation is given: the time, and who it runs for.
+/// What every operation is given: the time, who it runs for, and the chain it settles on.
 #[derive(Clone, Debug)]
 pub struct Ctx {
     pub now: Millis,
     pub merchant: Merchant,
+    pub chain: ChainMode,
 }
 
 impl Ctx {
@@ -33,6 +36,7 @@ impl Ctx {
         Ctx {
             now,
             merchant: self.merchant.clone(),
+            chain: self.chain.clone(),
         }
     }
 }

@@ -10,10 +10,12 @@ use crate::model::deployment::Deployment;
 use crate::model::history::TxRecord;
 use crate::model::holder::Holder;
 use crate::model::ids::{DeploymentId, JobId, LockId, PresaleId, TokenAddress, UserId};
+use crate::model::intent::{Intent, IntentStatus};
 use crate::model::job::Job;
 use crate::model::merchant::Merchant;
 use crate::model::pool::Pool;
 use crate::model::presale::{Participant, Presale};
+use crate::model::settlement::{ChainTx, Relayer};
 use crate::model::time::Millis;
 use crate::model::token::{HolderRow, Token};
 use std::collections::BTreeMap;
@@ -30,6 +32,10 @@ pub struct MemStore {
     pub jobs: BTreeMap<JobId, Job>,
     pub deployments: BTreeMap<DeploymentId, Deployment>,
     pub pools: BTreeMap<TokenAddress, Pool>,
+    /// The outbox, in id order (id = position + 1).
+    pub intents: Vec<Intent>,
+    pub chain_txs: BTreeMap<u64, ChainTx>,
+    pub relayer: Relayer,
     /// In creation order.
     pub presales: Vec<Presale>,
     /// (presale id, participant), in the order of first purchase.
@@ -207,9 +213,81 @@ impl Store for MemStore {
             .map(|(id, _)| id.clone())
             .collect())
     }
-    fn append_history(&mut self, record: &TxRecord) -> Result<()> {
+    fn append_history(&mut self, record: &TxRecord) -> Result<u64> {
         self.history.push(record.clone());
+        Ok(self.history.len() as u64)
+    }
+    fn history_at(&self, seq: u64) -> Result<Option<TxRecord>> {
+        Ok(self.history.get((seq as usize).wrapping_sub(1)).cloned())
+    }
+    fn put_history_at(&mut self, seq: u64, record: &TxRecord) -> Result<()> {
+        if let Some(r) = self.history.get_mut((seq as usize).wrapping_sub(1)) {
+            *r = record.clone();
+        }
         Ok(())
+    }
+    fn enqueue_intent(&mut self, intent: &Intent) -> Result<u64> {
+        let id = self.intents.len() as u64 + 1;
+        let mut i = intent.clone();
+        i.id = id;
+        self.intents.push(i);
+        Ok(id)
+    }
+    fn intent(&self, id: u64) -> Result<Option<Intent>> {
+        Ok(self.intents.get((id as usize).wrapping_sub(1)).cloned())
+    }
+    fn put_intent(&mut self, intent: &Intent) -> Result<()> {
+        if let Some(i) = self.intents.get_mut((intent.id as usize).wrapping_sub(1)) {
+            *i = intent.clone();
+        }
+        Ok(())
+    }
+    fn failed_intents(&self, limit: u32) -> Result<Vec<Intent>> {
+        Ok(self
+            .intents
+            .iter()
+            .rev()
+            .filter(|i| i.status == IntentStatus::Failed)
+            .take(limit as usize)
+            .cloned()
+            .collect())
+    }
+    fn chain_tx(&self, nonce: u64) -> Result<Option<ChainTx>> {
+        Ok(self.chain_txs.get(&nonce).cloned())
+    }
+    fn put_chain_tx(&mut self, tx: &ChainTx) -> Result<()> {
+        self.chain_txs.insert(tx.nonce, tx.clone());
+        Ok(())
+    }
+    fn open_chain_txs(&self) -> Result<Vec<ChainTx>> {
+        Ok(self
+            .chain_txs
+            .values()
+            .filter(|t| t.is_open())
+            .cloned()
+            .collect())
+    }
+    fn is_own_tx(&self, hash: &str) -> Result<bool> {
+        Ok(self
+            .chain_txs
+            .values()
+            .any(|t| t.versions.iter().any(|v| v.hash == hash)))
+    }
+    fn relayer(&self) -> Result<Relayer> {
+        Ok(self.relayer.clone())
+    }
+    fn put_relayer(&mut self, relayer: &Relayer) -> Result<()> {
+        self.relayer = relayer.clone();
+        Ok(())
+    }
+    fn open_intents(&self, limit: u32) -> Result<Vec<Intent>> {
+        Ok(self
+            .intents
+            .iter()
+            .filter(|i| matches!(i.status, IntentStatus::Queued | IntentStatus::Submitted))
+            .take(limit as usize)
+            .cloned()
+            .collect())
     }
     fn history(
         &self,

@@ -17,10 +17,12 @@ use crate::model::deployment::Deployment;
 use crate::model::history::TxRecord;
 use crate::model::holder::Holder;
 use crate::model::ids::{DeploymentId, JobId, LockId, PresaleId, TokenAddress, UserId};
+use crate::model::intent::Intent;
 use crate::model::job::Job;
 use crate::model::merchant::Merchant;
 use crate::model::pool::Pool;
 use crate::model::presale::{Participant, Presale};
+use crate::model::settlement::{ChainTx, Relayer};
 use crate::model::time::Millis;
 use crate::model::token::{HolderRow, Token};
 
@@ -106,7 +108,11 @@ pub trait Store {
     /// The presales a holder bought into, in the order of their first purchase.
     fn participations(&self, user_id: &UserId) -> Result<Vec<PresaleId>>;
 
-    fn append_history(&mut self, record: &TxRecord) -> Result<()>;
+    /// Appends a record; returns its sequence number.
+    fn append_history(&mut self, record: &TxRecord) -> Result<u64>;
+    fn history_at(&self, seq: u64) -> Result<Option<TxRecord>>;
+    /// Rewrites the record at `seq` (its chain status, hash and block as the chain settles).
+    fn put_history_at(&mut self, seq: u64, record: &TxRecord) -> Result<()>;
     /// One holder's records, newest first, strictly older than `before` (a sequence number
     /// this method returned), at most `limit`, with the sequence number of each.
     fn history(
@@ -120,6 +126,25 @@ pub trait Store {
     /// A token's liquidity pool (at most one per token).
     fn pool(&self, token: &TokenAddress) -> Result<Option<Pool>>;
     fn put_pool(&mut self, pool: &Pool) -> Result<()>;
+
+    /// Queues a chain intent (the outbox); returns its id, assigned in order.
+    fn enqueue_intent(&mut self, intent: &Intent) -> Result<u64>;
+    fn intent(&self, id: u64) -> Result<Option<Intent>>;
+    fn put_intent(&mut self, intent: &Intent) -> Result<()>;
+    /// Intents not settled yet (queued or submitted), oldest first, at most `limit`.
+    fn open_intents(&self, limit: u32) -> Result<Vec<Intent>>;
+    /// Intents that failed, newest first, at most `limit`.
+    fn failed_intents(&self, limit: u32) -> Result<Vec<Intent>>;
+
+    /// The settler's transactions (an EVM chain), by the relayer nonce they use.
+    fn chain_tx(&self, nonce: u64) -> Result<Option<ChainTx>>;
+    fn put_chain_tx(&mut self, tx: &ChainTx) -> Result<()>;
+    /// Transactions not mined yet (signed or sent), lowest nonce first.
+    fn open_chain_txs(&self) -> Result<Vec<ChainTx>>;
+    /// Whether `hash` is one of the settler's transactions (any version of any nonce).
+    fn is_own_tx(&self, hash: &str) -> Result<bool>;
+    fn relayer(&self) -> Result<Relayer>;
+    fn put_relayer(&mut self, relayer: &Relayer) -> Result<()>;
 
     fn job(&self, id: &JobId) -> Result<Option<Job>>;
     fn put_job(&mut self, job: &Job) -> Result<()>;

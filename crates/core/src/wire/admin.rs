@@ -1,6 +1,7 @@
 //! The operator's routes (admin key) and the open ones: merchants, the service clock, the
 //! test faucet, chain faults, health and the index.
 
+use super::settlement::Settlement;
 use crate::model::address::Address;
 use crate::model::amount::unit;
 use crate::model::decimal::{Decimal, Whole};
@@ -87,8 +88,8 @@ impl Checked for FaucetRequest {}
 pub struct FaucetResult {
     #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
     pub success: bool,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
-    pub transaction_hash: String,
+    #[serde(flatten)]
+    pub settlement: Settlement,
     pub address: Address,
     pub usdc_amount: Decimal,
 }
@@ -115,12 +116,27 @@ pub struct ChainFaultsResult {
     pub fail_next: u64,
 }
 
-/// `GET /health`.
+/// `GET /health`: whether the service can run, and on which chain (never its RPC URL).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
 pub struct Health {
-    #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
+    /// False when the configuration is unusable (then `error` says why).
     pub ok: bool,
+    pub chain: HealthChain,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct HealthChain {
+    /// `embedded` (the ledger presented as a chain) or `evm`.
+    #[cfg_attr(feature = "codegen", schemars(extend("enum" = ["embedded", "evm"])))]
+    pub kind: String,
+    /// The EVM chain id (absent on the embedded chain).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain_id: Option<u64>,
 }
 
 /// `GET /`.

@@ -7,6 +7,7 @@ use super::ledger::{DistributeResult, LedgerResult, RewardResult, TxPage};
 use super::market::{LiquidityCreated, LpInfo, Pool, Side, TradeFigures, TradeResult};
 use super::op::{HolderRef, Op};
 use super::presale::{BuyPresaleResult, Presale, PresaleMerchant, ResolveResult};
+use super::settlement::Settlement;
 use super::token::{CreateTokenAccepted, Job, Token, DEFAULT_HOLDERS};
 use crate::error::Result;
 use crate::model::holder::NewWallet;
@@ -131,7 +132,7 @@ pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: Op, shell: &mut dyn Shell) ->
             let receipt = ledger::distribute(store, ctx, &address, &req)?;
             ok(Response::Distribute(DistributeResult {
                 success: true,
-                transaction_hash: receipt.hash,
+                settlement: Settlement::of(&receipt.stamp),
             }))
         }
         Op::Reward(address, req) => {

@@ -1,8 +1,8 @@
 //! Movements on the wire: distribute's answer, the spend/transfer/withdraw receipt, and a
 //! holder's history.
 
+use super::settlement::Settlement;
 use crate::model::address::Address;
-use crate::model::chain::{block_number, mined_at};
 use crate::model::decimal::Decimal;
 use crate::model::history::{TxRecord as Record, TxType};
 use crate::model::ids::TokenAddress;
@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 pub struct DistributeResult {
     #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
     pub success: bool,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
-    pub transaction_hash: String,
+    #[serde(flatten)]
+    pub settlement: Settlement,
 }
 
 /// `POST /token/:tokenAddress/reward` -> 202: a distribution, answered in Metal's shape.
@@ -29,11 +29,14 @@ pub struct DistributeResult {
 pub struct RewardResult {
     #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
     pub success: bool,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
-    pub transaction_hash: String,
+    #[serde(flatten)]
+    pub settlement: Settlement,
     /// The same as `transactionHash` (Metal's name).
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
-    pub tx_hash: String,
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "Option<crate::codegen::schema::TxHash>")
+    )]
+    pub tx_hash: Option<String>,
     pub name: String,
     pub symbol: String,
     pub token_address: TokenAddress,
@@ -49,8 +52,8 @@ impl RewardResult {
         let t = &r.token;
         RewardResult {
             success: true,
-            transaction_hash: r.hash.clone(),
-            tx_hash: r.hash.clone(),
+            settlement: Settlement::of(&r.stamp),
+            tx_hash: r.stamp.hash.clone(),
             name: t.name.clone(),
             symbol: t.symbol.clone(),
             token_address: t.address,
@@ -68,8 +71,8 @@ impl RewardResult {
 pub struct LedgerResult {
     #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
     pub success: bool,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
-    pub transaction_hash: String,
+    #[serde(flatten)]
+    pub settlement: Settlement,
     pub from: Address,
     pub to: Address,
     pub amount: Decimal,
@@ -80,7 +83,7 @@ impl LedgerResult {
     pub fn of(r: &Receipt) -> LedgerResult {
         LedgerResult {
             success: true,
-            transaction_hash: r.hash.clone(),
+            settlement: Settlement::of(&r.stamp),
             from: r.from,
             to: r.to,
             amount: Decimal::from_units(r.amount.raw(), r.token.decimals),
@@ -113,12 +116,11 @@ impl TxPage {
 /// One record of a holder's history.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("blockNumber")))]
 #[serde(rename_all = "camelCase")]
 pub struct TxRecord {
     pub id: String,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
-    pub transaction_hash: String,
+    #[serde(flatten)]
+    pub settlement: Settlement,
     #[serde(rename = "type")]
     pub kind: TxType,
     /// Metal's label: Airdrop, Transfer, Withdraw, Deposit, Buy, Sell.
@@ -135,15 +137,13 @@ pub struct TxRecord {
         schemars(with = "crate::codegen::schema::Timestamp")
     )]
     pub timestamp: String,
-    /// The embedded chain's receipt: the 2-second block the transaction landed in.
-    pub block_number: u64,
 }
 
 impl TxRecord {
     pub fn of(r: &Record) -> TxRecord {
         TxRecord {
             id: r.id.clone(),
-            transaction_hash: r.hash.clone(),
+            settlement: Settlement::of_record(r),
             kind: r.kind,
             context: r.kind.context().to_string(),
             token_address: r.token,
@@ -152,7 +152,6 @@ impl TxRecord {
             from: r.from,
             to: r.to,
             timestamp: iso8601(r.at),
-            block_number: block_number(mined_at(r.at)),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Markets on the wire: a token's pool, the answer of opening one, a trade's receipt and a
 //! quote.
 
+use super::settlement::Settlement;
 use crate::model::address::Address;
 use crate::model::amount::{Price, Units, Usdc};
 use crate::model::arith::mul_div;
@@ -126,8 +127,8 @@ pub struct TradeFigures {
 pub struct TradeResult {
     #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
     pub success: bool,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
-    pub transaction_hash: String,
+    #[serde(flatten)]
+    pub settlement: Settlement,
     #[serde(flatten)]
     pub figures: TradeFigures,
 }
@@ -172,7 +173,7 @@ impl TradeResult {
         };
         TradeResult {
             success: true,
-            transaction_hash: r.hash.clone(),
+            settlement: Settlement::of(&r.stamp),
             figures: TradeFigures::of(side, &r.token, &r.before, &r.trade),
         }
     }

@@ -15,6 +15,7 @@ pub mod market;
 pub mod op;
 pub mod presale;
 pub mod routes;
+pub mod settlement;
 pub mod token;
 
 pub use apply::{apply, Reply, Response, Shell};

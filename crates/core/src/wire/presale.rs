@@ -1,6 +1,7 @@
 //! Presales on the wire: the public form, the merchant form (public plus signer, lock,
 //! completion and deployment details), and the answers of buy and resolve.
 
+use super::settlement::Settlement;
 use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::amount::percent_micro;
@@ -175,8 +176,12 @@ pub struct PresaleInfo {
 #[serde(rename_all = "camelCase")]
 pub struct TokenDeploymentInfo {
     pub token_address: TokenAddress,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
-    pub hash: String,
+    /// `null` on an EVM chain until the deployment is mined.
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "Option<crate::codegen::schema::TxHash>")
+    )]
+    pub hash: Option<String>,
     /// Base units (18 decimals) as a string of digits.
     #[cfg_attr(feature = "codegen", schemars(extend("pattern" = "^[0-9]+$")))]
     pub amount_tokens_bought: String,
@@ -189,8 +194,8 @@ pub struct TokenDeploymentInfo {
 pub struct BuyPresaleResult {
     #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
     pub success: bool,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
-    pub transaction_hash: String,
+    #[serde(flatten)]
+    pub settlement: Settlement,
     pub presale_id: PresaleId,
     pub usdc_amount: Decimal,
 }
@@ -199,7 +204,7 @@ impl BuyPresaleResult {
     pub fn of(p: &Purchase) -> BuyPresaleResult {
         BuyPresaleResult {
             success: true,
-            transaction_hash: p.hash.clone(),
+            settlement: Settlement::of(&p.stamp),
             presale_id: p.presale_id.clone(),
             usdc_amount: Decimal::of(p.usdc),
         }

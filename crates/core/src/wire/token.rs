@@ -144,8 +144,13 @@ pub struct CreateTokenAccepted {
     /// `pending`.
     #[cfg_attr(feature = "codegen", schemars(extend("const" = "pending")))]
     pub status: JobStatus,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
-    pub transaction_hash: String,
+    /// The deployment transaction, once it is sent (on an EVM chain: not at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "Option<crate::codegen::schema::TxHash>")
+    )]
+    pub transaction_hash: Option<String>,
     pub token_address: TokenAddress,
 }
 
@@ -178,8 +183,13 @@ pub struct Job {
     pub id: JobId,
     pub job_id: JobId,
     pub status: JobStatus,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::codegen::schema::TxHash"))]
-    pub transaction_hash: String,
+    /// The deployment transaction, once it is sent (on an EVM chain: not at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(with = "Option<crate::codegen::schema::TxHash>")
+    )]
+    pub transaction_hash: Option<String>,
     pub token_address: TokenAddress,
     /// The block the deployment was mined in (on success).
     #[serde(default, skip_serializing_if = "Option::is_none")]

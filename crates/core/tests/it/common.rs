@@ -14,7 +14,7 @@ use serde_json::Value;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::{parse_units, Units, Usdc, TOKEN_DECIMALS};
 use tokenpad_core::model::balance::Balance;
-use tokenpad_core::model::chain::BLOCK_MS;
+use tokenpad_core::model::chain::{ChainMode, BLOCK_MS};
 use tokenpad_core::model::deployment::{DeploySpec, DeploymentKind};
 use tokenpad_core::model::holder::{Holder, NewWallet};
 use tokenpad_core::model::ids::{uuid_v4, JobId, MerchantId, PresaleId, TokenAddress, UserId};
@@ -137,7 +137,7 @@ impl Kind {
 pub fn distribute(store: &mut MemStore, ctx: &Ctx, path: &str, req: &Value) -> Result<String> {
     let token = token_path(path)?;
     let req = body(req)?;
-    ops::ledger::distribute(store, ctx, &token, &req).map(|r| r.hash)
+    ops::ledger::distribute(store, ctx, &token, &req).map(|r| embedded_hash(&r.stamp))
 }
 
 /// `POST /holder/:userId/{spend,transfer,withdraw}`.
@@ -153,9 +153,17 @@ pub fn move_out(
     ops::ledger::move_out(store, ctx, &user_id, &out)
 }
 
+/// The embedded chain's hash of a movement (it always has one).
+pub fn embedded_hash(stamp: &tokenpad_core::ops::chain::Stamp) -> String {
+    stamp
+        .hash
+        .clone()
+        .expect("the embedded chain hashes every movement")
+}
+
 /// Test USDC for a holder, in USDC base units.
 pub fn deposit(store: &mut MemStore, ctx: &Ctx, to: &Address, usdc_units: u128) -> Result<String> {
-    ops::ledger::deposit_usdc(store, ctx, to, Usdc::new(usdc_units))
+    ops::ledger::deposit_usdc(store, ctx, to, Usdc::new(usdc_units)).map(|s| embedded_hash(&s))
 }
 
 /// `POST /merchant/presale` with a chosen id.
@@ -220,7 +228,11 @@ impl Fx {
         ops::merchant::init(&mut store, &merchant).expect("merchant init");
         let fx = Fx {
             store,
-            ctx: Ctx { now: T0, merchant },
+            ctx: Ctx {
+                now: T0,
+                merchant,
+                chain: ChainMode::Embedded,
+            },
             next_seed: 1,
             jobs: 0,
         };

@@ -18,3 +18,4 @@ mod ledger_scenarios;
 mod market;
 mod openapi_codes;
 mod presale;
+mod settle;

@@ -1,6 +1,8 @@
 //! The shell's adapters: SQLite behind the core's storage port, transactions, randomness.
 
+pub mod evm;
 pub mod sql;
+pub mod sql_chain;
 pub mod sql_store;
 pub mod txn;
 pub mod wallet;

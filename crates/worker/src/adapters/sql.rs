@@ -99,7 +99,7 @@ impl SqlStore {
     }
 
     pub fn migrate(&self) -> Result<()> {
-        for stmt in SCHEMA {
+        for stmt in SCHEMA.iter().chain(super::sql_chain::SCHEMA) {
             self.exec(stmt, vec![])?;
         }
         Ok(())

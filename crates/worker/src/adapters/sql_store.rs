@@ -17,10 +17,12 @@ use tokenpad_core::model::deployment::Deployment;
 use tokenpad_core::model::history::TxRecord;
 use tokenpad_core::model::holder::Holder;
 use tokenpad_core::model::ids::{DeploymentId, JobId, LockId, PresaleId, TokenAddress, UserId};
+use tokenpad_core::model::intent::{Intent, IntentStatus};
 use tokenpad_core::model::job::Job;
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::pool::Pool;
 use tokenpad_core::model::presale::{Participant, Presale};
+use tokenpad_core::model::settlement::{ChainTx, Relayer};
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::model::token::{HolderRow, Token};
 use tokenpad_core::store::{DueKey, Store};
@@ -276,16 +278,64 @@ impl Store for SqlStore {
             .collect())
     }
 
-    fn append_history(&mut self, record: &TxRecord) -> Result<()> {
-        self.exec(
-            "INSERT INTO history (user_id, token, data) VALUES (?, ?, ?)",
-            vec![
-                record.user_id.as_str().into(),
-                tok(&record.token).into(),
-                text(record)?.into(),
-            ],
-        )?;
-        Ok(())
+    fn append_history(&mut self, record: &TxRecord) -> Result<u64> {
+        self.insert_history(record)
+    }
+
+    fn history_at(&self, seq: u64) -> Result<Option<TxRecord>> {
+        self.history_record(seq)
+    }
+
+    fn put_history_at(&mut self, seq: u64, record: &TxRecord) -> Result<()> {
+        self.rewrite_history(seq, record)
+    }
+
+    fn enqueue_intent(&mut self, intent: &Intent) -> Result<u64> {
+        self.insert_intent(intent)
+    }
+
+    fn intent(&self, id: u64) -> Result<Option<Intent>> {
+        self.intent_by_id(id)
+    }
+
+    fn put_intent(&mut self, intent: &Intent) -> Result<()> {
+        self.update_intent(intent)
+    }
+
+    fn open_intents(&self, limit: u32) -> Result<Vec<Intent>> {
+        self.intents_in(
+            &[IntentStatus::Queued, IntentStatus::Submitted],
+            false,
+            limit,
+        )
+    }
+
+    fn failed_intents(&self, limit: u32) -> Result<Vec<Intent>> {
+        self.intents_in(&[IntentStatus::Failed], true, limit)
+    }
+
+    fn chain_tx(&self, nonce: u64) -> Result<Option<ChainTx>> {
+        self.chain_tx_at(nonce)
+    }
+
+    fn put_chain_tx(&mut self, tx: &ChainTx) -> Result<()> {
+        self.save_chain_tx(tx)
+    }
+
+    fn open_chain_txs(&self) -> Result<Vec<ChainTx>> {
+        self.open_txs()
+    }
+
+    fn is_own_tx(&self, hash: &str) -> Result<bool> {
+        self.own_tx(hash)
+    }
+
+    fn relayer(&self) -> Result<Relayer> {
+        self.relayer_state()
+    }
+
+    fn put_relayer(&mut self, relayer: &Relayer) -> Result<()> {
+        self.save_relayer(relayer)
     }
 
     fn history(

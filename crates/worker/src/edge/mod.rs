@@ -13,7 +13,7 @@ use crate::http::{self, header};
 use std::collections::BTreeMap;
 use tokenpad_core::auth::{parse_key, KeyKind};
 use tokenpad_core::crypto::sha256_hex;
-use tokenpad_core::wire::admin::{Health, Index};
+use tokenpad_core::wire::admin::{Health, HealthChain, Index};
 use tokenpad_core::wire::decode::parse_json;
 use tokenpad_core::wire::routes::{self, Access, Matched, Route};
 use tokenpad_core::wire::{Op, Parts};
@@ -238,11 +238,39 @@ async fn read_body(req: &mut Request, method: &str) -> Result<Option<String>> {
     })
 }
 
+/// The service's health: its chain, or why its configuration is unusable.
+fn health(env: &Env) -> Health {
+    match crate::adapters::evm::config::read(env) {
+        Ok(c) => {
+            let mode = c.mode();
+            Health {
+                ok: true,
+                chain: HealthChain {
+                    kind: mode.kind().into(),
+                    chain_id: c.evm().map(|e| e.chain.chain_id),
+                },
+                error: None,
+            }
+        }
+        Err(e) => Health {
+            ok: false,
+            chain: HealthChain {
+                kind: "evm".into(),
+                chain_id: None,
+            },
+            error: Some(e.message.clone()),
+        },
+    }
+}
+
 /// The routes with no key: the index, health, the OpenAPI document, a deployment's page.
 async fn open(env: &Env, url: &worker::Url, matched: &Matched) -> Result<Response> {
     let resp = match matched.route {
         Route::DeploymentPage => return overview::serve(env, url, &matched.params).await,
-        Route::Health => http::json(200, &Health { ok: true }),
+        Route::Health => {
+            let h = health(env);
+            http::json(if h.ok { 200 } else { 503 }, &h)
+        }
         Route::OpenApi => http::json_text(200, OPENAPI.to_string()),
         _ => http::json(
             200,

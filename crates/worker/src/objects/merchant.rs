@@ -8,6 +8,7 @@
 //! so time-based work happens on time with no request arriving.
 
 use super::idempotency;
+use crate::adapters::evm::{self, config::ChainConfig};
 use crate::adapters::sql::SqlStore;
 use crate::adapters::txn::transaction;
 use crate::adapters::wallet::{WalletMaker, WorkerShell};
@@ -27,6 +28,7 @@ use tokenpad_core::ratelimit::{Bucket, Limit};
 use tokenpad_core::store::Store;
 use tokenpad_core::wire::admin::{ChainFaultsResult, FaucetResult, MerchantCreated};
 use tokenpad_core::wire::deployment::DeploymentOverview;
+use tokenpad_core::wire::settlement::Settlement;
 use tokenpad_core::{Error, ErrorCode, Result};
 use worker::{durable_object, wasm_bindgen, DurableObject, Env, Request, Response, State};
 
@@ -49,17 +51,21 @@ pub struct MerchantObject {
     /// place all of a merchant's requests pass (a restart forgives, which is fine).
     bucket: RefCell<Bucket>,
     limit: Limit,
+    /// The chain this object settles on (a bad configuration is kept, as the error it is).
+    chain: Result<ChainConfig>,
 }
 
 impl DurableObject for MerchantObject {
     fn new(state: State, env: Env) -> Self {
         let limit = rate_limit(&env);
+        let chain = evm::config::read(&env);
         Self {
             state,
             env,
             migrated: Cell::new(false),
             bucket: RefCell::new(Bucket::default()),
             limit,
+            chain,
         }
     }
 
@@ -128,6 +134,16 @@ impl MerchantObject {
         Ok(worker::Date::now().as_millis() + self.offset()?)
     }
 
+    /// What an operation runs with: the time, the merchant, and the chain.
+    fn ctx(&self, now: Millis, merchant: Merchant) -> Result<Ctx> {
+        let chain = self.chain.as_ref().map_err(Clone::clone)?.mode();
+        Ok(Ctx {
+            now,
+            merchant,
+            chain,
+        })
+    }
+
     /// The merchant this object holds; operator calls to an empty object are a 404.
     fn merchant(&self) -> Result<Merchant> {
         self.store()?
@@ -185,7 +201,7 @@ impl MerchantObject {
         // Most operations (a spend, a read) leave the schedule alone; the alarm is only
         // touched when the earliest due time moved.
         let next_before = store.next_due()?;
-        let ctx = Ctx { now, merchant };
+        let ctx = self.ctx(now, merchant)?;
         let mut shell = WorkerShell {
             wallets: WalletMaker::from_env(&self.env),
             base_url: call.base_url,
@@ -215,8 +231,9 @@ impl MerchantObject {
         if store.due(now)?.is_empty() {
             return Ok(());
         }
+        let ctx = self.ctx(now, merchant)?;
         transaction(&self.state.storage(), move || {
-            ops::due::run_due(&mut store, &Ctx { now, merchant }).map(|_| ())
+            ops::due::run_due(&mut store, &ctx).map(|_| ())
         })
     }
 
@@ -287,15 +304,15 @@ impl MerchantObject {
         let now = self.now()?;
         self.run_due(now, merchant.clone())?;
         let mut store = self.store()?;
-        let ctx = Ctx { now, merchant };
-        let hash = transaction(&self.state.storage(), move || {
+        let ctx = self.ctx(now, merchant)?;
+        let stamp = transaction(&self.state.storage(), move || {
             ops::ledger::deposit_usdc(&mut store, &ctx, &address, usdc)
         })?;
         http::json(
             200,
             &FaucetResult {
                 success: true,
-                transaction_hash: hash,
+                settlement: Settlement::of(&stamp),
                 address,
                 usdc_amount: Decimal::of(usdc),
             },

@@ -24,6 +24,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::model::chain::mined_at;
 use crate::model::deployment::{DeploySpec, Deployment, DeploymentKind, DeploymentStatus};
 use crate::model::ids::DeploymentId;
+use crate::model::intent::Then;
 use crate::model::token::TokenSpec;
 use crate::store::{DueKey, Store};
 
@@ -35,7 +36,7 @@ pub fn create(
     spec: DeploySpec,
     id: DeploymentId,
 ) -> Result<Deployment> {
-    let address = chain::next_contract_address(store, &ctx.merchant.address)?;
+    let (address, salt) = chain::next_contract_address(store, ctx)?;
     let submitted = chain::try_submit(
         store,
         ctx,
@@ -60,12 +61,23 @@ pub fn create(
         error: None,
     };
     match submitted {
-        Ok(hash) => {
+        Ok(Some(hash)) => {
             let mined = mined_at(ctx.now);
             d.tx_hash = Some(hash);
             d.submitted_at = Some(ctx.now);
             d.mined_at = Some(mined);
             store.schedule(&DueKey::Deployment(d.id.clone()), mined)?;
+        }
+        Ok(None) => {
+            // An EVM chain: the settler deploys it, and the deployment finishes once mined.
+            let req = &d.request;
+            let action = chain::deploy(&salt, &req.name, &req.symbol, req.total_supply);
+            let then = Then::FinishDeployment(d.id.clone());
+            chain::intend(
+                store,
+                ctx,
+                chain::want(ctx, address, action).with_then(then),
+            )?;
         }
         Err(failure) => {
             d.status = DeploymentStatus::Failed;
@@ -120,7 +132,7 @@ pub fn finish(store: &mut dyn Store, ctx: &Ctx, id: &DeploymentId) -> Result<()>
                 price: req.initial_price,
             }),
             at,
-            tx_hash: d.tx_hash.clone().unwrap_or_default(),
+            tx_hash: d.tx_hash.clone(),
         },
     )?;
     d.status = DeploymentStatus::Success;

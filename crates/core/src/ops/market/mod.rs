@@ -18,17 +18,19 @@ use crate::model::decimal::{Decimal, Whole};
 use crate::model::history::TxType;
 use crate::model::ids::{TokenAddress, UserId};
 use crate::model::input::Int;
+use crate::model::intent::{Account, Reserve, Side};
 use crate::model::pool::{Pool, Trade, TradeError, FEE_BPS};
 use crate::model::time::Millis;
 use crate::model::token::{Token, TokenKind, USDC_ADDRESS};
+use crate::ops::chain::{self, Stamp};
 use crate::ops::ledger::{debit_check, Movement};
-use crate::ops::{chain, holder, token, Ctx};
+use crate::ops::{holder, token, Ctx};
 use crate::store::Store;
 
 /// A trade made: its transaction, and the pool before and after it.
 #[derive(Clone, Debug)]
 pub struct TradeReceipt {
-    pub hash: String,
+    pub stamp: Stamp,
     pub side: TxType,
     pub token: Token,
     pub before: Pool,
@@ -319,7 +321,7 @@ fn settle(
     t.check_conservation()?;
     usdc.check_conservation()?;
     let label = if buy { "buy" } else { "sell" };
-    let hash = chain::submit(
+    let stamp = chain::stamp(
         store,
         ctx,
         label,
@@ -343,25 +345,38 @@ fn settle(
     };
     let legs = [
         Movement {
-            hash: &hash,
+            stamp: &stamp,
             token: &t,
             amount: trade.tokens,
             from: tok_from,
             to: tok_to,
         },
         Movement {
-            hash: &hash,
+            stamp: &stamp,
             token: &usdc,
             amount: usdc_units,
             from: tok_to,
             to: tok_from,
         },
     ];
+    // On chain the pool's reserves are the treasury's: a trade is two transfers.
+    let holder_side = Account::Wallet(h.address);
     for (side_index, mv) in legs.iter().enumerate() {
-        store.append_history(&mv.record(ctx.now, side_index, side, &h.user_id))?;
+        let seq = store.append_history(&mv.record(ctx.now, side_index, side, &h.user_id))?;
+        let pool_side = Side::Reserve(Reserve::Pooled(t.address));
+        let holder_row = Side::Row(h.address);
+        let (from, to, undo) = if (side_index == 0) == buy {
+            (Account::Treasury, holder_side, (pool_side, holder_row))
+        } else {
+            (holder_side, Account::Treasury, (holder_row, pool_side))
+        };
+        let intent = chain::want(ctx, mv.token.address, chain::transfer(from, to, mv.amount))
+            .with_records(vec![seq])
+            .moved(undo.0, undo.1);
+        chain::intend(store, ctx, intent)?;
     }
     Ok(TradeReceipt {
-        hash,
+        stamp,
         side,
         token: t,
         before,

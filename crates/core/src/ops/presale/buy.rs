@@ -7,6 +7,7 @@ use crate::model::decimal::{Decimal, Whole};
 use crate::model::history::TxType;
 use crate::model::ids::{PresaleId, UserId};
 use crate::model::input::Checked;
+use crate::model::intent::{Account, Reserve, Side};
 use crate::model::presale::{Participant, Phase, Status};
 use crate::ops::ledger::{debit_check, Movement};
 use crate::ops::{chain, holder, Ctx};
@@ -37,7 +38,7 @@ impl Checked for BuyPresaleRequest {
 /// A purchase made.
 #[derive(Clone, Debug)]
 pub struct Purchase {
-    pub hash: String,
+    pub stamp: chain::Stamp,
     pub presale_id: PresaleId,
     pub usdc: Usdc,
 }
@@ -95,7 +96,7 @@ pub fn buy(
             }
         }
     };
-    let hash = chain::submit(
+    let stamp = chain::stamp(
         store,
         ctx,
         "presale_buy",
@@ -110,13 +111,19 @@ pub fn buy(
     store.put_token(&usdc)?;
     store.put_participant(&p.id, &part)?;
     let mv = Movement {
-        hash: &hash,
+        stamp: &stamp,
         token: &usdc,
         amount: units,
         from: holder.address,
         to: p.signer,
     };
-    store.append_history(&mv.record(ctx.now, 0, TxType::PresaleBuy, &holder.user_id))?;
+    let seq = store.append_history(&mv.record(ctx.now, 0, TxType::PresaleBuy, &holder.user_id))?;
+    // The escrow is the treasury's on chain.
+    let action = chain::transfer(Account::Wallet(holder.address), Account::Treasury, units);
+    let intent = chain::want(ctx, usdc.address, action)
+        .with_records(vec![seq])
+        .moved(Side::Row(holder.address), Side::Reserve(Reserve::Escrow));
+    chain::intend(store, ctx, intent)?;
     if p.purchased == p.target && p.auto_launch {
         // Target reached: launch now rather than at the end.
         p.phase = Phase::Launching;
@@ -124,7 +131,7 @@ pub fn buy(
     }
     save(store, &mut p, ctx.now)?;
     Ok(Purchase {
-        hash,
+        stamp,
         presale_id: p.id,
         usdc: amount,
     })

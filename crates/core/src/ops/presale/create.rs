@@ -163,7 +163,7 @@ pub fn create(
             Error::new(ErrorCode::InvalidRequest, "must be in the future").at_field("endTimestamp"),
         );
     }
-    let token_address = chain::next_contract_address(store, &ctx.merchant.address)?;
+    let (token_address, salt) = chain::next_contract_address(store, ctx)?;
     let signer_hash = crypto::keccak256(format!("tokenpad presale signer {id}").as_bytes());
     let presale = Presale {
         id,
@@ -178,6 +178,7 @@ pub fn create(
         auto_launch: req.auto_launch.unwrap_or(true),
         signer: Address::from_hash(&signer_hash),
         token_address,
+        deploy_salt: ctx.chain.is_evm().then(|| crypto::hex0x(&salt)),
         participant_count: 0,
         phase: Phase::Open,
         completion: Completion::new(),

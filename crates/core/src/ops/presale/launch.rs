@@ -8,17 +8,21 @@
 
 use super::lookup::{key, save, usdc};
 use super::settle;
-use crate::error::Result;
+use crate::crypto;
+use crate::error::{Error, Result};
 use crate::model::amount::Price;
 use crate::model::balance::Lock;
-use crate::model::chain::mined_at;
+use crate::model::chain::{block_number, mined_at};
+use crate::model::history::ChainStatus;
 use crate::model::history::TxType;
+use crate::model::intent::{Account, Reserve, Side, Then};
 use crate::model::presale::{launch_supply, shares, Phase, Presale, Step, TokenDeployment};
 use crate::model::time::{Millis, DAY, SECOND};
 use crate::model::token::{Network, Token, TokenOrigin, TokenSpec};
+use crate::ops::chain::{self, Stamp};
 use crate::ops::launch::{self, NewToken, PoolOpening, Supply};
 use crate::ops::ledger::Movement;
-use crate::ops::{chain, token, Ctx};
+use crate::ops::{token, Ctx};
 use crate::store::{DueKey, Store};
 
 /// Backoff of a failed completion step: 2^retries seconds, capped.
@@ -64,7 +68,7 @@ fn submit_all(
     p: &mut Presale,
     at: Millis,
     kinds: &[&str],
-) -> Result<Option<Vec<String>>> {
+) -> Result<Option<Vec<Option<String>>>> {
     let mut hashes = Vec::new();
     for kind in kinds {
         match chain::try_submit(store, ctx, kind, &[p.id.as_str().as_bytes()], at)? {
@@ -98,12 +102,15 @@ pub fn step(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Res
     let Some(hashes) = submit_all(store, ctx, &mut p, at, &kinds)? else {
         return Ok(());
     };
+    // On an EVM chain the step's movements are intents: their hashes come with settlement.
     for ((_, label), hash) in names.iter().zip(&hashes) {
-        p.completion
-            .transactions
-            .insert((*label).to_string(), hash.clone());
+        if let Some(hash) = hash {
+            p.completion
+                .transactions
+                .insert((*label).to_string(), hash.clone());
+        }
     }
-    let last_hash = hashes.last().cloned().unwrap_or_default();
+    let last_hash = hashes.last().cloned().flatten();
     let at_ctx = ctx.at(at);
     match next {
         Step::Swapping => swap(store, &p)?,
@@ -140,10 +147,19 @@ fn create_token(
     store: &mut dyn Store,
     ctx: &Ctx,
     p: &mut Presale,
-    hash: &str,
+    hash: &Option<String>,
     at: Millis,
 ) -> Result<()> {
     let bought = p.amount_bought();
+    if let Some(salt) = &p.deploy_salt {
+        let salt = crypto::parse_bytes32(salt)
+            .ok_or_else(|| Error::internal(format!("presale {}: bad deploy salt", p.id)))?;
+        let info = &p.token_info;
+        let action = chain::deploy(&salt, &info.name, &info.symbol, launch_supply());
+        let then = Then::PresaleToken(p.id.clone());
+        let intent = chain::want(ctx, p.token_address, action).with_then(then);
+        chain::intend(store, ctx, intent)?;
+    }
     let price = Price::of(p.purchased, bought, TokenSpec::DECIMALS);
     let info = &p.token_info;
     launch::launch(
@@ -172,12 +188,12 @@ fn create_token(
                 price,
             }),
             at,
-            tx_hash: hash.to_string(),
+            tx_hash: hash.clone(),
         },
     )?;
     p.token_deployment = Some(TokenDeployment {
         token_address: p.token_address,
-        hash: hash.to_string(),
+        hash: hash.clone(),
         amount_bought: bought,
     });
     Ok(())
@@ -201,7 +217,12 @@ fn withdraw_bought(store: &mut dyn Store, p: &Presale) -> Result<()> {
 }
 
 /// Each buyer's share moves from the signer into a lock that opens lockDuration days later.
-fn distribute(store: &mut dyn Store, ctx: &Ctx, p: &mut Presale, hash: &str) -> Result<()> {
+fn distribute(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    p: &mut Presale,
+    hash: &Option<String>,
+) -> Result<()> {
     let token = launched_token(store, p)?;
     let bought = p.amount_bought();
     let participants = store.participants(&p.id)?;
@@ -226,17 +247,41 @@ fn distribute(store: &mut dyn Store, ctx: &Ctx, p: &mut Presale, hash: &str) -> 
         };
         store.put_lock(&lock)?;
         store.schedule(&DueKey::Unlock(lock.id.clone()), unlock_at)?;
+        // Locked tokens sit in the buyer's wallet on chain; the ledger keeps them locked.
+        let stamp = match hash {
+            Some(hash) => Stamp {
+                id: hash.clone(),
+                hash: Some(hash.clone()),
+                status: ChainStatus::Confirmed,
+                block: Some(block_number(mined_at(ctx.now))),
+            },
+            None => chain::stamp(store, ctx, "allocation", &[&part.address.0], ctx.now)?,
+        };
         let mv = Movement {
-            hash,
+            stamp: &stamp,
             token: &token,
             amount: share,
             from: p.signer,
             to: part.address,
         };
-        store.append_history(&mv.record(ctx.now, i, TxType::PresaleAllocation, &part.user_id))?;
+        let seq = store.append_history(&mv.record(
+            ctx.now,
+            i,
+            TxType::PresaleAllocation,
+            &part.user_id,
+        ))?;
+        let action = chain::transfer(Account::Treasury, Account::Wallet(part.address), share);
+        // Undone, the share goes back to the reserve it was withdrawn from.
+        let intent = chain::want(ctx, token.address, action)
+            .with_records(vec![seq])
+            .moved(
+                Side::Reserve(Reserve::Liquidity),
+                Side::Locked(part.address, lock.id.clone()),
+            );
+        chain::intend(store, ctx, intent)?;
     }
     token.check_conservation()?;
     p.distributed = true;
-    p.distribute_tx = Some(hash.to_string());
+    p.distribute_tx = hash.clone();
     Ok(())
 }

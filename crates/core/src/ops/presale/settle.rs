@@ -4,6 +4,7 @@ use super::lookup::{key, save, usdc};
 use crate::error::Result;
 use crate::model::history::TxType;
 use crate::model::ids::LockId;
+use crate::model::intent::{Account, Reserve, Side};
 use crate::model::presale::{Phase, Presale};
 use crate::model::time::Millis;
 use crate::ops::ledger::Movement;
@@ -14,10 +15,10 @@ use crate::store::Store;
 pub fn refund(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Result<()> {
     let mut usdc = usdc(store)?;
     let participants = store.participants(&p.id)?;
-    let hash = if participants.is_empty() {
+    let stamp = if participants.is_empty() {
         None
     } else {
-        Some(chain::submit(
+        Some(chain::stamp(
             store,
             ctx,
             "presale_refund",
@@ -32,15 +33,21 @@ pub fn refund(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> R
         usdc.escrow = usdc.escrow.minus(paid)?;
         usdc.held = usdc.held.plus(paid)?;
         store.put_balance(&usdc.address, &part.address, &bal)?;
-        if let Some(hash) = &hash {
+        if let Some(stamp) = &stamp {
             let mv = Movement {
-                hash,
+                stamp,
                 token: &usdc,
                 amount: paid,
                 from: p.signer,
                 to: part.address,
             };
-            store.append_history(&mv.record(at, i, TxType::PresaleRefund, &part.user_id))?;
+            let seq =
+                store.append_history(&mv.record(at, i, TxType::PresaleRefund, &part.user_id))?;
+            let action = chain::transfer(Account::Treasury, Account::Wallet(part.address), paid);
+            let intent = chain::want(ctx, usdc.address, action)
+                .with_records(vec![seq])
+                .moved(Side::Reserve(Reserve::Escrow), Side::Row(part.address));
+            chain::intend(store, ctx, intent)?;
         }
     }
     usdc.check_conservation()?;
@@ -59,12 +66,13 @@ pub fn unlock(store: &mut dyn Store, ctx: &Ctx, lock_id: &LockId, at: Millis) ->
     let mut bal = store.balance(&lock.token, &lock.owner)?;
     bal.locked = bal.locked.minus(lock.amount)?;
     bal.active = bal.active.plus(lock.amount)?;
-    let hash = chain::submit(store, ctx, "unlock", &[lock_id.as_str().as_bytes()], at)?;
+    // Locked tokens already sit in the holder's wallet on chain: an unlock moves nothing.
+    let stamp = chain::ledger_only(store, ctx, "unlock", &[lock_id.as_str().as_bytes()], at)?;
     store.put_balance(&lock.token, &lock.owner, &bal)?;
     store.remove_lock(lock_id)?;
     if let Some(h) = store.holder_by_address(&lock.owner)? {
         let mv = Movement {
-            hash: &hash,
+            stamp: &stamp,
             token: &token,
             amount: lock.amount,
             from: lock.owner,

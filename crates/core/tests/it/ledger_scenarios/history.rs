@@ -18,13 +18,22 @@ fn history_records_every_movement_newest_first() {
     let h1 = do_dist(&mut w, "A", "alice", json!(10));
     w.fx.advance(1_000);
     times.push(w.fx.ctx.now);
-    let h2 = do_out(&mut w, Kind::Spend, "alice", "A", json!(1), "").hash;
+    let h2 = do_out(&mut w, Kind::Spend, "alice", "A", json!(1), "")
+        .stamp
+        .hash
+        .unwrap();
     w.fx.advance(1_000);
     times.push(w.fx.ctx.now);
-    let h3 = do_out(&mut w, Kind::Transfer, "alice", "A", json!(2), "bob").hash;
+    let h3 = do_out(&mut w, Kind::Transfer, "alice", "A", json!(2), "bob")
+        .stamp
+        .hash
+        .unwrap();
     w.fx.advance(1_000);
     times.push(w.fx.ctx.now);
-    let h4 = do_out(&mut w, Kind::Withdraw, "alice", "A", json!(3), "ext1").hash;
+    let h4 = do_out(&mut w, Kind::Withdraw, "alice", "A", json!(3), "ext1")
+        .stamp
+        .hash
+        .unwrap();
     w.fx.advance(1_000);
     times.push(w.fx.ctx.now);
     let h5 = do_deposit(&mut w, "alice", 5_000_000);
@@ -72,6 +81,7 @@ fn history_records_every_movement_newest_first() {
             set(&[
                 "id",
                 "transactionHash",
+                "chainStatus",
                 "type",
                 "context",
                 "tokenAddress",
@@ -114,7 +124,10 @@ fn history_records_every_movement_newest_first() {
 fn withdraw_to_a_holder_is_in_the_recipients_history() {
     let mut w = world();
     do_dist(&mut w, "A", "alice", json!(3));
-    let h = do_out(&mut w, Kind::Withdraw, "alice", "A", json!(1), "carol").hash;
+    let h = do_out(&mut w, Kind::Withdraw, "alice", "A", json!(1), "carol")
+        .stamp
+        .hash
+        .unwrap();
     let carol = page(&w, "carol", &query(None, None, None));
     assert_eq!(field_strs(&carol, "type"), ["transfer_in"]);
     assert_eq!(field_strs(&carol, "transactionHash"), [h.as_str()]);

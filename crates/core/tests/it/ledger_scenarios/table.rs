@@ -2,10 +2,12 @@
 
 use super::{assert_tx_hash, world, World};
 use crate::common::{self, assert_conserved, assert_unchanged, tok, units, Kind};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use tokenpad_core::error::{Error, ErrorCode as C};
+use tokenpad_core::model::history::ChainStatus;
 use tokenpad_core::wire::ledger::DistributeResult;
+use tokenpad_core::wire::settlement::Settlement;
 
 pub enum Op {
     /// distribute on a token path (`$name` or raw text) with a body.
@@ -69,7 +71,11 @@ fn apply(w: &mut World, op: &Op) -> Result<(), Error> {
             let hash = common::distribute(&mut w.fx.store, &w.fx.ctx, &path, &body)?;
             let out = common::json(&DistributeResult {
                 success: true,
-                transaction_hash: hash,
+                settlement: Settlement {
+                    transaction_hash: Some(hash),
+                    chain_status: ChainStatus::Confirmed,
+                    block_number: None,
+                },
             });
             assert_eq!(out["success"], true);
             assert_tx_hash(&out["transactionHash"]);
@@ -78,7 +84,7 @@ fn apply(w: &mut World, op: &Op) -> Result<(), Error> {
         Op::Out(kind, user, body) => {
             let body = w.resolve(body);
             let r = common::move_out(&mut w.fx.store, &w.fx.ctx, *kind, user, &body)?;
-            assert_tx_hash(&Value::String(r.hash));
+            assert_tx_hash(&json!(r.stamp.hash));
             Ok(())
         }
         Op::Deposit(who, amount) => {

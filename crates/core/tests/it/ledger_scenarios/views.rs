@@ -4,9 +4,11 @@ use super::{assert_tx_hash, data, do_deposit, do_dist, do_out, keys, page, query
 use crate::common::{self, json as to_json, num, tok, units, usdc_address, Kind};
 use serde_json::{json, Value};
 use tokenpad_core::model::amount::{Price, PRICE_DECIMALS};
+use tokenpad_core::model::history::ChainStatus;
 use tokenpad_core::store::Store;
 use tokenpad_core::wire::holder::{HolderFull, TokenBalance};
 use tokenpad_core::wire::ledger::{DistributeResult, LedgerResult};
+use tokenpad_core::wire::settlement::Settlement;
 use tokenpad_core::wire::token::Token;
 
 #[test]
@@ -188,9 +190,16 @@ fn receipts_and_distribute_responses() {
     .unwrap();
     let out = to_json(&DistributeResult {
         success: true,
-        transaction_hash: hash,
+        settlement: Settlement {
+            transaction_hash: Some(hash),
+            chain_status: ChainStatus::Confirmed,
+            block_number: Some(1),
+        },
     });
-    assert_eq!(keys(&out), set(&["success", "transactionHash"]));
+    assert_eq!(
+        keys(&out),
+        set(&["success", "transactionHash", "chainStatus", "blockNumber"])
+    );
     assert_eq!(out["success"], true);
     assert_tx_hash(&out["transactionHash"]);
 
@@ -200,7 +209,9 @@ fn receipts_and_distribute_responses() {
         v,
         json!({
             "success": true,
-            "transactionHash": r.hash,
+            "transactionHash": r.stamp.hash,
+            "chainStatus": "confirmed",
+            "blockNumber": r.stamp.block,
             "from": w.addr("alice").to_checksum(),
             "to": w.addr("bob").to_checksum(),
             "amount": num("2.5"),

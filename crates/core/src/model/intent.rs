@@ -1,0 +1,180 @@
+//! Chain intents: the outbox. On an EVM chain every ledger movement that moves something on
+//! chain writes an intent in the same transaction as the ledger change; the worker's settler
+//! signs, sends and watches it, and reports back (`ops::settle`). The embedded chain needs
+//! none: it settles as it records.
+
+use super::address::Address;
+use super::amount::Units;
+use super::ids::{DeploymentId, JobId, LockId, PresaleId, TokenAddress};
+use super::time::Millis;
+use serde::{Deserialize, Serialize};
+
+/// Where tokens are on chain. The merchant's relayer wallet holds, as the token's treasury,
+/// everything the ledger keeps outside holders' balances: the app and merchant supply, the
+/// liquidity reserve, presale escrow and signers, pool reserves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Account {
+    Treasury,
+    Wallet(Address),
+}
+
+/// What must happen on chain.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Deploy the token through the factory (its address is the CREATE2 address of `salt`),
+    /// minting its whole supply to the treasury.
+    Deploy {
+        /// 32 bytes, hex.
+        salt: String,
+        name: String,
+        symbol: String,
+        supply: Units,
+    },
+    /// Move tokens: from the treasury (a plain transfer) or from a holder (an EIP-3009
+    /// authorization the holder's key signs).
+    Transfer {
+        from: Account,
+        to: Account,
+        amount: Units,
+    },
+    /// Mint test USDC (the local faucet; test chains only).
+    Mint { to: Address, amount: Units },
+}
+
+/// What the ledger does once an intent is confirmed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Then {
+    FinishJob(JobId),
+    FinishDeployment(DeploymentId),
+    /// A presale's token was deployed: its completion state shows the hash.
+    PresaleToken(PresaleId),
+}
+
+/// One side of a movement in the ledger: a balance row or one of the token's reserves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// An address's active balance.
+    Row(Address),
+    /// An address's locked balance, in this lock (a presale allocation).
+    Locked(Address, LockId),
+    Reserve(Reserve),
+}
+
+/// How the ledger undoes a movement the chain refused (`ops::settle`): take the amount from
+/// `debit` (as much of it as is still there) and give the same back to `credit`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Undo {
+    pub debit: Side,
+    pub credit: Side,
+}
+
+impl Undo {
+    /// The undo of a movement from `from` to `to`.
+    pub fn of(from: Side, to: Side) -> Undo {
+        Undo {
+            debit: to,
+            credit: from,
+        }
+    }
+}
+
+/// A token's reserves in the ledger (on chain all of them are the treasury's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reserve {
+    /// The token's remaining app (reward) supply.
+    App,
+    /// The merchant supply.
+    Merchant,
+    /// The token's liquidity reserve.
+    Liquidity,
+    /// USDC held in presale escrow.
+    Escrow,
+    /// The reserves of the pool of the given token (its tokens, or the USDC side).
+    Pooled(TokenAddress),
+    /// Minted into the ledger (the test faucet): undoing it shrinks the supply.
+    Minted,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntentStatus {
+    /// Waiting for the settler.
+    Queued,
+    /// In a signed transaction that was (or is being) sent.
+    Submitted,
+    Confirmed,
+    /// Reverted or refused for good; the ledger compensated it.
+    Failed,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Intent {
+    /// Assigned by the store, in order.
+    pub id: u64,
+    pub token: TokenAddress,
+    pub action: Action,
+    /// The history records (their sequence numbers) that show this movement.
+    pub records: Vec<u64>,
+    pub then: Option<Then>,
+    /// How the ledger undoes the movement if the chain refuses it; None: nothing to undo.
+    #[serde(default)]
+    pub undo: Option<Undo>,
+    /// Send in a transaction of its own: a batch it was in reverted.
+    #[serde(default)]
+    pub solo: bool,
+    /// How many transactions carried it so far.
+    #[serde(default)]
+    pub attempts: u32,
+    pub status: IntentStatus,
+    pub hash: Option<String>,
+    pub block: Option<u64>,
+    pub error: Option<String>,
+    pub created_at: Millis,
+}
+
+impl Intent {
+    /// A queued intent to do `action` on `token`, made at `at`; the `with_` methods add the
+    /// rest, and the store assigns the id.
+    pub fn new(token: TokenAddress, action: Action, at: Millis) -> Intent {
+        Intent {
+            id: 0,
+            token,
+            action,
+            records: Vec::new(),
+            then: None,
+            undo: None,
+            solo: false,
+            attempts: 0,
+            status: IntentStatus::Queued,
+            hash: None,
+            block: None,
+            error: None,
+            created_at: at,
+        }
+    }
+
+    pub fn with_records(mut self, records: Vec<u64>) -> Intent {
+        self.records = records;
+        self
+    }
+
+    pub fn with_then(mut self, then: Then) -> Intent {
+        self.then = Some(then);
+        self
+    }
+
+    /// The movement went from `from` to `to` in the ledger.
+    pub fn moved(mut self, from: Side, to: Side) -> Intent {
+        self.undo = Some(Undo::of(from, to));
+        self
+    }
+
+    pub fn is_open(&self) -> bool {
+        matches!(self.status, IntentStatus::Queued | IntentStatus::Submitted)
+    }
+}

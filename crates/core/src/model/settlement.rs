@@ -1,0 +1,86 @@
+//! The settler's own records on an EVM chain: the transactions it signed from the merchant's
+//! relayer wallet (one per nonce, with every fee version of it) and the relayer's state.
+//!
+//! A transaction is stored, signed, before it is broadcast: a crash between the two sends the
+//! same bytes again, never a second transfer. A replacement (same nonce, higher fee) is a new
+//! version of the same record, and any version may be the one mined, so all are watched.
+
+use super::address::Address;
+use super::time::Millis;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TxState {
+    /// Signed and stored; not known to be broadcast yet.
+    Signed,
+    /// Broadcast at least once; waiting for a receipt.
+    Sent,
+    /// Mined and succeeded.
+    Mined,
+    /// Mined and reverted.
+    Reverted,
+    /// The nonce was used by another transaction of the relayer (not one of ours): none of
+    /// this record's versions can be mined any more, and its intents went back to the queue.
+    Abandoned,
+}
+
+/// One signed version of a transaction (the first, or a fee replacement).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TxVersion {
+    /// 0x + 64 hex.
+    pub hash: String,
+    /// The signed transaction, 0x-hex: what is broadcast, and broadcast again.
+    pub raw: String,
+    pub max_fee_per_gas: u128,
+    pub max_priority_fee_per_gas: u128,
+    pub signed_at: Millis,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainTx {
+    /// The relayer's nonce: the record's key.
+    pub nonce: u64,
+    /// The intents it carries, in order.
+    pub intents: Vec<u64>,
+    pub to: Address,
+    /// The calldata, 0x-hex (a replacement signs the same call again).
+    pub data: String,
+    pub gas_limit: u64,
+    /// Oldest first; the last is the one to rebroadcast.
+    pub versions: Vec<TxVersion>,
+    pub state: TxState,
+    /// The version that was mined, and where.
+    pub mined_hash: Option<String>,
+    pub block: Option<u64>,
+    pub gas_used: Option<u64>,
+    /// Why it reverted, or the last broadcast error.
+    pub error: Option<String>,
+    /// When it was last broadcast (service time).
+    pub sent_at: Option<Millis>,
+    pub created_at: Millis,
+}
+
+impl ChainTx {
+    pub fn latest(&self) -> Option<&TxVersion> {
+        self.versions.last()
+    }
+
+    pub fn is_open(&self) -> bool {
+        matches!(self.state, TxState::Signed | TxState::Sent)
+    }
+}
+
+/// The relayer wallet's state, owned by the merchant's object (the only writer).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Relayer {
+    /// The next nonce to sign with; None until read from the chain the first time.
+    pub next_nonce: Option<u64>,
+    /// The last block whose Transfer logs were applied (deposits); None until the first scan,
+    /// which starts at the chain's head (nothing before the merchant existed is its).
+    pub scanned_block: Option<u64>,
+    /// Why settlement is stopped, if it is (the relayer is out of gas, the RPC fails): shown
+    /// by `GET /admin/merchants/:id/chain` and logged; cleared once a transaction goes out.
+    pub error: Option<String>,
+    pub error_at: Option<Millis>,
+}

@@ -1,0 +1,252 @@
+//! Settlement on an EVM chain: what the worker's settler reports back to the ledger.
+//!
+//! The settler (the worker's `adapters/evm`) drains the outbox: it asks [`plan`] which
+//! intents go out next, signs a transaction for each batch, and reports every step here, in
+//! the same SQLite transaction as its own record of the transaction:
+//!
+//! - [`signed`]: a transaction was signed and stored (before it is broadcast); its intents are
+//!   `submitted` and their history records show its hash. [`replaced`]: a same-nonce
+//!   replacement with a higher fee; the records show the new hash.
+//! - [`mined`]: a receipt. Success confirms every intent (records `confirmed`, with the block)
+//!   and runs what waited on it (a job or deployment finishes, a presale notes its token's
+//!   hash). A reverted batch goes back to the queue one intent per transaction, so one bad
+//!   movement cannot hold up the others; a reverted single movement fails, and the ledger
+//!   undoes it (`undo`), visibly.
+//! - [`abandoned`]: the nonce was used by something else; the intents go back to the queue.
+//!
+//! Deposits from outside are [`observe`]d from Transfer logs; [`reconcile`] lists what the
+//! chain should say of every holder.
+
+pub mod observe;
+pub mod plan;
+pub mod reconcile;
+mod undo;
+
+use super::{deployment, job, Ctx};
+use crate::error::{Error, Result};
+use crate::model::history::ChainStatus;
+use crate::model::intent::{Action, Intent, IntentStatus, Then};
+use crate::model::settlement::{ChainTx, TxState};
+use crate::store::Store;
+
+/// How many times a token deployment is sent before it counts as failed. A deployment is
+/// idempotent (the address is fixed by its salt), so trying again is safe.
+pub const DEPLOY_ATTEMPTS: u32 = 5;
+
+/// A receipt, as the settler read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mined {
+    /// The version of the transaction that was mined.
+    pub hash: String,
+    pub block: u64,
+    pub success: bool,
+    pub gas_used: u64,
+    /// Why it reverted, when the settler could tell.
+    pub reason: Option<String>,
+}
+
+fn intent(store: &dyn Store, id: u64) -> Result<Intent> {
+    store
+        .intent(id)?
+        .ok_or_else(|| Error::internal(format!("chain intent {id} is missing")))
+}
+
+/// Sets the chain status of an intent's history records.
+fn mark_records(
+    store: &mut dyn Store,
+    i: &Intent,
+    status: ChainStatus,
+    hash: Option<&str>,
+    block: Option<u64>,
+) -> Result<()> {
+    for seq in &i.records {
+        if let Some(mut r) = store.history_at(*seq)? {
+            r.chain_status = status;
+            r.hash = hash.map(str::to_string);
+            r.block = block;
+            store.put_history_at(*seq, &r)?;
+        }
+    }
+    Ok(())
+}
+
+/// A transaction for `tx.intents` was signed and stored; it goes out next. Its nonce is
+/// spent: the relayer's next one follows it.
+pub fn signed(store: &mut dyn Store, tx: &ChainTx) -> Result<()> {
+    let hash = tx
+        .latest()
+        .map(|v| v.hash.clone())
+        .ok_or_else(|| Error::internal("a signed transaction without a version"))?;
+    for id in &tx.intents {
+        let mut i = intent(store, *id)?;
+        i.status = IntentStatus::Submitted;
+        i.hash = Some(hash.clone());
+        i.attempts = i.attempts.saturating_add(1);
+        mark_records(store, &i, ChainStatus::Submitted, Some(&hash), None)?;
+        store.put_intent(&i)?;
+    }
+    let mut relayer = store.relayer()?;
+    relayer.next_nonce = Some(tx.nonce.saturating_add(1));
+    store.put_relayer(&relayer)?;
+    store.put_chain_tx(tx)
+}
+
+/// A new version of `tx` (a fee replacement) was signed and stored.
+pub fn replaced(store: &mut dyn Store, tx: &ChainTx) -> Result<()> {
+    let hash = tx
+        .latest()
+        .map(|v| v.hash.clone())
+        .ok_or_else(|| Error::internal("a replaced transaction without a version"))?;
+    for id in &tx.intents {
+        let mut i = intent(store, *id)?;
+        i.hash = Some(hash.clone());
+        mark_records(store, &i, ChainStatus::Submitted, Some(&hash), None)?;
+        store.put_intent(&i)?;
+    }
+    store.put_chain_tx(tx)
+}
+
+/// Back to the queue, as if never sent.
+fn requeue(store: &mut dyn Store, i: &mut Intent, solo: bool) -> Result<()> {
+    i.status = IntentStatus::Queued;
+    i.hash = None;
+    i.solo = i.solo || solo;
+    mark_records(store, i, ChainStatus::Pending, None, None)?;
+    store.put_intent(i)
+}
+
+/// The receipt of transaction `nonce` came.
+pub fn mined(store: &mut dyn Store, ctx: &Ctx, nonce: u64, m: &Mined) -> Result<()> {
+    let Some(mut tx) = store.chain_tx(nonce)? else {
+        return Err(Error::internal(format!(
+            "no chain transaction at nonce {nonce}"
+        )));
+    };
+    if !tx.is_open() {
+        return Ok(());
+    }
+    tx.mined_hash = Some(m.hash.clone());
+    tx.block = Some(m.block);
+    tx.gas_used = Some(m.gas_used);
+    tx.state = if m.success {
+        TxState::Mined
+    } else {
+        TxState::Reverted
+    };
+    tx.error = m.reason.clone();
+    store.put_chain_tx(&tx)?;
+    let batch = tx.intents.len() > 1;
+    for id in &tx.intents {
+        let mut i = intent(store, *id)?;
+        if m.success {
+            confirm(store, ctx, &mut i, m)?;
+        } else if batch {
+            requeue(store, &mut i, true)?;
+        } else if matches!(i.action, Action::Deploy { .. }) && i.attempts < DEPLOY_ATTEMPTS {
+            i.error = m.reason.clone();
+            requeue(store, &mut i, true)?;
+        } else {
+            fail(store, ctx, &mut i, m)?;
+        }
+    }
+    Ok(())
+}
+
+fn confirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Result<()> {
+    i.status = IntentStatus::Confirmed;
+    i.hash = Some(m.hash.clone());
+    i.block = Some(m.block);
+    i.error = None;
+    mark_records(
+        store,
+        i,
+        ChainStatus::Confirmed,
+        Some(&m.hash),
+        Some(m.block),
+    )?;
+    store.put_intent(i)?;
+    match &i.then {
+        None => Ok(()),
+        Some(Then::FinishJob(id)) => {
+            if let Some(mut j) = store.job(id)? {
+                j.tx_hash = Some(m.hash.clone());
+                j.mined_at = ctx.now;
+                store.put_job(&j)?;
+            }
+            job::finish(store, ctx, id)
+        }
+        Some(Then::FinishDeployment(id)) => {
+            if let Some(mut d) = store.deployment(id)? {
+                d.tx_hash = Some(m.hash.clone());
+                d.submitted_at = d.submitted_at.or(Some(i.created_at));
+                d.mined_at = Some(ctx.now);
+                store.put_deployment(&d)?;
+            }
+            deployment::finish(store, ctx, id)
+        }
+        Some(Then::PresaleToken(id)) => {
+            if let Some(mut p) = store.presale(id)? {
+                if let Some(d) = p.token_deployment.as_mut() {
+                    d.hash = Some(m.hash.clone());
+                }
+                p.completion
+                    .transactions
+                    .insert("tokenCreationTx".into(), m.hash.clone());
+                store.put_presale(&p)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The chain refused the movement for good: it fails, visibly, and the ledger undoes it.
+fn fail(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Result<()> {
+    i.status = IntentStatus::Failed;
+    i.hash = Some(m.hash.clone());
+    i.block = Some(m.block);
+    i.error = Some(
+        m.reason
+            .clone()
+            .unwrap_or_else(|| "the transaction reverted".into()),
+    );
+    mark_records(store, i, ChainStatus::Failed, Some(&m.hash), Some(m.block))?;
+    store.put_intent(i)?;
+    undo::undo(store, ctx, i)?;
+    match &i.then {
+        Some(Then::FinishJob(id)) => {
+            if let Some(mut j) = store.job(id)? {
+                j.status = crate::model::job::JobStatus::Failed;
+                j.error = i.error.clone();
+                store.put_job(&j)?;
+            }
+        }
+        Some(Then::FinishDeployment(id)) => {
+            if let Some(mut d) = store.deployment(id)? {
+                d.status = crate::model::deployment::DeploymentStatus::Failed;
+                d.error = i.error.clone();
+                store.put_deployment(&d)?;
+            }
+        }
+        Some(Then::PresaleToken(_)) | None => {}
+    }
+    Ok(())
+}
+
+/// Transaction `nonce` can never be mined (another transaction used the nonce, and none of
+/// its versions has a receipt): its intents go back to the queue.
+pub fn abandoned(store: &mut dyn Store, nonce: u64, why: &str) -> Result<()> {
+    let Some(mut tx) = store.chain_tx(nonce)? else {
+        return Ok(());
+    };
+    if !tx.is_open() {
+        return Ok(());
+    }
+    tx.state = TxState::Abandoned;
+    tx.error = Some(why.to_string());
+    store.put_chain_tx(&tx)?;
+    for id in &tx.intents {
+        let mut i = intent(store, *id)?;
+        requeue(store, &mut i, false)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,143 @@
+//! Transfers the chain shows that tokenpad did not make: deposits, and the movements of the
+//! merchant's tokens between outside addresses.
+//!
+//! The settler reads the Transfer logs of the merchant's tokens (all of them: tokenpad
+//! deployed these tokens, so it can follow every balance) and of USDC (only those to the
+//! merchant's holders). A log from one of tokenpad's own transactions is already in the
+//! ledger and is skipped, and so is any transfer from the treasury or a custodial holder:
+//! only tokenpad signs for those. Everything else is applied:
+//!
+//! - to a custodial holder: a `deposit` record and the tokens in its balance;
+//! - a merchant token between outside addresses: their balance rows follow;
+//! - to the merchant's wallet (or the token's merchant address): the merchant supply;
+//! - USDC from an outside address: what tokenpad sent that address before comes back out of
+//!   its row, the rest is new to the ledger (its USDC supply grows, as with any deposit).
+//!
+//! The settler applies a range of blocks and moves its cursor past it in one transaction, so
+//! each log is applied exactly once.
+
+use crate::error::Result;
+use crate::model::address::Address;
+use crate::model::amount::Units;
+use crate::model::history::{ChainStatus, TxRecord, TxType};
+use crate::model::ids::TokenAddress;
+use crate::model::token::{Token, TokenKind};
+use crate::ops::Ctx;
+use crate::store::Store;
+
+/// One Transfer log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Observed {
+    /// The ledger's address of the token (USDC's ledger address for the chain's USDC).
+    pub token: TokenAddress,
+    pub from: Address,
+    pub to: Address,
+    pub amount: Units,
+    pub hash: String,
+    pub block: u64,
+    pub log_index: u64,
+}
+
+/// What the ledger did with a log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applied {
+    /// Ours, or nothing the ledger follows.
+    Skipped,
+    /// A custodial holder received it: a deposit.
+    Deposit,
+    /// Moved between addresses outside the custody, or to the merchant.
+    Followed,
+}
+
+/// Where an address's tokens sit in the ledger.
+enum Place {
+    MerchantSupply,
+    Row(Address),
+}
+
+fn place(ctx: &Ctx, t: &Token, a: Address) -> Place {
+    if a == ctx.merchant.address || (t.kind == TokenKind::Merchant && a == t.merchant_address) {
+        Place::MerchantSupply
+    } else {
+        Place::Row(a)
+    }
+}
+
+/// Applies one log (see the module's rules).
+pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied> {
+    if o.amount.is_zero() || store.is_own_tx(&o.hash)? {
+        return Ok(Applied::Skipped);
+    }
+    let Some(mut t) = store.token(&o.token)? else {
+        return Ok(Applied::Skipped);
+    };
+    // Only tokenpad signs for the treasury and its holders: those moves are in the ledger.
+    if o.from == ctx.merchant.address || store.holder_by_address(&o.from)?.is_some() {
+        return Ok(Applied::Skipped);
+    }
+    let holder = store.holder_by_address(&o.to)?;
+    let usdc = t.kind == TokenKind::Usdc;
+    if usdc && holder.is_none() {
+        // USDC between outside addresses, or to the relayer: not the ledger's to follow.
+        return Ok(Applied::Skipped);
+    }
+    if !usdc && t.kind != TokenKind::Merchant {
+        return Ok(Applied::Skipped);
+    }
+
+    // Out of the sender's place: as much as the ledger knows it had.
+    let taken = match place(ctx, &t, o.from) {
+        Place::MerchantSupply => {
+            let n = t.merchant_supply.min(o.amount);
+            t.merchant_supply = t.merchant_supply.minus(n)?;
+            n
+        }
+        Place::Row(a) => {
+            let mut b = store.balance(&t.address, &a)?;
+            let n = b.active.min(o.amount);
+            b.active = b.active.minus(n)?;
+            t.held = t.held.minus(n)?;
+            store.put_balance(&t.address, &a, &b)?;
+            n
+        }
+    };
+    // USDC the ledger did not know of is new supply; a merchant token's supply is fixed, so
+    // only what the sender was known to have moves.
+    let amount = if usdc {
+        let fresh = o.amount.minus(taken)?;
+        t.total_supply = t.total_supply.plus(fresh)?;
+        o.amount
+    } else {
+        taken
+    };
+    match place(ctx, &t, o.to) {
+        Place::MerchantSupply => t.merchant_supply = t.merchant_supply.plus(amount)?,
+        Place::Row(a) => {
+            let mut b = store.balance(&t.address, &a)?;
+            b.active = b.active.plus(amount)?;
+            t.held = t.held.plus(amount)?;
+            store.put_balance(&t.address, &a, &b)?;
+        }
+    }
+    t.check_conservation()?;
+    store.put_token(&t)?;
+    let Some(h) = holder else {
+        return Ok(Applied::Followed);
+    };
+    store.append_history(&TxRecord {
+        id: format!("{}-{}", o.hash, o.log_index),
+        hash: Some(o.hash.clone()),
+        chain_status: ChainStatus::Confirmed,
+        block: Some(o.block),
+        kind: TxType::Deposit,
+        user_id: h.user_id,
+        token: t.address,
+        symbol: t.symbol.clone(),
+        decimals: t.decimals,
+        amount,
+        from: o.from,
+        to: o.to,
+        at: ctx.now,
+    })?;
+    Ok(Applied::Deposit)
+}

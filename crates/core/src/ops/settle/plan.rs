@@ -1,0 +1,105 @@
+//! Which queued intents go out next, and how they group into chain calls.
+//!
+//! - A token's deployment goes alone, and nothing else of that token goes out until it is
+//!   confirmed (a call to an address without code "succeeds" and does nothing).
+//! - Transfers of one token group into one batch call, in the order they were made (order
+//!   matters within a token: a holder spends what it received just before); different
+//!   tokens' balances are independent, so their batches may interleave. An intent whose batch
+//!   reverted goes alone (`solo`), and so does every transfer of a token the chain cannot
+//!   batch (USDC: Circle's contract has no batch call).
+//! - Test-USDC mints (the local faucet) go one per transaction.
+
+use crate::error::Result;
+use crate::model::ids::TokenAddress;
+use crate::model::intent::{Action, Intent, IntentStatus};
+use crate::store::Store;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What one transaction calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    /// The factory deploys the token.
+    Deploy,
+    /// The token moves balances (one transfer, or a batch of them).
+    Transfers,
+    /// Test USDC is minted.
+    Mint,
+}
+
+/// One transaction to send: its call and the intents it settles, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Batch {
+    pub token: TokenAddress,
+    pub call: Call,
+    pub intents: Vec<Intent>,
+}
+
+/// How much one round of settlement sends.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Movements per batch transaction (gas grows with each).
+    pub per_batch: usize,
+    /// Transactions per round.
+    pub batches: usize,
+}
+
+/// How far into the outbox one round looks.
+const LOOKAHEAD: u32 = 5_000;
+
+/// The next transactions to send, oldest intent first. `batchable` says whether a token's
+/// contract has the batch call.
+pub fn plan(
+    store: &dyn Store,
+    limits: Limits,
+    batchable: impl Fn(&TokenAddress) -> bool,
+) -> Result<Vec<Batch>> {
+    let open = store.open_intents(LOOKAHEAD)?;
+    let deploying: BTreeSet<TokenAddress> = open
+        .iter()
+        .filter(|i| matches!(i.action, Action::Deploy { .. }))
+        .map(|i| i.token)
+        .collect();
+    let mut batches: Vec<Batch> = Vec::new();
+    // The batch of each token still taking transfers this round.
+    let mut filling: BTreeMap<TokenAddress, usize> = BTreeMap::new();
+    let mut held: BTreeSet<TokenAddress> = BTreeSet::new();
+    for i in open {
+        if i.status != IntentStatus::Queued {
+            continue;
+        }
+        let call = match i.action {
+            Action::Deploy { .. } => Call::Deploy,
+            Action::Transfer { .. } => Call::Transfers,
+            Action::Mint { .. } => Call::Mint,
+        };
+        if (call == Call::Transfers && deploying.contains(&i.token)) || held.contains(&i.token) {
+            continue;
+        }
+        let joins = call == Call::Transfers && !i.solo && batchable(&i.token);
+        if joins {
+            if let Some(b) = filling.get(&i.token).and_then(|at| batches.get_mut(*at)) {
+                if b.intents.len() < limits.per_batch {
+                    b.intents.push(i);
+                    continue;
+                }
+            }
+        }
+        if batches.len() >= limits.batches {
+            // Full for this round; and to keep order within a token, nothing later of this
+            // token may overtake it: the next round takes them.
+            held.insert(i.token);
+            continue;
+        }
+        if joins {
+            filling.insert(i.token, batches.len());
+        } else {
+            filling.remove(&i.token);
+        }
+        batches.push(Batch {
+            token: i.token,
+            call,
+            intents: vec![i],
+        });
+    }
+    Ok(batches)
+}

@@ -1,0 +1,78 @@
+//! What the chain should say: every custodial holder's balance of every token it has in the
+//! ledger (active plus locked: locked tokens sit in the holder's wallet on chain), and the
+//! treasury's balance of each merchant token (everything the ledger keeps outside balances:
+//! the app, merchant and liquidity supplies, escrow, pool reserves and presale signers).
+//! The worker reads `balanceOf` for each and reports the differences. While movements are
+//! still settling, the two differ by them; a report says how many are open.
+
+use crate::error::{Error, Result};
+use crate::model::address::Address;
+use crate::model::amount::Units;
+use crate::model::ids::{TokenAddress, UserId};
+use crate::model::token::TokenKind;
+use crate::ops::Ctx;
+use crate::store::Store;
+
+/// One balance the chain should show.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expected {
+    pub token: TokenAddress,
+    pub symbol: String,
+    pub decimals: u8,
+    pub owner: Address,
+    /// The holder, or None for the treasury.
+    pub user_id: Option<UserId>,
+    pub ledger: Units,
+}
+
+/// Every balance to check, token by token.
+pub fn expected(store: &dyn Store, ctx: &Ctx) -> Result<Vec<Expected>> {
+    let overflow = || Error::internal("reconciliation overflow");
+    let signers: Vec<Address> = store.presales()?.iter().map(|p| p.signer).collect();
+    let mut out = Vec::new();
+    for t in store.tokens()? {
+        let (rows, _) = store.top_holders(&t.address, u32::MAX)?;
+        for row in rows {
+            let Some(h) = store.holder_by_address(&row.owner)? else {
+                continue;
+            };
+            out.push(Expected {
+                token: t.address,
+                symbol: t.symbol.clone(),
+                decimals: t.decimals,
+                owner: row.owner,
+                user_id: Some(h.user_id),
+                ledger: row.balance,
+            });
+        }
+        if t.kind != TokenKind::Merchant {
+            continue;
+        }
+        let mut treasury = t
+            .remaining_app_supply
+            .checked_add(t.liquidity_supply)
+            .and_then(|s| s.checked_add(t.escrow))
+            .and_then(|s| s.checked_add(t.pooled))
+            .ok_or_else(overflow)?;
+        if t.merchant_address == ctx.merchant.address {
+            treasury = treasury
+                .checked_add(t.merchant_supply)
+                .ok_or_else(overflow)?;
+        }
+        for s in &signers {
+            let b = store.balance(&t.address, s)?;
+            treasury = treasury
+                .checked_add(b.total().ok_or_else(overflow)?)
+                .ok_or_else(overflow)?;
+        }
+        out.push(Expected {
+            token: t.address,
+            symbol: t.symbol.clone(),
+            decimals: t.decimals,
+            owner: ctx.merchant.address,
+            user_id: None,
+            ledger: treasury,
+        });
+    }
+    Ok(out)
+}

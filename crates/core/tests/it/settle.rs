@@ -1,0 +1,449 @@
+//! Settlement on an EVM chain, as the core sees it: movements are recorded at once and
+//! queued as intents; the settler (here a fake that plays the worker's part: plan, sign,
+//! report receipts) settles them; the ledger follows what the chain says, undoes what the
+//! chain refuses, applies deposits it did not make, and says what the chain should show.
+
+use crate::common::{assert_conserved, tok, usdc_address, Fx};
+use serde_json::json;
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::{Units, Usdc};
+use tokenpad_core::model::chain::{ChainMode, EvmChain};
+use tokenpad_core::model::history::{ChainStatus, TxType};
+use tokenpad_core::model::ids::TokenAddress;
+use tokenpad_core::model::intent::{Account, Action, IntentStatus};
+use tokenpad_core::model::settlement::{ChainTx, TxState, TxVersion};
+use tokenpad_core::ops::ledger::{self, Outflow};
+use tokenpad_core::ops::settle::observe::{observe, Applied, Observed};
+use tokenpad_core::ops::settle::plan::{plan, Batch, Call, Limits};
+use tokenpad_core::ops::settle::{self, reconcile, Mined};
+use tokenpad_core::store::Store;
+
+const LIMITS: Limits = Limits {
+    per_batch: 200,
+    batches: 10,
+};
+
+fn evm() -> Fx {
+    let mut fx = Fx::new();
+    fx.ctx.chain = ChainMode::Evm(EvmChain {
+        chain_id: 31_337,
+        factory: Address([0xfa; 20]),
+        token_code_hash: [0x7f; 32],
+    });
+    fx
+}
+
+/// The fake settler's transaction for `batch` at `nonce`.
+fn sign(fx: &mut Fx, nonce: u64, batch: &Batch) -> ChainTx {
+    let tx = ChainTx {
+        nonce,
+        intents: batch.intents.iter().map(|i| i.id).collect(),
+        to: batch.token.address(),
+        data: "0x".into(),
+        gas_limit: 1_000_000,
+        versions: vec![TxVersion {
+            hash: format!("0x{:064x}", 0xabc000 + nonce),
+            raw: "0x02".into(),
+            max_fee_per_gas: 2,
+            max_priority_fee_per_gas: 1,
+            signed_at: fx.ctx.now,
+        }],
+        state: TxState::Signed,
+        mined_hash: None,
+        block: None,
+        gas_used: None,
+        error: None,
+        sent_at: None,
+        created_at: fx.ctx.now,
+    };
+    settle::signed(&mut fx.store, &tx).unwrap();
+    tx
+}
+
+fn receipt(tx: &ChainTx, success: bool) -> Mined {
+    Mined {
+        hash: tx.versions.last().unwrap().hash.clone(),
+        block: 100 + tx.nonce,
+        success,
+        gas_used: 50_000,
+        reason: (!success).then(|| "ERC20InsufficientBalance".to_string()),
+    }
+}
+
+/// One round: plan, sign every batch, mine every transaction successfully.
+fn settle_all(fx: &mut Fx) -> Vec<ChainTx> {
+    let mut txs = Vec::new();
+    loop {
+        let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address()).unwrap();
+        if batches.is_empty() {
+            break;
+        }
+        for b in &batches {
+            let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
+            let tx = sign(fx, nonce, b);
+            let ctx = fx.ctx.clone();
+            settle::mined(&mut fx.store, &ctx, nonce, &receipt(&tx, true)).unwrap();
+            txs.push(tx);
+        }
+    }
+    assert_conserved(&fx.store);
+    txs
+}
+
+/// A token deployed through the job path on the EVM chain.
+fn token(fx: &mut Fx) -> TokenAddress {
+    let job = fx.submit_token(json!({"name": "Alpha", "symbol": "ALPHA", "canDistribute": true}));
+    assert!(
+        fx.store.token(&job.token_address).unwrap().is_none(),
+        "not before it is mined"
+    );
+    assert_eq!(job.tx_hash, None, "no invented hash");
+    let txs = settle_all(fx);
+    assert_eq!(txs.len(), 1);
+    let done = fx.store.job(&job.id).unwrap().unwrap();
+    assert_eq!(
+        done.tx_hash.as_deref(),
+        Some(txs[0].versions[0].hash.as_str())
+    );
+    job.token_address
+}
+
+fn distribute(fx: &mut Fx, t: &TokenAddress, user: &str, amount: u64) {
+    fx.holder(user);
+    let req = crate::common::body(&json!({"sendToId": user, "amount": amount})).unwrap();
+    let r = ledger::distribute(&mut fx.store, &fx.ctx, t, &req).unwrap();
+    assert_eq!(r.stamp.hash, None);
+    assert_eq!(r.stamp.status, ChainStatus::Pending);
+}
+
+#[test]
+fn a_movement_is_pending_then_submitted_then_confirmed() {
+    let mut fx = evm();
+    let t = token(&mut fx);
+    distribute(&mut fx, &t, "alice", 10);
+    let alice = fx.holder("alice");
+    let rec = |fx: &Fx| fx.store.history.last().unwrap().clone();
+    assert_eq!(rec(&fx).chain_status, ChainStatus::Pending);
+    assert_eq!(rec(&fx).hash, None);
+    // The balance is the ledger's at once.
+    assert_eq!(fx.active(&t, &alice.address), tok("10"));
+
+    let batches = plan(&fx.store, LIMITS, |_| true).unwrap();
+    assert_eq!(batches.len(), 1);
+    assert_eq!(batches[0].call, Call::Transfers);
+    let Action::Transfer { from, to, amount } = &batches[0].intents[0].action else {
+        panic!("a transfer");
+    };
+    assert_eq!(
+        (*from, *to, amount.raw()),
+        (Account::Treasury, Account::Wallet(alice.address), tok("10"))
+    );
+    let tx = sign(&mut fx, 1, &batches[0]);
+    assert_eq!(rec(&fx).chain_status, ChainStatus::Submitted);
+    assert_eq!(rec(&fx).hash.as_deref(), Some(tx.versions[0].hash.as_str()));
+    assert!(
+        plan(&fx.store, LIMITS, |_| true).unwrap().is_empty(),
+        "sent once"
+    );
+
+    let ctx = fx.ctx.clone();
+    settle::mined(&mut fx.store, &ctx, 1, &receipt(&tx, true)).unwrap();
+    assert_eq!(rec(&fx).chain_status, ChainStatus::Confirmed);
+    assert_eq!(rec(&fx).block, Some(101));
+    // A receipt seen twice changes nothing.
+    settle::mined(&mut fx.store, &ctx, 1, &receipt(&tx, true)).unwrap();
+    assert!(fx.store.open_intents(10).unwrap().is_empty());
+}
+
+#[test]
+fn a_token_moves_nothing_until_its_deployment_is_confirmed() {
+    let mut fx = evm();
+    let job = fx.submit_token(json!({"name": "Beta", "symbol": "BETA"}));
+    let batches = plan(&fx.store, LIMITS, |_| true).unwrap();
+    assert_eq!(batches.len(), 1);
+    assert_eq!(batches[0].call, Call::Deploy);
+    let Action::Deploy { salt, supply, .. } = &batches[0].intents[0].action else {
+        panic!("a deploy");
+    };
+    assert_eq!(salt.len(), 66);
+    assert_eq!(supply.raw(), tok("1000000000"));
+    // Reverted deployments are sent again (the address is fixed by the salt).
+    let tx = sign(&mut fx, 0, &batches[0]);
+    let ctx = fx.ctx.clone();
+    settle::mined(&mut fx.store, &ctx, 0, &receipt(&tx, false)).unwrap();
+    assert_eq!(plan(&fx.store, LIMITS, |_| true).unwrap().len(), 1);
+    settle_all(&mut fx);
+    assert!(fx.store.token(&job.token_address).unwrap().is_some());
+}
+
+#[test]
+fn five_hundred_distributions_settle_in_three_transactions() {
+    let mut fx = evm();
+    let t = token(&mut fx);
+    // 250 holders (the fixture's wallets), two rewards each.
+    for n in 0..500 {
+        distribute(&mut fx, &t, &format!("user-{}", n % 250), 1);
+    }
+    let txs = settle_all(&mut fx);
+    assert_eq!(
+        txs.iter().map(|t| t.intents.len()).collect::<Vec<_>>(),
+        [200, 200, 100]
+    );
+    assert!(fx
+        .store
+        .history
+        .iter()
+        .all(|r| r.chain_status == ChainStatus::Confirmed));
+}
+
+#[test]
+fn a_reverted_batch_splits_and_a_refused_movement_is_undone() {
+    let mut fx = evm();
+    let t = token(&mut fx);
+    distribute(&mut fx, &t, "alice", 10);
+    distribute(&mut fx, &t, "bob", 5);
+    let alice = fx.holder("alice");
+    let bob = fx.holder("bob");
+    let ctx = fx.ctx.clone();
+    let batches = plan(&fx.store, LIMITS, |_| true).unwrap();
+    assert_eq!(batches[0].intents.len(), 2);
+    let tx = sign(&mut fx, 1, &batches[0]);
+    settle::mined(&mut fx.store, &ctx, 1, &receipt(&tx, false)).unwrap();
+    // Back in the queue, one per transaction.
+    let batches = plan(&fx.store, LIMITS, |_| true).unwrap();
+    assert_eq!(
+        batches.iter().map(|b| b.intents.len()).collect::<Vec<_>>(),
+        [1, 1]
+    );
+    let first = sign(&mut fx, 2, &batches[0]);
+    let second = sign(&mut fx, 3, &batches[1]);
+    settle::mined(&mut fx.store, &ctx, 2, &receipt(&first, false)).unwrap();
+    settle::mined(&mut fx.store, &ctx, 3, &receipt(&second, true)).unwrap();
+
+    // Alice's 10 never arrived: the ledger took them back, visibly; bob's 5 are confirmed.
+    assert_eq!(fx.active(&t, &alice.address), 0);
+    assert_eq!(fx.active(&t, &bob.address), tok("5"));
+    let failed = fx.store.failed_intents(10).unwrap();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].error.as_deref(), Some("ERC20InsufficientBalance"));
+    let alice_records: Vec<_> = fx
+        .store
+        .history
+        .iter()
+        .filter(|r| r.user_id == alice.user_id)
+        .collect();
+    assert_eq!(
+        alice_records
+            .iter()
+            .map(|r| (r.kind, r.chain_status))
+            .collect::<Vec<_>>(),
+        [
+            (TxType::Distribute, ChainStatus::Failed),
+            (TxType::Reversal, ChainStatus::Failed)
+        ]
+    );
+    assert_eq!(
+        fx.token(&t).remaining_app_supply.raw(),
+        tok("150000000") - tok("5")
+    );
+    assert_conserved(&fx.store);
+}
+
+#[test]
+fn an_undo_takes_back_only_what_is_still_there() {
+    let mut fx = evm();
+    let t = token(&mut fx);
+    distribute(&mut fx, &t, "alice", 10);
+    let alice = fx.holder("alice");
+    fx.holder("bob");
+    // Alice passes 6 on before the distribution settles.
+    let out = Outflow::Transfer(
+        crate::common::body(&json!({"tokenAddress": t.address().to_checksum(), "amount": 6, "toAddress": fx.holder("bob").address.to_checksum()})).unwrap(),
+    );
+    ledger::move_out(&mut fx.store, &fx.ctx, &alice.user_id, &out).unwrap();
+    let ctx = fx.ctx.clone();
+    let batches = plan(
+        &fx.store,
+        Limits {
+            per_batch: 1,
+            batches: 1,
+        },
+        |_| true,
+    )
+    .unwrap();
+    let tx = sign(&mut fx, 1, &batches[0]);
+    settle::mined(&mut fx.store, &ctx, 1, &receipt(&tx, false)).unwrap();
+    assert_eq!(
+        fx.active(&t, &alice.address),
+        0,
+        "4 taken back; 6 had gone on"
+    );
+    let reversal = fx
+        .store
+        .history
+        .iter()
+        .find(|r| r.kind == TxType::Reversal)
+        .unwrap();
+    assert_eq!(reversal.amount.raw(), tok("4"));
+    assert_conserved(&fx.store);
+}
+
+#[test]
+fn deposits_from_outside_are_credited_once_and_own_transfers_never() {
+    let mut fx = evm();
+    let t = token(&mut fx);
+    let alice = fx.holder("alice");
+    let outside = Address([0x99; 20]);
+    let ctx = fx.ctx.clone();
+    let usdc_in = Observed {
+        token: usdc_address(),
+        from: outside,
+        to: alice.address,
+        amount: Units::new(2_500_000),
+        hash: format!("0x{:064x}", 7),
+        block: 50,
+        log_index: 3,
+    };
+    assert_eq!(
+        observe(&mut fx.store, &ctx, &usdc_in).unwrap(),
+        Applied::Deposit
+    );
+    assert_eq!(fx.active(&usdc_address(), &alice.address), 2_500_000);
+    let rec = fx.store.history.last().unwrap();
+    assert_eq!(
+        (rec.kind, rec.chain_status, rec.block),
+        (TxType::Deposit, ChainStatus::Confirmed, Some(50))
+    );
+
+    // A transfer from a custodial holder is always tokenpad's own.
+    let back = Observed {
+        from: alice.address,
+        to: outside,
+        ..usdc_in.clone()
+    };
+    assert_eq!(
+        observe(&mut fx.store, &ctx, &back).unwrap(),
+        Applied::Skipped
+    );
+
+    // A log of one of the settler's own transactions is already in the ledger.
+    distribute(&mut fx, &t, "alice", 3);
+    let txs = settle_all(&mut fx);
+    let own = Observed {
+        token: t,
+        from: fx.merchant_address(),
+        to: alice.address,
+        amount: Units::new(tok("3")),
+        hash: txs[0].versions[0].hash.clone(),
+        block: 60,
+        log_index: 0,
+    };
+    assert_eq!(
+        observe(&mut fx.store, &ctx, &own).unwrap(),
+        Applied::Skipped
+    );
+    let from_outsider = Observed {
+        from: outside,
+        hash: format!("0x{:064x}", 8),
+        ..own
+    };
+    // The outsider had nothing of ALPHA in the ledger: nothing it did not have moves.
+    assert_eq!(
+        observe(&mut fx.store, &ctx, &from_outsider).unwrap(),
+        Applied::Deposit
+    );
+    assert_eq!(fx.active(&t, &alice.address), tok("3"));
+    assert_conserved(&fx.store);
+}
+
+#[test]
+fn a_withdrawal_is_a_holder_signed_transfer_and_reconciliation_expects_it() {
+    let mut fx = evm();
+    let t = token(&mut fx);
+    distribute(&mut fx, &t, "alice", 10);
+    let alice = fx.holder("alice");
+    let outside = Address([0x42; 20]);
+    let out = Outflow::Withdraw(
+        crate::common::body(&json!({"tokenAddress": t.address().to_checksum(), "amount": 4, "toAddress": outside.to_checksum()})).unwrap(),
+    );
+    ledger::move_out(&mut fx.store, &fx.ctx, &alice.user_id, &out).unwrap();
+    let batches = plan(&fx.store, LIMITS, |_| true).unwrap();
+    assert_eq!(batches.len(), 1, "both transfers of the token in one batch");
+    let actions: Vec<_> = batches[0]
+        .intents
+        .iter()
+        .map(|i| i.action.clone())
+        .collect();
+    assert_eq!(
+        actions[1],
+        Action::Transfer {
+            from: Account::Wallet(alice.address),
+            to: Account::Wallet(outside),
+            amount: Units::new(tok("4"))
+        }
+    );
+    settle_all(&mut fx);
+    let want = reconcile::expected(&fx.store, &fx.ctx).unwrap();
+    let of = |owner: Address| {
+        want.iter()
+            .find(|e| e.token == t && e.owner == owner)
+            .map(|e| e.ledger.raw())
+    };
+    assert_eq!(of(alice.address), Some(tok("6")));
+    assert_eq!(
+        of(fx.merchant_address()),
+        Some(tok("1000000000") - tok("10"))
+    );
+    assert_eq!(
+        of(outside),
+        None,
+        "outside addresses are not the merchant's to reconcile"
+    );
+}
+
+#[test]
+fn the_faucet_mints_test_usdc_on_chain() {
+    let mut fx = evm();
+    let alice = fx.holder("alice");
+    let stamp =
+        ledger::deposit_usdc(&mut fx.store, &fx.ctx, &alice.address, Usdc::new(5_000_000)).unwrap();
+    assert_eq!(stamp.hash, None);
+    let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address()).unwrap();
+    assert_eq!(batches[0].call, Call::Mint);
+    assert_eq!(batches[0].intents[0].status, IntentStatus::Queued);
+    settle_all(&mut fx);
+    assert_eq!(
+        fx.store.history.last().unwrap().chain_status,
+        ChainStatus::Confirmed
+    );
+}
+
+#[test]
+fn token_addresses_are_the_factorys_create2_addresses() {
+    // The committed artifact's creation code is what TOKEN_CODE_HASH names.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../contracts/build/TokenpadToken.json"
+    );
+    let artifact: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let code = hex::decode(
+        artifact["bytecode"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("0x"),
+    )
+    .unwrap();
+    let hash = tokenpad_core::crypto::hex0x(&tokenpad_core::crypto::keccak256(&code));
+    assert_eq!(hash, tokenpad_core::model::chain::TOKEN_CODE_HASH);
+    // The vector contracts/README.md gives (checked there against the factory on anvil).
+    let factory = Address::parse("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512").unwrap();
+    let deployer = Address::parse("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266").unwrap();
+    let mut salt = [0u8; 32];
+    salt[31] = 1;
+    let code_hash = tokenpad_core::crypto::parse_bytes32(&hash).unwrap();
+    assert_eq!(
+        Address::create2(&factory, &deployer, &salt, &code_hash).to_checksum(),
+        "0x5484F34F6Cd409c86492A5038f5CCE18E81cD493"
+    );
+}

@@ -1,0 +1,158 @@
+//! The chain half of the storage adapter: the outbox of chain intents, the settler's signed
+//! transactions, and the relayer's state (`Store` methods of `sql_store.rs` call these).
+//! Rewriting a history record in place (its chain status as it settles) is here too.
+
+use super::sql::{int, text, SqlStore};
+use serde::Deserialize;
+use tokenpad_core::model::history::TxRecord;
+use tokenpad_core::model::intent::{Intent, IntentStatus};
+use tokenpad_core::model::settlement::{ChainTx, Relayer};
+use tokenpad_core::{Error, Result};
+
+pub(crate) const SCHEMA: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS intents (id INTEGER PRIMARY KEY AUTOINCREMENT, status TEXT NOT NULL, data TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS intents_by_status ON intents (status, id)",
+    "CREATE TABLE IF NOT EXISTS chain_txs (nonce INTEGER PRIMARY KEY, open INTEGER NOT NULL, data TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS chain_txs_open ON chain_txs (open, nonce)",
+    "CREATE TABLE IF NOT EXISTS chain_tx_hashes (hash TEXT PRIMARY KEY, nonce INTEGER NOT NULL)",
+];
+
+const RELAYER_KEY: &str = "relayer";
+
+fn status(s: IntentStatus) -> &'static str {
+    match s {
+        IntentStatus::Queued => "queued",
+        IntentStatus::Submitted => "submitted",
+        IntentStatus::Confirmed => "confirmed",
+        IntentStatus::Failed => "failed",
+    }
+}
+
+#[derive(Deserialize)]
+struct SeqRow {
+    seq: i64,
+}
+
+fn seq_of(rows: Vec<SeqRow>) -> Result<u64> {
+    rows.first()
+        .and_then(|r| u64::try_from(r.seq).ok())
+        .ok_or_else(|| Error::internal("insert returned no sequence number"))
+}
+
+impl SqlStore {
+    pub(crate) fn insert_history(&self, record: &TxRecord) -> Result<u64> {
+        let rows = self.rows::<SeqRow>(
+            "INSERT INTO history (user_id, token, data) VALUES (?, ?, ?) RETURNING seq",
+            vec![
+                record.user_id.as_str().into(),
+                super::sql::tok(&record.token).into(),
+                text(record)?.into(),
+            ],
+        )?;
+        seq_of(rows)
+    }
+
+    pub(crate) fn history_record(&self, seq: u64) -> Result<Option<TxRecord>> {
+        self.doc("SELECT data FROM history WHERE seq = ?", vec![int(seq)])
+    }
+
+    pub(crate) fn rewrite_history(&self, seq: u64, record: &TxRecord) -> Result<()> {
+        self.exec(
+            "UPDATE history SET data = ? WHERE seq = ?",
+            vec![text(record)?.into(), int(seq)],
+        )?;
+        Ok(())
+    }
+
+    pub(crate) fn insert_intent(&self, intent: &Intent) -> Result<u64> {
+        let rows = self.rows::<SeqRow>(
+            "INSERT INTO intents (status, data) VALUES (?, ?) RETURNING id AS seq",
+            vec![status(intent.status).into(), text(intent)?.into()],
+        )?;
+        let id = seq_of(rows)?;
+        // The document carries its id too.
+        let mut stored = intent.clone();
+        stored.id = id;
+        self.update_intent(&stored)?;
+        Ok(id)
+    }
+
+    pub(crate) fn intent_by_id(&self, id: u64) -> Result<Option<Intent>> {
+        self.doc("SELECT data FROM intents WHERE id = ?", vec![int(id)])
+    }
+
+    pub(crate) fn update_intent(&self, intent: &Intent) -> Result<()> {
+        self.exec(
+            "UPDATE intents SET status = ?, data = ? WHERE id = ?",
+            vec![
+                status(intent.status).into(),
+                text(intent)?.into(),
+                int(intent.id),
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub(crate) fn intents_in(
+        &self,
+        statuses: &[IntentStatus],
+        newest: bool,
+        limit: u32,
+    ) -> Result<Vec<Intent>> {
+        let marks = vec!["?"; statuses.len()].join(", ");
+        let order = if newest { "DESC" } else { "ASC" };
+        let mut args: Vec<worker::SqlStorageValue> =
+            statuses.iter().map(|s| status(*s).into()).collect();
+        args.push(int(u64::from(limit)));
+        self.docs(
+            &format!(
+                "SELECT data FROM intents WHERE status IN ({marks}) ORDER BY id {order} LIMIT ?"
+            ),
+            args,
+        )
+    }
+
+    pub(crate) fn chain_tx_at(&self, nonce: u64) -> Result<Option<ChainTx>> {
+        self.doc(
+            "SELECT data FROM chain_txs WHERE nonce = ?",
+            vec![int(nonce)],
+        )
+    }
+
+    pub(crate) fn save_chain_tx(&self, tx: &ChainTx) -> Result<()> {
+        self.exec(
+            "INSERT INTO chain_txs (nonce, open, data) VALUES (?, ?, ?) ON CONFLICT(nonce) DO UPDATE SET open = excluded.open, data = excluded.data",
+            vec![int(tx.nonce), int(u64::from(tx.is_open())), text(tx)?.into()],
+        )?;
+        for v in &tx.versions {
+            self.exec(
+                "INSERT INTO chain_tx_hashes (hash, nonce) VALUES (?, ?) ON CONFLICT(hash) DO NOTHING",
+                vec![v.hash.to_lowercase().into(), int(tx.nonce)],
+            )?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn open_txs(&self) -> Result<Vec<ChainTx>> {
+        self.docs(
+            "SELECT data FROM chain_txs WHERE open = 1 ORDER BY nonce",
+            vec![],
+        )
+    }
+
+    pub(crate) fn own_tx(&self, hash: &str) -> Result<bool> {
+        let rows: Vec<serde_json::Value> = self.rows(
+            "SELECT nonce FROM chain_tx_hashes WHERE hash = ?",
+            vec![hash.to_lowercase().into()],
+        )?;
+        Ok(!rows.is_empty())
+    }
+
+    pub(crate) fn relayer_state(&self) -> Result<Relayer> {
+        Ok(self.meta::<Relayer>(RELAYER_KEY)?.unwrap_or_default())
+    }
+
+    pub(crate) fn save_relayer(&self, relayer: &Relayer) -> Result<()> {
+        self.put_meta(RELAYER_KEY, relayer)
+    }
+}
