@@ -52,3 +52,9 @@ impl From<RpcError> for Error {
         Self::Rpc(e)
     }
 }
+
+impl From<alloy_sol_types::Error> for Error {
+    fn from(e: alloy_sol_types::Error) -> Self {
+        Self::Abi(e.to_string())
+    }
+}

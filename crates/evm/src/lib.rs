@@ -7,7 +7,12 @@
 //! At the boundary: addresses are `[u8; 20]`, hashes, salts and keys `[u8; 32]`, amounts
 //! `u128` base units (never floats), calldata `Vec<u8>`; errors are [`Error`].
 
+mod abi;
+pub mod auth;
+pub mod calls;
 mod error;
+mod key;
+pub mod logs;
 pub mod rpc;
 
 pub use error::{Error, Result};
