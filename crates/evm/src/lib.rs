@@ -14,5 +14,6 @@ mod error;
 mod key;
 pub mod logs;
 pub mod rpc;
+pub mod tx;
 
 pub use error::{Error, Result};
