@@ -158,9 +158,10 @@ pub fn sign(tx: &Eip1559, secret: &[u8; 32]) -> Result<SignedTx> {
 }
 
 /// A same-nonce replacement for a stuck `tx`: both fee fields raised by at least `percent`
-/// (rounded up, and by at least 1 wei), everything else unchanged. Nodes accept a replacement
-/// only if both fees rise by their price bump (10 % in geth, reth and anvil), so pass 10 or
-/// more. Saturates at `u128::MAX` rather than wrapping.
+/// (rounded up, and by at least 1 wei), everything else unchanged. geth and reth accept a
+/// replacement only if both fees rise by at least 10 % (their default price bump), so pass 10
+/// or more; anvil accepts any rise, so a local run does not prove the bump is enough.
+/// Saturates at `u128::MAX` rather than wrapping.
 pub fn bump(tx: &Eip1559, percent: u32) -> Eip1559 {
     Eip1559 {
         max_priority_fee_per_gas: raise(tx.max_priority_fee_per_gas, percent),
