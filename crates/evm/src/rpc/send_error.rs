@@ -31,10 +31,10 @@ pub enum SendError {
 impl SendError {
     /// Classifies a send error from its message (and `data`, where some providers put it).
     pub fn classify(error: &RpcError) -> Self {
-        let mut text = error.message.to_lowercase();
+        let mut text = error.message.to_ascii_lowercase();
         if let Some(data) = &error.data {
             text.push(' ');
-            text.push_str(&data.to_lowercase());
+            text.push_str(&data.to_ascii_lowercase());
         }
         let has = |needle: &str| text.contains(needle);
         if has("already known") || has("already imported") {
