@@ -3,7 +3,7 @@
 //! decoders refuse values above `u128::MAX` instead of truncating them.
 
 use alloy_primitives::{hex, keccak256, Address, B256, U256};
-use alloy_sol_types::{Panic, Revert, SolCall, SolError, SolInterface};
+use alloy_sol_types::{Panic, Revert, SolCall, SolError, SolInterface, SolValue};
 
 use crate::abi::{self, Tokenpad::TokenpadErrors as E};
 use crate::auth::SignedAuthorization;
@@ -54,11 +54,7 @@ pub fn token_address(
     salt: [u8; 32],
     creation_code_hash: [u8; 32],
 ) -> [u8; 20] {
-    // abi.encode(address, bytes32): the address left-padded to a word, then the salt.
-    let mut encoded = Vec::with_capacity(64);
-    encoded.extend_from_slice(&[0u8; 12]);
-    encoded.extend_from_slice(&deployer);
-    encoded.extend_from_slice(&salt);
+    let encoded = (Address::from(deployer), B256::from(salt)).abi_encode();
     Address::from(factory)
         .create2(keccak256(encoded), B256::from(creation_code_hash))
         .into_array()

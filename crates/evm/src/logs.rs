@@ -1,6 +1,7 @@
 //! ERC-20 `Transfer` events: how the settler sees tokens arrive at (or leave) holder wallets
 //! from outside tokenpad, and confirms its own settlements.
 
+use alloy_primitives::B256;
 use alloy_sol_types::SolEvent;
 
 use crate::abi;
@@ -33,40 +34,22 @@ pub struct Transfer {
 /// ERC-721 `Transfer` with its indexed token id, a malformed log) or its value exceeds
 /// `u128::MAX` (no tokenpad token or USDC can move that much, so it is not one of ours).
 pub fn decode_transfer(log: &Log) -> Option<Transfer> {
-    let [topic0, from, to] = log.topics.as_slice() else {
-        return None;
-    };
-    if *topic0 != TRANSFER_TOPIC {
+    // Exactly three topics: ERC-721's Transfer has the same signature hash and a fourth.
+    if log.topics.len() != 3 {
         return None;
     }
-    let value: [u8; 32] = log.data.as_slice().try_into().ok()?;
+    let topics = log.topics.iter().map(|t| B256::from(*t));
+    // Validating decode: checks topic 0 and refuses dirty address padding.
+    let event = abi::Transfer::decode_raw_log_validate(topics, &log.data).ok()?;
     Some(Transfer {
         token: log.address,
-        from: word_address(from)?,
-        to: word_address(to)?,
-        value: word_u128(&value)?,
+        from: event.from.into_array(),
+        to: event.to.into_array(),
+        value: u128::try_from(event.value).ok()?,
         block_number: log.block_number,
         transaction_hash: log.transaction_hash,
         log_index: log.log_index,
     })
-}
-
-/// An address ABI-encoded in a 32-byte word: 12 zero bytes, then the address.
-fn word_address(word: &[u8; 32]) -> Option<[u8; 20]> {
-    let (padding, address) = word.split_at(12);
-    if padding.iter().any(|b| *b != 0) {
-        return None;
-    }
-    address.try_into().ok()
-}
-
-/// A `uint256` word that fits `u128`.
-fn word_u128(word: &[u8; 32]) -> Option<u128> {
-    let (high, low) = word.split_at(16);
-    if high.iter().any(|b| *b != 0) {
-        return None;
-    }
-    Some(u128::from_be_bytes(low.try_into().ok()?))
 }
 
 #[cfg(test)]
