@@ -1,0 +1,310 @@
+//! Calldata for tokenpad's contracts, and decoders for what they return or revert with.
+//! Amounts are `u128` base units at this boundary; the contracts' `uint256` is wider, so
+//! decoders refuse values above `u128::MAX` instead of truncating them.
+
+use alloy_primitives::{hex, keccak256, Address, B256, U256};
+use alloy_sol_types::{Panic, Revert, SolCall, SolError, SolInterface, SolValue};
+
+use crate::abi::{self, Tokenpad::TokenpadErrors as E};
+use crate::auth::SignedAuthorization;
+use crate::error::{Error, Result};
+
+fn tuple(a: &SignedAuthorization) -> abi::Authorization {
+    let auth = &a.authorization;
+    abi::Authorization {
+        from: Address::from(auth.from),
+        to: Address::from(auth.to),
+        value: U256::from(auth.value),
+        validAfter: U256::from(auth.valid_after),
+        validBefore: U256::from(auth.valid_before),
+        nonce: B256::from(auth.nonce),
+        v: a.v,
+        r: B256::from(a.r),
+        s: B256::from(a.s),
+    }
+}
+
+/// `TokenpadFactory.deploy(salt, name, symbol, supply, treasury)`: creates a token at the
+/// CREATE2 address fixed by (factory, sender, salt) and mints `supply` (18-decimal base units)
+/// to `treasury`, in one transaction.
+pub fn factory_deploy(
+    salt: [u8; 32],
+    name: &str,
+    symbol: &str,
+    supply: u128,
+    treasury: [u8; 20],
+) -> Vec<u8> {
+    abi::deployCall {
+        salt: B256::from(salt),
+        name: name.into(),
+        symbol: symbol.into(),
+        supply: U256::from(supply),
+        treasury: Address::from(treasury),
+    }
+    .abi_encode()
+}
+
+/// The address `factory_deploy(salt, ..)` sent by `deployer` creates, known before it exists
+/// (`TokenpadFactory.predict`, computed off chain): CREATE2 with the factory as creator,
+/// `keccak256(abi.encode(deployer, salt))` as salt, and TokenpadToken's creation code hash
+/// (`creationCodeHash` in contracts/build/TokenpadToken.json).
+pub fn token_address(
+    factory: [u8; 20],
+    deployer: [u8; 20],
+    salt: [u8; 32],
+    creation_code_hash: [u8; 32],
+) -> [u8; 20] {
+    let encoded = (Address::from(deployer), B256::from(salt)).abi_encode();
+    Address::from(factory)
+        .create2(keccak256(encoded), B256::from(creation_code_hash))
+        .into_array()
+}
+
+/// tokenpad's `batchTransferWithAuthorization(Authorization[])`: many holders' signed
+/// transfers in one atomic transaction (one bad entry reverts all: simulate first).
+pub fn batch_transfer_with_authorization(auths: &[SignedAuthorization]) -> Vec<u8> {
+    abi::batchTransferWithAuthorizationCall {
+        auths: auths.iter().map(tuple).collect(),
+    }
+    .abi_encode()
+}
+
+/// `transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, v, r, s)`, with
+/// the signature as (v, r, s): the form Circle's USDC (FiatTokenV2) has, so one settlement path
+/// serves USDC too, which lacks the batch call.
+pub fn transfer_with_authorization(a: &SignedAuthorization) -> Vec<u8> {
+    let t = tuple(a);
+    abi::transferWithAuthorizationCall {
+        from: t.from,
+        to: t.to,
+        value: t.value,
+        validAfter: t.validAfter,
+        validBefore: t.validBefore,
+        nonce: t.nonce,
+        v: t.v,
+        r: t.r,
+        s: t.s,
+    }
+    .abi_encode()
+}
+
+/// ERC-20 `transfer(to, amount)` from the sender's own balance (the relayer's, e.g. a treasury).
+pub fn transfer(to: [u8; 20], amount: u128) -> Vec<u8> {
+    abi::transferCall {
+        to: Address::from(to),
+        value: U256::from(amount),
+    }
+    .abi_encode()
+}
+
+/// TestUSDC's `mint(to, amount)`: local and test chains only (anyone can mint there).
+pub fn mint(to: [u8; 20], amount: u128) -> Vec<u8> {
+    abi::mintCall {
+        to: Address::from(to),
+        amount: U256::from(amount),
+    }
+    .abi_encode()
+}
+
+/// ERC-20 `balanceOf(owner)`; decode the `eth_call` result with [`decode_u128`].
+pub fn balance_of(owner: [u8; 20]) -> Vec<u8> {
+    abi::balanceOfCall {
+        account: Address::from(owner),
+    }
+    .abi_encode()
+}
+
+/// `authorizationState(authorizer, nonce)`: whether a nonce is spent, which tells a settler
+/// whether an authorization already landed; decode with [`decode_bool`].
+pub fn authorization_state(authorizer: [u8; 20], nonce: [u8; 32]) -> Vec<u8> {
+    abi::authorizationStateCall {
+        authorizer: Address::from(authorizer),
+        nonce: B256::from(nonce),
+    }
+    .abi_encode()
+}
+
+/// One `uint256` return value (e.g. `balanceOf`), refused if it exceeds `u128::MAX`.
+pub fn decode_u128(return_data: &[u8]) -> Result<u128> {
+    let value = abi::balanceOfCall::abi_decode_returns_validate(return_data)?;
+    u128::try_from(value).map_err(|_| Error::TooLarge {
+        what: "uint256 return value",
+    })
+}
+
+/// One `bool` return value (e.g. `authorizationState`); words other than 0 or 1 are refused.
+pub fn decode_bool(return_data: &[u8]) -> Result<bool> {
+    Ok(abi::authorizationStateCall::abi_decode_returns_validate(
+        return_data,
+    )?)
+}
+
+/// One `address` return value (e.g. `deploy`'s token, when simulated with `eth_call`).
+pub fn decode_address(return_data: &[u8]) -> Result<[u8; 20]> {
+    Ok(abi::deployCall::abi_decode_returns_validate(return_data)?.into_array())
+}
+
+/// A one-line, human-readable reason for revert data (from `eth_call`, `eth_estimateGas` or a
+/// node's error `data`): `Error(string)`'s text, `Panic(uint256)`'s meaning, tokenpad's and
+/// OpenZeppelin's custom errors with their arguments, else the unknown selector in hex.
+pub fn revert_reason(data: &[u8]) -> String {
+    let Some(selector) = data.get(..4) else {
+        return if data.is_empty() {
+            "reverted without a reason".into()
+        } else {
+            format!("malformed revert data {}", hex::encode_prefixed(data))
+        };
+    };
+    if selector == Revert::SELECTOR {
+        if let Ok(r) = Revert::abi_decode(data) {
+            return r.reason;
+        }
+    } else if selector == Panic::SELECTOR {
+        if let Ok(p) = Panic::abi_decode(data) {
+            return format!("panic {:#x}: {}", p.code, p.as_geth_str());
+        }
+    } else if let Ok(e) = E::abi_decode(data) {
+        return describe(&e);
+    }
+    format!(
+        "unknown error {} ({} bytes)",
+        hex::encode_prefixed(selector),
+        data.len()
+    )
+}
+
+fn describe(e: &E) -> String {
+    match e {
+        E::EIP3009InvalidSignature(_) => {
+            "EIP3009InvalidSignature: the signature does not recover to the authorizer".into()
+        }
+        E::EIP3009AuthorizationNotYetValid(x) => {
+            format!(
+                "EIP3009AuthorizationNotYetValid: valid only after {}",
+                x.validAfter
+            )
+        }
+        E::EIP3009AuthorizationExpired(x) => {
+            format!(
+                "EIP3009AuthorizationExpired: valid only before {}",
+                x.validBefore
+            )
+        }
+        E::EIP3009AuthorizationUsedOrCanceled(x) => format!(
+            "EIP3009AuthorizationUsedOrCanceled: nonce {} of {} is already used or canceled",
+            x.nonce, x.authorizer
+        ),
+        E::EIP3009CallerMustBePayee(x) => format!(
+            "EIP3009CallerMustBePayee: caller {} is not the payee {}",
+            x.caller, x.payee
+        ),
+        E::EIP3009LengthMismatch(x) => format!(
+            "EIP3009LengthMismatch: {} recipients, {} values",
+            x.recipients, x.values
+        ),
+        E::TokenpadTokenAlreadyInitialized(_) => "TokenpadTokenAlreadyInitialized".into(),
+        E::TokenpadTokenUnauthorizedInitializer(x) => format!(
+            "TokenpadTokenUnauthorizedInitializer: {} is not the token's creator",
+            x.caller
+        ),
+        E::TokenpadFactoryAlreadyDeployed(x) => {
+            format!(
+                "TokenpadFactoryAlreadyDeployed: the token exists at {}",
+                x.token
+            )
+        }
+        E::ERC20InsufficientBalance(x) => format!(
+            "ERC20InsufficientBalance: {} has {}, needs {}",
+            x.sender, x.balance, x.needed
+        ),
+        E::ERC20InvalidSender(x) => format!("ERC20InvalidSender: {}", x.sender),
+        E::ERC20InvalidReceiver(x) => format!("ERC20InvalidReceiver: {}", x.receiver),
+        E::ERC20InsufficientAllowance(x) => format!(
+            "ERC20InsufficientAllowance: {} may spend {}, needs {}",
+            x.spender, x.allowance, x.needed
+        ),
+        E::ERC20InvalidApprover(x) => format!("ERC20InvalidApprover: {}", x.approver),
+        E::ERC20InvalidSpender(x) => format!("ERC20InvalidSpender: {}", x.spender),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use alloy_primitives::hex;
+
+    #[test]
+    fn token_address_matches_the_contracts_readme_vector() {
+        let token = token_address(
+            hex!("e7f1725E7734CE288F8367e1Bb143E90bb3F0512"),
+            hex!("f39Fd6e51aad88F6F4ce6aB8827279cffFb92266"),
+            B256::with_last_byte(1).0,
+            hex!("7fe97daaf91c535d54ec81e37fac4d79229347ba1828ae110468b3ca41ff62fc"),
+        );
+        assert_eq!(token, hex!("5484F34F6Cd409c86492A5038f5CCE18E81cD493"));
+    }
+
+    #[test]
+    fn decoders_refuse_malformed_return_data() {
+        assert!(matches!(decode_u128(&[]), Err(Error::Abi(_))));
+        assert!(matches!(decode_u128(&[0; 31]), Err(Error::Abi(_))));
+        let mut two = [0u8; 32];
+        two[31] = 2;
+        assert!(
+            matches!(decode_bool(&two), Err(Error::Abi(_))),
+            "a bool word must be 0 or 1"
+        );
+        let mut dirty = [0u8; 32];
+        dirty[0] = 1;
+        assert!(
+            matches!(decode_address(&dirty), Err(Error::Abi(_))),
+            "dirty address padding"
+        );
+        assert_eq!(decode_u128(&[0; 32]).unwrap(), 0);
+    }
+
+    #[test]
+    fn revert_reason_names_errors_with_their_arguments() {
+        let data = E::ERC20InsufficientBalance(abi::Tokenpad::ERC20InsufficientBalance {
+            sender: Address::from(hex!("70997970c51812dc3a010c7d01b50e0d17dc79c8")),
+            balance: U256::from(5u8),
+            needed: U256::from(10u8),
+        })
+        .abi_encode();
+        assert_eq!(
+            revert_reason(&data),
+            "ERC20InsufficientBalance: 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 has 5, needs 10"
+        );
+        let used = E::EIP3009AuthorizationUsedOrCanceled(
+            abi::Tokenpad::EIP3009AuthorizationUsedOrCanceled {
+                authorizer: Address::from([0x11; 20]),
+                nonce: B256::repeat_byte(0xab),
+            },
+        )
+        .abi_encode();
+        assert!(revert_reason(&used).contains(&format!("nonce {}", B256::repeat_byte(0xab))));
+    }
+
+    #[test]
+    fn revert_reason_falls_back_to_the_selector() {
+        assert_eq!(revert_reason(&[]), "reverted without a reason");
+        assert_eq!(revert_reason(&[1, 2, 3]), "malformed revert data 0x010203");
+        assert_eq!(
+            revert_reason(&hex!("deadbeef")),
+            "unknown error 0xdeadbeef (4 bytes)"
+        );
+        // A known selector with truncated arguments is not trusted as that error.
+        let mut data = abi::Tokenpad::EIP3009AuthorizationExpired::SELECTOR.to_vec();
+        data.extend_from_slice(&[0; 16]);
+        let selector = hex::encode(abi::Tokenpad::EIP3009AuthorizationExpired::SELECTOR);
+        assert_eq!(
+            revert_reason(&data),
+            format!("unknown error 0x{selector} (20 bytes)")
+        );
+        // Error(string) whose string is cut short.
+        let mut cut = Revert::from("a reason long enough").abi_encode();
+        cut.truncate(40);
+        assert!(revert_reason(&cut).starts_with("unknown error 0x08c379a0"));
+    }
+}
