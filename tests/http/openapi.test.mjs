@@ -44,6 +44,7 @@ const WIRE_ROUTES = [
   'POST /holder/{userId}/buy-presale',
   'POST /merchant/presale/resolve',
   'POST /resolve-presale',
+  'GET /live',
   'OPTIONS /token/{tokenAddress}',
   'OPTIONS /token/presales/{presaleId}',
   'OPTIONS /holder/{userId}',

@@ -183,7 +183,8 @@ impl Op {
             | Route::AdminTimeAdvance
             | Route::AdminTime
             | Route::AdminFaucet
-            | Route::AdminChainFaults => return Ok(None),
+            | Route::AdminChainFaults
+            | Route::Live => return Ok(None),
         };
         Ok(Some(op))
     }

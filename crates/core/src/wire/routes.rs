@@ -53,6 +53,8 @@ pub enum Route {
     PublicPresale,
     BuyPresale,
     ResolvePresale,
+    /// The live push channel (a WebSocket, served by the edge and the merchant's object).
+    Live,
 }
 
 impl Route {
@@ -198,6 +200,7 @@ pub const TABLE: &[Row] = &[
     ("GET", "/airdrop/status", Route::AirdropStatus, Secret),
     ("POST", "/airdrop/status", Route::AirdropStatus, Secret),
     ("GET", "/deployments/:id", Route::DeploymentPage, Open),
+    ("GET", "/live", Route::Live, Public),
 ];
 
 fn segments(path: &str) -> Vec<&str> {
