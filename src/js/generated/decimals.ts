@@ -1,0 +1,23 @@
+// Generated from the Rust request and wire types (through openapi.json's schemas) by
+//   cargo run -p tokenpad-core --features codegen --example codegen
+// Do not edit: change the Rust types and run that command.
+
+/** The fields that carry an amount in the service's answers: read as exact decimal strings. */
+export const DECIMAL_FIELDS: readonly string[] = [
+  'amount',
+  'balance',
+  'liquiditySupply',
+  'lockedBalance',
+  'merchantSupply',
+  'price',
+  'progress',
+  'purchasedUsdcAmount',
+  'remainingAppSupply',
+  'startingAppSupply',
+  'targetUsdcAmount',
+  'tokenPercentage',
+  'totalSupply',
+  'totalValue',
+  'usdcAmount',
+  'value',
+];
