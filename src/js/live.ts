@@ -1,5 +1,7 @@
 // Watching a presale or a holder: pushed by the service over a WebSocket when it can be,
-// polled when it cannot. One watch is one socket (GET /live?presale=... or ?holder=...).
+// polled when it cannot. One watch is one socket (GET /live?presale=... or ?holder=...),
+// opened after a first read succeeded (so an unknown id or a refused key is reported by that
+// read, and no socket is tried for it), and reopened with backoff after it dropped.
 import { noteServiceTime } from './clock.js';
 import { toTokenpadError, type TokenpadError } from './errors.js';
 import type { CallOptions } from './http.js';
@@ -46,6 +48,8 @@ export function watch<T>(callback: WatchCallback<T>, options: WatchOptions, read
   let pingTimer: ReturnType<typeof setInterval> | undefined;
   let reconnectMs = 1000;
   let polling = false;
+  let firstSocket = true;
+  let lastDelivered = '';
   const reads = new AbortController();
 
   const deliver = (value: T | null, error: TokenpadError | null) => {
@@ -60,14 +64,26 @@ export function watch<T>(callback: WatchCallback<T>, options: WatchOptions, read
   const poll = async () => {
     if (stopped || pushed || polling) return;
     polling = true;
+    let ok = false;
     try {
-      deliver(await read({ signal: reads.signal }), null);
+      const value = await read({ signal: reads.signal });
+      ok = true;
+      lastDelivered = JSON.stringify(value);
+      deliver(value, null);
     } catch (e) {
       if (!stopped) deliver(null, toTokenpadError(e));
     } finally {
       polling = false;
     }
-    if (!stopped && !pushed) pollTimer = setTimeout(poll, intervalMs);
+    if (stopped || pushed) return;
+    if (ok && live && !socket && reconnectTimer === undefined) {
+      reconnectTimer = setTimeout(() => {
+        reconnectTimer = undefined;
+        connect();
+      }, firstSocket ? 0 : reconnectMs);
+      firstSocket = false;
+    }
+    pollTimer = setTimeout(poll, intervalMs);
   };
 
   const connect = () => {
@@ -91,7 +107,13 @@ export function watch<T>(callback: WatchCallback<T>, options: WatchOptions, read
       try {
         const msg = JSON.parse(ev.data) as { serviceTime?: number; body?: string };
         if (typeof msg.serviceTime === 'number') noteServiceTime(msg.serviceTime, Date.now());
-        if (typeof msg.body === 'string') deliver(live.read(msg.body), null);
+        if (typeof msg.body !== 'string') return;
+        const value = live.read(msg.body);
+        // The socket's first message repeats what the read before it delivered.
+        const key = JSON.stringify(value);
+        if (key === lastDelivered) return;
+        lastDelivered = key;
+        deliver(value, null);
       } catch (e) {
         deliver(null, toTokenpadError(e));
       }
@@ -103,12 +125,11 @@ export function watch<T>(callback: WatchCallback<T>, options: WatchOptions, read
       const wasPushed = pushed;
       pushed = false;
       if (stopped) return;
-      // Poll while the push channel is down (at once, so an error such as presale_not_found,
-      // which refuses the upgrade, is reported), and try the socket again later.
+      // Poll while the push channel is down; the next successful read tries the socket again
+      // (after 1 s when it had worked, with a doubling backoff while it keeps failing).
+      reconnectMs = wasPushed ? 1000 : Math.min(reconnectMs * 2, MAX_RECONNECT_MS);
       clearTimeout(pollTimer);
       void poll();
-      reconnectTimer = setTimeout(connect, wasPushed ? 1000 : reconnectMs);
-      if (!wasPushed) reconnectMs = Math.min(reconnectMs * 2, MAX_RECONNECT_MS);
     });
   };
 
@@ -133,7 +154,6 @@ export function watch<T>(callback: WatchCallback<T>, options: WatchOptions, read
   };
   options.signal?.addEventListener('abort', () => handle.stop(), { once: true });
   if (options.signal?.aborted) handle.stop();
-  else if (live) connect();
   else void poll();
   return handle;
 }
