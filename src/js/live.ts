@@ -15,6 +15,8 @@ export interface WatchOptions {
   live?: boolean;
   /** Stops the watch when it aborts. */
   signal?: AbortSignal;
+  /** Told `true` when updates start arriving pushed, `false` when the push channel drops. */
+  onLive?: (live: boolean) => void;
 }
 
 /** The handle a watch returns. */
@@ -100,6 +102,7 @@ export function watch<T>(callback: WatchCallback<T>, options: WatchOptions, read
       pushed = true;
       reconnectMs = 1000;
       clearTimeout(pollTimer);
+      options.onLive?.(true);
       pingTimer = setInterval(() => ws.readyState === 1 && ws.send('ping'), PING_MS);
     });
     ws.addEventListener('message', (ev: MessageEvent) => {
@@ -125,6 +128,7 @@ export function watch<T>(callback: WatchCallback<T>, options: WatchOptions, read
       const wasPushed = pushed;
       pushed = false;
       if (stopped) return;
+      if (wasPushed) options.onLive?.(false);
       // Poll while the push channel is down; the next successful read tries the socket again
       // (after 1 s when it had worked, with a doubling backoff while it keeps failing).
       reconnectMs = wasPushed ? 1000 : Math.min(reconnectMs * 2, MAX_RECONNECT_MS);

@@ -42,7 +42,7 @@ interface Store<T> {
 const LOADING: Resource<never> = { data: null, error: null, loading: true, live: false };
 const stores = new WeakMap<TokenpadClient, Map<string, Store<unknown>>>();
 
-type Start<T> = (set: (data: T | null, error: TokenpadError | null) => void) => Watch;
+type Start<T> = (set: (data: T | null, error: TokenpadError | null) => void, setLive: (live: boolean) => void) => Watch;
 
 function store<T>(client: TokenpadClient, key: string, start: Start<T>): Store<T> {
   let byKey = stores.get(client);
@@ -52,14 +52,22 @@ function store<T>(client: TokenpadClient, key: string, start: Start<T>): Store<T
   const listeners = new Set<() => void>();
   let snapshot: Resource<T> = LOADING;
   let watch: Watch | null = null;
+  const notify = () => {
+    for (const l of listeners) l();
+  };
   const set = (data: T | null, error: TokenpadError | null) => {
     snapshot = { data: data ?? snapshot.data, error, loading: false, live: watch?.live ?? false };
-    for (const l of listeners) l();
+    notify();
+  };
+  const setLive = (live: boolean) => {
+    if (snapshot.live === live) return;
+    snapshot = { ...snapshot, live };
+    notify();
   };
   const s: Store<T> = {
     subscribe(onChange) {
       listeners.add(onChange);
-      if (!watch) watch = start(set);
+      if (!watch) watch = start(set, setLive);
       return () => {
         listeners.delete(onChange);
         if (listeners.size === 0) {
@@ -94,15 +102,15 @@ const noSubscribe = () => () => {};
 /** A holder's wallet, live (pushed over the WebSocket, polled while it is down). Null `userId`: idle. */
 export function useHolder(userId: string | null | undefined, options?: HookOptions): Resource<HolderFull> {
   const key = userId ? `holder:${userId}:${options?.intervalMs ?? ''}` : null;
-  return useResource<HolderFull>(options, key, (c) => (set) =>
-    c.watchHolder(userId as string, set, { intervalMs: options?.intervalMs }));
+  return useResource<HolderFull>(options, key, (c) => (set, onLive) =>
+    c.watchHolder(userId as string, set, { intervalMs: options?.intervalMs, onLive }));
 }
 
 /** A presale's public form, live. Null `presaleId`: idle. */
 export function usePresale(presaleId: string | null | undefined, options?: HookOptions): Resource<Presale> {
   const key = presaleId ? `presale:${presaleId}:${options?.intervalMs ?? ''}` : null;
-  return useResource<Presale>(options, key, (c) => (set) =>
-    c.watchPresale(presaleId as string, set, { intervalMs: options?.intervalMs }));
+  return useResource<Presale>(options, key, (c) => (set, onLive) =>
+    c.watchPresale(presaleId as string, set, { intervalMs: options?.intervalMs, onLive }));
 }
 
 /** A token, read at once and then every `intervalMs` (default 15000; tokens are not pushed). */

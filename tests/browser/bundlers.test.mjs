@@ -113,7 +113,7 @@ describe('bundlers in Chromium', { timeout: 300_000 }, () => {
     await build({ entryPoints: [path.join(src, 'app.js')], bundle: true, format: 'esm', outdir: out, logLevel: 'error' });
     assert.deepEqual(readdirSync(out), ['app.js'], 'esbuild needed a file beside the bundle');
     const p = await page(out, '<!doctype html><meta charset="utf-8"><p id="presale">…</p><script type="module" src="app.js"></script>');
-    await waitForText(p, '#presale', /^Live: 60\.50 of 100\.00 USDC \(60\.5%\), Ends in \d+m \d+s$/);
+    await waitForText(p, '#presale', /^Live: 60\.50 of 100\.00 USDC \(60\.5%\), Ends in (1h 0m 0s|\d+m \d+s)$/);
     // Another purchase shows up without reloading, pushed (the poll interval is 5 s).
     const t0 = Date.now();
     await api(w, 'POST', '/holder/bob/buy-presale', { key: m.secretKey, body: { presaleId: presale.id, usdcAmount: 10 } });
