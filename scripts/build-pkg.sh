@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Builds the browser library (the root crate) into pkg/, the npm package @tokenpad/client:
-#   pkg/web/      ES module for browsers (--target web); web/index.js initializes itself
-#   pkg/bundler/  ES module importing the .wasm (--target bundler)
-#   pkg/node/     CommonJS for Node (--target nodejs)
-#   pkg/package.json with `exports` for node / browser / import, and the .d.ts types.
-# Release build (opt-level z, LTO: the workspace profile), then wasm-opt -Oz (npm binaryen).
-# Also copies pkg/web to www/app/pkg, where the demo frontend loads it from.
+# Builds the npm package @tokenpad/client into pkg/ (see "Browser library" in README.md):
+#   pkg/tokenpad_bg.wasm   the one wasm (the root crate: release, LTO, opt-level z, wasm-opt -Oz)
+#   pkg/wasm.js            its wasm-bindgen glue (--target web: init / initSync)
+#   pkg/wasm-gz.js         the same wasm gzipped + base64, for bundlers with no asset support
+#   pkg/*.js, *.d.ts       the JavaScript layer (src/js/, TypeScript compiled by tsc): the
+#                          clients, errors, live updates, the service clock, view wrappers, and
+#                          one entry per runtime: index (browsers, vite, webpack), inline
+#                          (esbuild), workerd, node (+ node.cjs), init (wasm passed in),
+#                          server (+ server.cjs, no wasm), react
+#   pkg/generated/         the wire and API types generated from the Rust types
+#   pkg/package.json       `exports` choosing the entry by runtime, README.md
+# Also copies what a page loads to www/app/pkg, where the demo frontend imports it from.
 # Local tools only, nothing is downloaded. Run scripts/setup.sh first.
 set -euo pipefail
 LOG_TAG=build-pkg
@@ -17,118 +22,118 @@ wb_version="$(wasm_bindgen_lock_version)"
 [[ "$(wasm-bindgen --version 2>/dev/null || true)" == "wasm-bindgen $wb_version" ]] \
   || die "wasm-bindgen $wb_version not installed (Cargo.lock's version): run scripts/setup.sh"
 WASM_OPT="$(wasm_opt_bin)"
-[[ -x "$WASM_OPT" ]] || die "wasm-opt missing ($WASM_OPT): run scripts/setup.sh"
+ESBUILD="$(esbuild_bin)"
+TSC="$ROOT/node_modules/typescript/bin/tsc"
+[[ -x "$WASM_OPT" && -x "$ESBUILD" && -f "$TSC" ]] || die "npm packages missing (wasm-opt, esbuild, typescript): run scripts/setup.sh"
 
 t0=$(date +%s%N)
 # The `pkg` profile: the release profile without overflow checks (see Cargo.toml).
 cargo build --profile pkg --locked --target wasm32-unknown-unknown -p tokenpad
 wasm="${CARGO_TARGET_DIR:-$ROOT/target}/wasm32-unknown-unknown/pkg/tokenpad.wasm"
 [[ -f "$wasm" ]] || die "cargo did not produce $wasm"
-
 version="$(cargo pkgid -p tokenpad | sed 's/.*[#@]//')"
+
+stage="$(mktemp -d)"
+trap 'rm -rf "$stage"' EXIT
 rm -rf pkg
-mkdir -p pkg
-dirs=()
-for pair in web:web bundler:bundler nodejs:node; do
-  target="${pair%%:*}" dir="pkg/${pair#*:}"
-  wasm-bindgen --target "$target" --out-dir "$dir" --out-name tokenpad "$wasm"
-  dirs+=("$dir")
-  # The classes declare [Symbol.dispose] (for `using`): pull in the lib that types it, so a
-  # project compiling with an older `lib` (es2022) needs no change and no skipLibCheck.
-  if grep -q 'Symbol.dispose' "$dir/tokenpad.d.ts"; then
-    { printf '/// <reference lib="esnext.disposable" />\n'; cat "$dir/tokenpad.d.ts"; } > "$dir/tokenpad.d.ts.tmp"
-    mv "$dir/tokenpad.d.ts.tmp" "$dir/tokenpad.d.ts"
-  fi
-done
+mkdir -p pkg/generated
 
-# wasm-opt (npm binaryen is itself wasm: about 10 s a run). The three targets' .wasm files are
-# usually byte-identical (only the JS glue differs): then optimize once and copy.
+# 1. The wasm and its glue (--target web: `init(module_or_path)` and `initSync({ module })`,
+#    which every entry point uses in its own way).
+wasm-bindgen --target web --out-dir "$stage/wb" --out-name tokenpad "$wasm"
 # Two rounds of -Oz: the second finds what the first opened up (about 0.7 KB of gzipped wasm).
-opt() { "$WASM_OPT" -Oz -Oz "$1/tokenpad_bg.wasm" -o "$1/tokenpad_bg.wasm.opt" && mv "$1/tokenpad_bg.wasm.opt" "$1/tokenpad_bg.wasm"; }
-if [[ "$(sha256sum "${dirs[@]/%//tokenpad_bg.wasm}" | cut -d' ' -f1 | sort -u | wc -l)" == 1 ]]; then
-  opt "${dirs[0]}"
-  for d in "${dirs[@]:1}"; do cp "${dirs[0]}/tokenpad_bg.wasm" "$d/tokenpad_bg.wasm"; done
-else
-  pids=()
-  for d in "${dirs[@]}"; do opt "$d" & pids+=($!); done
-  for p in "${pids[@]}"; do wait "$p" || die "wasm-opt failed"; done
-fi
+"$WASM_OPT" -Oz -Oz "$stage/wb/tokenpad_bg.wasm" -o pkg/tokenpad_bg.wasm
+cp "$stage/wb/tokenpad.js" pkg/wasm.js
+printf '%s\n' "export default \"$(gzip -9cn pkg/tokenpad_bg.wasm | base64 -w0)\";" > pkg/wasm-gz.js
 
-# web/index.js: the web build, initialized with top-level await, so that browser code (and
-# bundlers with the `browser` condition) use the same API as Node: no init() call needed.
-cat > pkg/web/index.js <<'JS'
-// Loads and instantiates the wasm once (top-level await), then re-exports the library.
-// Without top-level await, import "@tokenpad/client/web" and call `await init()` yourself.
-import init from './tokenpad.js';
+# 2. The JavaScript layer: src/js with the glue's declarations beside it, compiled by tsc. The
+#    glue's .d.ts names the shapes the Rust exports declare (unchecked types): import them.
+cp -r src/js "$stage/js"
+{
+  printf "import type { HolderFull, Presale, PresaleMerchant, Token, Decimal } from './generated/wire.js';\n"
+  printf "import type { Countdown, FormatOptions, Portfolio, PresaleProgress, TokenSupply } from './types.js';\n"
+  cat "$stage/wb/tokenpad.d.ts"
+} > "$stage/js/wasm.d.ts"
+cat > "$stage/tsconfig.json" <<'JSON'
+{
+  "compilerOptions": {
+    "target": "es2022", "module": "es2022", "moduleResolution": "bundler", "lib": ["es2022", "dom", "dom.iterable"],
+    "strict": true, "declaration": true, "skipLibCheck": true, "types": [], "typeRoots": [],
+    "rootDir": "js", "outDir": "out", "removeComments": false, "newLine": "lf"
+  },
+  "include": ["js/**/*.ts"]
+}
+JSON
+ln -s "$ROOT/node_modules" "$stage/node_modules"
+node "$TSC" -p "$stage/tsconfig.json" || die "tsc failed (see above)"
+cp -r "$stage/out/." pkg/
+cp src/js/generated/wire.d.ts src/js/generated/api.d.ts pkg/generated/
+cp "$stage/js/wasm.d.ts" pkg/wasm.d.ts
+cp src/js/wasm-gz.d.ts pkg/wasm-gz.d.ts
+rm -f pkg/modules.d.ts
 
-await init({ module_or_path: new URL('./tokenpad_bg.wasm', import.meta.url) });
+# 3. CommonJS builds (require): node.cjs (with the wasm read from the package's directory) and
+#    server.cjs, each one bundled file.
+"$ESBUILD" pkg/node-cjs.js --bundle --format=cjs --platform=node --target=node18 --log-level=error --outfile=pkg/node.cjs
+"$ESBUILD" pkg/server.js --bundle --format=cjs --platform=node --target=node18 --log-level=error --outfile=pkg/server.cjs
+rm -f pkg/node-cjs.js pkg/node-cjs.d.ts
 
-export * from './tokenpad.js';
-export { init };
-JS
-cat > pkg/web/index.d.ts <<'TS'
-export * from './tokenpad.js';
-export { default as init } from './tokenpad.js';
-TS
-printf '{ "type": "commonjs" }\n' > pkg/node/package.json
-
-# README: the "Browser library" section of the repository's README.
+# 4. README: the "Browser library" section of the repository's README.
 awk '/^## Browser library/{p=1; print "# @tokenpad/client\n"; next} p && /^## /{exit} p' README.md > pkg/README.md
 [[ -s pkg/README.md ]] || printf '# @tokenpad/client\n\nSee the tokenpad repository README, "Browser library".\n' > pkg/README.md
 
+# 5. package.json. The first matching condition wins: workerd (wrangler) imports the .wasm as
+#    a module; node reads the file; webpack and vite (development/production) get the
+#    `new URL(..., import.meta.url)` entry they copy the wasm for; esbuild (browser) the
+#    entry with the wasm inside; anything else (a browser loading the files) the URL entry.
 cat > pkg/package.json <<JSON
 {
   "name": "@tokenpad/client",
   "version": "$version",
-  "description": "tokenpad in the browser: a public-key client, holder and presale view models, exact amount formatting (Rust compiled to WebAssembly)",
+  "description": "tokenpad for JavaScript: a public-key client with live updates and view models (Rust compiled to WebAssembly), a secret-key server client, React hooks",
   "license": "Apache-2.0",
   "type": "module",
-  "main": "./node/tokenpad.js",
-  "module": "./bundler/tokenpad.js",
-  "types": "./web/index.d.ts",
+  "main": "./node.cjs",
+  "module": "./index.js",
+  "types": "./index.d.ts",
   "exports": {
     ".": {
-      "node": {
-        "types": "./node/tokenpad.d.ts",
-        "default": "./node/tokenpad.js"
-      },
-      "browser": {
-        "types": "./web/index.d.ts",
-        "default": "./web/index.js"
-      },
-      "import": {
-        "types": "./bundler/tokenpad.d.ts",
-        "default": "./bundler/tokenpad.js"
-      },
-      "default": {
-        "types": "./web/index.d.ts",
-        "default": "./web/index.js"
-      }
+      "types": "./index.d.ts",
+      "workerd": "./workerd.js",
+      "node": { "import": "./node.js", "require": "./node.cjs" },
+      "webpack": "./index.js",
+      "development": "./index.js",
+      "production": "./index.js",
+      "browser": "./inline.js",
+      "default": "./index.js"
     },
-    "./web": {
-      "types": "./web/tokenpad.d.ts",
-      "default": "./web/tokenpad.js"
+    "./init": { "types": "./init.d.ts", "default": "./init.js" },
+    "./web": { "types": "./init.d.ts", "default": "./init.js" },
+    "./server": {
+      "types": "./server.d.ts",
+      "import": "./server.js",
+      "require": "./server.cjs"
     },
-    "./bundler": {
-      "types": "./bundler/tokenpad.d.ts",
-      "default": "./bundler/tokenpad.js"
-    },
-    "./node": {
-      "types": "./node/tokenpad.d.ts",
-      "default": "./node/tokenpad.js"
-    },
+    "./react": { "types": "./react.d.ts", "default": "./react.js" },
+    "./tokenpad_bg.wasm": "./tokenpad_bg.wasm",
     "./package.json": "./package.json"
   },
-  "files": ["web", "bundler", "node", "README.md"],
-  "sideEffects": ["./web/index.js", "./bundler/tokenpad.js"],
-  "keywords": ["tokenpad", "tokens", "presale", "wasm"]
+  "files": ["*.js", "*.cjs", "*.d.ts", "generated", "tokenpad_bg.wasm", "README.md"],
+  "sideEffects": ["./index.js", "./inline.js", "./workerd.js", "./node.js", "./node.cjs"],
+  "peerDependencies": { "react": ">=18" },
+  "peerDependenciesMeta": { "react": { "optional": true } },
+  "engines": { "node": ">=20.3" },
+  "keywords": ["tokenpad", "tokens", "presale", "wasm", "react", "cloudflare-workers"]
 }
 JSON
 
-# The demo frontend's copy.
+# 6. The demo frontend's copy: what a page may load (not the Node, server or React files).
 rm -rf www/app/pkg
 mkdir -p www/app/pkg
-cp pkg/web/index.js pkg/web/index.d.ts pkg/web/tokenpad.js pkg/web/tokenpad.d.ts pkg/web/tokenpad_bg.wasm www/app/pkg/
+for f in pkg/*.js; do
+  case "$(basename "$f")" in node.js|server.js|react.js|workerd.js|init.js) ;; *) cp "$f" www/app/pkg/ ;; esac
+done
+cp pkg/tokenpad_bg.wasm www/app/pkg/
 
 gz() { gzip -9c "$1" | wc -c; }
-log "built pkg/ ($version) and www/app/pkg in $(( ($(date +%s%N) - t0) / 1000000 )) ms: web wasm $(( $(gz pkg/web/tokenpad_bg.wasm) / 1024 )) KiB + js $(( $(gz pkg/web/tokenpad.js) / 1024 )) KiB gzipped"
+log "built pkg/ ($version) and www/app/pkg in $(( ($(date +%s%N) - t0) / 1000000 )) ms: wasm $(( $(gz pkg/tokenpad_bg.wasm) / 1024 )) KiB gzipped"

@@ -23,10 +23,10 @@ elapsed() { echo "$(( ($(date +%s%N) - t0) / 1000000 )) ms"; }
 
 command -v cargo >/dev/null || die "cargo not found: install Rust with rustup (https://rustup.rs)"
 command -v rustup >/dev/null || die "rustup not found: the wasm target is installed with rustup"
-command -v node >/dev/null || die "node not found: install Node.js >= 20.3"
+command -v node >/dev/null || die "node not found: install Node.js >= 20.19"
 command -v npm >/dev/null || die "npm not found"
-node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=3)?0:1)' \
-  || die "Node $(node --version) is too old: need >= 20.3 (wrangler 4.86)"
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' \
+  || die "Node $(node --version) is too old: need >= 20.19 (wrangler 4.86, vite 8 for the bundler tests)"
 
 # 1. Rust: wasm target, rustfmt and clippy (scripts/test.sh uses both).
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
@@ -56,9 +56,10 @@ if [[ "$(worker-build --version 2>/dev/null || true)" != "$WORKER_BUILD_VERSION"
   cargo install worker-build --version "=$WORKER_BUILD_VERSION" --locked
 fi
 
-# 4. npm packages (wrangler, binaryen's wasm-opt, playwright-core, ajv; for the chain: solc-js,
-#    OpenZeppelin's contracts, anvil, viem). Reinstalled only when package.json or
-#    package-lock.json changed since the last install, or a binary is missing.
+# 4. npm packages (wrangler, binaryen's wasm-opt, playwright-core, ajv, typescript, esbuild;
+#    for the package's tests vite, webpack, react; for the chain: solc-js, OpenZeppelin's
+#    contracts, anvil, viem). Reinstalled only when package.json or package-lock.json changed
+#    since the last install, or a binary is missing.
 stamp_file="node_modules/.tokenpad-npm-stamp"
 npm_stamp="$(cat package.json package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1)"
 if [[ "$(cat "$stamp_file" 2>/dev/null || true)" != "$npm_stamp" \

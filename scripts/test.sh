@@ -3,7 +3,8 @@
 # Worker build, black-box HTTP tests against the built Worker in local workerd, the Solidity
 # contracts on a local anvil node, and the browser
 # library: its package build and size, wasm tests in headless Chromium, the www end-to-end test,
-# and the npm consumer test.
+# the npm package installed from its tarball (Node ESM/CJS, the server client, an edge Worker in
+# workerd) and bundled by vite (React), esbuild and webpack into pages loaded in Chromium.
 # Stops at the first failing step. SKIP_SETUP=1 skips scripts/setup.sh.
 set -euo pipefail
 LOG_TAG=test
@@ -26,26 +27,33 @@ step() {
 [[ "${SKIP_SETUP:-0}" == 1 ]] || step setup "$ROOT/scripts/setup.sh" --browser
 step fmt cargo fmt --all -- --check
 step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
-step clippy-wasm cargo clippy -p tokenpad -p tokenpad-worker --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
+step clippy-wasm cargo clippy -p tokenpad -p tokenpad-worker -p tokenpad-evm --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
 step rust-tests cargo test --workspace --locked
 step build-worker "$ROOT/scripts/build-worker.sh"
 step build-pkg "$ROOT/scripts/build-pkg.sh"
 step pkg-size "$ROOT/scripts/size.sh"
 step browser-tests "$ROOT/scripts/test-browser.sh"
 
+# A global WebSocket for the live push tests: Node 22 has one, Node 20 behind a flag.
+ws_flag=()
+node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' || ws_flag=(--experimental-websocket)
+
 shopt -s nullglob
 http_tests=(tests/http/*.test.mjs)
 shopt -u nullglob
 if ((${#http_tests[@]})); then
-  step http-tests node --test --test-concurrency=1 "${http_tests[@]}"
+  step http-tests node "${ws_flag[@]}" --test --test-concurrency=1 "${http_tests[@]}"
 else
   log "no tests/http/*.test.mjs files"
 fi
 
-# The contracts (their offline build reproduces contracts/build) on a real local node (anvil).
-step chain-tests node --test tests/chain/
+# The contracts (their offline build reproduces contracts/build) on a real local node (anvil),
+# and crates/evm's signing and calldata: against viem's (vectors) and sent to anvil.
+step evm-vectors node crates/evm/tests/vectors.mjs --check
+step chain-tests node --test tests/chain/ crates/evm/tests/anvil.test.mjs
 
 step e2e-tests node --test --test-concurrency=1 tests/e2e/
-step consumer-tests node --test tests/consumer/
+step consumer-tests node --test --test-concurrency=1 tests/consumer/
+step bundler-tests node --test --test-concurrency=1 tests/browser/
 
 log "all checks passed in $(( $(date +%s) - t_all )) s"

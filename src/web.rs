@@ -1,8 +1,10 @@
-//! The JavaScript face of the library (wasm32 only): `TokenpadClient` over `fetch` (gloo-net),
-//! the view models with `Intl` formatting (js-sys), and the TypeScript declarations of every
-//! object they take and return (`tokenpad.d.ts`, appended to the generated `.d.ts`).
+//! The wasm exports the package's JavaScript layer (`src/js/`) is built on (wasm32 only): the
+//! service's answers read exactly (`readAnswer`), the view models with `Intl` formatting
+//! (js-sys), and exact formatting. HTTP, retries, errors as a class, live updates and the
+//! service clock are JavaScript (`src/js/`), where they cost the page less than in wasm. The
+//! public TypeScript declarations are there too; these exports are internal.
 
-use crate::client::ClientError;
+use crate::client::{ClientError, HttpResponse};
 use crate::decimal::Dec;
 use crate::format::{format_dec, FormatOptions, Formats, Formatter, Grouping, PlainGrouping};
 use crate::wire::{self, HolderFull, Token};
@@ -15,26 +17,11 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-#[wasm_bindgen(typescript_custom_section)]
-const TYPES: &'static str = include_str!("tokenpad.d.ts");
-#[wasm_bindgen(typescript_custom_section)]
-const WIRE_TYPES: &'static str = include_str!("generated/wire.d.ts");
-
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout(handler: &Function, ms: i32) -> JsValue;
-    #[wasm_bindgen(js_name = clearTimeout)]
-    fn clear_timeout(id: &JsValue);
-    #[wasm_bindgen(js_namespace = console, js_name = error)]
-    fn console_error(message: &str, error: &JsValue);
-}
-
 // ---------------------------------------------------------------------------------------
 // Errors and conversions
 
 /// A JavaScript `Error` named `TokenpadError` with `code`, `status` and (when the service sent
-/// them) `details`.
+/// them) `details`. The JavaScript layer turns it into an instance of its `TokenpadError` class.
 fn js_error(e: &ClientError) -> JsValue {
     let err = js_sys::Error::new(&e.message);
     err.set_name("TokenpadError");
@@ -346,18 +333,26 @@ pub fn token_supply(
     to_js(&view::token_supply(&token, &f))
 }
 
-/// True for the errors this library throws (an `Error` with a string `code` and a numeric
-/// `status`).
-#[wasm_bindgen(js_name = isTokenpadError, unchecked_return_type = "value is TokenpadError")]
-pub fn is_tokenpad_error(#[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue) -> bool {
-    value.is_instance_of::<js_sys::Error>()
-        && Reflect::get(&value, &"code".into()).is_ok_and(|c| c.is_string())
-        && Reflect::get(&value, &"status".into()).is_ok_and(|s| s.as_f64().is_some())
+/// Reads an answer of the service: a 2xx body as the wire type `kind` names (`token`,
+/// `holder`, `balance`, `presale`), exactly, with every amount as a decimal string; anything
+/// else as the service's error (thrown: `code`, `status`, `message`, `details`), or a generic
+/// one (`http_error`, `invalid_response`).
+#[wasm_bindgen(js_name = readAnswer)]
+pub fn read_answer(kind: &str, status: u16, body: String) -> Result<JsValue, JsValue> {
+    let res = HttpResponse { status, body };
+    match kind {
+        "token" => answer::<Token>(res),
+        "holder" => answer::<HolderFull>(res),
+        "balance" => answer::<wire::TokenBalance>(res),
+        "presale" => answer::<wire::Presale>(res),
+        other => Err(invalid(
+            "invalid_input",
+            format!("unknown answer kind {other:?}"),
+        )),
+    }
 }
 
-// ---------------------------------------------------------------------------------------
-// The client (`web/client.rs`)
-
-mod client;
-
-pub use client::{FetchTransport, PresaleWatch, TokenpadClient};
+fn answer<M: DeserializeOwned + Serialize>(res: HttpResponse) -> Result<JsValue, JsValue> {
+    let m: M = crate::client::read_answer(res).map_err(|e| js_error(&e))?;
+    to_js(&m)
+}

@@ -1,250 +1,314 @@
-// The npm package as a user gets it: `npm pack pkg/`, installed into a fresh project, imported
-// under Node (the nodejs build) as ESM and CommonJS, its client run over Node's fetch against a
-// local stand-in of the service, the README's example run as written, and its TypeScript types
-// checked with tsc (every model field named, nothing typed `any`).
-// Needs pkg/ (scripts/build-pkg.sh) and the repo's node_modules (typescript).
+// @tokenpad/client installed from its tarball, under Node, against a local stand-in of the
+// service (for what the real one cannot be made to do on demand: 503s, a hanging answer, a
+// dropped connection): the tarball's contents (one .wasm), ESM and CommonJS, the wasm passed in
+// by hand (`/init`, as on Deno-style runtimes), TokenpadError, retries with backoff and
+// Retry-After, `signal`, request ids, the service clock, the server client's idempotency keys
+// and exact amounts, and the TypeScript types of every entry point under a strict compiler.
+// tests/consumer/live.test.mjs runs the same package against the real worker.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { lstatSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { ROOT, installPacked, node, run } from './pack.mjs';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const PKG = path.join(ROOT, 'pkg');
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const PUBLIC_KEY = 'pk_demo_consumer';
+const SECRET_KEY = 'sk_demo_consumer';
+const WEEK = 7 * 86_400_000;
 
-// What the service writes: exact decimals that JavaScript numbers cannot hold.
 const HOLDER = `{"success":true,"id":"alice","address":"0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB","totalValue":1285.185183,
 "tokens":[{"id":"0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed","address":"0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed","name":"Demo Token","symbol":"DEMO","balance":1234.567890123456789012,"value":185.185183,"status":"active","type":"token"}],
 "presales":[],
 "locks":[{"id":"0x2222222222222222222222222222222222222222","address":"0x2222222222222222222222222222222222222222","name":"Star","symbol":"STAR","balance":250000000,"value":1100,"status":"locked","type":"lock","unlockDate":"2099-01-01T00:00:00.000Z"}]}`;
-const PRESALE = `{"id":"p-1","name":"Moon launch","description":"The MOON presale","startTimestamp":1795262400,"endTimestamp":1795266000,"targetUsdcAmount":100,"purchasedUsdcAmount":100,"status":"completed","participants":[{"id":"bob","address":"0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB","usdcAmount":100,"tokenPercentage":100}],"tokenInfo":{"name":"Moon","symbol":"MOON","imageUrl":"https://example.com/moon.png"}}`;
+const LEDGER = '{"amount":1.000000000000000001,"from":"0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB","success":true,"to":"0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359","tokenAddress":"0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed","transactionHash":"0xabababababababababababababababababababababababababababababababab"}';
+const record = (i) => `{"amount":${i}.000000000000000001,"blockNumber":${i},"context":"Transfer","from":"0x1","id":"t${i}","symbol":"DEMO","timestamp":"2026-11-21T12:00:00.000Z","to":"0x2","tokenAddress":"0x3","transactionHash":"0x4","type":"spend"}`;
 
 function fakeService() {
-  return createServer((req, res) => {
+  const hits = new Map();
+  const keys = [];
+  const server = createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
-    const send = (status, body) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
+    const n = (hits.get(url.pathname) ?? 0) + 1;
+    hits.set(url.pathname, n);
+    const send = (status, body, headers = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', 'x-service-time': String(Date.now() + WEEK), ...headers });
       res.end(body);
     };
-    if (!url.searchParams.get('publicKey')) {
-      return send(401, '{"success":false,"message":"Public key not found","code":"public_key_not_found"}');
+    const error = (status, code, message, headers) => send(status, JSON.stringify({ success: false, code, message }), headers);
+    const key = url.searchParams.get('publicKey') ?? req.headers['x-api-key'];
+    if (!key) return error(401, 'public_key_not_found', 'Public key not found');
+    if (key !== PUBLIC_KEY && key !== SECRET_KEY) return error(401, 'invalid_api_key', 'Invalid API key', { 'x-request-id': 'req-401' });
+    switch (url.pathname) {
+      case '/holder/alice': return send(200, HOLDER);
+      case '/holder/flaky': return n <= 2 ? error(503, 'internal_error', 'Busy', { 'retry-after': '0' }) : send(200, HOLDER);
+      case '/holder/limited': return n === 1 ? error(429, 'rate_limited', 'Slow down', { 'retry-after': '1' }) : send(200, HOLDER);
+      case '/holder/always-limited': return error(429, 'rate_limited', 'Slow down', { 'retry-after': '120', 'x-request-id': 'req-429' });
+      case '/holder/dropped': return n === 1 ? req.socket.destroy() : send(200, HOLDER);
+      case '/holder/slow': return undefined; // never answers
+      case '/holder/proxy': return send(502, '<html>Bad gateway</html>', { 'content-type': 'text/html' });
+      case '/holder/alice/spend': {
+        keys.push(req.headers['idempotency-key']);
+        return keys.length === 1 ? error(503, 'internal_error', 'Busy', { 'retry-after': '0' }) : send(200, LEDGER);
+      }
+      case '/holder/alice/transactions': {
+        const cursor = Number(url.searchParams.get('cursor') ?? 0);
+        const data = [cursor + 1, cursor + 2].map(record).join(',');
+        const more = cursor < 2;
+        return send(200, `{"data":[${data}],"has_more":${more},"next_cursor":${more ? `"${cursor + 2}"` : 'null'}}`);
+      }
+      default: return error(404, 'holder_not_found', `No holder with id ${url.pathname.slice(8)}`, { 'x-request-id': 'req-404' });
     }
-    if (url.searchParams.get('publicKey') !== PUBLIC_KEY) {
-      return send(401, '{"success":false,"message":"Invalid API key","code":"invalid_api_key"}');
-    }
-    if (url.pathname === '/holder/alice') return send(200, HOLDER);
-    if (url.pathname === '/token/presales/p-1') return send(200, PRESALE);
-    if (url.pathname.startsWith('/holder/')) {
-      return send(404, `{"success":false,"message":"No holder with id ${url.pathname.slice(8)}","code":"holder_not_found"}`);
-    }
-    return send(404, '{"success":false,"message":"No route","code":"not_found"}');
   });
+  return { server, hits, keys };
 }
 
-/** The code block right after `<!-- example: tests/consumer -->` in README.md. */
-function readmeExample() {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const m = readme.match(/<!-- example: tests\/consumer -->\s*```js\n([\s\S]*?)```/);
-  assert.ok(m, 'README.md has no code block marked <!-- example: tests/consumer -->');
-  return m[1];
-}
-
-describe('@tokenpad/client installed from its tarball', { timeout: 180_000 }, () => {
-  let dir;
-  let app;
-  let server;
+describe('@tokenpad/client installed from its tarball, under Node', { timeout: 180_000 }, () => {
+  let pack;
+  let fake;
   let baseUrl;
-  const node = async (file, env = {}) => {
-    const { stdout } = await run(process.execPath, [file], { cwd: app, env: { ...process.env, ...env }, timeout: 30_000 });
-    return stdout;
+  const js = async (name, code, env = {}) => {
+    await writeFile(path.join(pack.app, name), code);
+    return node(pack.app, name, { BASE_URL: baseUrl, ...env });
   };
 
   before(async () => {
-    assert.ok(existsSync(path.join(PKG, 'package.json')), 'pkg/ is not built: run scripts/build-pkg.sh');
-    dir = await mkdtemp(path.join(tmpdir(), 'tokenpad-consumer-'));
-    await run('npm', ['pack', PKG, '--pack-destination', dir, '--silent'], { cwd: dir });
-    const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
-    assert.ok(tarball, 'npm pack made no tarball');
-    app = path.join(dir, 'app');
-    await run('mkdir', ['-p', app]);
-    await writeFile(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    await run('npm', ['install', path.join(dir, tarball), '--no-audit', '--no-fund', '--ignore-scripts', '--silent'], { cwd: app });
-    server = fakeService();
-    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${server.address().port}`;
+    pack = await installPacked({ link: ['react', '@types/react', 'csstype'] });
+    fake = fakeService();
+    await new Promise((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${fake.server.address().port}`;
   });
-
   after(async () => {
-    server?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    fake?.server.closeAllConnections?.();
+    fake?.server.close();
+    await pack?.cleanup();
   });
 
-  test('it is a real copy with the three builds and the types', () => {
-    const installed = path.join(app, 'node_modules', '@tokenpad', 'client');
-    assert.ok(!lstatSync(installed).isSymbolicLink(), 'installed as a link, not a copy');
-    for (const f of ['web/index.js', 'web/tokenpad_bg.wasm', 'web/tokenpad.d.ts', 'bundler/tokenpad.js', 'node/tokenpad.js', 'node/tokenpad_bg.wasm', 'README.md']) {
-      assert.ok(existsSync(path.join(installed, f)), `${f} missing from the package`);
+  test('the tarball: one wasm, every entry point, a copy not a link', async () => {
+    assert.ok(!lstatSync(pack.installed).isSymbolicLink(), 'installed as a link, not a copy');
+    const { stdout } = await run('tar', ['-tzf', pack.tarball]);
+    const files = stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
+    assert.deepEqual(files.filter((f) => f.endsWith('.wasm')), ['tokenpad_bg.wasm'], 'more than one wasm in the tarball');
+    for (const f of ['index.js', 'inline.js', 'workerd.js', 'node.js', 'node.cjs', 'init.js', 'server.js', 'server.cjs', 'react.js',
+      'index.d.ts', 'server.d.ts', 'react.d.ts', 'init.d.ts', 'generated/wire.d.ts', 'generated/api.d.ts', 'README.md']) {
+      assert.ok(files.includes(f), `${f} missing from the tarball`);
     }
-    const pkg = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8'));
-    assert.equal(pkg.name, '@tokenpad/client');
-    for (const condition of ['node', 'browser', 'import', 'default']) {
-      assert.ok(pkg.exports['.'][condition]?.types, `exports["."].${condition} has no types`);
-    }
+    const pkg = JSON.parse(readFileSync(path.join(pack.installed, 'package.json'), 'utf8'));
+    assert.equal(pkg.exports['./tokenpad_bg.wasm'], './tokenpad_bg.wasm');
+    assert.deepEqual(Object.keys(pkg.exports['.']), ['types', 'workerd', 'node', 'webpack', 'development', 'production', 'browser', 'default']);
   });
 
-  test('ESM and CommonJS imports under Node, pure functions', async () => {
-    await writeFile(path.join(app, 'esm.mjs'), `
-      import { formatAmount, formatUnits, countdown, holderPortfolio, isTokenpadError, TokenpadClient } from '@tokenpad/client';
-      let refused;
-      try { new TokenpadClient({ baseUrl: 'https://api.example.com', publicKey: 'sk_live_secret' }); } catch (e) { refused = [e.code, isTokenpadError(e)]; }
+  test('ESM and CommonJS, one TokenpadError class across both, the wasm passed in by hand', async () => {
+    const out = JSON.parse(await js('esm.mjs', `
+      import { createRequire } from 'node:module';
+      import { formatAmount, formatUnits, countdown, TokenpadClient, TokenpadError, isTokenpadError, holderPortfolio } from '@tokenpad/client';
+      const cjs = createRequire(import.meta.url)('@tokenpad/client');
+      const codes = [];
+      for (const make of [() => new TokenpadClient({ baseUrl: 'https://a.example', publicKey: 'sk_live' }),
+                          () => new cjs.TokenpadClient({ baseUrl: 'ftp://a.example' }),
+                          () => holderPortfolio({ id: 'x' })]) {
+        try { make(); } catch (e) { codes.push([e.code, e instanceof TokenpadError, e instanceof cjs.TokenpadError, isTokenpadError(e), e.name]); }
+      }
       console.log(JSON.stringify({
         big: formatAmount('123456789012345678901.5', { locale: 'en-US' }),
-        de: formatAmount('1234567.891', { locale: 'de-DE', maximumFractionDigits: 2 }),
         units: formatUnits('1500000', 6),
+        cjs: cjs.formatUnits('1', 18),
         label: countdown(90061000, 0).label,
-        total: holderPortfolio(JSON.parse(process.env.HOLDER), 0, { locale: 'en-US' }).totalValueFormatted,
-        refused,
+        codes,
       }));
-    `);
-    const esm = JSON.parse(await node('esm.mjs', { HOLDER }));
-    assert.deepEqual(esm, {
+    `));
+    // A Deno-style runtime: the wasm handed over as bytes, to the /init entry (alone in its
+    // process: the entries share one instance of the wasm).
+    const manual = JSON.parse(await js('manual.mjs', `
+      import { readFile } from 'node:fs/promises';
+      import { init, formatUnits, formatAmount } from '@tokenpad/client/init';
+      let before;
+      try { formatUnits('1', 6); } catch (e) { before = e.code; }
+      await init({ module_or_path: await readFile(new URL(import.meta.resolve('@tokenpad/client/tokenpad_bg.wasm'))) });
+      console.log(JSON.stringify({ before, after: formatAmount('1234.5', { locale: 'de-DE' }) }));
+    `));
+    assert.deepEqual(manual, { before: 'not_initialized', after: '1.234,5' });
+    assert.deepEqual(out, {
       big: '123,456,789,012,345,678,901.5',
-      de: '1.234.567,89',
       units: '1.5',
+      cjs: '0.000000000000000001',
       label: '1d 1h 1m 1s',
-      total: '1,285.19',
-      refused: ['secret_key_refused', true],
+      codes: [
+        ['secret_key_refused', true, true, true, 'TokenpadError'],
+        ['invalid_options', true, true, true, 'TokenpadError'],
+        ['invalid_input', true, true, true, 'TokenpadError'],
+      ],
     });
-    await writeFile(path.join(app, 'cjs.cjs'), `
-      const { formatUnits } = require('@tokenpad/client');
-      console.log(formatUnits('1', 18));
-    `);
-    assert.equal((await node('cjs.cjs')).trim(), '0.000000000000000001');
   });
 
-  test('the client reads over real fetch, exactly, with the service\'s errors', async () => {
-    await writeFile(path.join(app, 'client.mjs'), `
-      import { TokenpadClient } from '@tokenpad/client';
-      const client = new TokenpadClient({ baseUrl: process.env.BASE_URL, publicKey: process.env.KEY });
+  test('the browser client: retries, Retry-After, signal, request ids, the service clock', async () => {
+    const out = JSON.parse(await js('client.mjs', `
+      import { TokenpadClient, serviceNow, holderPortfolio } from '@tokenpad/client';
+      const client = new TokenpadClient({ baseUrl: process.env.BASE_URL, publicKey: '${PUBLIC_KEY}', retryDelayMs: 20 });
+      const fail = async (p) => { try { await p; return null; } catch (e) { return { code: e.code, status: e.status, requestId: e.requestId ?? null, retryAfterMs: e.retryAfterMs ?? null, message: e.message }; } };
       const holder = await client.getHolder('alice');
-      const errors = [];
-      for (const [key, user] of [[process.env.KEY, 'nobody'], [undefined, 'alice'], ['pk_wrong', 'alice']]) {
-        try { await new TokenpadClient({ baseUrl: process.env.BASE_URL, publicKey: key }).getHolder(user); }
-        catch (e) { errors.push([e.code, e.status, e.message]); }
-      }
-      try { await new TokenpadClient({ baseUrl: 'http://127.0.0.1:9', publicKey: 'pk_x' }).getHolder('a'); }
-      catch (e) { errors.push([e.code, e.status]); }
-      console.log(JSON.stringify({ balance: holder.tokens[0].balance, unlockDate: holder.locks[0].unlockDate, errors }));
-    `);
-    const out = JSON.parse(await node('client.mjs', { BASE_URL: baseUrl, KEY: PUBLIC_KEY }));
+      const offset = serviceNow() - Date.now();
+      const t0 = Date.now();
+      const flaky = await client.getHolder('flaky');
+      const limited = await client.getHolder('limited');
+      const waited = Date.now() - t0;
+      const dropped = await client.getHolder('dropped');
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(), 100);
+      const t1 = Date.now();
+      const aborted = await fail(client.getHolder('slow', { signal: ac.signal, timeoutMs: 5000 }));
+      const abortMs = Date.now() - t1;
+      console.log(JSON.stringify({
+        balance: holder.tokens[0].balance, offset, waited,
+        flaky: flaky.id, limited: limited.id, dropped: dropped.id,
+        aborted, abortMs,
+        timeout: await fail(client.getHolder('slow', { timeoutMs: 150, retries: 0 })),
+        nobody: await fail(client.getHolder('nobody')),
+        limitedLong: await fail(client.getHolder('always-limited')),
+        proxy: await fail(client.getHolder('proxy')),
+        wrongKey: await fail(new TokenpadClient({ baseUrl: process.env.BASE_URL, publicKey: 'pk_wrong' }).getHolder('alice')),
+        refused: await fail(new TokenpadClient({ baseUrl: 'http://127.0.0.1:9', publicKey: 'pk_x', retries: 1, retryDelayMs: 10 }).getHolder('a')),
+        // The view models count from the service's clock: a week ahead here.
+        unlockDays: holderPortfolio(holder).rows.find((r) => r.kind === 'lock').countdown.days,
+        unlockDaysLocal: holderPortfolio(holder, Date.now()).rows.find((r) => r.kind === 'lock').countdown.days,
+      }));
+    `));
     assert.equal(out.balance, '1234.567890123456789012');
-    assert.equal(out.unlockDate, '2099-01-01T00:00:00.000Z');
-    assert.deepEqual(out.errors, [
-      ['holder_not_found', 404, 'No holder with id nobody'],
-      ['public_key_not_found', 401, 'Public key not found'],
-      ['invalid_api_key', 401, 'Invalid API key'],
-      ['network_error', 0],
-    ]);
+    assert.ok(Math.abs(out.offset - WEEK) < 5_000, `offset ${out.offset}`);
+    assert.deepEqual([out.flaky, out.limited, out.dropped], ['alice', 'alice', 'alice']);
+    assert.equal(fake.hits.get('/holder/flaky'), 3, 'two 503s then a success');
+    assert.ok(out.waited >= 1000, `Retry-After: 1 was not waited for (${out.waited} ms)`);
+    assert.equal(out.aborted.code, 'aborted');
+    assert.ok(out.abortMs < 2000, `abort took ${out.abortMs} ms`);
+    assert.equal(out.timeout.code, 'timeout');
+    assert.deepEqual(out.nobody, { code: 'holder_not_found', status: 404, requestId: 'req-404', retryAfterMs: null, message: 'No holder with id nobody' });
+    assert.equal(fake.hits.get('/holder/always-limited'), 1, 'a Retry-After beyond maxRetryDelayMs is not waited for');
+    assert.deepEqual([out.limitedLong.code, out.limitedLong.status, out.limitedLong.retryAfterMs, out.limitedLong.requestId], ['rate_limited', 429, 120000, 'req-429']);
+    assert.deepEqual([out.proxy.code, out.proxy.status], ['http_error', 502]);
+    assert.deepEqual([out.wrongKey.code, out.wrongKey.requestId], ['invalid_api_key', 'req-401']);
+    assert.deepEqual([out.refused.code, out.refused.status], ['network_error', 0]);
+    assert.equal(out.unlockDaysLocal - out.unlockDays, 7, 'the default clock is not the service\'s');
   });
 
-  test('the README example runs as written', async () => {
-    const code = readmeExample()
-      .replaceAll('http://127.0.0.1:8787', baseUrl)
-      .replaceAll("'pk_...'", `'${PUBLIC_KEY}'`)
-      .replaceAll("'PRESALE_ID'", "'p-1'");
-    await writeFile(path.join(app, 'readme-example.mjs'), code);
-    const out = await node('readme-example.mjs');
-    assert.match(out, /Total \$1,285\.19/);
-    assert.match(out, /token: 1,234\.56789 DEMO/);
-    assert.match(out, /lock: 250,000,000 STAR unlocks in \d+d/);
-    assert.match(out, /holder_not_found 404 No holder with id nobody/);
-    assert.match(out, /Completed: 100\.00 of 100\.00 USDC \(100%\), Ended/);
+  test('the server client: an idempotency key reused on retries, exact amounts, cursor iteration, no browser', async () => {
+    const out = JSON.parse(await js('server.mjs', `
+      import { TokenpadServer, TokenpadError } from '@tokenpad/client/server';
+      const tp = new TokenpadServer({ baseUrl: process.env.BASE_URL, secretKey: '${SECRET_KEY}', retryDelayMs: 10 });
+      const spent = await tp.spend('alice', { tokenAddress: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', amount: '1.000000000000000001' });
+      const amounts = [];
+      for await (const r of tp.allTransactions('alice', { limit: 2 })) amounts.push(r.amount);
+      let refused;
+      globalThis.document = {};
+      try { new TokenpadServer({ baseUrl: process.env.BASE_URL, secretKey: '${SECRET_KEY}' }); } catch (e) { refused = [e.code, e instanceof TokenpadError]; }
+      const allowed = new TokenpadServer({ baseUrl: process.env.BASE_URL, secretKey: '${SECRET_KEY}', dangerouslyAllowBrowser: true }).baseUrl;
+      delete globalThis.document;
+      let badKey;
+      try { new TokenpadServer({ baseUrl: process.env.BASE_URL, secretKey: 'pk_x' }); } catch (e) { badKey = e.code; }
+      console.log(JSON.stringify({ amount: spent.amount, blockNumbers: typeof spent.transactionHash, amounts, refused, allowed, badKey }));
+    `));
+    assert.equal(out.amount, '1.000000000000000001');
+    assert.equal(fake.keys.length, 2, 'the spend was not retried once');
+    assert.ok(fake.keys[0] && fake.keys[0].length >= 16, `no idempotency key: ${fake.keys[0]}`);
+    assert.equal(fake.keys[1], fake.keys[0], 'the retry sent another idempotency key');
+    assert.deepEqual(out.amounts, ['1.000000000000000001', '2.000000000000000001', '3.000000000000000001', '4.000000000000000001']);
+    assert.deepEqual(out.refused, ['browser_refused', true]);
+    assert.equal(out.allowed, baseUrl);
+    assert.equal(out.badKey, 'invalid_options');
+    // CommonJS too.
+    await writeFile(path.join(pack.app, 'server.cjs'), `
+      const { TokenpadServer } = require('@tokenpad/client/server');
+      new TokenpadServer({ baseUrl: process.env.BASE_URL, secretKey: '${SECRET_KEY}' }).getHolder('alice').then((h) => console.log(h.tokens[0].balance));
+    `);
+    assert.equal((await node(pack.app, 'server.cjs', { BASE_URL: baseUrl })).trim(), '1234.567890123456789012');
   });
 
-  test('the TypeScript types name every field and type nothing as any', async () => {
-    const installed = path.join(app, 'node_modules', '@tokenpad', 'client');
-    const dts = readFileSync(path.join(installed, 'web', 'tokenpad.d.ts'), 'utf8');
-    // Every property of the service's shapes (openapi.json) is declared on the interface.
-    const schemas = JSON.parse(readFileSync(path.join(ROOT, 'openapi.json'), 'utf8')).components.schemas;
-    const props = (s) => Object.keys(s.properties ?? {}).concat(...(s.allOf ?? []).map(props));
-    const shapes = {
-      Token: 'Token', TokenHolder: 'TokenHolder', HolderFull: 'HolderFull', TokenItem: 'TokenItem',
-      LockItem: 'LockItem', PresaleItem: 'PresaleItem', TokenBalance: 'TokenBalance', Presale: 'Presale',
-      PresaleParticipant: 'PresaleParticipant', PresaleTokenInfo: 'PresaleTokenInfo', PresaleMerchant: 'PresaleMerchant',
-    };
-    for (const [schema, iface] of Object.entries(shapes)) {
-      assert.ok(schemas[schema], `openapi.json has no ${schema}`);
-      const m = dts.match(new RegExp(`export interface ${iface}\\b[^{]*\\{([\\s\\S]*?)\\n\\}`));
-      assert.ok(m, `no interface ${iface} in the .d.ts`);
-      for (const p of props(schemas[schema])) {
-        assert.match(m[1], new RegExp(`\\n\\s+${p}\\??:`), `${iface} does not declare ${p}`);
-      }
-    }
-    // The public API and its shapes never say `any` (wasm-bindgen's own InitOutput may).
-    const publicPart = dts
-      .replace(/export interface InitOutput \{[\s\S]*?\n\}/, '')
-      .replace(/\/\*[\s\S]*?\*\//g, '') // comments may say "any"
-      .replace(/\/\/.*$/gm, '');
-    assert.doesNotMatch(publicPart, /\bany\b(?![-\w])/, 'the public types mention any');
+  test('watchHolder polls where there is no WebSocket, and stops', async () => {
+    fake.hits.delete('/holder/alice');
+    const out = JSON.parse(await js('watch.mjs', `
+      import { TokenpadClient } from '@tokenpad/client';
+      const client = new TokenpadClient({ baseUrl: process.env.BASE_URL, publicKey: '${PUBLIC_KEY}', WebSocket: undefined });
+      const seen = [];
+      const w = client.watchHolder('alice', (h, e) => seen.push(h ? h.tokens[0].balance : e.code), { intervalMs: 250, live: false });
+      await new Promise((r) => setTimeout(r, 700));
+      w.stop();
+      const n = seen.length;
+      await new Promise((r) => setTimeout(r, 500));
+      console.log(JSON.stringify({ n, after: seen.length, live: w.live, active: w.active, first: seen[0] }));
+    `));
+    assert.ok(out.n >= 2 && out.n <= 4, `${out.n} reads in 700 ms at 250 ms`);
+    assert.equal(out.after, out.n, 'a callback ran after stop()');
+    assert.deepEqual([out.live, out.active, out.first], [false, false, '1234.567890123456789012']);
+  });
 
-    // And a strict consumer compiles, under both bundler and Node resolution.
-    await writeFile(path.join(app, 'consumer.ts'), `
-      import { TokenpadClient, holderPortfolio, presaleProgress, tokenSupply, formatAmount, isTokenpadError } from '@tokenpad/client';
-      import type { Token, HolderFull, TokenBalance, Presale, Portfolio, PresaleProgress, TokenSupply, Countdown, TokenpadError, Decimal } from '@tokenpad/client';
+  test('the TypeScript types of every entry point, under a strict compiler', async () => {
+    await writeFile(path.join(pack.app, 'consumer.ts'), `
+      import { TokenpadClient, TokenpadError, holderPortfolio, presaleProgress, tokenSupply, formatAmount, isTokenpadError, serviceNow } from '@tokenpad/client';
+      import type { Token, HolderFull, TokenBalance, Presale, Portfolio, PresaleProgress, TokenSupply, Countdown, Decimal, TokenpadErrorCode, Watch } from '@tokenpad/client';
+      import { init, initSync } from '@tokenpad/client/init';
+      import { TokenpadServer } from '@tokenpad/client/server';
+      import type { SpendRequest, LedgerResult, TxRecord, DistributeRequest, CreatePresaleRequest, PresaleMerchant } from '@tokenpad/client/server';
+      import { useHolder, usePresale, useToken, TokenpadProvider } from '@tokenpad/client/react';
 
       type NotAny<T> = 0 extends (1 & T) ? 'any' : 'ok';
       type FieldsNotAny<T> = { [K in keyof T]-?: NotAny<T[K]> }[keyof T];
       type Ok<T extends 'ok'> = T;
       export type Checks = [
         Ok<FieldsNotAny<Token>>, Ok<FieldsNotAny<HolderFull>>, Ok<FieldsNotAny<TokenBalance>>, Ok<FieldsNotAny<Presale>>,
-        Ok<FieldsNotAny<Portfolio>>, Ok<FieldsNotAny<Portfolio['rows'][number]>>, Ok<FieldsNotAny<PresaleProgress>>,
-        Ok<FieldsNotAny<TokenSupply>>, Ok<FieldsNotAny<Countdown>>, Ok<FieldsNotAny<HolderFull['locks'][number]>>,
-        Ok<NotAny<Awaited<ReturnType<TokenpadClient['getToken']>>>>,
+        Ok<FieldsNotAny<Portfolio>>, Ok<FieldsNotAny<PresaleProgress>>, Ok<FieldsNotAny<TokenSupply>>, Ok<FieldsNotAny<Countdown>>,
+        Ok<FieldsNotAny<LedgerResult>>, Ok<FieldsNotAny<TxRecord>>, Ok<FieldsNotAny<PresaleMerchant>>,
+        Ok<NotAny<Awaited<ReturnType<TokenpadClient['getToken']>>>>, Ok<NotAny<ReturnType<typeof useHolder>>>,
       ];
+      // Amounts are strings, never numbers.
+      export const exact: Decimal = ({} as LedgerResult).amount;
+      // @ts-expect-error: exactly one of sendToId and sendToAddress
+      export const both: DistributeRequest = { amount: 1, sendToId: 'a', sendToAddress: '0x1' };
+      export const one: DistributeRequest = { amount: '1.5', sendToId: 'alice' };
+      // @ts-expect-error: not a code
+      export const code: TokenpadErrorCode = 5;
+      export { init, initSync, TokenpadProvider, usePresale, useToken };
 
-      const client = new TokenpadClient({ baseUrl: 'https://api.example.com', publicKey: 'pk_x', timeoutMs: 5000 });
-      export async function show(): Promise<string> {
-        const token: Token = await client.getToken('0x1');
+      const client = new TokenpadClient({ baseUrl: 'https://api.example.com', publicKey: 'pk_x', timeoutMs: 5000, retries: 3 });
+      const server = new TokenpadServer({ baseUrl: 'https://api.example.com', secretKey: 'sk_x' });
+      export async function show(signal: AbortSignal): Promise<string> {
+        const token: Token = await client.getToken('0x1', { signal });
         const holder: HolderFull = await client.getHolder('alice');
         const balance: TokenBalance = await client.getHolderTokenBalance('alice', token.address);
         const presale: Presale = await client.getPresale('p-1');
-        const wallet: Portfolio = holderPortfolio(holder, Date.now(), { locale: 'en-US', roundingMode: 'trunc' });
+        const wallet: Portfolio = holderPortfolio(holder, serviceNow(), { locale: 'en-US', roundingMode: 'trunc' });
         const progress: PresaleProgress = presaleProgress(presale);
         const supply: TokenSupply = tokenSupply(token, { maximumFractionDigits: 2 });
-        const unlock: number | null = wallet.rows[0]?.unlockAtMs ?? null;
-        const exact: Decimal = balance.balance;
-        const watch = client.watchPresale(presale.id, (p: Presale | null, e: TokenpadError | null) => {
-          if (e) console.log(e.code, e.status);
-          else if (p) console.log(p.purchasedUsdcAmount);
-        }, 3000);
-        watch.stop();
+        const w: Watch = client.watchHolder('alice', (h: HolderFull | null, e: TokenpadError | null) => console.log(h?.totalValue, e?.code));
+        w.stop();
+        const spend: SpendRequest = { tokenAddress: token.address, amount: '1.5' };
+        const spent: LedgerResult = await server.spend('alice', spend, { idempotencyKey: 'order-1' });
+        for await (const r of server.allTransactions('alice')) console.log(r.amount, r.type);
+        const created = await server.createPresale({} as CreatePresaleRequest);
         try {
           await client.getHolder('nobody');
         } catch (err) {
+          if (err instanceof TokenpadError && err.code === 'holder_not_found') return err.requestId ?? '';
           if (isTokenpadError(err)) return err.code;
         }
-        return [progress.statusLabel, supply.distributedFormatted, formatAmount(exact), String(unlock), token.holders[0]?.balance].join();
+        return [progress.statusLabel, supply.distributedFormatted, formatAmount(balance.balance), wallet.totalValueFormatted, spent.amount, created.id].join();
       }
     `);
-    const base = { strict: true, noEmit: true, skipLibCheck: false, target: 'es2022', lib: ['es2022', 'dom'], types: [] };
+    const base = { strict: true, noEmit: true, skipLibCheck: false, target: 'es2022', lib: ['es2022', 'dom', 'dom.iterable', 'esnext.asynciterable'], types: [] };
     for (const [name, extra] of [
       ['tsconfig.bundler.json', { module: 'esnext', moduleResolution: 'bundler' }],
       ['tsconfig.node.json', { module: 'node16', moduleResolution: 'node16' }],
     ]) {
-      await writeFile(path.join(app, name), JSON.stringify({ compilerOptions: { ...base, ...extra }, files: ['consumer.ts'] }));
+      await writeFile(path.join(pack.app, name), JSON.stringify({ compilerOptions: { ...base, ...extra }, files: ['consumer.ts'] }));
       try {
-        await run(process.execPath, [TSC, '-p', name], { cwd: app });
+        await run(process.execPath, [TSC, '-p', name], { cwd: pack.app });
       } catch (e) {
         assert.fail(`tsc -p ${name} failed:\n${e.stdout}${e.stderr}`);
       }
+    }
+    // The public declarations never say `any` (the wasm glue's internal InitOutput may).
+    for (const f of ['index.d.ts', 'lib.d.ts', 'client.d.ts', 'server.d.ts', 'react.d.ts', 'types.d.ts', 'errors.d.ts', 'generated/wire.d.ts', 'generated/api.d.ts']) {
+      const text = readFileSync(path.join(pack.installed, f), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+      assert.doesNotMatch(text, /\bany\b(?![-\w])/, `${f} mentions any`);
     }
   });
 });

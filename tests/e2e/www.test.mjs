@@ -94,6 +94,8 @@ describe('www demo in Chromium', { timeout: 240_000 }, () => {
     const ctx = await browser.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC' });
     const p = await ctx.newPage();
     p.errors = [];
+    p.sockets = [];
+    p.on('websocket', (ws) => p.sockets.push(ws.url()));
     p.on('pageerror', (e) => p.errors.push(String(e)));
     // A failed resource (an expected 404) is not a page error.
     p.on('console', (msg) => msg.type() === 'error' && !/Failed to load resource/.test(msg.text()) && p.errors.push(msg.text()));
@@ -122,6 +124,49 @@ describe('www demo in Chromium', { timeout: 240_000 }, () => {
   const fitsThePhone = async (p) => {
     const [scroll, width] = await p.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
     assert.ok(scroll <= width, `the page is ${scroll}px wide in a ${width}px viewport`);
+  };
+  /**
+   * WCAG AA contrast of every visible text on the page: 4.5:1, 3:1 for large text (24 px, or
+   * 18.66 px bold). The background is the first opaque one up the tree; text over a gradient
+   * or an image is not judged.
+   */
+  const contrastOk = async (p, where) => {
+    const bad = await p.evaluate(() => {
+      const rgb = (c) => (c.match(/[\d.]+/g) ?? []).map(Number);
+      const lum = ([r, g, b]) => {
+        const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+      };
+      const out = [];
+      for (const el of document.querySelectorAll('body *')) {
+        const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+        if (!own || !el.getClientRects().length) continue;
+        const cs = getComputedStyle(el);
+        if (cs.visibility === 'hidden' || Number(cs.opacity) === 0) continue;
+        let bg = null;
+        for (let e = el; e; e = e.parentElement) {
+          const b = getComputedStyle(e);
+          if (b.backgroundImage !== 'none') break;
+          const c = rgb(b.backgroundColor);
+          if (c.length === 3 || c[3] === 1) { bg = c.slice(0, 3); break; }
+        }
+        if (!bg) continue;
+        const [a, b] = [lum(rgb(cs.color).slice(0, 3)), lum(bg)].sort((x, y) => y - x);
+        const ratio = (a + 0.05) / (b + 0.05);
+        const size = parseFloat(cs.fontSize);
+        const large = size >= 24 || (size >= 18.66 && Number(cs.fontWeight) >= 700);
+        if (ratio < (large ? 3 : 4.5)) out.push(`${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 30)}": ${ratio.toFixed(2)}`);
+      }
+      return out;
+    });
+    assert.deepEqual(bad, [], `text below WCAG AA contrast on ${where}`);
+  };
+  /** Links are told apart by more than colour, and progress bars have a name. */
+  const accessible = async (p, where) => {
+    const plain = await p.$$eval('main a', (as) => as.filter((a) => !getComputedStyle(a).textDecorationLine.includes('underline')).map((a) => a.textContent));
+    assert.deepEqual(plain, [], `links on ${where} told apart by colour only`);
+    const unnamed = await p.$$eval('[role=progressbar]', (bars) => bars.filter((b) => !b.getAttribute('aria-label') && !b.getAttribute('aria-labelledby')).length);
+    assert.equal(unnamed, 0, `unlabeled progress bars on ${where}`);
   };
   const closeClean = async (p) => {
     assert.deepEqual(p.errors, [], 'errors in the page');
@@ -160,6 +205,7 @@ describe('www demo in Chromium', { timeout: 240_000 }, () => {
     assert.equal(await text(p, '#keybar code'), m.publicKey);
     assert.ok(!p.url().includes('publicKey'), p.url());
     assert.equal(await p.evaluate(() => localStorage.getItem('tokenpad.publicKey')), m.publicKey);
+    await contrastOk(p, 'the home page');
     await shot(p, 'home-desktop');
     // The home page's forms lead to the pages, the key still known there.
     await p.fill('#go-wallet input', 'alice');
@@ -177,7 +223,14 @@ describe('www demo in Chromium', { timeout: 240_000 }, () => {
     assert.match(await row.innerText(), /Demo Token\s+Active/);
     assert.match(await row.innerText(), /1,234\.56789 DEMO/);
     await fitsThePhone(p);
+    await contrastOk(p, 'the wallet');
     await shot(p, 'wallet-alice-phone');
+    // A distribution shows up without reloading, pushed (the page's poll is every 30 s).
+    await ok(await api(w, 'POST', `/token/${token.address}/distribute`, { key: m.secretKey, body: { sendToId: 'alice', amount: '1' } }), 'distribute');
+    await waitForText(p, '.row[data-symbol=DEMO]', /1,235\.56789 DEMO/, 5_000);
+    assert.ok(p.sockets.some((u) => u.includes('/live?') && u.includes('holder=alice')), `no WebSocket: ${p.sockets}`);
+    await ok(await api(w, 'POST', '/holder/alice/spend', { key: m.secretKey, body: { tokenAddress: token.address, amount: '1' } }), 'spend');
+    await waitForText(p, '.row[data-symbol=DEMO]', /1,234\.56789 DEMO/, 5_000);
     await closeClean(p);
   });
 
@@ -207,6 +260,18 @@ describe('www demo in Chromium', { timeout: 240_000 }, () => {
     assert.match(await row.innerText(), /60\.50 USDC paid/);
     assert.match(await row.innerText(), /60\.5% of target/);
     await shot(p, 'wallet-bob-desktop');
+    await accessible(p, 'the wallet');
+    await p.setViewportSize(PHONE);
+    await fitsThePhone(p);
+    // At 375 px the "Presale" pill and the amount do not overlap.
+    const pill = await row.locator('.pill').boundingBox();
+    const amount = await row.locator('.amount').boundingBox();
+    const apart = pill.x + pill.width <= amount.x || amount.x + amount.width <= pill.x || pill.y + pill.height <= amount.y || amount.y + amount.height <= pill.y;
+    assert.ok(apart, `the pill ${JSON.stringify(pill)} overlaps the amount ${JSON.stringify(amount)}`);
+    // ... whatever the amount's length: on a phone it goes under the name and its pill.
+    assert.ok(amount.y >= pill.y + pill.height, `the amount sits beside the pill at 375 px: ${JSON.stringify({ pill, amount })}`);
+    await contrastOk(p, 'the wallet with a presale');
+    await shot(p, 'wallet-bob-phone');
     await row.locator('a', { hasText: 'View presale' }).click();
     await waitForText(p, '#presale-name', /Moon/);
     await closeClean(p);
@@ -232,10 +297,14 @@ describe('www demo in Chromium', { timeout: 240_000 }, () => {
     assert.match(await text(p, '#status-detail'), /9\.50 USDC more to reach the 70 % launch threshold/);
     const width = await p.locator('#progress .fill').evaluate((el) => el.style.width);
     assert.equal(width, '60.5%');
+    await contrastOk(p, 'the presale page');
+    await accessible(p, 'the presale page');
+    assert.match(await p.locator('#progress').getAttribute('aria-valuetext'), /60\.5% of the 100\.00 USDC target raised/);
     await shot(p, 'presale-live-desktop');
     // Another purchase shows up without reloading (watchPresale polls every 3 s).
     await ok(await api(w, 'POST', '/holder/bob/buy-presale', { key: m.secretKey, body: { presaleId: livePresale.id, usdcAmount: 10 } }), 'bob buys more');
-    await waitForText(p, '#raised', /^70\.50 USDC$/, 10_000);
+    await waitForText(p, '#raised', /^70\.50 USDC$/, 2_500); // pushed: the poll would take 3 s
+    assert.ok(p.sockets.some((u) => u.includes('/live?') && u.includes(livePresale.id)), `no WebSocket: ${p.sockets}`);
     assert.match(await text(p, '#status-detail'), /70 % launch threshold reached/);
     await p.setViewportSize(PHONE);
     await fitsThePhone(p);
@@ -259,14 +328,23 @@ describe('www demo in Chromium', { timeout: 240_000 }, () => {
     const p = await keyedPage(DESKTOP);
     await p.goto(`${w.baseUrl}/app/token?address=${token.address}`);
     await waitForText(p, '#token-name', /Demo Token \(DEMO\)/);
-    assert.equal(await text(p, '#distributed'), '1,234.56789');
-    assert.equal(await text(p, '#remaining'), '149,998,765.43211');
+    assert.equal(await text(p, '#distributed'), '1,235.56789');
+    assert.equal(await text(p, '#remaining'), '149,998,764.43211');
     assert.match(await text(p, '#total-supply'), /1,000,000,000/);
     assert.match(await text(p, '#price'), /No price yet/);
     assert.match(await text(p, '#holders'), /alice[\s\S]*1,234\.56789/);
+    // The supply split as a chart: a part per slice, each named in the legend and the label.
+    const chart = p.locator('#split-chart');
+    const label = await chart.getAttribute('aria-label');
+    assert.match(label, /^Total supply split: Distributed to holders <0\.01%, App supply left 15%, Merchant supply 5(\.00)?%, Liquidity reserve 80%$/);
+    assert.equal(await chart.locator('circle[data-part]').count(), 4);
+    assert.match(await text(p, '.split-legend li[data-part=liquidity]'), /Liquidity reserve\s+80%\s+800,000,000 DEMO/);
+    await contrastOk(p, 'the token page');
+    await accessible(p, 'the token page');
     await shot(p, 'token-desktop');
     await p.setViewportSize(PHONE);
     await fitsThePhone(p);
+    await contrastOk(p, 'the token page at 375 px');
     await shot(p, 'token-phone');
     await closeClean(p);
   });

@@ -83,14 +83,15 @@ async function freePort() {
 
 /**
  * Starts the built worker under `wrangler dev` (local workerd).
- * @param {{persistDir?: string, env?: Record<string, string|null|undefined>, timeoutMs?: number}} [opts]
+ * @param {{persistDir?: string, env?: Record<string, string|null|undefined>, timeoutMs?: number, workerDir?: string}} [opts]
  *   env: extra/overriding `--var` bindings (null or undefined removes a default one).
+ *   workerDir: another Worker project (its wrangler.toml) to run instead of tokenpad's.
  * @returns {Promise<{baseUrl: string, adminKey: string, persistDir: string, vars: object,
  *   logs: () => string, stop: () => Promise<void>, restart: () => Promise<void>}>}
  */
-export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000 } = {}) {
+export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, workerDir = WORKER_DIR } = {}) {
   if (!existsSync(WRANGLER)) throw new Error(`wrangler not installed (${WRANGLER}): run scripts/setup.sh`);
-  if (!existsSync(BUILT_SHIM)) throw new Error(`worker not built (${BUILT_SHIM}): run scripts/build-worker.sh`);
+  if (workerDir === WORKER_DIR && !existsSync(BUILT_SHIM)) throw new Error(`worker not built (${BUILT_SHIM}): run scripts/build-worker.sh`);
 
   const ownsPersistDir = !persistDir;
   const dir = persistDir ?? (await mkdtemp(path.join(tmpdir(), 'tokenpad-test-')));
@@ -120,7 +121,7 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000 } =
     for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
     output = '';
     const proc = spawn(process.execPath, args, {
-      cwd: WORKER_DIR,
+      cwd: workerDir,
       detached: true, // own process group: stop() kills wrangler and workerd together
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {

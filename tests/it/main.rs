@@ -1,9 +1,9 @@
-//! The JavaScript face of the library, in headless Chromium (wasm-bindgen-test), in one
+//! The wasm exports of the package, in headless Chromium (wasm-bindgen-test), in one
 //! integration-test binary: `format` (Intl formatting and countdowns), `views` (the view
-//! models from JavaScript objects), `client` (the client over `fetch`).
-//! `scripts/test-browser.sh` runs it and fails unless every `#[wasm_bindgen_test]` here ran.
-//! The client's requests go through the real `fetch` path (gloo-net, AbortController); the
-//! service is a `fetch` stand-in installed per test, except for the refused-connection test.
+//! models from JavaScript objects), `client` (`readAnswer`: the service's answers read
+//! exactly). `scripts/test-browser.sh` runs it and fails unless every `#[wasm_bindgen_test]`
+//! here ran. The JavaScript layer over these (the clients, retries, live updates) is tested
+//! in Chromium by tests/browser/.
 #![cfg(target_arch = "wasm32")]
 #![allow(
     clippy::unwrap_used,
@@ -12,11 +12,10 @@
     clippy::indexing_slicing
 )]
 
-use js_sys::{Array, Function, Object, Reflect};
-use tokenpad::web::{format_amount, is_tokenpad_error, TokenpadClient};
+use js_sys::{Object, Reflect};
+use tokenpad::web::format_amount;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -26,31 +25,9 @@ mod format;
 mod views;
 
 #[wasm_bindgen(inline_js = r#"
-export function mock_fetch(routes) {
-  const calls = [];
-  const real = globalThis.fetch;
-  globalThis.fetch = async (req) => {
-    const url = typeof req === 'string' ? req : req.url;
-    const signal = typeof req === 'string' ? undefined : req.signal;
-    calls.push(url);
-    for (const [pattern, status, body] of routes) {
-      if (!url.includes(pattern)) continue;
-      if (body === '__network__') throw new TypeError('Failed to fetch');
-      if (body === '__hang__') {
-        return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
-      }
-      return new Response(body, { status, headers: { 'content-type': 'application/json' } });
-    }
-    return new Response('{"success":false,"message":"No route","code":"not_found"}', { status: 404 });
-  };
-  return { calls, restore() { globalThis.fetch = real; } };
-}
-export function sleep(ms) { return new Promise((resolve) => setTimeout(resolve, ms)); }
 export function json(text) { return JSON.parse(text); }
 "#)]
 extern "C" {
-    pub(crate) fn mock_fetch(routes: &JsValue) -> JsValue;
-    pub(crate) fn sleep(ms: u32) -> js_sys::Promise;
     pub(crate) fn json(text: &str) -> JsValue;
 }
 
@@ -94,53 +71,9 @@ pub(crate) fn fmt(value: impl Into<JsValue>, options: &str) -> Result<String, Js
     format_amount(value.into(), opts(options))
 }
 
-/// A `fetch` stand-in for one test: `routes` is a list of (URL part, status, body).
-struct Mock(JsValue);
-
-impl Mock {
-    fn new(routes: &[(&str, u16, &str)]) -> Mock {
-        let list = Array::new();
-        for (pattern, status, body) in routes {
-            list.push(&Array::of3(
-                &(*pattern).into(),
-                &(*status).into(),
-                &(*body).into(),
-            ));
-        }
-        Mock(mock_fetch(&list))
-    }
-
-    fn calls(&self) -> Vec<String> {
-        Array::from(&get(&self.0, "calls"))
-            .iter()
-            .map(|c| c.as_string().unwrap())
-            .collect()
-    }
-}
-
-impl Drop for Mock {
-    fn drop(&mut self) {
-        let restore: Function = get(&self.0, "restore").unchecked_into();
-        restore.call0(&self.0).unwrap();
-    }
-}
-
-pub(crate) fn client(options: &str) -> TokenpadClient {
-    TokenpadClient::new(json(options)).unwrap()
-}
-
-pub(crate) fn test_client() -> TokenpadClient {
-    client(r#"{"baseUrl":"http://tokenpad.test/","publicKey":"pk_m1_test","timeoutMs":2000}"#)
-}
-
-pub(crate) async fn resolve(p: js_sys::Promise) -> Result<JsValue, JsValue> {
-    JsFuture::from(p).await
-}
-
 pub(crate) fn assert_error(e: &JsValue, code: &str, status: u32) {
     assert!(e.is_instance_of::<js_sys::Error>(), "not an Error: {e:?}");
     assert_eq!(s(e, "name"), "TokenpadError");
     assert_eq!(s(e, "code"), code, "message: {}", s(e, "message"));
     assert_eq!(n(e, "status"), f64::from(status));
-    assert!(is_tokenpad_error(e.clone()));
 }

@@ -32,7 +32,7 @@ export function avatar(symbol = '?') {
   for (const ch of symbol) hash = (hash * 31 + ch.codePointAt(0)) >>> 0;
   const hue = hash % 360;
   const text = symbol.slice(0, 4);
-  return h('div', { class: `avatar${text.length > 3 ? ' small' : ''}`, style: { background: `hsl(${hue} 55% 45%)` }, 'aria-hidden': 'true' }, text);
+  return h('div', { class: `avatar${text.length > 3 ? ' small' : ''}`, style: { background: `hsl(${hue} 55% 30%)` }, 'aria-hidden': 'true' }, text);
 }
 
 export function copyButton(text) {
@@ -234,14 +234,16 @@ export async function boot(page) {
  * Live countdowns: every element with data-countdown="<UNIX ms>" shows
  * `${data-prefix}${label}` until then, and data-done once reached. Updated every second.
  */
-function countdownText(el, now) {
+function countdownText(el, now = lib.serviceNow()) {
   const c = lib.countdown(Number(el.dataset.countdown), now);
   return c.done ? (el.dataset.done ?? '0s') : `${el.dataset.prefix ?? ''}${c.label}`;
 }
 
 function startTicker() {
   const tick = () => {
-    const now = Date.now();
+    // The service's clock: countdowns agree with what the service decides (it can differ from
+    // this device's, and a local service can be moved forward).
+    const now = lib.serviceNow();
     for (const el of document.querySelectorAll('[data-countdown]')) {
       const text = countdownText(el, now);
       if (el.textContent !== text) el.textContent = text;
@@ -254,7 +256,7 @@ function startTicker() {
 /** A live countdown element (see startTicker). */
 export function countdownEl(targetMs, { prefix = '', done = 'now', cls = 'countdown' } = {}) {
   const el = h('span', { class: cls, 'data-countdown': targetMs, 'data-prefix': prefix, 'data-done': done });
-  el.textContent = countdownText(el, Date.now());
+  el.textContent = countdownText(el);
   return el;
 }
 

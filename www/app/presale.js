@@ -1,7 +1,8 @@
-// Presale page: live progress (watchPresale + presaleProgress view model).
+// Presale page: live progress (watchPresale, pushed by the service over a WebSocket and polled
+// while that is down, + the presaleProgress view model on the service's clock).
 import { avatar, boot, countdownEl, h, lookup, renderError, shortAddr, skeleton, when } from './app.js';
 
-const POLL_MS = 3_000;
+const POLL_MS = 3_000; // only while the push channel is down
 const app = await boot('presale');
 
 if (app) {
@@ -25,7 +26,7 @@ if (app) {
   };
 
   const render = (presale, staleError) => {
-    const p = lib.presaleProgress(presale, Date.now());
+    const p = lib.presaleProgress(presale, lib.serviceNow());
     const color = p.status === 'ended' ? 'gray' : p.statusLabel === 'Launching' ? 'amber' : pillClass[p.phase] ?? 'green';
     const marker = h('div', { class: 'marker', style: { left: `${p.thresholdPercent}%` }, title: 'Launch threshold' },
       h('span', {}, `${p.thresholdPercent}%`));
@@ -55,7 +56,7 @@ if (app) {
         h('div', {},
           h('div', { class: 'big', id: 'raised' }, `${p.raisedFormatted} USDC`),
           h('div', { class: 'muted' }, `raised of ${p.targetFormatted} USDC · `, h('strong', { id: 'percent' }, p.percentFormatted))),
-        h('div', { class: 'bar with-marker', role: 'progressbar', 'aria-valuenow': p.percent, 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-label': 'Raised', id: 'progress' },
+        h('div', { class: 'bar with-marker', role: 'progressbar', 'aria-valuenow': p.percent, 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuetext': `${p.percentFormatted} of the ${p.targetFormatted} USDC target raised`, 'aria-label': 'Raised toward the target', id: 'progress' },
           h('div', { class: 'fill', style: { width: `${p.percent}%` } }), marker),
         h('p', { id: 'status-detail' }, p.thresholdReached ? '✓ ' : '', p.statusDetail),
         h('div', { class: 'stats' },
@@ -69,7 +70,7 @@ if (app) {
         h('div', { class: 'step-list' }, ['pending', 'swapping', 'token-created', 'tokens-withdrawn', 'distributing', 'completed']
           .map((s, i) => h('span', { class: i <= (p.completion.stepIndex ?? -1) ? 'done' : '' }, s)))) : null,
       h('section', { class: 'card' },
-        h('div', { class: 'card-head' }, h('h2', {}, 'Participants'), h('span', { class: 'muted', id: 'updated' }, `Updated ${new Date().toLocaleTimeString()} · every ${POLL_MS / 1000} s`)),
+        h('div', { class: 'card-head' }, h('h2', {}, 'Participants'), h('span', { class: 'muted', id: 'updated' }, `Updated ${new Date().toLocaleTimeString()} · ${watch?.live ? 'live' : `every ${POLL_MS / 1000} s`}`)),
         participants),
     ].filter(Boolean));
   };

@@ -11,6 +11,48 @@ if (app) {
   const stat = (label, value, id) =>
     h('div', { class: 'stat', id }, h('span', { class: 'label' }, label), h('span', { class: 'value' }, value));
 
+  const SVG = 'http://www.w3.org/2000/svg';
+  const svg = (tag, attrs = {}, ...children) => {
+    const el = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+    el.append(...children);
+    return el;
+  };
+  const pct = (part, total) => (Number(total) > 0 ? (Number(part) / Number(total)) * 100 : 0);
+  const pctText = (p) => `${p >= 10 || p === 0 ? p.toFixed(0) : p >= 0.01 ? p.toFixed(2) : '<0.01'}%`;
+
+  /** The total supply split, as a donut chart with a legend that names each part (not colour only). */
+  const splitChart = (s) => {
+    const parts = [
+      ['Distributed to holders', s.distributed, s.distributedFormatted, '#5046e5', 'distributed'],
+      ['App supply left', s.remainingAppSupply, s.remainingAppSupplyFormatted, '#3ec6a8', 'app-left'],
+      ['Merchant supply', s.merchantSupply, s.merchantSupplyFormatted, '#e0a100', 'merchant'],
+      ['Liquidity reserve', s.liquiditySupply, s.liquiditySupplyFormatted, '#8a91a8', 'liquidity'],
+    ].map(([label, value, formatted, color, key]) => ({ label, formatted, color, key, percent: pct(value, s.totalSupply) }));
+    const r = 15.9155; // circumference 100
+    let offset = 25; // start at 12 o'clock
+    const arcs = parts.filter((p) => p.percent > 0).map((p) => {
+      // A part too small to see still gets a sliver.
+      const len = Math.max(p.percent, 0.6);
+      const arc = svg('circle', { cx: 21, cy: 21, r, fill: 'none', stroke: p.color, 'stroke-width': 6,
+        'stroke-dasharray': `${len} ${100 - len}`, 'stroke-dashoffset': offset, 'data-part': p.key });
+      offset -= len;
+      return arc;
+    });
+    const summary = parts.map((p) => `${p.label} ${pctText(p.percent)}`).join(', ');
+    return h('div', { class: 'split-chart' },
+      svg('svg', { viewBox: '0 0 42 42', width: 168, height: 168, role: 'img', 'aria-label': `Total supply split: ${summary}`, id: 'split-chart' },
+        svg('title', {}, `Total supply split: ${summary}`),
+        svg('circle', { cx: 21, cy: 21, r, fill: 'none', stroke: '#e4e7f0', 'stroke-width': 6 }),
+        ...arcs),
+      h('ul', { class: 'split-legend' }, parts.map((p) =>
+        h('li', { 'data-part': p.key },
+          h('i', { style: { background: p.color }, 'aria-hidden': 'true' }),
+          h('span', {}, p.label),
+          h('strong', {}, `${pctText(p.percent)}`),
+          h('span', { class: 'muted' }, `${p.formatted} ${s.symbol}`)))));
+  };
+
   const render = (token) => {
     const s = lib.tokenSupply(token);
     result.replaceChildren(
@@ -24,6 +66,9 @@ if (app) {
           stat('Total supply', s.totalSupplyFormatted, 'total-supply'),
           stat('Holders', String(s.holdersCount), 'holders-count'),
           stat('Merchant supply', s.merchantSupplyFormatted))),
+      h('section', { class: 'card', id: 'split' },
+        h('div', { class: 'card-head' }, h('h2', {}, 'Supply split'), h('span', { class: 'muted' }, `${s.totalSupplyFormatted} ${s.symbol} in total`)),
+        splitChart(s)),
       h('section', { class: 'card', id: 'supply' },
         h('div', { class: 'card-head' }, h('h2', {}, 'App supply'), h('strong', { id: 'distributed-percent' }, `${s.distributedPercentFormatted} distributed`)),
         h('div', { class: 'bar split', role: 'img', 'aria-label': `${s.distributedPercentFormatted} of the app supply distributed` },

@@ -1,31 +1,30 @@
-// Wallet page: a holder's portfolio (holderPortfolio view model), with live unlock countdowns.
+// Wallet page: a holder's portfolio (holderPortfolio view model on the service's clock), kept
+// current by the push channel (watchHolder), with live unlock countdowns.
 import { avatar, boot, copyButton, countdownEl, h, lookup, renderError, shortAddr, skeleton, when } from './app.js';
 
-const REFRESH_MS = 30_000;
+const POLL_MS = 30_000; // only while the push channel is down
 const app = await boot('wallet');
 
 if (app) {
   const { lib, client } = app;
   const result = document.getElementById('result');
-  let current = null; // { userId, holder }
-  let refresh = null;
-  let seq = 0;
+  let watch = null;
 
-  const load = async (userId, { quiet = false } = {}) => {
-    const mine = ++seq;
-    clearTimeout(refresh);
-    if (!quiet) result.replaceChildren(skeleton(6));
-    try {
-      const holder = await client.getHolder(userId);
-      if (mine !== seq) return;
-      current = { userId, holder };
-      render(holder);
-    } catch (err) {
-      if (mine !== seq) return;
-      // A failed background refresh keeps what is shown; a failed lookup shows the error.
-      if (!quiet || current?.userId !== userId) renderError(result, err, { retry: () => load(userId) });
-    }
-    if (mine === seq) refresh = setTimeout(() => load(userId, { quiet: true }), REFRESH_MS);
+  // The wallet now, then every change pushed by the service (watchHolder): a distribution, a
+  // spend, an unlock. A failed read keeps what is shown; a failed lookup shows the error.
+  const load = (userId) => {
+    watch?.stop();
+    result.replaceChildren(skeleton(6));
+    let shown = false;
+    watch = client.watchHolder(userId, (holder, err) => {
+      if (holder) {
+        shown = true;
+        render(holder);
+      } else if (!shown) {
+        renderError(result, err, { retry: () => load(userId) });
+        watch.stop();
+      }
+    }, POLL_MS);
   };
 
   const badge = {
@@ -43,7 +42,8 @@ if (app) {
         ` · ${when(r.unlockAtMs)}`));
     }
     if (r.kind === 'presale') {
-      extra.push(h('div', { class: 'bar thin', role: 'progressbar', 'aria-valuenow': r.progress, 'aria-valuemin': 0, 'aria-valuemax': 100 },
+      extra.push(h('div', { class: 'bar thin', role: 'progressbar', 'aria-valuenow': r.progress, 'aria-valuemin': 0, 'aria-valuemax': 100,
+        'aria-label': `${r.name} presale: share of its target raised`, 'aria-valuetext': `${r.progress}% of target` },
         h('div', { class: 'fill', style: { width: `${r.progress}%` } })));
       extra.push(h('div', { class: 'sub' },
         `${r.progress}% of target · `,
@@ -63,7 +63,7 @@ if (app) {
   };
 
   const render = (holder) => {
-    const v = lib.holderPortfolio(holder, Date.now());
+    const v = lib.holderPortfolio(holder, lib.serviceNow());
     const summary = h('section', { class: 'card', 'data-state': 'ready', id: 'summary' },
       h('div', { class: 'card-head' },
         h('div', {},
@@ -85,5 +85,5 @@ if (app) {
 
   const stat = (label, value) => h('div', { class: 'stat' }, h('span', { class: 'label' }, label), h('span', { class: 'value' }, value));
 
-  lookup(document.getElementById('lookup-form'), 'userId', (userId) => load(userId));
+  lookup(document.getElementById('lookup-form'), 'userId', load);
 }

@@ -1,5 +1,5 @@
 //! Rewrites the files generated from the wire types: openapi.json's `components.schemas` and
-//! src/generated/wire.d.ts.
+//! src/js/generated/wire.d.ts.
 //!
 //!   cargo run -p tokenpad-core --features codegen --example codegen
 

@@ -123,6 +123,16 @@ pub async fn merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Result
         .map_err(internal)
 }
 
+/// Hands a client's WebSocket upgrade request (`GET /live`) to merchant `id`'s object as it
+/// came: the object accepts the socket itself, so it can push to it.
+pub async fn merchant_upgrade(env: &Env, id: &MerchantId, req: Request) -> Result<Response> {
+    let stub = env
+        .durable_object("MERCHANT")
+        .and_then(|ns| ns.id_from_name(id.as_str())?.get_stub())
+        .map_err(internal)?;
+    stub.fetch_with_request(req).await.map_err(internal)
+}
+
 /// Sends a call to merchant `id`'s object and reads its answer as `T` (an error answer is
 /// returned as the error it carries).
 pub async fn merchant_typed<T: DeserializeOwned>(

@@ -9,6 +9,10 @@ use worker::{Headers, Request, Response};
 
 pub const CORS_ALLOW_HEADERS: &str =
     "content-type, x-api-key, authorization, idempotency-key, x-idempotency-key";
+/// What a browser may read of an answer besides the basics: when to retry (429), the request
+/// id to quote in a report, and the service clock (so countdowns agree with the service).
+pub const CORS_EXPOSE_HEADERS: &str =
+    "retry-after, x-request-id, x-service-time, idempotent-replayed";
 
 /// A JSON response from text already serialized.
 pub fn json_text(status: u16, body: String) -> worker::Result<Response> {
@@ -74,6 +78,7 @@ pub fn with_cors(resp: Response) -> worker::Result<Response> {
     headers.set("access-control-allow-origin", "*")?;
     headers.set("access-control-allow-methods", "GET, OPTIONS")?;
     headers.set("access-control-allow-headers", CORS_ALLOW_HEADERS)?;
+    headers.set("access-control-expose-headers", CORS_EXPOSE_HEADERS)?;
     headers.set("access-control-max-age", "86400")?;
     Ok(resp.with_headers(headers))
 }

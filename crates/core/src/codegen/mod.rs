@@ -1,8 +1,10 @@
 //! Code generation from the wire types (feature `codegen`, never in production builds):
 //! - `openapi.json`'s `components.schemas` ([`openapi`]): every request and response schema,
 //!   from `schemars::JsonSchema`, derived on the types next to their serde derives;
-//! - `src/generated/wire.d.ts` ([`ts`]): the TypeScript declarations of the responses the
-//!   browser package returns, from `ts_rs::TS`.
+//! - `src/js/generated/wire.d.ts` ([`ts`]): the TypeScript declarations of the responses the
+//!   browser package returns, from `ts_rs::TS`;
+//! - `src/js/generated/api.d.ts` and `decimals.ts` ([`api`]): the server client's requests and
+//!   answers, and the names of the amount fields its exact JSON reader keeps as strings.
 //!
 //! `cargo run -p tokenpad-core --features codegen --example codegen` rewrites both files; the
 //! tests below fail while either committed file differs from what the types generate.
@@ -13,6 +15,7 @@
 //! [`schema::not_required`] / [`schema::required`] where the documented contract differs
 //! from what serde always writes.
 
+pub mod api;
 pub mod openapi;
 pub mod schema;
 pub mod ts;
@@ -25,13 +28,22 @@ pub fn root() -> PathBuf {
 }
 
 pub const OPENAPI: &str = "openapi.json";
-pub const WIRE_DTS: &str = "src/generated/wire.d.ts";
+pub const WIRE_DTS: &str = "src/js/generated/wire.d.ts";
+pub const API_DTS: &str = "src/js/generated/api.d.ts";
+pub const DECIMALS_TS: &str = "src/js/generated/decimals.ts";
 
 /// What the generated files should contain: `(path from the root, text)`, given the current
 /// text of openapi.json (whose hand-written parts are kept).
 pub fn files(openapi_text: &str) -> Result<Vec<(&'static str, String)>, String> {
-    let openapi = openapi::render(openapi_text, &openapi::schemas()?)?;
-    Ok(vec![(OPENAPI, openapi), (WIRE_DTS, ts::wire_dts())])
+    let schemas = openapi::schemas()?;
+    let openapi = openapi::render(openapi_text, &schemas)?;
+    let wire = ts::wire_dts();
+    Ok(vec![
+        (OPENAPI, openapi),
+        (API_DTS, api::api_dts(&schemas, &wire)),
+        (WIRE_DTS, wire),
+        (DECIMALS_TS, api::decimals_ts(&schemas)?),
+    ])
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! TypeScript declarations of the wire response types the browser package returns, in one
-//! file without imports (`src/generated/wire.d.ts`, appended to the package's `.d.ts` next to
-//! `src/tokenpad.d.ts`). Types whose serde is written by hand get hand-written [`TS`] impls:
-//! addresses and ids are strings, and every amount is a [`Decimal`], which the package hands to
+//! file (`src/js/generated/wire.d.ts`, which the package's JavaScript layer exports next to
+//! the view models' types, `src/js/types.ts`). Types whose serde is written by hand get
+//! hand-written [`TS`] impls: addresses and ids are strings, and every amount is a [`Decimal`], which the package hands to
 //! JavaScript as an exact decimal string.
 
 use crate::model::address::Address;
@@ -125,7 +125,7 @@ impl TypeVisitor for Collect<'_> {
     }
 }
 
-/// The whole of `src/generated/wire.d.ts`.
+/// The whole of `src/js/generated/wire.d.ts`.
 pub fn wire_dts() -> String {
     let cfg = Config::new().with_large_int("number");
     let mut c = Collect {

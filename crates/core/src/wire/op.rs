@@ -208,7 +208,8 @@ impl Op {
             | Route::AdminTimeAdvance
             | Route::AdminTime
             | Route::AdminFaucet
-            | Route::AdminChainFaults => return Ok(None),
+            | Route::AdminChainFaults
+            | Route::Live => return Ok(None),
         };
         Ok(Some(op))
     }

@@ -59,6 +59,8 @@ pub enum Route {
     Sell,
     BuyQuote,
     SellQuote,
+    /// The live push channel (a WebSocket, served by the edge and the merchant's object).
+    Live,
 }
 
 impl Route {
@@ -145,6 +147,7 @@ pub const TABLE: &[Row] = &[
     ("GET", "/airdrop/status", Route::AirdropStatus, Secret),
     ("POST", "/airdrop/status", Route::AirdropStatus, Secret),
     ("GET", "/deployments/:id", Route::DeploymentPage, Open),
+    ("GET", "/live", Route::Live, Public),
 ];
 
 fn segments(path: &str) -> Vec<&str> {

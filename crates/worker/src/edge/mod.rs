@@ -5,6 +5,7 @@
 //! keyless deployment page in `overview`.
 
 mod admin;
+mod live;
 mod overview;
 mod page;
 
@@ -46,6 +47,9 @@ pub async fn handle(mut req: Request, env: &Env) -> Result<Response> {
     }
 
     let matched = routes::route(&method, &path)?;
+    if matched.route == Route::Live {
+        return live::serve(req, env, &url).await;
+    }
     let public = matches!(matched.access, Access::Public | Access::Open);
     let result = serve(&mut req, env, &method, &path, &url, &matched).await;
     let resp = match result {

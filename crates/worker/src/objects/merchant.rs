@@ -8,6 +8,7 @@
 //! so time-based work happens on time with no request arriving.
 
 use super::idempotency;
+use super::live;
 use crate::adapters::evm::{self, config::ChainConfig};
 use crate::adapters::sql::SqlStore;
 use crate::adapters::txn::transaction;
@@ -30,7 +31,10 @@ use tokenpad_core::wire::admin::{ChainFaultsResult, FaucetResult, MerchantCreate
 use tokenpad_core::wire::deployment::DeploymentOverview;
 use tokenpad_core::wire::settlement::Settlement;
 use tokenpad_core::{Error, ErrorCode, Result};
-use worker::{durable_object, wasm_bindgen, DurableObject, Env, Request, Response, State};
+use worker::{
+    durable_object, wasm_bindgen, DurableObject, Env, Request, Response, State, WebSocket,
+    WebSocketIncomingMessage,
+};
 
 const CLOCK_KEY: &str = "clock";
 
@@ -70,6 +74,9 @@ impl DurableObject for MerchantObject {
     }
 
     async fn fetch(&self, req: Request) -> worker::Result<Response> {
+        if live::is_upgrade(&req) {
+            return self.live(&req).or_else(|e| http::error(&e));
+        }
         let outcome = match hop::read::<MerchantCall>(req).await {
             Ok(call) => self.handle(call).await,
             Err(e) => Err(e),
@@ -88,6 +95,31 @@ impl DurableObject for MerchantObject {
         }
         self.reschedule().await.map_err(to_worker)?;
         Response::ok("")
+    }
+
+    async fn websocket_message(
+        &self,
+        ws: WebSocket,
+        _message: WebSocketIncomingMessage,
+    ) -> worker::Result<()> {
+        live::on_message(&ws);
+        Ok(())
+    }
+
+    async fn websocket_close(
+        &self,
+        ws: WebSocket,
+        code: usize,
+        _reason: String,
+        _was_clean: bool,
+    ) -> worker::Result<()> {
+        live::on_close(&ws, code);
+        Ok(())
+    }
+
+    async fn websocket_error(&self, ws: WebSocket, _error: worker::Error) -> worker::Result<()> {
+        live::on_close(&ws, 1011);
+        Ok(())
     }
 }
 
@@ -188,6 +220,7 @@ impl MerchantObject {
         check_key(&merchant, &call.key)?;
         // A request that did not decode is refused only now, after its key was checked.
         let op = call.op?;
+        let changes = live::changes_state(&op);
         let now = self.now()?;
         self.run_due(now, merchant.clone())?;
 
@@ -221,7 +254,26 @@ impl MerchantObject {
             self.reschedule().await?;
         }
         let (status, body) = outcome?;
-        http::json_text(status, body).map_err(internal)
+        if changes {
+            live::publish(&self.state, &store, now);
+        }
+        live::stamp(http::json_text(status, body).map_err(internal)?, now)
+    }
+
+    /// A client's WebSocket for live updates (`GET /live`, see `live.rs`).
+    fn live(&self, req: &Request) -> Result<Response> {
+        self.bucket
+            .borrow_mut()
+            .take(self.limit, worker::Date::now().as_millis())?;
+        let store = self.store()?;
+        let merchant = store
+            .merchant()?
+            .ok_or_else(|| Error::new(ErrorCode::InvalidApiKey, "Invalid API key"))?;
+        let now = self.now()?;
+        self.run_due(now, merchant.clone())?;
+        live::accept(&self.state, &store, req, now, |key| {
+            check_key(&merchant, key)
+        })
     }
 
     /// Finishes whatever is due, in its own transaction, so it commits even when the
@@ -234,7 +286,9 @@ impl MerchantObject {
         let ctx = self.ctx(now, merchant)?;
         transaction(&self.state.storage(), move || {
             ops::due::run_due(&mut store, &ctx).map(|_| ())
-        })
+        })?;
+        live::publish(&self.state, &self.store()?, now);
+        Ok(())
     }
 
     /// Points the object's one alarm at the earliest scheduled item (in real time).
@@ -308,6 +362,7 @@ impl MerchantObject {
         let stamp = transaction(&self.state.storage(), move || {
             ops::ledger::deposit_usdc(&mut store, &ctx, &address, usdc)
         })?;
+        live::publish(&self.state, &self.store()?, now);
         http::json(
             200,
             &FaucetResult {

@@ -1,37 +1,7 @@
-
-// ---------------------------------------------------------------------------------------
-// The client's own types (src/tokenpad.d.ts). The service's objects the client returns and
-// the view models take (Token, TokenHolder, HolderFull and its items, TokenBalance, Presale,
-// PresaleMerchant and their parts, ErrorBody, and the `Decimal` every amount is) are declared
-// in src/generated/wire.d.ts, generated from the Rust wire types (crates/core/src/wire) by
-//   cargo run -p tokenpad-core --features codegen --example codegen
-// Both files are appended to the package's .d.ts, so each uses the other's names.
-
-/** Options of `new TokenpadClient(...)`. */
-export interface TokenpadClientOptions {
-  /** The service's base URL, e.g. `https://api.example.com` or `location.origin`. */
-  baseUrl: string;
-  /** The merchant's public key (`pk_...`). A secret key (`sk_...`) is refused. */
-  publicKey?: string;
-  /** Milliseconds each request may take before failing with code `timeout` (default 10000). */
-  timeoutMs?: number;
-}
-
-/**
- * What every failing call throws: an `Error` named `TokenpadError`.
- * - `code`: the service's stable code (`public_key_not_found`, `holder_not_found`,
- *   `invalid_api_key`, ...), or one of the client's own: `network_error` (no connection),
- *   `timeout`, `http_error` (an answer that is not the service's), `invalid_response`,
- *   `secret_key_refused`, `invalid_options`, `invalid_input`.
- * - `status`: the HTTP status, or 0 when no answer arrived.
- * - `message`: the service's message for people (e.g. `Public key not found`).
- */
-export interface TokenpadError extends Error {
-  name: "TokenpadError";
-  code: string;
-  status: number;
-  details?: Record<string, unknown>;
-}
+// The view models' types: what holderPortfolio, presaleProgress, tokenSupply and countdown
+// return (computed in Rust, src/view/), and their options. The service's objects they take are
+// in generated/wire.d.ts, generated from the Rust wire types.
+import type { Decimal, PresaleStatus } from './generated/wire.js';
 
 /** Options of the formatting functions and view models (all optional). */
 export interface FormatOptions {

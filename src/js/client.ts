@@ -1,0 +1,142 @@
+// TokenpadClient: reads tokenpad with the merchant's public key, safe in a browser. The HTTP
+// is http.ts; each answer is read exactly by the wasm (`readAnswer`: amounts as decimal
+// strings, the shape checked, the service's errors with their codes).
+import { serviceNow } from './clock.js';
+import { TokenpadError, toTokenpadError } from './errors.js';
+import type { HolderFull, Presale, Token, TokenBalance } from './generated/wire.js';
+import { send, httpConfig, type CallOptions, type HttpConfig } from './http.js';
+import { watch, type Watch, type WatchCallback, type WatchOptions } from './live.js';
+import { assertReady } from './ready.js';
+import * as wasm from './wasm.js';
+
+export type { CallOptions } from './http.js';
+export type { Watch, WatchCallback, WatchOptions } from './live.js';
+
+/** Options of `new TokenpadClient(...)`. */
+export interface TokenpadClientOptions {
+  /** The service's base URL, e.g. `https://api.example.com` or `location.origin`. */
+  baseUrl: string;
+  /** The merchant's public key (`pk_...`). A secret key (`sk_...`) is refused. */
+  publicKey?: string;
+  /** Milliseconds each attempt may take before failing with code `timeout` (default 10000). */
+  timeoutMs?: number;
+  /** Retries of network errors, 429 and 503, with backoff (default 2). */
+  retries?: number;
+  /** The first retry's delay in ms, doubling each time (default 300). */
+  retryDelayMs?: number;
+  /** The longest wait between retries (default 30000); a longer `Retry-After` is not waited for. */
+  maxRetryDelayMs?: number;
+  /** A `fetch` to use instead of the global one. */
+  fetch?: typeof fetch;
+  /** A WebSocket constructor for live updates (default: the global one; none: polling only). */
+  WebSocket?: typeof WebSocket;
+}
+
+type Kind = 'token' | 'holder' | 'balance' | 'presale';
+
+export class TokenpadClient {
+  readonly #http: HttpConfig;
+  readonly #key: string | undefined;
+  readonly #ws: typeof WebSocket | undefined;
+
+  /**
+   * Throws a TokenpadError with code `secret_key_refused` for a secret key (`sk_...`),
+   * `invalid_options` for a bad `baseUrl`, `timeoutMs` or `retries`.
+   */
+  constructor(options: TokenpadClientOptions) {
+    if (typeof options !== 'object' || options === null) {
+      throw new TokenpadError('invalid_options', 'options must be an object: { baseUrl, publicKey, timeoutMs? }');
+    }
+    const key = options.publicKey;
+    if (key !== undefined && key !== null && typeof key !== 'string') {
+      throw new TokenpadError('invalid_options', 'publicKey must be a string');
+    }
+    const trimmed = key?.trim() || undefined;
+    if (trimmed && trimmed.toLowerCase().startsWith('sk_')) {
+      throw new TokenpadError('secret_key_refused', 'A secret key (sk_...) must never be used in a browser: pass the public key (pk_...)');
+    }
+    this.#http = httpConfig(options as unknown as Record<string, unknown>);
+    this.#key = trimmed;
+    this.#ws = options.WebSocket ?? (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
+  }
+
+  /** The base URL, without a trailing slash. */
+  get baseUrl(): string {
+    return this.#http.baseUrl;
+  }
+
+  /** Milliseconds each attempt may take. */
+  get timeoutMs(): number {
+    return this.#http.timeoutMs;
+  }
+
+  /** The service's clock now (UNIX ms), learned from its answers: count down with it. */
+  now(): number {
+    return serviceNow();
+  }
+
+  async #get<T>(kind: Kind, path: string[], opts?: CallOptions): Promise<T> {
+    assertReady();
+    const answer = await send(this.#http, { method: 'GET', path, query: { publicKey: this.#key } }, opts);
+    try {
+      return wasm.readAnswer(kind, answer.status, answer.text) as T;
+    } catch (e) {
+      throw toTokenpadError(e, { requestId: answer.requestId, retryAfterMs: answer.retryAfterMs });
+    }
+  }
+
+  /** `GET /token/:address`: the token with its supply figures and top holders. */
+  getToken(address: string, opts?: CallOptions): Promise<Token> {
+    return this.#get('token', ['token', address], opts);
+  }
+
+  /** `GET /holder/:userId`: the holder's tokens, locks and presale positions. */
+  getHolder(userId: string, opts?: CallOptions): Promise<HolderFull> {
+    return this.#get('holder', ['holder', userId], opts);
+  }
+
+  /** `GET /holder/:userIdOrAddress/token/:tokenAddress`: one balance. */
+  getHolderTokenBalance(userIdOrAddress: string, tokenAddress: string, opts?: CallOptions): Promise<TokenBalance> {
+    return this.#get('balance', ['holder', userIdOrAddress, 'token', tokenAddress], opts);
+  }
+
+  /** `GET /token/presales/:presaleId`: the public form of the presale. */
+  getPresale(presaleId: string, opts?: CallOptions): Promise<Presale> {
+    return this.#get('presale', ['token', 'presales', presaleId], opts);
+  }
+
+  /**
+   * Follows a presale: `callback(presale, null)` with its current state, then at every change,
+   * pushed by the service over a WebSocket (`GET /live`); while the push channel is down (no
+   * WebSocket, a proxy that refuses it, a lost connection) it reads every `intervalMs`
+   * (default 5000) and reconnects with backoff. `callback(null, error)` on a failed read. Until
+   * `stop()` (or the `signal` aborts). A number as third argument is `intervalMs`.
+   */
+  watchPresale(presaleId: string, callback: WatchCallback<Presale>, options?: number | WatchOptions): Watch {
+    return this.#watch('presale', presaleId, callback, options, (o) => this.getPresale(presaleId, o));
+  }
+
+  /** Follows a holder's wallet (`GET /holder/:userId`), as `watchPresale` follows a presale. */
+  watchHolder(userId: string, callback: WatchCallback<HolderFull>, options?: number | WatchOptions): Watch {
+    return this.#watch('holder', userId, callback, options, (o) => this.getHolder(userId, o));
+  }
+
+  #watch<T>(topic: 'presale' | 'holder', id: string, callback: WatchCallback<T>, options: number | WatchOptions | undefined,
+    read: (o: CallOptions) => Promise<T>): Watch {
+    const o: WatchOptions = typeof options === 'number' ? { intervalMs: options } : (options ?? {});
+    const live = this.#ws && o.live !== false
+      ? { url: this.#liveUrl(topic, id), WebSocket: this.#ws, read: (body: string) => wasm.readAnswer(topic, 200, body) as T }
+      : undefined;
+    return watch(callback, o, read, live);
+  }
+
+  #liveUrl(topic: string, id: string): string {
+    const q = new URLSearchParams();
+    if (this.#key) q.set('publicKey', this.#key);
+    q.set(topic, id);
+    return `${this.#http.baseUrl.replace(/^http/i, 'ws')}/live?${q}`;
+  }
+
+  /** Nothing to release (kept for code written against 0.1, whose client was a wasm object). */
+  free(): void {}
+}

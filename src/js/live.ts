@@ -1,0 +1,163 @@
+// Watching a presale or a holder: pushed by the service over a WebSocket when it can be,
+// polled when it cannot. One watch is one socket (GET /live?presale=... or ?holder=...),
+// opened after a first read succeeded (so an unknown id or a refused key is reported by that
+// read, and no socket is tried for it), and reopened with backoff after it dropped.
+import { noteServiceTime } from './clock.js';
+import { toTokenpadError, type TokenpadError } from './errors.js';
+import type { CallOptions } from './http.js';
+
+export type WatchCallback<T> = (value: T | null, error: TokenpadError | null) => void;
+
+export interface WatchOptions {
+  /** Milliseconds between reads while polling (default 5000, at least 250). */
+  intervalMs?: number;
+  /** `false`: poll only, never open a WebSocket. */
+  live?: boolean;
+  /** Stops the watch when it aborts. */
+  signal?: AbortSignal;
+  /** Told `true` when updates start arriving pushed, `false` when the push channel drops. */
+  onLive?: (live: boolean) => void;
+}
+
+/** The handle a watch returns. */
+export interface Watch {
+  /** Stops: no callback runs after this returns. Idempotent. */
+  stop(): void;
+  /** False once stopped. */
+  readonly active: boolean;
+  /** True while updates arrive pushed over the WebSocket (false while polling). */
+  readonly live: boolean;
+}
+
+export interface LiveSource<T> {
+  url: string;
+  WebSocket: typeof WebSocket;
+  /** Reads a message's body (the exact JSON text of the public answer). */
+  read: (body: string) => T;
+}
+
+const PING_MS = 25_000;
+const MAX_RECONNECT_MS = 30_000;
+
+export function watch<T>(callback: WatchCallback<T>, options: WatchOptions, read: (o: CallOptions) => Promise<T>,
+  live?: LiveSource<T>): Watch {
+  const intervalMs = Math.min(Math.max(Number.isFinite(options.intervalMs) ? (options.intervalMs as number) : 5000, 250), 2 ** 31 - 1);
+  let stopped = false;
+  let pushed = false;
+  let socket: WebSocket | null = null;
+  let pollTimer: ReturnType<typeof setTimeout> | undefined;
+  let reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  let pingTimer: ReturnType<typeof setInterval> | undefined;
+  let reconnectMs = 1000;
+  let polling = false;
+  let firstSocket = true;
+  let lastDelivered = '';
+  const reads = new AbortController();
+
+  const deliver = (value: T | null, error: TokenpadError | null) => {
+    if (stopped) return;
+    try {
+      callback(value, error);
+    } catch (thrown) {
+      console.error('tokenpad: a watch callback threw', thrown);
+    }
+  };
+
+  const poll = async () => {
+    if (stopped || pushed || polling) return;
+    polling = true;
+    let ok = false;
+    try {
+      const value = await read({ signal: reads.signal });
+      ok = true;
+      lastDelivered = JSON.stringify(value);
+      deliver(value, null);
+    } catch (e) {
+      if (!stopped) deliver(null, toTokenpadError(e));
+    } finally {
+      polling = false;
+    }
+    if (stopped || pushed) return;
+    if (ok && live && !socket && reconnectTimer === undefined) {
+      reconnectTimer = setTimeout(() => {
+        reconnectTimer = undefined;
+        connect();
+      }, firstSocket ? 0 : reconnectMs);
+      firstSocket = false;
+    }
+    pollTimer = setTimeout(poll, intervalMs);
+  };
+
+  const connect = () => {
+    if (stopped || !live) return;
+    let ws: WebSocket;
+    try {
+      ws = new live.WebSocket(live.url);
+    } catch {
+      return;
+    }
+    socket = ws;
+    ws.addEventListener('open', () => {
+      if (stopped || socket !== ws) return;
+      pushed = true;
+      reconnectMs = 1000;
+      clearTimeout(pollTimer);
+      options.onLive?.(true);
+      pingTimer = setInterval(() => ws.readyState === 1 && ws.send('ping'), PING_MS);
+    });
+    ws.addEventListener('message', (ev: MessageEvent) => {
+      if (stopped || socket !== ws || typeof ev.data !== 'string' || ev.data === 'pong') return;
+      try {
+        const msg = JSON.parse(ev.data) as { serviceTime?: number; body?: string };
+        if (typeof msg.serviceTime === 'number') noteServiceTime(msg.serviceTime, Date.now());
+        if (typeof msg.body !== 'string') return;
+        const value = live.read(msg.body);
+        // The socket's first message repeats what the read before it delivered.
+        const key = JSON.stringify(value);
+        if (key === lastDelivered) return;
+        lastDelivered = key;
+        deliver(value, null);
+      } catch (e) {
+        deliver(null, toTokenpadError(e));
+      }
+    });
+    ws.addEventListener('close', () => {
+      if (socket !== ws) return;
+      socket = null;
+      clearInterval(pingTimer);
+      const wasPushed = pushed;
+      pushed = false;
+      if (stopped) return;
+      if (wasPushed) options.onLive?.(false);
+      // Poll while the push channel is down; the next successful read tries the socket again
+      // (after 1 s when it had worked, with a doubling backoff while it keeps failing).
+      reconnectMs = wasPushed ? 1000 : Math.min(reconnectMs * 2, MAX_RECONNECT_MS);
+      clearTimeout(pollTimer);
+      void poll();
+    });
+  };
+
+  const handle: Watch = {
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      reads.abort();
+      clearTimeout(pollTimer);
+      clearTimeout(reconnectTimer);
+      clearInterval(pingTimer);
+      const ws = socket;
+      socket = null;
+      if (ws && ws.readyState <= 1) ws.close(1000);
+    },
+    get active() {
+      return !stopped;
+    },
+    get live() {
+      return pushed && !stopped;
+    },
+  };
+  options.signal?.addEventListener('abort', () => handle.stop(), { once: true });
+  if (options.signal?.aborted) handle.stop();
+  else void poll();
+  return handle;
+}

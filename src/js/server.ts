@@ -1,0 +1,266 @@
+// @tokenpad/client/server: the secret-key API for merchants' servers and edge workers. Plain
+// HTTP in TypeScript, no wasm: nothing here reaches the browser package's download. Requests
+// and answers are typed from the Rust types (generated/api.d.ts); answers are read exactly
+// (json.ts: every amount an exact decimal string). Every call that changes state sends an
+// Idempotency-Key (generated unless given) and reuses it on its retries, so a retried spend
+// is spent once. Refuses to be constructed in a browser: the secret key must stay on a server.
+import { TokenpadError } from './errors.js';
+import type {
+  AirdropRequest, BuyPresaleRequest, BuyPresaleResult, CreatePresaleRequest, CreateTokenAccepted,
+  CreateTokenRequest, DeploymentCreated, DeploymentStatus, DistributeRequest, DistributeResult, Job,
+  LedgerResult, MemecoinRequest, ResolveResult, SendRequest, SpendRequest, TxPage, TxRecord,
+} from './generated/api.js';
+import type { HolderFull, Presale, PresaleMerchant, Token, TokenBalance } from './generated/wire.js';
+import { httpConfig, newIdempotencyKey, send, type CallOptions, type HttpConfig } from './http.js';
+import { parseExact } from './json.js';
+
+export type * from './generated/api.js';
+export type * from './generated/wire.js';
+export { TokenpadError, isTokenpadError } from './errors.js';
+export type { TokenpadErrorCode, ClientErrorCode } from './errors.js';
+export type { CallOptions } from './http.js';
+export { serviceNow } from './clock.js';
+
+export interface TokenpadServerOptions {
+  /** The service's base URL. */
+  baseUrl: string;
+  /** The merchant's secret key (`sk_...`), sent in the `x-api-key` header only. */
+  secretKey: string;
+  /** Milliseconds each attempt may take (default 10000). */
+  timeoutMs?: number;
+  /** Retries of network errors, 429 and 503, with backoff (default 2). */
+  retries?: number;
+  retryDelayMs?: number;
+  maxRetryDelayMs?: number;
+  fetch?: typeof fetch;
+  /** Construct in a browser anyway (tests with a fake DOM). Never ship a secret key to one. */
+  dangerouslyAllowBrowser?: boolean;
+}
+
+/** Options of a call that changes state. */
+export interface MutationOptions extends CallOptions {
+  /** The Idempotency-Key (1 to 255 characters); a fresh one when absent, reused on retries. */
+  idempotencyKey?: string;
+}
+
+/** Options of a transactions read. */
+export interface TransactionsQuery {
+  /** 1 to 200 (default 50). */
+  limit?: number;
+  /** `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Only this token's records. */
+  tokenAddress?: string;
+}
+
+function inBrowser(): boolean {
+  const g = globalThis as Record<string, unknown>;
+  return typeof g.document === 'object' || typeof g.DedicatedWorkerGlobalScope === 'function' ||
+    typeof g.SharedWorkerGlobalScope === 'function';
+}
+
+export class TokenpadServer {
+  readonly #http: HttpConfig;
+  readonly #key: string;
+
+  constructor(options: TokenpadServerOptions) {
+    if (typeof options !== 'object' || options === null) {
+      throw new TokenpadError('invalid_options', 'options must be an object: { baseUrl, secretKey }');
+    }
+    if (inBrowser() && options.dangerouslyAllowBrowser !== true) {
+      throw new TokenpadError('browser_refused',
+        'TokenpadServer holds a secret key and must run on a server, never in a browser: use TokenpadClient with the public key there');
+    }
+    const key = typeof options.secretKey === 'string' ? options.secretKey.trim() : '';
+    if (!key.startsWith('sk_')) {
+      throw new TokenpadError('invalid_options', 'secretKey must be the merchant secret key (sk_...)');
+    }
+    this.#http = httpConfig(options as unknown as Record<string, unknown>);
+    this.#key = key;
+  }
+
+  get baseUrl(): string {
+    return this.#http.baseUrl;
+  }
+
+  /**
+   * Any route, for what has no method yet: `path` is its segments (each percent-encoded here),
+   * `body` is sent as JSON. A POST, PUT or PATCH gets an Idempotency-Key. Answers are read
+   * exactly; a failure throws a TokenpadError with the service's code, status, message,
+   * details and request id.
+   */
+  async request<T>(method: string, path: readonly string[], init: { query?: Record<string, string | number | undefined>; body?: unknown } & MutationOptions = {}): Promise<T> {
+    const headers: Record<string, string> = { 'x-api-key': this.#key, accept: 'application/json' };
+    const mutates = ['POST', 'PUT', 'PATCH'].includes(method);
+    if (mutates) headers['idempotency-key'] = init.idempotencyKey ?? newIdempotencyKey();
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(init.body);
+    }
+    const answer = await send(this.#http, { method, path, query: init.query, headers, body }, init);
+    let parsed: unknown;
+    try {
+      parsed = answer.text ? parseExact(answer.text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (answer.status >= 200 && answer.status < 300) {
+      if (parsed === undefined) {
+        throw new TokenpadError('invalid_response', `The service's answer is not JSON (HTTP ${answer.status})`, { status: answer.status, requestId: answer.requestId });
+      }
+      return parsed as T;
+    }
+    const e = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
+    const serviceError = typeof e.code === 'string' && e.code !== '';
+    throw new TokenpadError(serviceError ? (e.code as string) : 'http_error',
+      serviceError && typeof e.message === 'string' && e.message ? e.message : `HTTP ${answer.status}`, {
+        status: answer.status,
+        details: serviceError && typeof e.details === 'object' && e.details !== null ? (e.details as Record<string, unknown>) : undefined,
+        requestId: answer.requestId,
+        retryAfterMs: answer.retryAfterMs,
+      });
+  }
+
+  // Tokens and jobs ---------------------------------------------------------------------
+
+  /** `POST /merchant/create-token`: starts a token's deployment; `waitForJob` follows it. */
+  createToken(req: CreateTokenRequest, opts?: MutationOptions): Promise<CreateTokenAccepted> {
+    return this.request('POST', ['merchant', 'create-token'], { ...opts, body: req });
+  }
+
+  /** `GET /jobs/:jobId`. */
+  getJob(jobId: string, opts?: CallOptions): Promise<Job> {
+    return this.request('GET', ['jobs', jobId], opts);
+  }
+
+  /** Reads the job every `intervalMs` (default 1000) until it succeeds (its token) or fails (throws `job_failed`). */
+  async waitForJob(jobId: string, opts: CallOptions & { intervalMs?: number; timeoutMs?: number } = {}): Promise<Token> {
+    const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+    for (;;) {
+      const job = await this.getJob(jobId, { signal: opts.signal, retries: opts.retries });
+      if (job.status === 'success' && job.data) return job.data;
+      if (job.status === 'failed') throw new TokenpadError('job_failed', job.error ?? `job ${jobId} failed`);
+      if (Date.now() > deadline) throw new TokenpadError('timeout', `job ${jobId} still ${job.status}`);
+      await new Promise((r) => setTimeout(r, opts.intervalMs ?? 1000));
+      if (opts.signal?.aborted) throw new TokenpadError('aborted', 'The call was aborted', { cause: opts.signal.reason });
+    }
+  }
+
+  /** `GET /token/:tokenAddress` (at most `holdersLimit` holders, default 100). */
+  getToken(tokenAddress: string, opts: CallOptions & { holdersLimit?: number } = {}): Promise<Token> {
+    return this.request('GET', ['token', tokenAddress], { ...opts, query: { holdersLimit: opts.holdersLimit } });
+  }
+
+  /** `GET /merchant/all-tokens`. */
+  allTokens(opts?: CallOptions): Promise<Token[]> {
+    return this.request('GET', ['merchant', 'all-tokens'], opts);
+  }
+
+  /** `PATCH /merchant/token/:tokenAddress`: Reward Allocation on or off. */
+  setRewardAllocation(tokenAddress: string, canDistribute: boolean, opts?: MutationOptions): Promise<Token> {
+    return this.request('PATCH', ['merchant', 'token', tokenAddress], { ...opts, body: { canDistribute } });
+  }
+
+  // Holders and the ledger ----------------------------------------------------------------
+
+  /** `PUT /holder/:userId`: the holder, created on first call (the same userId, the same wallet). */
+  putHolder(userId: string, opts?: MutationOptions): Promise<HolderFull> {
+    return this.request('PUT', ['holder', userId], opts);
+  }
+
+  /** `GET /holder/:userId`. */
+  getHolder(userId: string, opts?: CallOptions): Promise<HolderFull> {
+    return this.request('GET', ['holder', userId], opts);
+  }
+
+  /** `GET /holder/:userIdOrAddress/token/:tokenAddress`. */
+  getHolderTokenBalance(userIdOrAddress: string, tokenAddress: string, opts?: CallOptions): Promise<TokenBalance> {
+    return this.request('GET', ['holder', userIdOrAddress, 'token', tokenAddress], opts);
+  }
+
+  /** `POST /token/:tokenAddress/distribute`: from the app supply to a holder (`sendToId` or `sendToAddress`). */
+  distribute(tokenAddress: string, req: DistributeRequest, opts?: MutationOptions): Promise<DistributeResult> {
+    return this.request('POST', ['token', tokenAddress, 'distribute'], { ...opts, body: req });
+  }
+
+  /** `POST /holder/:userId/spend`: the holder's tokens to the merchant. */
+  spend(userId: string, req: SpendRequest, opts?: MutationOptions): Promise<LedgerResult> {
+    return this.request('POST', ['holder', userId, 'spend'], { ...opts, body: req });
+  }
+
+  /** `POST /holder/:userId/transfer`: to another address. */
+  transfer(userId: string, req: SendRequest, opts?: MutationOptions): Promise<LedgerResult> {
+    return this.request('POST', ['holder', userId, 'transfer'], { ...opts, body: req });
+  }
+
+  /** `POST /holder/:userId/withdraw`: out of custody to an external wallet. */
+  withdraw(userId: string, req: SendRequest, opts?: MutationOptions): Promise<LedgerResult> {
+    return this.request('POST', ['holder', userId, 'withdraw'], { ...opts, body: req });
+  }
+
+  /** `GET /holder/:userId/transactions`: one page, newest first. */
+  transactions(userId: string, query: TransactionsQuery = {}, opts?: CallOptions): Promise<TxPage> {
+    return this.request('GET', ['holder', userId, 'transactions'], { ...opts, query: { ...query } });
+  }
+
+  /** Every record of a holder's history, newest first, page after page (`for await`). */
+  async *allTransactions(userId: string, query: Omit<TransactionsQuery, 'cursor'> = {}, opts?: CallOptions): AsyncGenerator<TxRecord, void, undefined> {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.transactions(userId, { ...query, cursor }, opts);
+      yield* page.data;
+      if (!page.has_more || !page.next_cursor) return;
+      cursor = page.next_cursor;
+    }
+  }
+
+  // Presales ------------------------------------------------------------------------------
+
+  /** `POST /merchant/presale`. */
+  createPresale(req: CreatePresaleRequest, opts?: MutationOptions): Promise<Presale> {
+    return this.request('POST', ['merchant', 'presale'], { ...opts, body: req });
+  }
+
+  /** `GET /merchant/presales`: the merchant form, newest first. */
+  listPresales(opts?: CallOptions): Promise<PresaleMerchant[]> {
+    return this.request('GET', ['merchant', 'presales'], opts);
+  }
+
+  /** `GET /merchant/presale/:presaleId`: the merchant form (completion steps included). */
+  getPresale(presaleId: string, opts?: CallOptions): Promise<PresaleMerchant> {
+    return this.request('GET', ['merchant', 'presale', presaleId], opts);
+  }
+
+  /** `POST /holder/:userId/buy-presale`. */
+  buyPresale(userId: string, req: BuyPresaleRequest, opts?: MutationOptions): Promise<BuyPresaleResult> {
+    return this.request('POST', ['holder', userId, 'buy-presale'], { ...opts, body: req });
+  }
+
+  /** `POST /merchant/presale/resolve`: launch now (70 % or more), or refund an ended presale. */
+  resolvePresale(presaleId: string, opts?: MutationOptions): Promise<ResolveResult> {
+    return this.request('POST', ['merchant', 'presale', 'resolve'], { ...opts, body: { presaleId } });
+  }
+
+  // Templates -----------------------------------------------------------------------------
+
+  /** `POST /template/memecoin`. */
+  createMemecoin(req: MemecoinRequest, opts?: MutationOptions): Promise<DeploymentCreated> {
+    return this.request('POST', ['template', 'memecoin'], { ...opts, body: req });
+  }
+
+  /** `POST /template/airdrop`. */
+  createAirdrop(req: AirdropRequest, opts?: MutationOptions): Promise<DeploymentCreated> {
+    return this.request('POST', ['template', 'airdrop'], { ...opts, body: req });
+  }
+
+  /** `GET /template/memecoin/status/:id`. */
+  memecoinStatus(id: string, opts?: CallOptions): Promise<DeploymentStatus> {
+    return this.request('GET', ['template', 'memecoin', 'status', id], opts);
+  }
+
+  /** `GET /template/airdrop/status/:id`. */
+  airdropStatus(id: string, opts?: CallOptions): Promise<DeploymentStatus> {
+    return this.request('GET', ['template', 'airdrop', 'status', id], opts);
+  }
+}

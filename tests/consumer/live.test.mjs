@@ -1,0 +1,125 @@
+// The packed package under Node against the real worker (workerd): the README's Node and
+// server examples as printed, the server client through every kind of operation with exact
+// amounts, and watchHolder / watchPresale pushed over the WebSocket.
+// Needs the built worker and pkg/; Node 20 runs the scripts with --experimental-websocket.
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { api, createMerchant, createToken, startWorker } from '../http/harness.mjs';
+import { WS_FLAG, installPacked, node, readmeExample } from './pack.mjs';
+
+describe('@tokenpad/client against the worker', { timeout: 240_000 }, () => {
+  let w;
+  let m;
+  let token;
+  let pack;
+  const js = async (name, code, env = {}) => {
+    await writeFile(path.join(pack.app, name), code);
+    return node(pack.app, name, { BASE_URL: w.baseUrl, SK: m.secretKey, PK: m.publicKey, TOKEN: token.address, ...env }, WS_FLAG);
+  };
+
+  before(async () => {
+    [w, pack] = await Promise.all([startWorker(), installPacked()]);
+    m = await createMerchant(w, 'Consumer Merchant');
+    token = await createToken(w, m.secretKey, { name: 'Demo Token', symbol: 'DEMO' });
+    for (const u of ['alice', 'bob']) await api(w, 'PUT', `/holder/${u}`, { key: m.secretKey });
+    await api(w, 'POST', `/token/${token.address}/distribute`, { key: m.secretKey, body: { sendToId: 'alice', amount: '1234.567890123456789012' } });
+  });
+  after(async () => {
+    await w?.stop();
+    await pack?.cleanup();
+  });
+
+  test('README: the Node example runs as printed', async () => {
+    const code = (await readmeExample('node'))
+      .replaceAll('http://127.0.0.1:8787', w.baseUrl)
+      .replaceAll("'pk_...'", `'${m.publicKey}'`);
+    const out = await js('readme-node.mjs', code);
+    assert.match(out, /Total \$0\.00/);
+    assert.match(out, /token: 1,234\.56789 DEMO/);
+    assert.match(out, /holder_not_found 404 No holder with id nobody/);
+  });
+
+  test('README: the server example runs as printed, spending once under its idempotency key', async () => {
+    const code = (await readmeExample('server'))
+      .replaceAll('http://127.0.0.1:8787', w.baseUrl)
+      .replaceAll("'TOKEN_ADDRESS'", `'${token.address}'`);
+    const env = { TOKENPAD_SECRET_KEY: m.secretKey };
+    const out = await js('readme-server.mjs', code, env);
+    assert.match(out, /^spent 0\.000000000000000001$/m);
+    assert.match(out, /^spend 0\.000000000000000001$/m);
+    assert.match(out, /^distribute 100$/m);
+    assert.match(out, /^insufficient_balance 422$/m);
+    // The same key again: the service replays the first spend, nothing more is spent.
+    await js('readme-server.mjs', code, env);
+    const history = await api(w, 'GET', '/holder/alice/transactions?limit=200', { key: m.secretKey });
+    assert.equal(history.json.data.filter((t) => t.type === 'spend').length, 1);
+  });
+
+  test('the server client: tokens, jobs, presales and templates, typed and exact', async () => {
+    const out = JSON.parse(await js('server-flow.mjs', `
+      import { TokenpadServer, serviceNow } from '@tokenpad/client/server';
+      const tp = new TokenpadServer({ baseUrl: process.env.BASE_URL, secretKey: process.env.SK });
+      const job = await tp.createToken({ name: 'Second', symbol: 'TWO' });
+      const advance = () => fetch(process.env.BASE_URL + '/admin/time/advance', { method: 'POST', headers: { 'x-admin-key': process.env.ADMIN, 'content-type': 'application/json' }, body: '{"seconds":5}' });
+      const ticking = setInterval(advance, 300);
+      const two = await tp.waitForJob(job.jobId, { intervalMs: 200 });
+      const all = await tp.allTokens();
+      const off = await tp.setRewardAllocation(two.address, false);
+      const bob = await tp.putHolder('bob');
+      await fetch(process.env.BASE_URL + '/admin/faucet', { method: 'POST', headers: { 'x-admin-key': process.env.ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ address: bob.address, usdcAmount: 50 }) });
+      // The service's clock (time travel moved it while the job ran), learned from its answers.
+      const now = Math.floor(serviceNow() / 1000);
+      const presale = await tp.createPresale({ name: 'Moon', description: 'The MOON presale', startTimestamp: now - 60, endTimestamp: now + 3600 * 24,
+        targetUsdcAmount: 100, tokenInfo: { name: 'Moon', symbol: 'MOON', imageUrl: 'https://example.com/m.png' } });
+      const bought = await tp.buyPresale('bob', { presaleId: presale.id, usdcAmount: '12.345678' });
+      const merchantForm = await tp.getPresale(presale.id);
+      const listed = await tp.listPresales();
+      const meme = await tp.createMemecoin({ name: 'Pepe Two', symbol: 'PEPE2', totalSupply: 1000000, initialPrice: '0.0001', network: 'base', marketplace: true });
+      const status = await tp.memecoinStatus(meme.id);
+      const sent = await tp.transfer('alice', { tokenAddress: process.env.TOKEN, amount: '0.5', toAddress: bob.address });
+      const page = await tp.transactions('bob', { limit: 1 });
+      clearInterval(ticking);
+      console.log(JSON.stringify({ two: two.symbol, count: all.length, off: off.canDistribute, bought: bought.usdcAmount,
+        purchased: merchantForm.purchasedUsdcAmount, step: merchantForm.completionState?.step ?? null, listed: listed.length,
+        meme: status.data.tokenAddress.startsWith('0x'), sent: sent.amount, page: page.data.length, more: page.has_more }));
+    `, { ADMIN: w.adminKey }));
+    assert.deepEqual(out, { two: 'TWO', count: 2, off: false, bought: '12.345678', purchased: '12.345678', step: 'pending', listed: 1, meme: true, sent: '0.5', page: 1, more: true });
+  });
+
+  test('watchHolder and watchPresale are pushed over the WebSocket', async () => {
+    const now = (await api(w, 'GET', '/admin/time', { adminKey: w.adminKey })).json.nowUnix;
+    const presale = (await api(w, 'POST', '/merchant/presale', {
+      key: m.secretKey,
+      body: { name: 'Star', description: 'Star', startTimestamp: now, endTimestamp: now + 3600, targetUsdcAmount: 100, tokenInfo: { name: 'Star', symbol: 'STAR', imageUrl: 'https://example.com/s.png' } },
+    })).json;
+    const out = JSON.parse(await js('watch-live.mjs', `
+      import { TokenpadClient } from '@tokenpad/client';
+      const client = new TokenpadClient({ baseUrl: process.env.BASE_URL, publicKey: process.env.PK });
+      const balances = [];
+      const raised = [];
+      let liveSeen = false;
+      // A long poll interval: any second update must have been pushed.
+      const wh = client.watchHolder('alice', (h, e) => { balances.push(h ? h.tokens.find((t) => t.symbol === 'DEMO').balance : e.code); liveSeen ||= wh.live; }, { intervalMs: 60_000 });
+      const wp = client.watchPresale(process.env.PRESALE, (p, e) => raised.push(p ? p.purchasedUsdcAmount : e.code), 60_000);
+      const until = async (f) => { for (let i = 0; i < 100 && !f(); i++) await new Promise((r) => setTimeout(r, 100)); };
+      await until(() => balances.length && raised.length && wh.live && wp.live);
+      const h = { 'x-api-key': process.env.SK, 'content-type': 'application/json' };
+      await fetch(process.env.BASE_URL + '/token/' + process.env.TOKEN + '/distribute', { method: 'POST', headers: h, body: JSON.stringify({ sendToId: 'alice', amount: '0.000000000000000001' }) });
+      await fetch(process.env.BASE_URL + '/holder/bob/buy-presale', { method: 'POST', headers: h, body: JSON.stringify({ presaleId: process.env.PRESALE, usdcAmount: 1 }) });
+      await until(() => balances.length >= 2 && raised.length >= 2);
+      wh.stop(); wp.stop();
+      console.log(JSON.stringify({ balances, raised, live: liveSeen }));
+    `, { PRESALE: presale.id }));
+    assert.equal(out.live, true, 'the watch never went live');
+    assert.equal(out.balances.length, 2, JSON.stringify(out.balances));
+    const units = (d) => {
+      const [i, f = ''] = d.split('.');
+      return BigInt(i + f.padEnd(18, '0'));
+    };
+    const [before, after] = out.balances.map(units);
+    assert.equal(after - before, 1n, `${out.balances}`);
+    assert.deepEqual(out.raised.map(Number), [0, 1]);
+  });
+});

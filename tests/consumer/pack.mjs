@@ -1,0 +1,63 @@
+// The npm package as a user gets it: `npm pack pkg/`, installed from the tarball into a fresh
+// project (a real copy, not a link), with extra packages of the repo's node_modules linked in
+// when a test needs them (react, the bundlers).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm, symlink, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+export const run = promisify(execFile);
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const PKG = path.join(ROOT, 'pkg');
+
+/** Packs pkg/ and installs it into `<tmp>/app`; `link` names packages of the repo's node_modules to make available. */
+export async function installPacked({ link = [], type = 'module' } = {}) {
+  assert.ok(existsSync(path.join(PKG, 'package.json')), 'pkg/ is not built: run scripts/build-pkg.sh');
+  const dir = await mkdtemp(path.join(tmpdir(), 'tokenpad-consumer-'));
+  await run('npm', ['pack', PKG, '--pack-destination', dir, '--silent'], { cwd: dir });
+  const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
+  assert.ok(tarball, 'npm pack made no tarball');
+  const app = path.join(dir, 'app');
+  await mkdir(app, { recursive: true });
+  await writeFile(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type }));
+  await run('npm', ['install', path.join(dir, tarball), '--no-audit', '--no-fund', '--ignore-scripts', '--silent', '--no-package-lock'], { cwd: app });
+  for (const name of link) {
+    const to = path.join(app, 'node_modules', name);
+    if (existsSync(to)) continue;
+    await mkdir(path.dirname(to), { recursive: true });
+    await symlink(path.join(ROOT, 'node_modules', name), to);
+  }
+  return {
+    dir,
+    app,
+    tarball: path.join(dir, tarball),
+    installed: path.join(app, 'node_modules', '@tokenpad', 'client'),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Runs `node file` in the app; resolves with stdout. */
+export async function node(app, file, env = {}, args = []) {
+  try {
+    const { stdout } = await run(process.execPath, [...args, file], { cwd: app, env: { ...process.env, ...env }, timeout: 60_000 });
+    return stdout;
+  } catch (e) {
+    throw new Error(`node ${file} failed:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+  }
+}
+
+/** The code block right after `<!-- example: NAME -->` in README.md. */
+export async function readmeExample(name) {
+  const { readFile } = await import('node:fs/promises');
+  const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+  const m = readme.match(new RegExp(`<!-- example: ${name} -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\`\`\``));
+  assert.ok(m, `README.md has no code block marked <!-- example: ${name} -->`);
+  return m[1];
+}
+
+/** The flag that gives Node 20 a global WebSocket (Node 22 has one). */
+export const WS_FLAG = typeof WebSocket === 'function' || Number(process.versions.node.split('.')[0]) >= 22 ? [] : ['--experimental-websocket'];
