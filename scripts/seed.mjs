@@ -108,9 +108,10 @@ async function main() {
   }
 
   const { secretKey, publicKey } = demo.keys;
+  const shownFile = path.relative(process.cwd(), DEMO_FILE).startsWith('..') ? DEMO_FILE : path.relative(process.cwd(), DEMO_FILE);
   const addr = demo.tokenAddress;
   console.log(`
-Demo merchant ${reused ? '(reused from .tokenpad/demo.json)' : '(new, saved to .tokenpad/demo.json)'}
+Demo merchant ${reused ? `(reused from ${shownFile})` : `(new, saved to ${shownFile})`}
   merchant id   ${demo.merchant.id}
   secret key    ${secretKey}      (x-api-key, server side only)
   public key    ${publicKey}      (safe for browsers)
