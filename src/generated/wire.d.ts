@@ -93,7 +93,8 @@ export type ErrorCode =
   | "internal_error"
   | "deployment_not_found"
   | "allocation_exceeds_supply"
-  | "rate_limited";
+  | "rate_limited"
+  | "unavailable";
 
 /**
  * `PUT /holder/:userId`, `GET /holder/:userId`: the full form.

@@ -70,6 +70,7 @@ codes! {
     DeploymentNotFound => ("deployment_not_found", 404),
     AllocationExceedsSupply => ("allocation_exceeds_supply", 400),
     RateLimited => ("rate_limited", 429),
+    Unavailable => ("unavailable", 503),
 }
 
 impl Serialize for ErrorCode {

@@ -14,12 +14,13 @@ use crate::ops::presale::{BuyPresaleRequest, CreatePresaleRequest, ResolvePresal
 use crate::ops::token::{CreateTokenRequest, PatchTokenRequest};
 use crate::wire::admin::{
     ChainFaultsRequest, ChainFaultsResult, Clock, CreateMerchantRequest, ErrorBody, FaucetRequest,
-    FaucetResult, Health, MerchantCreated, TimeAdvanceRequest,
+    FaucetResult, FaultsRequest, FaultsResult, Health, MerchantCreated, TimeAdvanceRequest,
 };
 use crate::wire::deployment::{DeploymentCreated, DeploymentStatusResult};
 use crate::wire::holder::{HolderFull, TokenBalance};
 use crate::wire::ledger::{DistributeResult, LedgerResult, TxPage};
 use crate::wire::presale::{BuyPresaleResult, Presale, PresaleMerchant, ResolveResult};
+use crate::wire::schedule::ParkedWork;
 use crate::wire::token::{CreateTokenAccepted, Job, Token};
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde::Serialize;
@@ -56,12 +57,13 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     add!(out: ChainFaultsResult, Token, CreateTokenAccepted, Job, HolderFull, TokenBalance);
     add!(out: DistributeResult, LedgerResult, TxPage, DeploymentCreated, DeploymentStatusResult);
     add!(out: Presale, PresaleMerchant, BuyPresaleResult, ResolveResult);
+    add!(out: ParkedWork, FaultsResult);
     let mut inp = generator(SchemaSettings::draft2020_12().for_deserialize());
     add!(inp: AmountInput, CreateMerchantRequest, TimeAdvanceRequest, FaucetRequest);
     add!(inp: ChainFaultsRequest, CreateTokenRequest, PatchTokenRequest, DistributeRequest);
     add!(inp: SpendRequest, SendRequest, MemecoinRequest, AirdropRequest);
     add!(inp: DeploymentStatusRequest, CreatePresaleRequest, BuyPresaleRequest);
-    add!(inp: ResolvePresaleRequest);
+    add!(inp: ResolvePresaleRequest, FaultsRequest);
 
     let mut all = out.take_definitions(true);
     for v in all.values_mut() {

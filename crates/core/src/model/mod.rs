@@ -16,6 +16,7 @@ pub mod input;
 pub mod job;
 pub mod merchant;
 pub mod presale;
+pub mod schedule;
 pub mod time;
 pub mod token;
 pub mod wallet;

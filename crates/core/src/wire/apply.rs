@@ -6,6 +6,7 @@ use super::holder::{HolderFull, TokenBalance};
 use super::ledger::{DistributeResult, LedgerResult, TxPage};
 use super::op::{HolderRef, Op};
 use super::presale::{BuyPresaleResult, Presale, PresaleMerchant, ResolveResult};
+use super::schedule::ParkedWork;
 use super::token::{CreateTokenAccepted, Job, Token, DEFAULT_HOLDERS};
 use crate::error::Result;
 use crate::model::holder::NewWallet;
@@ -46,6 +47,7 @@ pub enum Response {
     Presales(Vec<PresaleMerchant>),
     Buy(BuyPresaleResult),
     Resolve(Box<ResolveResult>),
+    ParkedWork(ParkedWork),
 }
 
 /// An answer: its HTTP status and body.
@@ -174,6 +176,7 @@ pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: Op, shell: &mut dyn Shell) ->
             let purchase = presale::buy(store, ctx, &user_id, &req)?;
             ok(Response::Buy(BuyPresaleResult::of(&purchase)))
         }
+        Op::ParkedWork => ok(Response::ParkedWork(ParkedWork::of(&store.parked()?))),
         Op::ResolvePresale(req) => {
             let outcome = presale::resolve(store, ctx, &req)?;
             let p = presale::find(store, &req.presale_id)?;

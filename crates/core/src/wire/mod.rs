@@ -1,6 +1,7 @@
 //! The wire: what clients send and receive. Requests are decoded once into a typed [`Op`]
 //! (`op`, `decode`, `routes`); [`apply`] runs it and answers with a typed response, one
-//! module per resource (`token`, `holder`, `ledger`, `presale`, `deployment`, `admin`).
+//! module per resource (`token`, `holder`, `ledger`, `presale`, `deployment`, `schedule`,
+//! `admin`).
 //! These types are the single source of the JSON the service speaks: the worker serializes
 //! them, the browser package reads them, and the TypeScript declarations and the OpenAPI
 //! schemas are generated from them (`codegen`).
@@ -14,6 +15,7 @@ pub mod ledger;
 pub mod op;
 pub mod presale;
 pub mod routes;
+pub mod schedule;
 pub mod token;
 
 pub use apply::{apply, Reply, Response, Shell};

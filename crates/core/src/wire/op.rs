@@ -53,6 +53,7 @@ pub enum Op {
     PublicPresale(PresaleId),
     BuyPresale(UserId, BuyPresaleRequest),
     ResolvePresale(ResolvePresaleRequest),
+    ParkedWork,
 }
 
 /// A request's parts, as the edge received them.
@@ -153,11 +154,13 @@ impl Op {
                     parts.query("tokenAddress"),
                 )?,
             ),
+            // The rules across a deployment's fields are checked here, with its decoding:
+            // a request that breaks them never starts executing.
             Route::CreateMemecoin => {
-                Op::CreateDeployment(DeployRequest::Memecoin(parts.body::<MemecoinRequest>()?))
+                deployment(DeployRequest::Memecoin(parts.body::<MemecoinRequest>()?))?
             }
             Route::CreateAirdrop => {
-                Op::CreateDeployment(DeployRequest::Airdrop(parts.body::<AirdropRequest>()?))
+                deployment(DeployRequest::Airdrop(parts.body::<AirdropRequest>()?))?
             }
             Route::MemecoinStatus => {
                 Op::DeploymentStatus(DeploymentKind::Memecoin, status_id(parts)?)
@@ -175,6 +178,7 @@ impl Op {
             }
             Route::BuyPresale => Op::BuyPresale(parts.user(0)?, parts.body()?),
             Route::ResolvePresale => Op::ResolvePresale(parts.body()?),
+            Route::ParkedWork => Op::ParkedWork,
             Route::Index
             | Route::Health
             | Route::OpenApi
@@ -183,10 +187,16 @@ impl Op {
             | Route::AdminTimeAdvance
             | Route::AdminTime
             | Route::AdminFaucet
-            | Route::AdminChainFaults => return Ok(None),
+            | Route::AdminChainFaults
+            | Route::AdminFaults => return Ok(None),
         };
         Ok(Some(op))
     }
+}
+
+fn deployment(req: DeployRequest) -> Result<Op> {
+    req.spec()?;
+    Ok(Op::CreateDeployment(req))
 }
 
 /// A deployment status id: from the path, else the JSON body's `id` (the interface calls it

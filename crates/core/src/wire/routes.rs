@@ -30,6 +30,7 @@ pub enum Route {
     AdminTime,
     AdminFaucet,
     AdminChainFaults,
+    AdminFaults,
     CreateToken,
     Job,
     PatchToken,
@@ -53,6 +54,7 @@ pub enum Route {
     PublicPresale,
     BuyPresale,
     ResolvePresale,
+    ParkedWork,
 }
 
 impl Route {
@@ -113,6 +115,8 @@ pub const TABLE: &[Row] = &[
         Route::AdminChainFaults,
         Admin,
     ),
+    ("POST", "/admin/faults", Route::AdminFaults, Admin),
+    ("GET", "/merchant/parked-work", Route::ParkedWork, Secret),
     ("POST", "/merchant/presale", Route::CreatePresale, Secret),
     ("GET", "/merchant/presales", Route::ListPresales, Secret),
     (

@@ -20,6 +20,7 @@ fn response_for(status: u16) -> &'static str {
         422 => "UnprocessableEntity",
         429 => "TooManyRequests",
         500 => "InternalError",
+        503 => "ServiceUnavailable",
         other => panic!("no shared response for status {other}"),
     }
 }

@@ -20,9 +20,10 @@ use tokenpad_core::model::ids::{DeploymentId, JobId, LockId, PresaleId, TokenAdd
 use tokenpad_core::model::job::Job;
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::presale::{Participant, Presale};
+use tokenpad_core::model::schedule::DueFailure;
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::model::token::{HolderRow, Token};
-use tokenpad_core::store::{DueKey, Store};
+use tokenpad_core::store::Store;
 use tokenpad_core::{Error, Result};
 use worker::SqlStorageValue;
 
@@ -347,10 +348,10 @@ impl Store for SqlStore {
         Ok(())
     }
 
-    fn schedule(&mut self, key: &DueKey, at: Millis) -> Result<()> {
+    fn schedule_raw(&mut self, stored: &str, at: Millis) -> Result<()> {
         self.exec(
             "INSERT INTO schedule (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at",
-            vec![key.encode().into(), int(at)],
+            vec![stored.into(), int(at)],
         )?;
         Ok(())
     }
@@ -361,19 +362,11 @@ impl Store for SqlStore {
     }
 
     fn due(&self, now: Millis) -> Result<Vec<(String, Millis)>> {
-        #[derive(Deserialize)]
-        struct Row {
-            key: String,
-            at: i64,
-        }
-        Ok(self
-            .rows::<Row>(
-                "SELECT key, at FROM schedule WHERE at <= ? ORDER BY at, rowid",
-                vec![int(now)],
-            )?
-            .into_iter()
-            .map(|r| (r.key, u64::try_from(r.at).unwrap_or(0)))
-            .collect())
+        self.due_rows(now, None)
+    }
+
+    fn first_due(&self, now: Millis) -> Result<Option<(String, Millis)>> {
+        Ok(self.due_rows(now, Some(1))?.into_iter().next())
     }
 
     fn next_due(&self) -> Result<Option<Millis>> {
@@ -386,5 +379,59 @@ impl Store for SqlStore {
             .first()
             .and_then(|r| r.at)
             .map(|a| u64::try_from(a).unwrap_or(0)))
+    }
+
+    fn due_failure(&self, stored: &str) -> Result<Option<DueFailure>> {
+        self.doc(
+            "SELECT data FROM due_failures WHERE key = ?",
+            vec![stored.into()],
+        )
+    }
+
+    fn put_due_failure(&mut self, failure: &DueFailure) -> Result<()> {
+        self.exec(
+            "INSERT INTO due_failures (key, parked_at, data) VALUES (?, ?, ?) \
+             ON CONFLICT(key) DO UPDATE SET parked_at = excluded.parked_at, data = excluded.data",
+            vec![
+                failure.key.as_str().into(),
+                failure.parked_at.map_or(SqlStorageValue::Null, int),
+                text(failure)?.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn clear_due_failure(&mut self, stored: &str) -> Result<()> {
+        self.exec(
+            "DELETE FROM due_failures WHERE key = ?",
+            vec![stored.into()],
+        )?;
+        Ok(())
+    }
+
+    fn parked(&self) -> Result<Vec<DueFailure>> {
+        self.docs(
+            "SELECT data FROM due_failures WHERE parked_at IS NOT NULL ORDER BY parked_at DESC, key",
+            vec![],
+        )
+    }
+}
+
+impl SqlStore {
+    /// Schedule entries due at `now`, earliest first, at most `limit`.
+    fn due_rows(&self, now: Millis, limit: Option<u64>) -> Result<Vec<(String, Millis)>> {
+        #[derive(Deserialize)]
+        struct Row {
+            key: String,
+            at: i64,
+        }
+        Ok(self
+            .rows::<Row>(
+                "SELECT key, at FROM schedule WHERE at <= ? ORDER BY at, rowid LIMIT ?",
+                vec![int(now), int(limit.unwrap_or(u64::MAX))],
+            )?
+            .into_iter()
+            .map(|r| (r.key, u64::try_from(r.at).unwrap_or(0)))
+            .collect())
     }
 }

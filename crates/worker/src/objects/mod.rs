@@ -1,5 +1,4 @@
 //! The Durable Objects: one per merchant (the ledger), and the one registry.
 
-mod idempotency;
 pub mod merchant;
 pub mod registry;
