@@ -79,6 +79,22 @@ async function waitForJob(jobId, secretKey) {
   }
 }
 
+/**
+ * On the local chain (./scripts/dev.sh --chain anvil passes TOKENPAD_FUND_RPC), the demo
+ * merchant's wallet is its relayer: it pays the gas of settlement. Give it test ETH.
+ */
+async function fundRelayer(address) {
+  const rpcUrl = process.env.TOKENPAD_FUND_RPC;
+  if (!rpcUrl) return;
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [address, '0x3635c9adc5dea00000'] }),
+  });
+  const body = await res.json();
+  if (body.error) throw new CallError(`funding the relayer ${address}: ${body.error.message}`);
+}
+
 async function main() {
   if (!adminKey) throw new CallError('ADMIN_API_KEY is not set');
   let demo = await loadSaved();
@@ -89,6 +105,7 @@ async function main() {
     if (demo) console.log('seed: saved demo token not found on this server; creating a new demo merchant');
     const merchant = await must('POST', '/admin/merchants', { admin: true, body: { name: 'Demo Merchant' } });
     if (!merchant.secretKey || !merchant.publicKey) throw new CallError(`merchant response lacks keys: ${JSON.stringify(merchant)}`);
+    await fundRelayer(merchant.merchantAddress);
     const job = await must('POST', '/merchant/create-token', {
       key: merchant.secretKey,
       body: { name: 'Demo Token', symbol: 'DEMO', canDistribute: true, canLP: true },
@@ -108,9 +125,10 @@ async function main() {
   }
 
   const { secretKey, publicKey } = demo.keys;
+  const shownFile = path.relative(process.cwd(), DEMO_FILE).startsWith('..') ? DEMO_FILE : path.relative(process.cwd(), DEMO_FILE);
   const addr = demo.tokenAddress;
   console.log(`
-Demo merchant ${reused ? '(reused from .tokenpad/demo.json)' : '(new, saved to .tokenpad/demo.json)'}
+Demo merchant ${reused ? `(reused from ${shownFile})` : `(new, saved to ${shownFile})`}
   merchant id   ${demo.merchant.id}
   secret key    ${secretKey}      (x-api-key, server side only)
   public key    ${publicKey}      (safe for browsers)

@@ -8,11 +8,23 @@
 //   c.ok(await c.call('GET', '/health'));
 import assert from 'node:assert/strict';
 import { api } from './harness.mjs';
+
+/** One JSON-RPC call to a node (anvil's test methods among them). */
+export async function rpc(rpcUrl, method, params = []) {
+  const res = await fetch(rpcUrl, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = await res.json();
+  if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
 import { assertMatches } from './openapi.mjs';
 
 export function checkedClient(worker) {
   const seen = []; // every response: { method, path, status, text }
   let offsetMs = 0; // the service clock's time-travel offset, as the last advance reported it
+  const merchants = []; // every merchant newMerchant made (reconcileAll settles and checks them)
 
   /** api() plus: status < 500, and the body matches openapi.json for (method, path, status). */
   async function call(method, path, opts = {}) {
@@ -42,7 +54,11 @@ export function checkedClient(worker) {
     return r.json;
   }
   async function newMerchant(name = 'Merchant') {
-    return ok(await call('POST', '/admin/merchants', { adminKey: worker().adminKey, body: { name } }), 201);
+    const m = ok(await call('POST', '/admin/merchants', { adminKey: worker().adminKey, body: { name } }), 201);
+    merchants.push(m);
+    // On an EVM chain the merchant's wallet is its relayer: it pays the gas (1000 test ETH).
+    if (evm()) await rpc(worker().chain.rpcUrl, 'anvil_setBalance', [m.merchantAddress, '0x3635c9adc5dea00000']);
+    return m;
   }
   async function advance(seconds) {
     const r = ok(await call('POST', '/admin/time/advance', { adminKey: worker().adminKey, body: { seconds } }));
@@ -53,17 +69,87 @@ export function checkedClient(worker) {
     const job = ok(await call('POST', '/merchant/create-token', {
       key: m.secretKey, body: { name: 'Test Token', symbol: 'TEST', ...body },
     }), 201);
-    for (let i = 0; i < 60; i++) {
+    for (let i = 0; i < 300; i++) {
       const j = ok(await call('GET', `/jobs/${job.jobId}`, { key: m.secretKey }));
       if (j.status === 'success') return j.data;
       assert.equal(j.status, 'pending', JSON.stringify(j));
-      await advance(2);
+      // The embedded chain mines on the service clock; a real one in its own time.
+      if (evm()) await new Promise((r) => setTimeout(r, 100));
+      else await advance(2);
     }
     throw new Error(`job ${job.jobId} never finished`);
   }
   /** The last known time-travel offset, in ms. */
   const offset = () => offsetMs;
-  return { seen, call, checked, ok, fails, newMerchant, advance, newToken, offset };
+  // ---- the chain (TOKENPAD_TEST_CHAIN=anvil runs these suites on a real local node) ----
+  /** Whether the worker settles on an EVM chain (then answers carry no hash yet). */
+  const evm = () => worker().chain?.kind === 'evm';
+  /**
+   * A movement's answer: on the embedded chain its hash, confirmed in its block; on an EVM
+   * chain no hash yet (never an invented one), pending.
+   */
+  function assertMovement(answer) {
+    if (evm()) {
+      assert.equal(answer.transactionHash, null, JSON.stringify(answer));
+      assert.equal(answer.chainStatus, 'pending', JSON.stringify(answer));
+      assert.equal(answer.blockNumber, undefined, JSON.stringify(answer));
+    } else {
+      assert.match(answer.transactionHash, /^0x[0-9a-f]{64}$/i, JSON.stringify(answer));
+      assert.equal(answer.chainStatus, 'confirmed', JSON.stringify(answer));
+      assert.ok(Number.isSafeInteger(answer.blockNumber), JSON.stringify(answer));
+    }
+    return answer;
+  }
+  /** A history record shows the movement an answer announced (by hash, where there is one). */
+  function assertRecordOf(rec, answer) {
+    if (evm()) {
+      assert.ok(['pending', 'submitted', 'confirmed'].includes(rec.chainStatus), JSON.stringify(rec));
+      if (rec.chainStatus === 'pending') assert.equal(rec.transactionHash, null);
+      else assert.match(rec.transactionHash, /^0x[0-9a-f]{64}$/i);
+    } else {
+      assert.equal(rec.transactionHash, answer.transactionHash);
+      assert.equal(rec.chainStatus, 'confirmed');
+    }
+  }
+  /** Waits until every movement of merchant `m` is settled on chain (at once on the embedded one). */
+  async function settled(m, timeoutMs = 60_000) {
+    const t0 = Date.now();
+    for (;;) {
+      const c = ok(await call('GET', `/admin/merchants/${m.id}/chain`, { adminKey: worker().adminKey }));
+      if (c.openMovements === 0 && c.transactions.length === 0) return c;
+      if (Date.now() - t0 > timeoutMs) throw new Error(`merchant ${m.id} not settled: ${JSON.stringify(c)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  /** Settles, then compares the ledger with balanceOf on chain: no difference allowed. */
+  async function reconciled(m) {
+    await settled(m);
+    const r = ok(await call('GET', `/admin/merchants/${m.id}/reconcile`, { adminKey: worker().adminKey }));
+    assert.deepEqual(r.differences, [], `merchant ${m.id}: ledger and chain differ: ${JSON.stringify(r)}`);
+    assert.equal(r.openMovements, 0);
+    return r;
+  }
+  /** Waits for job `jobId` of merchant `m` to succeed: time travel mines the embedded chain;
+   *  a real one mines on its own. Returns the job. */
+  async function jobDone(m, jobId) {
+    for (let i = 0; i < 300; i++) {
+      const j = ok(await call('GET', `/jobs/${jobId}`, { key: m.secretKey }));
+      if (j.status !== 'pending') return j;
+      if (evm()) await new Promise((r) => setTimeout(r, 100));
+      else await advance(2);
+    }
+    throw new Error(`job ${jobId} never finished`);
+  }
+  /** Every merchant this client created, reconciled (each suite ends with it). */
+  async function reconcileAll() {
+    const reports = [];
+    for (const m of merchants) reports.push(await reconciled(m));
+    return reports;
+  }
+  return {
+    seen, call, checked, ok, fails, newMerchant, advance, newToken, offset,
+    evm, assertMovement, assertRecordOf, settled, reconciled, reconcileAll, jobDone,
+  };
 }
 
 /**

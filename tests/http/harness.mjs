@@ -2,6 +2,12 @@
 // scripts/build-worker.sh) in local workerd through the repo's own wrangler, one instance per
 // startWorker() call, on a free loopback port with its own persisted state.
 //
+// Each worker serves a private snapshot of the build and of www/ (copied at start into its own
+// run directory), so a rebuild during a test run cannot make wrangler reload it mid-request
+// (wrangler dev watches both, and answers in-flight writes of a reloading worker with its own
+// plain-text 503). Secrets (ADMIN_API_KEY, WALLET_ENCRYPTION_KEY) reach wrangler through an env
+// file of mode 600 in that run directory, never on a command line; other vars use `--var`.
+//
 //   import { startWorker, api, createMerchant, createToken } from './harness.mjs';
 //   const w = await startWorker();
 //   const m = await createMerchant(w, 'Acme');
@@ -11,7 +17,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,6 +28,60 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const WORKER_DIR = path.join(ROOT, 'crates', 'worker');
 const WRANGLER = path.join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
 const BUILT_SHIM = path.join(WORKER_DIR, 'build', 'worker', 'shim.mjs');
+const WWW_DIR = path.join(ROOT, 'www');
+
+/** Vars that are secrets: passed in the env file, never with `--var`. */
+export const SECRET_VARS = ['ADMIN_API_KEY', 'WALLET_ENCRYPTION_KEY', 'CHAIN_RPC_URL'];
+
+/**
+ * The chain the suites run on: the embedded one, or with TOKENPAD_TEST_CHAIN=anvil a real local
+ * EVM node (anvil from npm) per worker, with tokenpad's contracts deployed on it.
+ */
+export const TEST_CHAIN = process.env.TOKENPAD_TEST_CHAIN === 'anvil' ? 'anvil' : 'embedded';
+
+/** Settlement tuned for tests: rounds every 100 ms, deposits looked for every 300 ms. */
+export const FAST_CHAIN_VARS = Object.freeze({
+  CHAIN_POLL_MS: '100',
+  CHAIN_SCAN_MS: '300',
+  CHAIN_BATCH_WINDOW_MS: '50',
+  CHAIN_REPLACE_AFTER_MS: '5000',
+  CHAIN_RPC_TIMEOUT_MS: '3000',
+});
+
+/** A local anvil with the base contracts (TestUSDC, the factory): the worker's CHAIN vars. */
+async function startChain() {
+  const { startAnvil, deployBase } = await import('../chain/anvil.mjs');
+  const anvil = await startAnvil();
+  const base = await deployBase(anvil.rpcUrl);
+  return {
+    kind: 'evm', rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, usdc: base.usdc, factory: base.factory,
+    stop: anvil.stop,
+  };
+}
+
+/**
+ * Copies the built worker and www/ into `runDir` with a wrangler config pointing at the
+ * copies; returns the config's path.
+ */
+async function snapshot(runDir) {
+  const workerDir = path.join(runDir, 'worker');
+  await cp(path.join(WORKER_DIR, 'build'), path.join(workerDir, 'build'), { recursive: true });
+  await cp(WWW_DIR, path.join(runDir, 'www'), { recursive: true });
+  const config = await readFile(path.join(WORKER_DIR, 'wrangler.toml'), 'utf8');
+  const assets = /^directory = "\.\.\/\.\.\/www"$/m;
+  if (!assets.test(config)) throw new Error('harness: wrangler.toml no longer has directory = "../../www"');
+  await writeFile(path.join(workerDir, 'wrangler.toml'), config.replace(assets, 'directory = "../www"'));
+  return path.join(workerDir, 'wrangler.toml');
+}
+
+/** Writes the secrets as a dotenv file readable by this user only. */
+async function writeSecrets(file, secrets) {
+  const lines = Object.entries(secrets).map(([k, v]) => {
+    if (/["\n\r\\$]/.test(v)) throw new Error(`harness: ${k} has a character the env file cannot carry`);
+    return `${k}="${v}"`;
+  });
+  await writeFile(file, lines.join('\n') + '\n', { mode: 0o600 });
+}
 
 /** Fixed wallet encryption key for tests (64 hex chars = 32 bytes). Never use it elsewhere. */
 export const TEST_WALLET_ENCRYPTION_KEY = '0123456789abcdef'.repeat(4);
@@ -83,13 +143,20 @@ async function freePort() {
 
 /**
  * Starts the built worker under `wrangler dev` (local workerd).
- * @param {{persistDir?: string, env?: Record<string, string|null|undefined>, timeoutMs?: number, workerDir?: string}} [opts]
- *   env: extra/overriding `--var` bindings (null or undefined removes a default one).
- *   workerDir: another Worker project (its wrangler.toml) to run instead of tokenpad's.
+ * @param {{persistDir?: string, env?: Record<string, string|null|undefined>, timeoutMs?: number,
+ *   logLevel?: string, workerDir?: string}} [opts]
+ *   env: extra/overriding bindings (null or undefined removes a default one); SECRET_VARS go
+ *   in the env file, the others with `--var`. logLevel: wrangler's (default warn).
+ *   workerDir: another Worker project (its wrangler.toml) to run instead of tokenpad's (as is,
+ *   without a snapshot).
+ *   chain: 'embedded', 'anvil' (a fresh local node, stopped with the worker; the default when
+ *   TOKENPAD_TEST_CHAIN=anvil), or an EVM chain already running ({ rpcUrl, chainId, usdc,
+ *   factory }). The handle's `chain` says which ({ kind: 'embedded' } or { kind: 'evm', ... }).
  * @returns {Promise<{baseUrl: string, adminKey: string, persistDir: string, vars: object,
+ *   envFile: string, pid: () => number|undefined,
  *   logs: () => string, stop: () => Promise<void>, restart: () => Promise<void>}>}
  */
-export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, workerDir = WORKER_DIR } = {}) {
+export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, logLevel = 'warn', workerDir = WORKER_DIR, chain = TEST_CHAIN } = {}) {
   if (!existsSync(WRANGLER)) throw new Error(`wrangler not installed (${WRANGLER}): run scripts/setup.sh`);
   if (workerDir === WORKER_DIR && !existsSync(BUILT_SHIM)) throw new Error(`worker not built (${BUILT_SHIM}): run scripts/build-worker.sh`);
 
@@ -97,14 +164,31 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, wo
   const dir = persistDir ?? (await mkdtemp(path.join(tmpdir(), 'tokenpad-test-')));
   if (ownsPersistDir) tempDirs.add(dir);
   const adminKey = env.ADMIN_API_KEY ?? `test-admin-${randomBytes(16).toString('hex')}`;
+  const ownsChain = chain === 'anvil';
+  const onChain = ownsChain ? await startChain() : typeof chain === 'object' ? { kind: 'evm', ...chain } : { kind: 'embedded' };
+  const chainVars = onChain.kind === 'evm' ? {
+    CHAIN: 'evm', CHAIN_RPC_URL: onChain.rpcUrl, CHAIN_ID: String(onChain.chainId),
+    CHAIN_USDC: onChain.usdc, CHAIN_FACTORY: onChain.factory, ...FAST_CHAIN_VARS,
+  } : {};
   const vars = {
+    ...chainVars,
     ALLOW_TIME_TRAVEL: 'true',
     ENABLE_FAUCET: 'true',
+    // Off by default: the auth tests send bad keys by the dozen from one address. The guard's
+    // own tests (bad_keys.test.mjs) turn it on.
+    BAD_KEY_LIMIT_PER_SECOND: '0',
     ADMIN_API_KEY: adminKey,
     WALLET_ENCRYPTION_KEY: TEST_WALLET_ENCRYPTION_KEY,
     ...env,
   };
   for (const [k, v] of Object.entries(vars)) if (v === null || v === undefined) delete vars[k];
+
+  // The run directory (mode 700): the snapshot, its wrangler config, the secrets file.
+  const runDir = await mkdtemp(path.join(tmpdir(), 'tokenpad-run-'));
+  tempDirs.add(runDir);
+  const configPath = workerDir === WORKER_DIR ? await snapshot(runDir) : path.join(workerDir, 'wrangler.toml');
+  const envFile = path.join(runDir, 'secrets.env');
+  await writeSecrets(envFile, Object.fromEntries(Object.entries(vars).filter(([k]) => SECRET_VARS.includes(k))));
 
   let child = null;
   let output = '';
@@ -113,15 +197,17 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, wo
     const port = await freePort();
     const inspectorPort = await freePort();
     const args = [
-      WRANGLER, 'dev',
+      WRANGLER, 'dev', '--config', configPath, '--env-file', envFile,
       '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
       '--persist-to', dir,
       '--show-interactive-dev-session=false', '--live-reload=false',
+      // No per-request access log: it costs CPU under load and would print every URL.
+      '--log-level', logLevel,
     ];
-    for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
+    for (const [k, v] of Object.entries(vars)) if (!SECRET_VARS.includes(k)) args.push('--var', `${k}:${v}`);
     output = '';
     const proc = spawn(process.execPath, args, {
-      cwd: workerDir,
+      cwd: path.dirname(configPath),
       detached: true, // own process group: stop() kills wrangler and workerd together
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
@@ -202,11 +288,19 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, wo
     adminKey,
     persistDir: dir,
     vars,
+    envFile,
+    /** The current wrangler process's pid (its process group's id), if it runs. */
+    pid: () => child?.pid,
     /** wrangler's stdout+stderr of the current process (tail). */
     logs: () => output,
-    /** Stops the worker; removes the state dir when startWorker created it. */
+    /** The chain it settles on: { kind: 'embedded' } or { kind: 'evm', rpcUrl, chainId, usdc, factory }. */
+    chain: onChain,
+    /** Stops the worker (and the anvil it started); removes the state dir when startWorker created it. */
     async stop() {
       await kill();
+      if (ownsChain) await onChain.stop();
+      await rm(runDir, { recursive: true, force: true });
+      tempDirs.delete(runDir);
       if (ownsPersistDir) {
         await rm(dir, { recursive: true, force: true });
         tempDirs.delete(dir);

@@ -7,7 +7,7 @@ import { api, startWorker } from './harness.mjs';
 import { checkedClient } from './check.mjs';
 
 let w;
-const { seen, call, checked, ok, fails, newMerchant, advance, newToken, offset } = checkedClient(() => w);
+const { seen, call, checked, ok, fails, newMerchant, advance, newToken, offset, evm, reconcileAll } = checkedClient(() => w);
 
 let M;
 let T; // a token of M with a few holders
@@ -19,6 +19,8 @@ before(async () => {
   T = await newToken(M, { name: 'Holder Token', symbol: 'HT', totalSupply: 1000 });
 });
 after(async () => {
+  // Every merchant's ledger agrees with the chain (on an EVM chain: balanceOf, once settled).
+  if (w) await reconcileAll();
   await w?.stop();
 });
 

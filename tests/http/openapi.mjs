@@ -113,9 +113,10 @@ function pickContent(content) {
 
 /**
  * Finds the response object for (method, path, status): the exact status, else the range
- * ("4XX"), else `default`. Two documented fallbacks: an unknown path answers the shared
- * NotFound response (404 `not_found`), and a known path with an undocumented method answers
- * the shared MethodNotAllowed response (405 `method_not_allowed`).
+ * ("4XX"), else `default`. Three documented fallbacks: an unknown path answers the shared
+ * NotFound response (404 `not_found`), a known path with an undocumented method answers
+ * the shared MethodNotAllowed response (405 `method_not_allowed`), and either may answer the
+ * shared BadRequest (400 `secret_key_in_url`: a secret key in the URL is refused first).
  * Returns { route, status, segments } where segments locate the (dereferenced) response object.
  */
 export function findResponse(method, path, status) {
@@ -124,7 +125,10 @@ export function findResponse(method, path, status) {
   const template = findPathTemplate(path);
   const route = `${m.toUpperCase()} ${template ?? path}`;
   let segments;
-  if (!template) {
+  if ((!template || !doc.paths[template][m]) && s === '400') {
+    // A secret key in the URL is refused before routing, on any path and method.
+    segments = ['components', 'responses', 'BadRequest'];
+  } else if (!template) {
     if (s !== '404') fail(`openapi: route ${route} is not documented (status ${s})`);
     segments = ['components', 'responses', 'NotFound'];
   } else if (!doc.paths[template][m]) {

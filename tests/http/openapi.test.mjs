@@ -36,7 +36,11 @@ const WIRE_ROUTES = [
   'POST /airdrop/status',
   'GET /deployments/{id}',
   'POST /admin/chain/faults',
+  'POST /admin/faults',
+  'GET /merchant/parked-work',
   'GET /admin/time',
+  'GET /admin/merchants/{merchantId}/chain',
+  'GET /admin/merchants/{merchantId}/reconcile',
   'POST /merchant/presale',
   'GET /merchant/presales',
   'GET /merchant/presale/{presaleId}',
@@ -71,7 +75,7 @@ const ERROR_CODES = {
   422: ['insufficient_balance', 'tokens_locked', 'insufficient_app_supply', 'target_exceeded', 'launch_threshold_not_reached',
     'slippage_exceeded', 'insufficient_liquidity'],
   500: ['internal_error'],
-  503: ['misconfigured'],
+  503: ['misconfigured', 'unavailable'],
 };
 
 const ADDR = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -182,11 +186,31 @@ test('Error.code lists exactly the codes of wire-decisions.md; shared error resp
       if (op.operationId === 'getHealth' && status === '503') continue;
       const [resp] = resolveLocalRef(r.$ref);
       assert.ok(resp, `error responses are shared components (${op.operationId} ${status})`);
+      if (resp.content['text/html']) {
+        // The keyless deployment page answers HTML, its errors included.
+        assert.equal(op.operationId, 'getDeploymentPage');
+        assert.deepEqual(Object.keys(resp.content), ['text/html']);
+        continue;
+      }
       const schema = resp.content['application/json'].schema;
       assert.deepEqual(schema.allOf, [{ $ref: '#/components/schemas/Error' }]);
       assert.deepEqual([...schema.properties.code.enum].sort(), [...ERROR_CODES[status]].sort());
     }
   }
+});
+
+test('every error of the deployment page and every 503 and 429 are documented', () => {
+  const page = doc.paths['/deployments/{id}'].get.responses;
+  assert.deepEqual(Object.keys(page).sort(), ['200', '400', '404', '500', '503']);
+  for (const status of ['404', '500', '503']) assert.ok(resolveLocalRef(page[status].$ref)[0].content['text/html'], status);
+  for (const [m, path, op] of allOperations()) {
+    if (m === 'options' || ['/health', '/openapi.json'].includes(path)) continue;
+    assert.ok(op.responses['503'], `${m} ${path} documents 503`);
+    const [resp] = resolveLocalRef(op.responses['503'].$ref);
+    assert.ok(resp.headers['Retry-After'], `${m} ${path}: 503 documents Retry-After`);
+  }
+  assertMatches('POST', '/holder/{userId}/spend', 503, { success: false, message: 'Retry', code: 'unavailable', details: { retryAfterSeconds: 1 } });
+  assert.throws(() => assertMatches('POST', '/holder/{userId}/spend', 503, error('internal_error')), /503/);
 });
 
 test('secret-key POST/PUT/PATCH accept both idempotency headers and document Idempotent-Replayed', () => {

@@ -34,7 +34,7 @@ describe('switches off', () => {
     w = undefined;
   });
 
-  test('POST /admin/time/advance and POST /admin/faucet answer 404 not_found', async () => {
+  test('POST /admin/time/advance, /admin/faucet and the fault routes answer 404 not_found', async () => {
     assert.equal(w.vars.ALLOW_TIME_TRAVEL, undefined);
     const m = await newMerchant('Flags Off');
     const holder = ok(await call('PUT', '/holder/alice', { key: m.secretKey }), 201);
@@ -45,6 +45,12 @@ describe('switches off', () => {
     for (const body of [{ address: holder.address, usdcAmount: 10 }, { address: holder.address, usdcAmount: 10, merchantId: m.id }, {}]) {
       fails(await call('POST', '/admin/faucet', { adminKey: w.adminKey, body }), 404, 'not_found');
     }
+    // The test-only fault injection is closed too, whatever it is asked.
+    for (const kind of ['poison_due', 'lost_answers', 'alarm_writes', 'registry_writes']) {
+      fails(await call('POST', '/admin/faults', { adminKey: w.adminKey, body: { kind, merchantId: m.id } }), 404, 'not_found');
+    }
+    fails(await call('POST', '/admin/chain/faults', { adminKey: w.adminKey, body: { merchantId: m.id, count: 1 } }), 404, 'not_found');
+    assert.deepEqual(ok(await call('GET', '/merchant/parked-work', { key: m.secretKey })).data, []);
     // The admin key is still checked first.
     fails(await call('POST', '/admin/time/advance', { body: { seconds: 5 } }), 401, 'invalid_admin_key');
     fails(await call('POST', '/admin/faucet', { adminKey: 'nope', body: { address: holder.address, usdcAmount: 1 } }), 401, 'invalid_admin_key');

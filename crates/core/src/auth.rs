@@ -29,6 +29,27 @@ pub fn parse_key(key: &str) -> Option<(KeyKind, MerchantId)> {
     hex_ok(secret, secret_len).then_some((kind, merchant))
 }
 
+/// Whether `text` (a URL's path or query, raw or percent-decoded) carries a secret key: a
+/// well-formed `sk_<32 hex>_<64 hex>` anywhere in it. Only the full shape counts, so a userId
+/// that merely contains `sk_` (`task_force`) is not mistaken for one.
+pub fn contains_secret_key(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let hex = |from: usize, n: usize| {
+        bytes
+            .get(from..from.saturating_add(n))
+            .is_some_and(|s| s.iter().all(u8::is_ascii_hexdigit))
+    };
+    let mut start = 0;
+    while let Some(found) = text.get(start..).and_then(|rest| rest.find("sk_")) {
+        let at = start + found + 3;
+        if hex(at, 32) && bytes.get(at + 32) == Some(&b'_') && hex(at + 33, 64) {
+            return true;
+        }
+        start = at;
+    }
+    false
+}
+
 /// Makes a merchant id and its two keys from 80 random bytes.
 pub fn new_keys(random: &[u8; 80]) -> (MerchantId, String, String) {
     let part = |a: usize, b: usize| hex::encode(random.get(a..b).unwrap_or_default());
@@ -67,5 +88,23 @@ mod tests {
         assert!(parse_key("").is_none());
         assert!(hashes_equal(&key_hash(&sk), &key_hash(&sk)));
         assert!(!hashes_equal(&key_hash(&sk), &key_hash(&pk)));
+    }
+
+    #[test]
+    fn finds_a_secret_key_anywhere_in_text() {
+        let (_, sk, pk) = new_keys(&[9u8; 80]);
+        assert!(contains_secret_key(&sk));
+        assert!(contains_secret_key(&format!("/holder/{sk}")));
+        assert!(contains_secret_key(&format!("/holder/x{sk}y/token")));
+        assert!(contains_secret_key(&format!("a=1&sk_=sk_&b={sk}")));
+        assert!(contains_secret_key(
+            &sk.to_uppercase().replacen("SK_", "sk_", 1)
+        ));
+        assert!(!contains_secret_key(&pk));
+        assert!(!contains_secret_key("/holder/task_force/token/sk_"));
+        assert!(!contains_secret_key(&sk[..sk.len() - 1]));
+        assert!(!contains_secret_key(""));
+        assert!(!contains_secret_key("sk_sk_sk_"));
+        assert!(!contains_secret_key("ユsk_ユ"));
     }
 }

@@ -76,6 +76,7 @@ codes! {
     SlippageExceeded => ("slippage_exceeded", 422),
     InsufficientLiquidity => ("insufficient_liquidity", 422),
     Misconfigured => ("misconfigured", 503),
+    Unavailable => ("unavailable", 503),
 }
 
 impl Serialize for ErrorCode {

@@ -102,7 +102,12 @@ async function settle(secret, txFields) {
   const tx = await txFor(secret, txFields);
   const { hash, sent } = await send(secret, tx);
   assert.equal(sent.result, hash, 'the node names the transaction by the hash the crate computed');
-  const receipt = await ok('eth_get_transaction_receipt', { hash }, 'receipt');
+  // Anvil mines each transaction at once, but its receipt can lag the send by a moment.
+  let receipt = null;
+  for (let i = 0; i < 100 && !receipt; i++) {
+    receipt = await ok('eth_get_transaction_receipt', { hash }, 'receipt');
+    if (!receipt) await new Promise((r) => setTimeout(r, 50));
+  }
   assert.ok(receipt, `no receipt for ${hash}`);
   return { hash, tx, receipt };
 }

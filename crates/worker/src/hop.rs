@@ -8,9 +8,13 @@ use serde::{Deserialize, Serialize};
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Usdc;
 use tokenpad_core::model::ids::{DeploymentId, MerchantId};
+use tokenpad_core::model::intent::Intent;
+use tokenpad_core::model::settlement::{ChainTx, Relayer};
 use tokenpad_core::model::time::Millis;
+use tokenpad_core::ops::settle::reconcile::Expected;
+use tokenpad_core::wire::admin::FaultKind;
 use tokenpad_core::wire::Op;
-use tokenpad_core::{Error, Result};
+use tokenpad_core::{Error, ErrorCode, Result};
 use worker::{Env, Method, Request, RequestInit, Response};
 
 /// A merchant API request, as its object receives it.
@@ -58,6 +62,24 @@ pub enum MerchantCall {
         id: DeploymentId,
         base_url: String,
     },
+    /// Test-only fault injection (local runs and tests).
+    Fault {
+        kind: FaultKind,
+        count: u32,
+    },
+    /// What the ledger says of settlement, for the operator's chain routes (`ChainView`).
+    ChainView,
+}
+
+/// A merchant's settlement as its ledger sees it: the edge adds what the chain says.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ChainView {
+    pub relayer_address: Address,
+    pub relayer: Relayer,
+    pub open_movements: u64,
+    pub open_txs: Vec<ChainTx>,
+    pub failed: Vec<Intent>,
+    pub expected: Vec<Expected>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -88,6 +110,10 @@ pub enum RegistryCall {
         id: DeploymentId,
     },
     List,
+    /// Test-only: the next `count` RegisterDeployment calls fail.
+    Faults {
+        count: u32,
+    },
 }
 
 /// The registry's answer: the clock offset, and what the call asked for.
@@ -102,6 +128,19 @@ pub struct RegistryState {
 
 fn internal(e: worker::Error) -> Error {
     Error::internal(e.to_string())
+}
+
+/// A call to an object that did not come back with an answer: the object was reset or
+/// overloaded, or its answer was lost. Whether the operation ran is unknown, so the client
+/// is told to retry (503 `unavailable` with Retry-After), which its Idempotency-Key makes
+/// safe: a retry replays the first answer if there was one, or runs the operation once.
+pub fn unavailable(e: worker::Error) -> Error {
+    worker::console_error!("object call failed: {e}");
+    Error::new(
+        ErrorCode::Unavailable,
+        "The service could not complete this request just now; retry it after the Retry-After delay with the same Idempotency-Key",
+    )
+    .with("retryAfterSeconds", 1)
 }
 
 fn request(body: &str) -> Result<Request> {
@@ -120,7 +159,7 @@ pub async fn merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Result
         .map_err(internal)?;
     stub.fetch_with_request(request(&body)?)
         .await
-        .map_err(internal)
+        .map_err(unavailable)
 }
 
 /// Hands a client's WebSocket upgrade request (`GET /live`) to merchant `id`'s object as it
@@ -142,7 +181,7 @@ pub async fn merchant_typed<T: DeserializeOwned>(
 ) -> Result<T> {
     let mut resp = merchant(env, id, call).await?;
     let status = resp.status_code();
-    let text = resp.text().await.map_err(internal)?;
+    let text = resp.text().await.map_err(unavailable)?;
     if !(200..300).contains(&status) {
         return Err(http::error_from_body(&text));
     }
@@ -159,10 +198,10 @@ pub async fn registry(env: &Env, call: &RegistryCall) -> Result<RegistryState> {
     let mut resp = stub
         .fetch_with_request(request(&body)?)
         .await
-        .map_err(internal)?;
-    let text = resp.text().await.map_err(internal)?;
+        .map_err(unavailable)?;
+    let text = resp.text().await.map_err(unavailable)?;
     if resp.status_code() != 200 {
-        return Err(Error::internal(format!("registry call failed: {text}")));
+        return Err(http::error_from_body(&text));
     }
     serde_json::from_str(&text).map_err(|e| Error::internal(format!("registry answer: {e}")))
 }

@@ -42,7 +42,8 @@ pub fn error(err: &Error) -> worker::Result<Response> {
         worker::console_error!("internal error: {}", err.message);
     }
     let resp = json(err.status(), &err.to_body())?;
-    if err.code == ErrorCode::RateLimited {
+    // Both say when to come back: a full bucket, and an object that could not answer.
+    if matches!(err.code, ErrorCode::RateLimited | ErrorCode::Unavailable) {
         let seconds = err
             .details
             .as_ref()

@@ -6,7 +6,9 @@
 export const DECIMAL_FIELDS: readonly string[] = [
   'amount',
   'balance',
+  'chain',
   'fee',
+  'ledger',
   'liquiditySupply',
   'lockedBalance',
   'merchantSupply',

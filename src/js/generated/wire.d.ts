@@ -103,7 +103,8 @@ export type ErrorCode =
   | "liquidity_disabled"
   | "slippage_exceeded"
   | "insufficient_liquidity"
-  | "misconfigured";
+  | "misconfigured"
+  | "unavailable";
 
 /**
  * `PUT /holder/:userId`, `GET /holder/:userId`: the full form.

@@ -15,13 +15,15 @@ use crate::ops::presale::{BuyPresaleRequest, CreatePresaleRequest, ResolvePresal
 use crate::ops::token::{CreateTokenRequest, PatchTokenRequest};
 use crate::wire::admin::{
     ChainFaultsRequest, ChainFaultsResult, Clock, CreateMerchantRequest, ErrorBody, FaucetRequest,
-    FaucetResult, Health, MerchantCreated, TimeAdvanceRequest,
+    FaucetResult, FaultsRequest, FaultsResult, Health, MerchantCreated, TimeAdvanceRequest,
 };
+use crate::wire::chain::{ChainReport, ReconcileReport};
 use crate::wire::deployment::{DeploymentCreated, DeploymentStatusResult};
 use crate::wire::holder::{HolderFull, TokenBalance};
 use crate::wire::ledger::{DistributeResult, LedgerResult, RewardResult, TxPage};
 use crate::wire::market::{LiquidityCreated, TradeFigures, TradeResult};
 use crate::wire::presale::{BuyPresaleResult, Presale, PresaleMerchant, ResolveResult};
+use crate::wire::schedule::ParkedWork;
 use crate::wire::token::{CreateTokenAccepted, Job, Token};
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde::Serialize;
@@ -59,12 +61,14 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     add!(out: DistributeResult, LedgerResult, TxPage, DeploymentCreated, DeploymentStatusResult);
     add!(out: Presale, PresaleMerchant, BuyPresaleResult, ResolveResult);
     add!(out: RewardResult, LiquidityCreated, TradeResult, TradeFigures);
+    add!(out: ParkedWork, FaultsResult, ChainReport, ReconcileReport);
     let mut inp = generator(SchemaSettings::draft2020_12().for_deserialize());
     add!(inp: AmountInput, CreateMerchantRequest, TimeAdvanceRequest, FaucetRequest);
     add!(inp: ChainFaultsRequest, CreateTokenRequest, PatchTokenRequest, DistributeRequest);
     add!(inp: SpendRequest, SendRequest, MemecoinRequest, AirdropRequest);
     add!(inp: DeploymentStatusRequest, CreatePresaleRequest, BuyPresaleRequest);
     add!(inp: ResolvePresaleRequest, LiquidityRequest, BuyRequest, SellRequest);
+    add!(inp: ResolvePresaleRequest, FaultsRequest);
 
     let mut all = out.take_definitions(true);
     for v in all.values_mut() {

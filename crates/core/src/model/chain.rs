@@ -63,6 +63,10 @@ pub struct ChainState {
     /// Liquidity positions opened so far: the next position's id.
     #[serde(default)]
     pub positions: u64,
+    /// Fault injection (an EVM chain; local runs and tests): the settler's next this many
+    /// transactions are stored, signed, and not sent, as if the object stopped in between.
+    #[serde(default)]
+    pub halt_after_signing: u32,
 }
 
 /// The block a transaction submitted at `at` is mined in.

@@ -18,6 +18,7 @@ pub mod job;
 pub mod merchant;
 pub mod pool;
 pub mod presale;
+pub mod schedule;
 pub mod settlement;
 pub mod time;
 pub mod token;

@@ -1,6 +1,6 @@
 //! An in-memory `Store` for the core's tests. Same contract as the SQLite adapter.
 
-use super::{DueKey, Store};
+use super::Store;
 use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::amount::Units;
@@ -15,6 +15,7 @@ use crate::model::job::Job;
 use crate::model::merchant::Merchant;
 use crate::model::pool::Pool;
 use crate::model::presale::{Participant, Presale};
+use crate::model::schedule::DueFailure;
 use crate::model::settlement::{ChainTx, Relayer};
 use crate::model::time::Millis;
 use crate::model::token::{HolderRow, Token};
@@ -43,6 +44,8 @@ pub struct MemStore {
     pub schedule: BTreeMap<String, Millis>,
     /// When each schedule key was first scheduled (a counter), to break ties in `due`.
     pub schedule_order: BTreeMap<String, u64>,
+    /// Failures of scheduled work, by stored key.
+    pub due_failures: BTreeMap<String, DueFailure>,
 }
 
 impl MemStore {
@@ -333,8 +336,8 @@ impl Store for MemStore {
             .insert(deployment.id.clone(), deployment.clone());
         Ok(())
     }
-    fn schedule(&mut self, key: &DueKey, at: Millis) -> Result<()> {
-        let key = key.encode();
+    fn schedule_raw(&mut self, stored: &str, at: Millis) -> Result<()> {
+        let key = stored.to_string();
         if !self.schedule.contains_key(&key) {
             let next = self.schedule_order.values().max().map_or(0, |m| m + 1);
             self.schedule_order.insert(key.clone(), next);
@@ -359,5 +362,27 @@ impl Store for MemStore {
     }
     fn next_due(&self) -> Result<Option<Millis>> {
         Ok(self.schedule.values().min().copied())
+    }
+    fn due_failure(&self, stored: &str) -> Result<Option<DueFailure>> {
+        Ok(self.due_failures.get(stored).cloned())
+    }
+    fn put_due_failure(&mut self, failure: &DueFailure) -> Result<()> {
+        self.due_failures
+            .insert(failure.key.clone(), failure.clone());
+        Ok(())
+    }
+    fn clear_due_failure(&mut self, stored: &str) -> Result<()> {
+        self.due_failures.remove(stored);
+        Ok(())
+    }
+    fn parked(&self) -> Result<Vec<DueFailure>> {
+        let mut parked: Vec<DueFailure> = self
+            .due_failures
+            .values()
+            .filter(|f| f.parked_at.is_some())
+            .cloned()
+            .collect();
+        parked.sort_by(|a, b| b.parked_at.cmp(&a.parked_at).then(a.key.cmp(&b.key)));
+        Ok(parked)
     }
 }

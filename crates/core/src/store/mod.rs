@@ -22,6 +22,7 @@ use crate::model::job::Job;
 use crate::model::merchant::Merchant;
 use crate::model::pool::Pool;
 use crate::model::presale::{Participant, Presale};
+use crate::model::schedule::DueFailure;
 use crate::model::settlement::{ChainTx, Relayer};
 use crate::model::time::Millis;
 use crate::model::token::{HolderRow, Token};
@@ -154,7 +155,11 @@ pub trait Store {
 
     /// Due work: one entry per key, the time it is due. One Durable Object alarm serves all
     /// of them: the shell sets it to `next_due`.
-    fn schedule(&mut self, key: &DueKey, at: Millis) -> Result<()>;
+    fn schedule(&mut self, key: &DueKey, at: Millis) -> Result<()> {
+        self.schedule_raw(&key.encode(), at)
+    }
+    /// Schedules an entry by its stored form (a failed item's retry).
+    fn schedule_raw(&mut self, stored: &str, at: Millis) -> Result<()>;
     fn unschedule(&mut self, key: &DueKey) -> Result<()> {
         self.unschedule_raw(&key.encode())
     }
@@ -164,5 +169,17 @@ pub trait Store {
     /// names the owner); entries due at the same time in the order they were first
     /// scheduled (so tokens mined in one block keep submission order).
     fn due(&self, now: Millis) -> Result<Vec<(String, Millis)>>;
+    /// The first entry of `due(now)`.
+    fn first_due(&self, now: Millis) -> Result<Option<(String, Millis)>> {
+        Ok(self.due(now)?.into_iter().next())
+    }
     fn next_due(&self) -> Result<Option<Millis>>;
+
+    /// The failures recorded for a schedule key (stored form), if any.
+    fn due_failure(&self, stored: &str) -> Result<Option<DueFailure>>;
+    fn put_due_failure(&mut self, failure: &DueFailure) -> Result<()>;
+    /// Forgets a key's failures (it ran).
+    fn clear_due_failure(&mut self, stored: &str) -> Result<()>;
+    /// Every parked item, most recently parked first.
+    fn parked(&self) -> Result<Vec<DueFailure>>;
 }

@@ -116,6 +116,65 @@ pub struct ChainFaultsResult {
     pub fail_next: u64,
 }
 
+/// What `POST /admin/faults` makes fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "FaultKind"))]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// Schedules, due now, an item whose owner fails every time it runs (a job whose stored
+    /// record cannot be read): it must end parked, blocking nothing.
+    PoisonDue,
+    /// The merchant object's next `count` answers to API calls are lost, as a caller sees
+    /// it when an object is reset or overloaded mid-request: the odd ones before the
+    /// operation runs, the even ones after it committed.
+    LostAnswers,
+    /// The merchant object's next `count` alarm writes fail.
+    AlarmWrites,
+    /// The registry's next `count` deployment-owner writes fail.
+    RegistryWrites,
+    /// An EVM chain: the settler's next `count` transactions are signed and stored but not
+    /// sent, and its round ends in an error, as if the object stopped between the two.
+    HaltAfterSigning,
+}
+
+/// `POST /admin/faults` (local runs and tests).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "Faults"))]
+#[serde(rename_all = "camelCase")]
+pub struct FaultsRequest {
+    pub kind: FaultKind,
+    /// The merchant (every kind but `registry_writes`).
+    pub merchant_id: Option<MerchantId>,
+    /// How many (`lost_answers`, `alarm_writes`, `registry_writes`; default 1).
+    pub count: Option<Int<1, 100>>,
+}
+
+impl Checked for FaultsRequest {
+    fn check(&self) -> crate::Result<()> {
+        if self.merchant_id.is_none() && self.kind != FaultKind::RegistryWrites {
+            return Err(crate::Error::field(
+                "merchantId",
+                "merchantId is required for this kind",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FaultsResult {
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
+    pub success: bool,
+    pub kind: FaultKind,
+    /// `poison_due`: the id of the poisoned job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
 /// `GET /health`: whether the service can run, and on which chain (never its RPC URL).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]

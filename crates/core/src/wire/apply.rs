@@ -7,6 +7,7 @@ use super::ledger::{DistributeResult, LedgerResult, RewardResult, TxPage};
 use super::market::{LiquidityCreated, LpInfo, Pool, Side, TradeFigures, TradeResult};
 use super::op::{HolderRef, Op};
 use super::presale::{BuyPresaleResult, Presale, PresaleMerchant, ResolveResult};
+use super::schedule::ParkedWork;
 use super::settlement::Settlement;
 use super::token::{CreateTokenAccepted, Job, Token, DEFAULT_HOLDERS};
 use crate::error::Result;
@@ -52,6 +53,7 @@ pub enum Response {
     Liquidity(Box<LiquidityCreated>),
     Trade(Box<TradeResult>),
     Quote(Box<TradeFigures>),
+    ParkedWork(ParkedWork),
 }
 
 /// An answer: its HTTP status and body.
@@ -228,6 +230,7 @@ pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: Op, shell: &mut dyn Shell) ->
             let purchase = presale::buy(store, ctx, &user_id, &req)?;
             ok(Response::Buy(BuyPresaleResult::of(&purchase)))
         }
+        Op::ParkedWork => ok(Response::ParkedWork(ParkedWork::of(&store.parked()?))),
         Op::ResolvePresale(req) => {
             let outcome = presale::resolve(store, ctx, &req)?;
             let p = presale::find(store, &req.presale_id)?;

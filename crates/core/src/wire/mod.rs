@@ -1,12 +1,14 @@
 //! The wire: what clients send and receive. Requests are decoded once into a typed [`Op`]
 //! (`op`, `decode`, `routes`); [`apply`] runs it and answers with a typed response, one
-//! module per resource (`token`, `holder`, `ledger`, `market`, `presale`, `deployment`, `admin`).
+//! module per resource (`token`, `holder`, `ledger`, `market`, `presale`, `deployment`,
+//! `schedule`, `settlement`, `admin`).
 //! These types are the single source of the JSON the service speaks: the worker serializes
 //! them, the browser package reads them, and the TypeScript declarations and the OpenAPI
 //! schemas are generated from them (`codegen`).
 
 pub mod admin;
 pub mod apply;
+pub mod chain;
 pub mod decode;
 pub mod deployment;
 pub mod holder;
@@ -15,6 +17,7 @@ pub mod market;
 pub mod op;
 pub mod presale;
 pub mod routes;
+pub mod schedule;
 pub mod settlement;
 pub mod token;
 

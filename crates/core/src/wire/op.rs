@@ -62,6 +62,7 @@ pub enum Op {
     Sell(UserId, SellRequest),
     BuyQuote(UserId, BuyQuoteQuery),
     SellQuote(UserId, SellQuoteQuery),
+    ParkedWork,
 }
 
 /// A request's parts, as the edge received them.
@@ -172,11 +173,13 @@ impl Op {
                     parts.query("tokenAddress"),
                 )?,
             ),
+            // The rules across a deployment's fields are checked here, with its decoding:
+            // a request that breaks them never starts executing.
             Route::CreateMemecoin => {
-                Op::CreateDeployment(DeployRequest::Memecoin(parts.body::<MemecoinRequest>()?))
+                deployment(DeployRequest::Memecoin(parts.body::<MemecoinRequest>()?))?
             }
             Route::CreateAirdrop => {
-                Op::CreateDeployment(DeployRequest::Airdrop(parts.body::<AirdropRequest>()?))
+                deployment(DeployRequest::Airdrop(parts.body::<AirdropRequest>()?))?
             }
             Route::MemecoinStatus => {
                 Op::DeploymentStatus(DeploymentKind::Memecoin, status_id(parts)?)
@@ -200,6 +203,7 @@ impl Op {
             Route::Sell => Op::Sell(parts.user(0)?, parts.body()?),
             Route::BuyQuote => Op::BuyQuote(parts.user(0)?, parts.query_as()?),
             Route::SellQuote => Op::SellQuote(parts.user(0)?, parts.query_as()?),
+            Route::ParkedWork => Op::ParkedWork,
             Route::Index
             | Route::Health
             | Route::OpenApi
@@ -209,10 +213,18 @@ impl Op {
             | Route::AdminTime
             | Route::AdminFaucet
             | Route::AdminChainFaults
-            | Route::Live => return Ok(None),
+            | Route::AdminChain
+            | Route::AdminReconcile
+            | Route::Live
+            | Route::AdminFaults => return Ok(None),
         };
         Ok(Some(op))
     }
+}
+
+fn deployment(req: DeployRequest) -> Result<Op> {
+    req.spec()?;
+    Ok(Op::CreateDeployment(req))
 }
 
 /// A deployment status id: from the path, else the JSON body's `id` (the interface calls it

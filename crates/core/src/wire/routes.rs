@@ -30,6 +30,9 @@ pub enum Route {
     AdminTime,
     AdminFaucet,
     AdminChainFaults,
+    AdminChain,
+    AdminReconcile,
+    AdminFaults,
     CreateToken,
     Job,
     PatchToken,
@@ -61,6 +64,7 @@ pub enum Route {
     SellQuote,
     /// The live push channel (a WebSocket, served by the edge and the merchant's object).
     Live,
+    ParkedWork,
 }
 
 impl Route {
@@ -111,6 +115,10 @@ pub const TABLE: &[Row] = &[
     ("POST", "/admin/faucet", Route::AdminFaucet, Admin),
     ("GET", "/admin/time", Route::AdminTime, Admin),
     ("POST", "/admin/chain/faults", Route::AdminChainFaults, Admin),
+    ("POST", "/admin/faults", Route::AdminFaults, Admin),
+    ("GET", "/admin/merchants/:merchantId/chain", Route::AdminChain, Admin),
+    ("GET", "/admin/merchants/:merchantId/reconcile", Route::AdminReconcile, Admin),
+    ("GET", "/merchant/parked-work", Route::ParkedWork, Secret),
     ("POST", "/merchant/presale", Route::CreatePresale, Secret),
     ("GET", "/merchant/presales", Route::ListPresales, Secret),
     ("POST", "/merchant/presale/resolve", Route::ResolvePresale, Secret),

@@ -12,6 +12,7 @@
 
 mod common;
 mod deployment;
+mod due;
 mod floors;
 mod ledger_props;
 mod ledger_scenarios;

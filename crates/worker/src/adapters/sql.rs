@@ -36,6 +36,9 @@ const SCHEMA: &[&str] = &[
     "CREATE INDEX IF NOT EXISTS schedule_by_time ON schedule (at)",
     "CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL)",
     "CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (created_at)",
+    "CREATE TABLE IF NOT EXISTS due_failures (key TEXT PRIMARY KEY, parked_at INTEGER, data TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS followups (key TEXT PRIMARY KEY, call TEXT NOT NULL, attempts INTEGER NOT NULL, next_at INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS followups_by_time ON followups (next_at)",
 ];
 
 pub struct SqlStore {

@@ -1,13 +1,17 @@
 //! The chain half of the storage adapter: the outbox of chain intents, the settler's signed
 //! transactions, and the relayer's state (`Store` methods of `sql_store.rs` call these).
-//! Rewriting a history record in place (its chain status as it settles) is here too.
+//! A holder's history pages, and rewriting a record in place (its chain status as it
+//! settles), are here too.
 
-use super::sql::{int, text, SqlStore};
+use super::sql::{int, parse, text, tok, SqlStore};
 use serde::Deserialize;
+use tokenpad_core::model::address::Address;
 use tokenpad_core::model::history::TxRecord;
+use tokenpad_core::model::ids::{TokenAddress, UserId};
 use tokenpad_core::model::intent::{Intent, IntentStatus};
 use tokenpad_core::model::settlement::{ChainTx, Relayer};
 use tokenpad_core::{Error, Result};
+use worker::SqlStorageValue;
 
 pub(crate) const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS intents (id INTEGER PRIMARY KEY AUTOINCREMENT, status TEXT NOT NULL, data TEXT NOT NULL)",
@@ -50,6 +54,37 @@ impl SqlStore {
             ],
         )?;
         seq_of(rows)
+    }
+
+    /// One holder's records, newest first (`Store::history`).
+    pub(crate) fn history_page(
+        &self,
+        user_id: &UserId,
+        token: Option<&TokenAddress>,
+        before: Option<u64>,
+        limit: u32,
+    ) -> Result<Vec<(u64, TxRecord)>> {
+        #[derive(Deserialize)]
+        struct Row {
+            seq: i64,
+            data: String,
+        }
+        let mut query = String::from("SELECT seq, data FROM history WHERE user_id = ?");
+        let mut args: Vec<SqlStorageValue> = vec![user_id.as_str().into()];
+        if let Some(t) = token {
+            query.push_str(" AND token = ?");
+            args.push(tok(t).into());
+        }
+        if let Some(b) = before {
+            query.push_str(" AND seq < ?");
+            args.push(int(b));
+        }
+        query.push_str(" ORDER BY seq DESC LIMIT ?");
+        args.push(int(u64::from(limit)));
+        self.rows::<Row>(&query, args)?
+            .iter()
+            .map(|r| Ok((u64::try_from(r.seq).unwrap_or(0), parse(&r.data)?)))
+            .collect()
     }
 
     pub(crate) fn history_record(&self, seq: u64) -> Result<Option<TxRecord>> {
@@ -146,6 +181,20 @@ impl SqlStore {
             vec![hash.to_lowercase().into()],
         )?;
         Ok(!rows.is_empty())
+    }
+
+    /// Every holder's address (the deposit scan's filter).
+    pub(crate) fn holder_addresses(&self) -> Result<Vec<Address>> {
+        #[derive(Deserialize)]
+        struct Row {
+            address: String,
+        }
+        self.rows::<Row>("SELECT address FROM holders ORDER BY address", vec![])?
+            .iter()
+            .map(|r| {
+                Address::parse(&r.address).ok_or_else(|| Error::internal("bad address in storage"))
+            })
+            .collect()
     }
 
     pub(crate) fn relayer_state(&self) -> Result<Relayer> {

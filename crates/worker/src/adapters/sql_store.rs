@@ -6,7 +6,7 @@
 //! lowercase hex for exact matching. Entities are JSON documents beside their index columns.
 
 use super::sql::{
-    addr, amount, amount_key, int, parse, text, tok, BalanceRow, SqlStore, CHAIN_KEY, MERCHANT_KEY,
+    addr, amount, amount_key, int, text, tok, BalanceRow, SqlStore, CHAIN_KEY, MERCHANT_KEY,
 };
 use serde::Deserialize;
 use tokenpad_core::model::address::Address;
@@ -22,10 +22,11 @@ use tokenpad_core::model::job::Job;
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::pool::Pool;
 use tokenpad_core::model::presale::{Participant, Presale};
+use tokenpad_core::model::schedule::DueFailure;
 use tokenpad_core::model::settlement::{ChainTx, Relayer};
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::model::token::{HolderRow, Token};
-use tokenpad_core::store::{DueKey, Store};
+use tokenpad_core::store::Store;
 use tokenpad_core::{Error, Result};
 use worker::SqlStorageValue;
 
@@ -345,27 +346,7 @@ impl Store for SqlStore {
         before: Option<u64>,
         limit: u32,
     ) -> Result<Vec<(u64, TxRecord)>> {
-        #[derive(Deserialize)]
-        struct Row {
-            seq: i64,
-            data: String,
-        }
-        let mut query = String::from("SELECT seq, data FROM history WHERE user_id = ?");
-        let mut args: Vec<SqlStorageValue> = vec![user_id.as_str().into()];
-        if let Some(t) = token {
-            query.push_str(" AND token = ?");
-            args.push(tok(t).into());
-        }
-        if let Some(b) = before {
-            query.push_str(" AND seq < ?");
-            args.push(int(b));
-        }
-        query.push_str(" ORDER BY seq DESC LIMIT ?");
-        args.push(int(u64::from(limit)));
-        self.rows::<Row>(&query, args)?
-            .iter()
-            .map(|r| Ok((u64::try_from(r.seq).unwrap_or(0), parse(&r.data)?)))
-            .collect()
+        self.history_page(user_id, token, before, limit)
     }
 
     fn pool(&self, token: &TokenAddress) -> Result<Option<Pool>> {
@@ -413,10 +394,10 @@ impl Store for SqlStore {
         Ok(())
     }
 
-    fn schedule(&mut self, key: &DueKey, at: Millis) -> Result<()> {
+    fn schedule_raw(&mut self, stored: &str, at: Millis) -> Result<()> {
         self.exec(
             "INSERT INTO schedule (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at",
-            vec![key.encode().into(), int(at)],
+            vec![stored.into(), int(at)],
         )?;
         Ok(())
     }
@@ -427,19 +408,11 @@ impl Store for SqlStore {
     }
 
     fn due(&self, now: Millis) -> Result<Vec<(String, Millis)>> {
-        #[derive(Deserialize)]
-        struct Row {
-            key: String,
-            at: i64,
-        }
-        Ok(self
-            .rows::<Row>(
-                "SELECT key, at FROM schedule WHERE at <= ? ORDER BY at, rowid",
-                vec![int(now)],
-            )?
-            .into_iter()
-            .map(|r| (r.key, u64::try_from(r.at).unwrap_or(0)))
-            .collect())
+        self.due_rows(now, None)
+    }
+
+    fn first_due(&self, now: Millis) -> Result<Option<(String, Millis)>> {
+        Ok(self.due_rows(now, Some(1))?.into_iter().next())
     }
 
     fn next_due(&self) -> Result<Option<Millis>> {
@@ -452,5 +425,59 @@ impl Store for SqlStore {
             .first()
             .and_then(|r| r.at)
             .map(|a| u64::try_from(a).unwrap_or(0)))
+    }
+
+    fn due_failure(&self, stored: &str) -> Result<Option<DueFailure>> {
+        self.doc(
+            "SELECT data FROM due_failures WHERE key = ?",
+            vec![stored.into()],
+        )
+    }
+
+    fn put_due_failure(&mut self, failure: &DueFailure) -> Result<()> {
+        self.exec(
+            "INSERT INTO due_failures (key, parked_at, data) VALUES (?, ?, ?) \
+             ON CONFLICT(key) DO UPDATE SET parked_at = excluded.parked_at, data = excluded.data",
+            vec![
+                failure.key.as_str().into(),
+                failure.parked_at.map_or(SqlStorageValue::Null, int),
+                text(failure)?.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn clear_due_failure(&mut self, stored: &str) -> Result<()> {
+        self.exec(
+            "DELETE FROM due_failures WHERE key = ?",
+            vec![stored.into()],
+        )?;
+        Ok(())
+    }
+
+    fn parked(&self) -> Result<Vec<DueFailure>> {
+        self.docs(
+            "SELECT data FROM due_failures WHERE parked_at IS NOT NULL ORDER BY parked_at DESC, key",
+            vec![],
+        )
+    }
+}
+
+impl SqlStore {
+    /// Schedule entries due at `now`, earliest first, at most `limit`.
+    fn due_rows(&self, now: Millis, limit: Option<u64>) -> Result<Vec<(String, Millis)>> {
+        #[derive(Deserialize)]
+        struct Row {
+            key: String,
+            at: i64,
+        }
+        Ok(self
+            .rows::<Row>(
+                "SELECT key, at FROM schedule WHERE at <= ? ORDER BY at, rowid LIMIT ?",
+                vec![int(now), int(limit.unwrap_or(u64::MAX))],
+            )?
+            .into_iter()
+            .map(|r| (r.key, u64::try_from(r.at).unwrap_or(0)))
+            .collect())
     }
 }

@@ -1,7 +1,8 @@
 //! Randomness and wallets: the only place the worker draws random bytes (crypto.getRandomValues
 //! through getrandom's JS backend) and seals private keys.
 
-use tokenpad_core::crypto::{parse_encryption_key, seal_secret};
+use tokenpad_core::crypto::{open_secret, parse_encryption_key, seal_secret};
+use tokenpad_core::model::address::Address;
 use tokenpad_core::model::holder::NewWallet;
 use tokenpad_core::model::wallet::Wallet;
 use tokenpad_core::wire::Shell;
@@ -51,6 +52,20 @@ impl WalletMaker {
             }
         }
         Err(Error::internal("could not draw a valid private key"))
+    }
+}
+
+impl WalletMaker {
+    /// The secret key sealed for `address` (to sign with it: the settler only). The key
+    /// never leaves the object: not in a log, an error or an answer.
+    pub fn open(&self, address: &Address, sealed_hex: &str) -> Result<[u8; 32]> {
+        let key = self.key.ok_or_else(|| {
+            Error::internal("WALLET_ENCRYPTION_KEY is not set to 64 hex characters")
+        })?;
+        let sealed = hex::decode(sealed_hex)
+            .map_err(|_| Error::internal(format!("the sealed key of {address} is not hex")))?;
+        open_secret(&key, &sealed, &address.0)
+            .ok_or_else(|| Error::internal(format!("the sealed key of {address} does not open")))
     }
 }
 

@@ -12,9 +12,10 @@ use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::model::time::{iso8601, Millis};
 use tokenpad_core::wire::admin::{
     ChainFaultsRequest, ChainFaultsResult, Clock, CreateMerchantRequest, FaucetRequest,
-    FaucetResult, MerchantCreated, TimeAdvanceRequest,
+    FaucetResult, FaultKind, FaultsRequest, FaultsResult, MerchantCreated, TimeAdvanceRequest,
 };
 use tokenpad_core::wire::decode;
+use tokenpad_core::wire::routes::Matched;
 use tokenpad_core::wire::Route;
 use tokenpad_core::{Error, ErrorCode, Result};
 use worker::{Env, Request, Response};
@@ -42,7 +43,14 @@ fn not_found() -> Error {
 }
 
 /// Serves an admin route (its key already checked).
-pub async fn serve(env: &Env, route: Route, body: &Value) -> Result<Response> {
+pub async fn serve(env: &Env, matched: &Matched, body: &Value) -> Result<Response> {
+    let route = matched.route;
+    let merchant = || -> Result<MerchantId> {
+        let id = matched.params.first().map(String::as_str).unwrap_or("");
+        MerchantId::parse(id).map_err(|_| {
+            Error::new(ErrorCode::MerchantNotFound, "No such merchant").with("field", "merchantId")
+        })
+    };
     let dev = |flag: &str| {
         if config::flag(env, flag) {
             Ok(())
@@ -60,9 +68,15 @@ pub async fn serve(env: &Env, route: Route, body: &Value) -> Result<Response> {
             dev("ALLOW_TIME_TRAVEL")?;
             time_advance(env, decode::body(body)?).await
         }
+        Route::AdminChain => super::chain::chain(env, merchant()?).await,
+        Route::AdminReconcile => super::chain::reconcile(env, merchant()?).await,
         Route::AdminChainFaults => {
             dev("ALLOW_TIME_TRAVEL")?;
             chain_faults(env, decode::body(body)?).await
+        }
+        Route::AdminFaults => {
+            dev("ALLOW_TIME_TRAVEL")?;
+            faults(env, decode::body(body)?).await
         }
         Route::AdminFaucet => {
             dev("ENABLE_FAUCET")?;
@@ -135,6 +149,38 @@ async fn chain_faults(env: &Env, req: ChainFaultsRequest) -> Result<Response> {
     let result: ChainFaultsResult =
         hop::merchant_typed(env, &req.merchant_id, &MerchantCall::ChainFaults { count }).await?;
     http::json(200, &result).map_err(internal)
+}
+
+/// Makes one part of the service fail on purpose (local runs and tests), so the tests can
+/// show it recovers: a poisoned due item, lost answers of a merchant object, failing alarm
+/// writes, failing registry writes.
+async fn faults(env: &Env, req: FaultsRequest) -> Result<Response> {
+    let count = req.count.map_or(1, |c| u32::try_from(c.get()).unwrap_or(1));
+    let done = |id: Option<String>| {
+        http::json(
+            200,
+            &FaultsResult {
+                success: true,
+                kind: req.kind,
+                id,
+            },
+        )
+        .map_err(internal)
+    };
+    if req.kind == FaultKind::RegistryWrites {
+        hop::registry(env, &RegistryCall::Faults { count }).await?;
+        return done(None);
+    }
+    let merchant = req
+        .merchant_id
+        .clone()
+        .ok_or_else(|| Error::field("merchantId", "merchantId is required for this kind"))?;
+    let call = MerchantCall::Fault {
+        kind: req.kind,
+        count,
+    };
+    let result: FaultsResult = hop::merchant_typed(env, &merchant, &call).await?;
+    done(result.id)
 }
 
 /// Test USDC for a holder of `merchantId`, or of whichever merchant has that holder.

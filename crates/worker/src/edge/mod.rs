@@ -1,10 +1,13 @@
-//! The stateless edge: every request enters here. It routes, applies the auth rules that
-//! need no state (which key kind a route takes, secrets never in URLs), enforces body limits,
-//! decodes the request once into a typed operation, and hands it to the merchant's Durable
-//! Object, which checks the key itself. Admin routes are orchestrated in `admin`, the
-//! keyless deployment page in `overview`.
+//! The stateless edge: every request enters here. It refuses a secret key in the URL before
+//! anything looks at it, routes, applies the auth rules that need no state (which key kind a
+//! route takes), limits strangers with bad keys per client address (`guard`), enforces body
+//! limits, decodes the request once into a typed operation, and hands it to the merchant's
+//! Durable Object, which checks the key itself. Admin routes are orchestrated in `admin`,
+//! the keyless deployment page in `overview`.
 
 mod admin;
+mod chain;
+mod guard;
 mod live;
 mod overview;
 mod page;
@@ -12,11 +15,11 @@ mod page;
 use crate::hop::{self, ApiCall, Idempotency, MerchantCall};
 use crate::http::{self, header};
 use std::collections::BTreeMap;
-use tokenpad_core::auth::{parse_key, KeyKind};
+use tokenpad_core::auth::{contains_secret_key, parse_key, KeyKind};
 use tokenpad_core::crypto::sha256_hex;
 use tokenpad_core::wire::admin::{Health, HealthChain, Index};
 use tokenpad_core::wire::decode::parse_json;
-use tokenpad_core::wire::routes::{self, Access, Matched, Route};
+use tokenpad_core::wire::routes::{self, percent_decode, Access, Matched, Route};
 use tokenpad_core::wire::{Op, Parts};
 use tokenpad_core::{Error, ErrorCode, Result};
 use worker::{Env, Request, Response};
@@ -29,6 +32,21 @@ pub async fn handle(mut req: Request, env: &Env) -> Result<Response> {
     let method = req.method().to_string().to_uppercase();
     let url = req.url().map_err(|e| Error::internal(e.to_string()))?;
     let path = url.path().to_string();
+
+    // A secret key in a URL ends up in logs and browser history: refuse it before anything
+    // else reads the URL (routing included: a 404 names the path). Never echoed.
+    if secret_key_in(&url) {
+        let resp = http::error(&Error::new(
+            ErrorCode::SecretKeyInUrl,
+            "Secret keys must be sent in the x-api-key header, never in the URL",
+        ))
+        .map_err(internal)?;
+        return if routes::is_public_path(&path) {
+            http::with_cors(resp).map_err(internal)
+        } else {
+            Ok(resp)
+        };
+    }
 
     if method == "OPTIONS" {
         return if routes::is_public_path(&path) {
@@ -67,6 +85,19 @@ fn internal(e: worker::Error) -> Error {
     Error::internal(e.to_string())
 }
 
+/// Whether a well-formed secret key is anywhere in the URL's path or query, as sent or
+/// percent-decoded, or a query value starts with `sk_`.
+fn secret_key_in(url: &worker::Url) -> bool {
+    let path = url.path();
+    let query = url.query().unwrap_or_default();
+    contains_secret_key(path)
+        || percent_decode(path).is_some_and(|p| contains_secret_key(&p))
+        || contains_secret_key(query)
+        || url.query_pairs().any(|(k, v)| {
+            v.starts_with("sk_") || contains_secret_key(&k) || contains_secret_key(&v)
+        })
+}
+
 async fn serve(
     req: &mut Request,
     env: &Env,
@@ -75,14 +106,6 @@ async fn serve(
     url: &worker::Url,
     matched: &Matched,
 ) -> Result<Response> {
-    // A secret key in a URL ends up in logs and browser history: refuse it outright. Every
-    // pair is checked, repeated names included, before they are collapsed into a map.
-    if url.query_pairs().any(|(_, v)| v.starts_with("sk_")) {
-        return Err(Error::new(
-            ErrorCode::SecretKeyInUrl,
-            "Secret keys must be sent in the x-api-key header, never in the URL",
-        ));
-    }
     // With a name repeated, the first value counts.
     let mut query: BTreeMap<String, String> = BTreeMap::new();
     for (k, v) in url.query_pairs().into_owned() {
@@ -96,7 +119,7 @@ async fn serve(
         Access::Open => return open(env, url, matched).await,
         Access::Admin => {
             admin::check_key(req, env)?;
-            return admin::serve(env, matched.route, &body).await;
+            return admin::serve(env, matched, &body).await;
         }
         Access::Secret | Access::Public => {}
     }
@@ -113,34 +136,64 @@ async fn serve(
         })
     });
     let key = match matched.access {
-        Access::Secret => {
-            let key = header_key.ok_or_else(|| {
-                if query.contains_key("publicKey") {
-                    secret_required()
-                } else {
-                    Error::new(
-                        ErrorCode::MissingApiKey,
-                        "Send your secret key in the x-api-key header",
-                    )
-                }
-            })?;
-            match parse_key(&key) {
-                Some((KeyKind::Secret, _)) => key,
-                Some((KeyKind::Public, _)) => return Err(secret_required()),
-                None => return Err(Error::new(ErrorCode::InvalidApiKey, "Invalid API key")),
+        Access::Secret => header_key.ok_or_else(|| {
+            if query.contains_key("publicKey") {
+                secret_required()
+            } else {
+                Error::new(
+                    ErrorCode::MissingApiKey,
+                    "Send your secret key in the x-api-key header",
+                )
             }
-        }
+        })?,
         _ => query
             .get("publicKey")
             .cloned()
             .or(header_key)
             .ok_or_else(|| Error::new(ErrorCode::PublicKeyNotFound, "Public key not found"))?,
     };
-    let Some((_, merchant)) = parse_key(&key) else {
-        return Err(Error::new(ErrorCode::InvalidApiKey, "Invalid API key"));
+    // A key that does not check costs its sender's address, never the merchant (`guard`).
+    let client = guard::client(req);
+    let took = guard::admit(env, &client, &key)?;
+    let request = Keyed {
+        method,
+        path,
+        url,
+        matched,
+        query: &query,
+        body: &body,
     };
+    let result = keyed(req, env, &request, key.clone()).await;
+    let (invalid_key, checked) = match &result {
+        Ok(resp) => {
+            let status = resp.status_code();
+            (status == 401, status != 401 && status < 500)
+        }
+        Err(e) => (e.code == ErrorCode::InvalidApiKey, false),
+    };
+    guard::observe(env, &client, &key, took, invalid_key, checked);
+    result
+}
 
-    let idempotency = if matched.route.mutates() {
+/// A keyed request's parts, once read.
+struct Keyed<'a> {
+    method: &'a str,
+    path: &'a str,
+    url: &'a worker::Url,
+    matched: &'a Matched,
+    query: &'a BTreeMap<String, String>,
+    body: &'a serde_json::Value,
+}
+
+/// A merchant request: its key's kind checked, decoded, and sent to the merchant's object.
+async fn keyed(req: &Request, env: &Env, r: &Keyed<'_>, key: String) -> Result<Response> {
+    let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");
+    let (kind, merchant) = parse_key(&key).ok_or_else(invalid)?;
+    if r.matched.access == Access::Secret && kind == KeyKind::Public {
+        return Err(secret_required());
+    }
+    let (method, path, body) = (r.method, r.path, r.body);
+    let idempotency = if r.matched.route.mutates() {
         idempotency_key(req)?.map(|key| Idempotency {
             key,
             // What makes two requests "the same": method, path and body (as canonical JSON,
@@ -151,11 +204,11 @@ async fn serve(
         None
     };
     let parts = Parts {
-        params: &matched.params,
-        query: &query,
-        body: &body,
+        params: &r.matched.params,
+        query: r.query,
+        body,
     };
-    let op = match Op::decode(matched.route, &parts) {
+    let op = match Op::decode(r.matched.route, &parts) {
         Ok(Some(op)) => Ok(op),
         Ok(None) => Err(Error::internal("a merchant route without an operation")),
         Err(e) => Err(e),
@@ -164,14 +217,9 @@ async fn serve(
         key,
         op,
         idempotency,
-        base_url: overview::base_url(env, url),
+        base_url: overview::base_url(env, r.url),
     }));
-    let resp = hop::merchant(env, &merchant, &call).await?;
-    if matches!(matched.route, Route::CreateMemecoin | Route::CreateAirdrop) {
-        // The overview page finds a deployment's merchant by its id in the registry.
-        return overview::record_owner(env, &merchant, resp).await;
-    }
-    Ok(resp)
+    hop::merchant(env, &merchant, &call).await
 }
 
 fn secret_required() -> Error {
@@ -181,16 +229,28 @@ fn secret_required() -> Error {
     )
 }
 
+/// The request's idempotency key: `Idempotency-Key` or `x-idempotency-key` (the same value
+/// when both are sent), 1 to 255 printable characters. Sent empty, too long, or two different
+/// ones: 400 `invalid_idempotency_key`.
 fn idempotency_key(req: &Request) -> Result<Option<String>> {
-    let Some(key) = header(req, "idempotency-key").or_else(|| header(req, "x-idempotency-key"))
-    else {
-        return Ok(None);
-    };
-    if key.chars().count() > 255 || key.chars().any(char::is_control) {
-        return Err(Error::new(
+    let sent = |name: &str| req.headers().get(name).ok().flatten();
+    let invalid = |why: &str| {
+        Error::new(
             ErrorCode::InvalidIdempotencyKey,
-            "Idempotency-Key must be 1 to 255 printable characters",
-        ));
+            format!("Idempotency-Key must be 1 to 255 printable characters{why}"),
+        )
+    };
+    let key = match (sent("idempotency-key"), sent("x-idempotency-key")) {
+        (None, None) => return Ok(None),
+        (Some(a), Some(b)) if a != b => {
+            return Err(invalid(
+                ", and Idempotency-Key and x-idempotency-key must not differ",
+            ))
+        }
+        (Some(key), _) | (None, Some(key)) => key,
+    };
+    if key.is_empty() || key.chars().count() > 255 || key.chars().any(char::is_control) {
+        return Err(invalid(""));
     }
     Ok(Some(key))
 }

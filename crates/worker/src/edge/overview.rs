@@ -2,15 +2,16 @@
 //! or airdrop deployment. It needs no key, so anyone with the link can open it; it shows
 //! nothing a holder could not read on chain (no userIds).
 //!
-//! The id alone does not say which merchant owns it, so after a successful create the edge
-//! records `id -> merchant` in the registry object (`record_owner`), and the page looks it
-//! up there before asking the merchant's object for the page data (`page.rs` renders it).
+//! The id alone does not say which merchant owns it, so the merchant's object records
+//! `id -> merchant` in the registry object after a create commits (a follow-up, retried until
+//! it lands: `objects::merchant::outbox`), and the page looks it up there before asking the
+//! merchant's object for the page data (`page.rs` renders it).
 
 use super::page::{error_page, not_found_page, page};
 use crate::config;
 use crate::hop::{self, MerchantCall, RegistryCall};
-use tokenpad_core::model::ids::{is_uuid, DeploymentId, MerchantId};
-use tokenpad_core::wire::deployment::{DeploymentCreated, DeploymentOverview};
+use tokenpad_core::model::ids::{is_uuid, DeploymentId};
+use tokenpad_core::wire::deployment::DeploymentOverview;
 use tokenpad_core::{Error, ErrorCode, Result};
 use worker::{Env, Headers, Response};
 
@@ -30,39 +31,8 @@ pub fn base_url(env: &Env, url: &worker::Url) -> String {
         .unwrap_or_else(|| url.origin().ascii_serialization())
 }
 
-/// After a create answered 201 `{ id }` (first time or an idempotent replay), records which
-/// merchant owns the id, then passes the response on unchanged. If the registry cannot be
-/// reached the request fails (500); retrying with the same Idempotency-Key replays the
-/// creation and records the owner then.
-pub async fn record_owner(
-    env: &Env,
-    merchant: &MerchantId,
-    mut resp: Response,
-) -> Result<Response> {
-    let status = resp.status_code();
-    if status != 201 {
-        return Ok(resp);
-    }
-    let headers = resp.headers().clone();
-    let text = resp.text().await.map_err(internal)?;
-    let created: DeploymentCreated = serde_json::from_str(&text)
-        .map_err(|e| Error::internal(format!("deployment created without an id: {e}")))?;
-    hop::registry(
-        env,
-        &RegistryCall::RegisterDeployment {
-            id: created.id,
-            merchant: merchant.clone(),
-        },
-    )
-    .await?;
-    Ok(Response::from_bytes(text.into_bytes())
-        .map_err(internal)?
-        .with_status(status)
-        .with_headers(headers))
-}
-
-/// `GET /deployments/:id`: 200 with the page, 404 with a not-found page, 500 with an error
-/// page. Always HTML.
+/// `GET /deployments/:id`: 200 with the page, 404 with a not-found page, 503 (Retry-After)
+/// or 500 with an error page. Always HTML, errors included (openapi.json documents them).
 pub async fn serve(env: &Env, url: &worker::Url, params: &[String]) -> Result<Response> {
     let id = params
         .first()
@@ -71,6 +41,12 @@ pub async fn serve(env: &Env, url: &worker::Url, params: &[String]) -> Result<Re
     match lookup(env, url, &id).await {
         Ok(Some(model)) => html(200, &page(&model)),
         Ok(None) => html(404, &not_found_page()),
+        // The registry or the merchant's object could not answer just now: come back.
+        Err(e) if e.code == ErrorCode::Unavailable => {
+            let resp = html(503, &error_page())?;
+            resp.headers().set("retry-after", "1").map_err(internal)?;
+            Ok(resp)
+        }
         Err(e) => {
             worker::console_error!("overview page {id}: {}", e.message);
             html(500, &error_page())

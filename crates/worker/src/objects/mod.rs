@@ -1,6 +1,5 @@
 //! The Durable Objects: one per merchant (the ledger), and the one registry.
 
-mod idempotency;
 mod live;
 pub mod merchant;
 pub mod registry;

@@ -2,11 +2,14 @@
 //! faucet and time travel) and holds the service clock's time-travel offset. It is never on
 //! the path of a merchant request: keys name their merchant, so the edge goes straight to
 //! the merchant's own object. The one exception is deployments: the overview page at
-//! `/deployments/:id` carries no key, so the edge records which merchant owns each id here.
+//! `/deployments/:id` carries no key, so each merchant object records here which merchant
+//! owns each of its deployment ids (a follow-up of the create, retried until it lands:
+//! `objects::followup`).
 
 use crate::hop::{self, RegistryCall, RegistryState};
 use crate::http;
 use serde::Deserialize;
+use std::cell::Cell;
 use tokenpad_core::model::ids::{DeploymentId, MerchantId};
 use tokenpad_core::{Error, Result};
 use worker::{
@@ -16,6 +19,8 @@ use worker::{
 #[durable_object]
 pub struct RegistryObject {
     state: State,
+    /// Test faults: the next this many deployment-owner writes fail (local runs and tests).
+    faults: Cell<u32>,
 }
 
 #[derive(Deserialize)]
@@ -35,7 +40,10 @@ struct OwnerRow {
 
 impl DurableObject for RegistryObject {
     fn new(state: State, _env: Env) -> Self {
-        Self { state }
+        Self {
+            state,
+            faults: Cell::new(0),
+        }
     }
 
     async fn fetch(&self, req: Request) -> worker::Result<Response> {
@@ -114,6 +122,10 @@ impl RegistryObject {
             }
             // Which merchant owns a memecoin or airdrop deployment (its overview page).
             RegistryCall::RegisterDeployment { id, merchant } => {
+                if let Some(left) = self.faults.get().checked_sub(1) {
+                    self.faults.set(left);
+                    return Err(Error::internal("injected registry write fault"));
+                }
                 sql.exec(
                     "INSERT OR IGNORE INTO deployments (id, merchant_id) VALUES (?, ?)",
                     vec![id.as_str().into(), merchant.as_str().into()],
@@ -124,6 +136,7 @@ impl RegistryObject {
                 state.deployment_owner = Self::owner(&sql, &id)?;
             }
             RegistryCall::List => state.merchants = Self::ids(&sql)?,
+            RegistryCall::Faults { count } => self.faults.set(count),
         }
         Ok(state)
     }

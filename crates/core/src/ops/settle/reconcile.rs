@@ -14,7 +14,7 @@ use crate::ops::Ctx;
 use crate::store::Store;
 
 /// One balance the chain should show.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Expected {
     pub token: TokenAddress,
     pub symbol: String,

@@ -8,16 +8,17 @@
 //!   `CHAIN_REPLACE_AFTER_MS` (when an unmined transaction is replaced with a higher fee,
 //!   default 60000), `CHAIN_SCAN_MS` (how often deposits are looked for, default 15000),
 //!   `CHAIN_CONFIRMATIONS` (how many blocks a deposit waits under, default 0),
-//!   `CHAIN_BATCH` (movements per batch transaction, default 200), `CHAIN_RPC_TIMEOUT_MS`
-//!   (default 10000).
-
-// TEMP: the settler that reads these lands next.
-#![allow(dead_code)]
+//!   `CHAIN_BATCH` (movements per batch transaction, default and most 200),
+//!   `CHAIN_BATCH_WINDOW_MS` (how long a new movement waits for others to share its
+//!   transaction, default 1000: half of Base's block time), `CHAIN_RPC_TIMEOUT_MS` (default
+//!   10000), `CHAIN_USDC_NAME` / `CHAIN_USDC_VERSION` (USDC's EIP-712 domain).
 
 use tokenpad_core::crypto::parse_bytes32;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::chain::{ChainMode, EvmChain, TOKEN_CODE_HASH};
 use tokenpad_core::{Error, ErrorCode, Result};
+
+const BASE_SEPOLIA: u64 = 84_532;
 
 /// The RPC endpoint. Its `Debug` never shows the URL.
 #[derive(Clone)]
@@ -41,7 +42,14 @@ pub struct Evm {
     pub chain: EvmChain,
     pub rpc: RpcUrl,
     pub usdc: Address,
+    /// USDC's EIP-712 domain name and version (`CHAIN_USDC_NAME`, `CHAIN_USDC_VERSION`):
+    /// Circle's contract signs under "USD Coin" / "2" on Base and "USDC" / "2" on Base
+    /// Sepolia (the defaults follow `CHAIN_ID`); tokenpad's test USDC as on Base.
+    pub usdc_name: String,
+    pub usdc_version: String,
     pub poll_ms: u64,
+    /// How long a new movement waits for others to share its transaction.
+    pub batch_window_ms: u64,
     pub replace_after_ms: u64,
     pub scan_ms: u64,
     pub confirmations: u64,
@@ -124,11 +132,22 @@ pub fn read(env: &worker::Env) -> Result<ChainConfig> {
         },
         rpc: RpcUrl(rpc),
         usdc: address("CHAIN_USDC")?,
+        usdc_name: get("CHAIN_USDC_NAME").unwrap_or_else(|| {
+            if chain_id == BASE_SEPOLIA {
+                "USDC"
+            } else {
+                "USD Coin"
+            }
+            .to_string()
+        }),
+        usdc_version: get("CHAIN_USDC_VERSION").unwrap_or_else(|| "2".to_string()),
         poll_ms: number("CHAIN_POLL_MS", 2_000)?,
+        batch_window_ms: number("CHAIN_BATCH_WINDOW_MS", 1_000)?,
         replace_after_ms: number("CHAIN_REPLACE_AFTER_MS", 60_000)?,
         scan_ms: number("CHAIN_SCAN_MS", 15_000)?,
         confirmations: number("CHAIN_CONFIRMATIONS", 0)?,
-        batch: usize::try_from(number("CHAIN_BATCH", 200)?.clamp(1, 500)).unwrap_or(200),
+        // At most 200: a batch of 200 authorizations stays under a transaction's gas cap.
+        batch: usize::try_from(number("CHAIN_BATCH", 200)?.clamp(1, 200)).unwrap_or(200),
         rpc_timeout_ms: number("CHAIN_RPC_TIMEOUT_MS", 10_000)?,
     })))
 }

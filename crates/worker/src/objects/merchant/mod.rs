@@ -1,13 +1,20 @@
 //! The merchant Durable Object: one per merchant, the strongly consistent ledger.
 //!
 //! Every request for a merchant runs here, one at a time. An API call is: check the key ->
-//! run due work -> replay an idempotent answer, or apply the typed operation inside one
-//! SQLite transaction (with its idempotency record) -> answer. Nothing awaits between
-//! reading a balance and writing it, so concurrent requests can never interleave inside an
-//! operation and never overdraw. The one alarm is always set to the earliest scheduled item,
-//! so time-based work happens on time with no request arriving.
+//! charge the merchant's rate budget -> run due work (`due`: item by item, a failing item
+//! never fails the request) -> replay an idempotent answer, or apply the typed operation
+//! inside one SQLite transaction with its idempotency record and its follow-ups -> do the
+//! follow-ups (`followup`: the alarm, the registry), whose failure never turns the committed
+//! answer into an error -> answer. Nothing awaits between reading a balance and writing it,
+//! so concurrent requests can never interleave inside an operation and never overdraw.
 
-use super::idempotency;
+mod due;
+mod faults;
+mod followup;
+mod idempotency;
+mod outbox;
+mod settle;
+
 use super::live;
 use crate::adapters::evm::{self, config::ChainConfig};
 use crate::adapters::sql::SqlStore;
@@ -27,7 +34,7 @@ use tokenpad_core::model::time::{iso8601, Millis};
 use tokenpad_core::ops::{self, Ctx};
 use tokenpad_core::ratelimit::{Bucket, Limit};
 use tokenpad_core::store::Store;
-use tokenpad_core::wire::admin::{ChainFaultsResult, FaucetResult, MerchantCreated};
+use tokenpad_core::wire::admin::{FaucetResult, MerchantCreated};
 use tokenpad_core::wire::deployment::DeploymentOverview;
 use tokenpad_core::wire::settlement::Settlement;
 use tokenpad_core::{Error, ErrorCode, Result};
@@ -52,11 +59,25 @@ pub struct MerchantObject {
     env: Env,
     migrated: Cell<bool>,
     /// Requests this merchant may still make; in memory, because the object is the one
-    /// place all of a merchant's requests pass (a restart forgives, which is fine).
+    /// place all of a merchant's requests pass (a restart forgives, which is fine). Only
+    /// requests whose key checked are charged.
     bucket: RefCell<Bucket>,
     limit: Limit,
+    /// The alarm may not point at the earliest pending work: a write of it failed, or this
+    /// instance is new. Set it again at the next chance (`followup`).
+    alarm_stale: Cell<bool>,
+    /// Follow-ups may be waiting (`followup`); true until a pass finds none.
+    followups_pending: Cell<bool>,
+    /// Test faults: the next this many alarm writes fail (local runs and tests).
+    alarm_faults: Cell<u32>,
+    /// Test faults: the next this many API answers are lost (local runs and tests).
+    lost_answers: Cell<u32>,
     /// The chain this object settles on (a bad configuration is kept, as the error it is).
     chain: Result<ChainConfig>,
+    /// A settlement round is running (the alarm's; never two at once).
+    settling: Cell<bool>,
+    /// When deposits were last looked for (service time); a restart looks at once.
+    scanned_at: Cell<Millis>,
 }
 
 impl DurableObject for MerchantObject {
@@ -69,7 +90,13 @@ impl DurableObject for MerchantObject {
             migrated: Cell::new(false),
             bucket: RefCell::new(Bucket::default()),
             limit,
+            alarm_stale: Cell::new(true),
+            followups_pending: Cell::new(true),
+            alarm_faults: Cell::new(0),
+            lost_answers: Cell::new(0),
             chain,
+            settling: Cell::new(false),
+            scanned_at: Cell::new(0),
         }
     }
 
@@ -77,10 +104,22 @@ impl DurableObject for MerchantObject {
         if live::is_upgrade(&req) {
             return self.live(&req).or_else(|e| http::error(&e));
         }
-        let outcome = match hop::read::<MerchantCall>(req).await {
+        let call = hop::read::<MerchantCall>(req).await;
+        // Test faults: this API call's answer may be lost, before or after it ran.
+        let lose = match &call {
+            Ok(MerchantCall::Api(_)) => self.lose_answer(),
+            _ => None,
+        };
+        if lose == Some(false) {
+            return Err(lost(false));
+        }
+        let outcome = match call {
             Ok(call) => self.handle(call).await,
             Err(e) => Err(e),
         };
+        if lose == Some(true) {
+            return Err(lost(true));
+        }
         match outcome {
             Ok(resp) => Ok(resp),
             Err(e) => http::error(&e),
@@ -88,12 +127,16 @@ impl DurableObject for MerchantObject {
     }
 
     async fn alarm(&self) -> worker::Result<Response> {
-        // An error here makes the runtime retry the alarm with backoff, which is what we want.
         let now = self.now().map_err(to_worker)?;
         if let Some(merchant) = self.store().and_then(|s| s.merchant()).map_err(to_worker)? {
-            self.run_due(now, merchant).map_err(to_worker)?;
+            // Items that fail are recorded and retried or parked: they never fail the alarm.
+            self.run_due(now, &merchant);
+            // The settler's round (an EVM chain): its failures are recorded, never the alarm's.
+            self.settle(now, merchant).await;
         }
-        self.reschedule().await.map_err(to_worker)?;
+        self.deliver_followups(now).await;
+        // Failing to set the next alarm fails this one, so the runtime retries it.
+        self.sync_alarm().await.map_err(to_worker)?;
         Response::ok("")
     }
 
@@ -135,12 +178,28 @@ fn rate_limit(env: &Env) -> Limit {
     }
 }
 
+/// What the caller sees instead of a lost answer (test faults): the call fails, as it does
+/// when the object is reset or overloaded while handling it.
+fn lost(after_commit: bool) -> worker::Error {
+    let when = if after_commit { "after" } else { "before" };
+    worker::Error::RustError(format!(
+        "injected fault: answer lost {when} the operation ran"
+    ))
+}
+
 fn to_worker(e: Error) -> worker::Error {
     worker::Error::RustError(e.to_string())
 }
 
 fn internal(e: worker::Error) -> Error {
     Error::internal(e.to_string())
+}
+
+/// Whether a refusal from applying an operation is kept under its Idempotency-Key and
+/// replayed: every 4xx the operation itself answered (it started executing), never a 429
+/// and never a 5xx (a retry may then succeed).
+fn recorded(e: &Error) -> bool {
+    (400..500).contains(&e.status()) && e.code != ErrorCode::RateLimited
 }
 
 impl MerchantObject {
@@ -189,40 +248,32 @@ impl MerchantObject {
             MerchantCall::Init(args) => self.init(args),
             MerchantCall::Advance { offset_ms } => self.advance(offset_ms).await,
             MerchantCall::Faucet { address, usdc } => self.faucet(address, usdc).await,
-            MerchantCall::ChainFaults { count } => {
-                let mut store = self.store()?;
-                self.merchant()?;
-                transaction(&self.state.storage(), move || {
-                    ops::chain::inject_faults(&mut store, count)
-                })?;
-                http::json(
-                    200,
-                    &ChainFaultsResult {
-                        success: true,
-                        fail_next: u64::from(count),
-                    },
-                )
-                .map_err(internal)
-            }
+            MerchantCall::ChainFaults { count } => self.chain_faults(count),
             MerchantCall::DeploymentPage { id, base_url } => self.page(&id, &base_url),
+            MerchantCall::Fault { kind, count } => self.fault(kind, count).await,
+            MerchantCall::ChainView => self.chain_view(),
         }
     }
 
     async fn api(&self, call: ApiCall) -> Result<Response> {
-        // Every keyed request counts, valid key or not: a flood of bad keys costs the same.
-        self.bucket
-            .borrow_mut()
-            .take(self.limit, worker::Date::now().as_millis())?;
         let store = self.store()?;
         let merchant = store
             .merchant()?
             .ok_or_else(|| Error::new(ErrorCode::InvalidApiKey, "Invalid API key"))?;
         check_key(&merchant, &call.key)?;
+        // Only a request whose key checked spends the merchant's budget: strangers with
+        // forged keys cannot use it up (the edge limits them per client address).
+        self.bucket
+            .borrow_mut()
+            .take(self.limit, worker::Date::now().as_millis())?;
         // A request that did not decode is refused only now, after its key was checked.
         let op = call.op?;
         let changes = live::changes_state(&op);
         let now = self.now()?;
-        self.run_due(now, merchant.clone())?;
+        // The alarm is touched only when the earliest pending work moved (most operations, a
+        // spend or a read, leave the schedule alone), or when it may be wrong.
+        let wake_before = self.next_wake()?;
+        self.run_due(now, &merchant);
 
         // The edge passes an idempotency key only for operations that change state.
         if let Some(idem) = &call.idempotency {
@@ -231,15 +282,13 @@ impl MerchantObject {
             }
         }
 
-        // Most operations (a spend, a read) leave the schedule alone; the alarm is only
-        // touched when the earliest due time moved.
-        let next_before = store.next_due()?;
         let ctx = self.ctx(now, merchant)?;
         let mut shell = WorkerShell {
             wallets: WalletMaker::from_env(&self.env),
             base_url: call.base_url,
         };
         let idem = call.idempotency;
+        let record = idem.clone();
         let mut tx_store = self.store()?;
         let outcome = transaction(&self.state.storage(), move || {
             let reply = tokenpad_core::wire::apply(&mut tx_store, &ctx, op, &mut shell)?;
@@ -248,64 +297,56 @@ impl MerchantObject {
             if let Some(idem) = &idem {
                 idempotency::record(&tx_store, idem, reply.status, &body, ctx.now)?;
             }
-            Ok((reply.status, body))
+            let queued = outbox::queue(&tx_store, &ctx, &reply)?;
+            Ok((reply.status, body, queued))
         });
-        if outcome.is_ok() && store.next_due()? != next_before {
-            self.reschedule().await?;
+        match outcome {
+            Ok((status, body, queued)) => {
+                if queued {
+                    self.followups_pending.set(true);
+                }
+                // Committed: from here on nothing may turn this answer into an error.
+                self.settle_soon(now);
+                self.after_commit(now, wake_before).await;
+                if changes {
+                    live::publish(&self.state, &store, now);
+                }
+                live::stamp(http::json_text(status, body).map_err(internal)?, now)
+            }
+            Err(e) if recorded(&e) => {
+                if let Some(idem) = &record {
+                    // The operation ran and refused: that refusal is its answer under this
+                    // key (the operation changed nothing: its transaction rolled back).
+                    let body = http::encode(&e.to_body())
+                        .map_err(|err| Error::internal(format!("encode: {err}")))?;
+                    let store = self.store()?;
+                    let (idem, status) = (idem.clone(), e.status());
+                    let kept = transaction(&self.state.storage(), move || {
+                        idempotency::record(&store, &idem, status, &body, now)
+                    });
+                    if let Err(err) = kept {
+                        worker::console_error!("idempotency record of a refusal: {err}");
+                    }
+                }
+                Err(e)
+            }
+            Err(e) => Err(e),
         }
-        let (status, body) = outcome?;
-        if changes {
-            live::publish(&self.state, &store, now);
-        }
-        live::stamp(http::json_text(status, body).map_err(internal)?, now)
     }
 
     /// A client's WebSocket for live updates (`GET /live`, see `live.rs`).
     fn live(&self, req: &Request) -> Result<Response> {
-        self.bucket
-            .borrow_mut()
-            .take(self.limit, worker::Date::now().as_millis())?;
         let store = self.store()?;
         let merchant = store
             .merchant()?
             .ok_or_else(|| Error::new(ErrorCode::InvalidApiKey, "Invalid API key"))?;
         let now = self.now()?;
-        self.run_due(now, merchant.clone())?;
         live::accept(&self.state, &store, req, now, |key| {
-            check_key(&merchant, key)
+            check_key(&merchant, key)?;
+            self.bucket
+                .borrow_mut()
+                .take(self.limit, worker::Date::now().as_millis())
         })
-    }
-
-    /// Finishes whatever is due, in its own transaction, so it commits even when the
-    /// request that triggered it is then refused.
-    fn run_due(&self, now: Millis, merchant: Merchant) -> Result<()> {
-        let mut store = self.store()?;
-        if store.due(now)?.is_empty() {
-            return Ok(());
-        }
-        let ctx = self.ctx(now, merchant)?;
-        transaction(&self.state.storage(), move || {
-            ops::due::run_due(&mut store, &ctx).map(|_| ())
-        })?;
-        live::publish(&self.state, &self.store()?, now);
-        Ok(())
-    }
-
-    /// Points the object's one alarm at the earliest scheduled item (in real time).
-    async fn reschedule(&self) -> Result<()> {
-        let next = self.store()?.next_due()?;
-        let storage = self.state.storage();
-        match next {
-            Some(at) => {
-                let real = at.saturating_sub(self.offset()?);
-                let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(real as f64));
-                storage
-                    .set_alarm(worker::ScheduledTime::new(date))
-                    .await
-                    .map_err(internal)
-            }
-            None => storage.delete_alarm().await.map_err(internal),
-        }
     }
 
     fn init(&self, args: InitArgs) -> Result<Response> {
@@ -347,21 +388,25 @@ impl MerchantObject {
         self.store()?.put_meta(CLOCK_KEY, &Clock { offset_ms })?;
         let now = self.now()?;
         if let Some(merchant) = self.store()?.merchant()? {
-            self.run_due(now, merchant)?;
+            self.run_due(now, &merchant);
         }
-        self.reschedule().await?;
+        self.deliver_followups(now).await;
+        self.sync_alarm().await?;
         http::json(200, &serde_json::json!({ "now": iso8601(now) })).map_err(internal)
     }
 
     async fn faucet(&self, address: Address, usdc: Usdc) -> Result<Response> {
         let merchant = self.merchant()?;
         let now = self.now()?;
-        self.run_due(now, merchant.clone())?;
+        self.run_due(now, &merchant);
+        let wake_before = self.next_wake()?;
         let mut store = self.store()?;
         let ctx = self.ctx(now, merchant)?;
         let stamp = transaction(&self.state.storage(), move || {
             ops::ledger::deposit_usdc(&mut store, &ctx, &address, usdc)
         })?;
+        self.settle_soon(now);
+        self.after_commit(now, wake_before).await;
         live::publish(&self.state, &self.store()?, now);
         http::json(
             200,

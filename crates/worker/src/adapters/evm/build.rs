@@ -1,0 +1,197 @@
+//! What a planned batch sends: the contract, the calldata (with every holder's EIP-3009
+//! authorization signed by that holder's key) and a gas limit.
+//!
+//! Every transfer, the treasury's included, is an EIP-3009 authorization: one call shape per
+//! token, in the order the ledger made the movements. The treasury is the merchant's relayer
+//! wallet, so its authorizations are signed with the merchant's key; a holder's with the
+//! holder's. An authorization's nonce is derived from the merchant and the intent, so signing
+//! an intent again (after a revert, a lost transaction) gives the same nonce: the chain itself
+//! refuses to carry out one movement twice.
+
+use super::config::Evm;
+use crate::adapters::sql::SqlStore;
+use crate::adapters::wallet::WalletMaker;
+use tokenpad_core::crypto::{keccak256, parse_bytes32};
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::intent::{Account, Action, Intent};
+use tokenpad_core::model::merchant::Merchant;
+use tokenpad_core::model::token::USDC_ADDRESS;
+use tokenpad_core::ops::settle::plan::{Batch, Call};
+use tokenpad_core::store::Store;
+use tokenpad_core::{Error, Result};
+use tokenpad_evm::auth::{self, Authorization, Domain, SignedAuthorization};
+use tokenpad_evm::calls;
+
+/// Gas limits, from what these calls use on anvil (deploy about 1.25 M; an authorization in a
+/// batch about 35 k, plus 17 k for a recipient new to the token; a single
+/// transferWithAuthorization about 86 k at most) with a margin. Unused gas is not paid for.
+pub const DEPLOY_GAS: u64 = 2_000_000;
+pub const MINT_GAS: u64 = 120_000;
+pub const SINGLE_TRANSFER_GAS: u64 = 150_000;
+pub const BATCH_BASE_GAS: u64 = 60_000;
+pub const BATCH_ITEM_GAS: u64 = 70_000;
+
+/// An authorization is valid from the epoch to the end of u64 seconds: the random nonce, not
+/// time, is what makes it usable once; a transaction stuck for long still settles.
+const VALID_BEFORE: u64 = u64::MAX;
+
+/// A transaction's payload.
+#[derive(Clone, Debug)]
+pub struct Built {
+    pub to: [u8; 20],
+    pub data: Vec<u8>,
+    pub gas_limit: u64,
+}
+
+pub struct Builder<'a> {
+    pub evm: &'a Evm,
+    pub merchant: &'a Merchant,
+    pub wallets: WalletMaker,
+    pub store: &'a SqlStore,
+}
+
+fn bad(why: String) -> Error {
+    Error::internal(format!("settlement: {why}"))
+}
+
+fn evm_err(e: tokenpad_evm::Error) -> Error {
+    bad(e.to_string())
+}
+
+impl Builder<'_> {
+    /// The chain address of a ledger token (the ledger keeps USDC under Base's address).
+    pub fn chain_address(&self, token: &Address) -> [u8; 20] {
+        if *token == USDC_ADDRESS.address() {
+            self.evm.usdc.0
+        } else {
+            token.0
+        }
+    }
+
+    fn secret(&self, account: &Account) -> Result<[u8; 32]> {
+        match account {
+            Account::Treasury => self
+                .wallets
+                .open(&self.merchant.address, &self.merchant.sealed_key),
+            Account::Wallet(a) => {
+                let h = self
+                    .store
+                    .holder_by_address(a)?
+                    .ok_or_else(|| bad(format!("no key for {a}: not a holder")))?;
+                self.wallets.open(&h.address, &h.sealed_key)
+            }
+        }
+    }
+
+    fn address(&self, account: &Account) -> [u8; 20] {
+        match account {
+            Account::Treasury => self.merchant.address.0,
+            Account::Wallet(a) => a.0,
+        }
+    }
+
+    fn domain(&self, token: &Address) -> Result<Domain> {
+        let (name, version) = if *token == USDC_ADDRESS.address() {
+            (self.evm.usdc_name.clone(), self.evm.usdc_version.clone())
+        } else {
+            let t = self
+                .store
+                .token(&tokenpad_core::model::ids::TokenAddress(*token))?
+                .ok_or_else(|| bad(format!("unknown token {token}")))?;
+            (t.name, "1".to_string())
+        };
+        Ok(Domain {
+            name,
+            version,
+            chain_id: self.evm.chain.chain_id,
+            verifying_contract: self.chain_address(token),
+        })
+    }
+
+    /// The authorization nonce of intent `id`: unique per merchant and intent, the same every
+    /// time it is signed.
+    fn nonce(&self, id: u64) -> [u8; 32] {
+        let mut seed = b"tokenpad transfer authorization".to_vec();
+        seed.extend_from_slice(self.merchant.id.as_str().as_bytes());
+        seed.extend_from_slice(&id.to_be_bytes());
+        keccak256(&seed)
+    }
+
+    fn authorize(&self, domain: &Domain, i: &Intent) -> Result<SignedAuthorization> {
+        let Action::Transfer { from, to, amount } = &i.action else {
+            return Err(bad(format!("intent {} is not a transfer", i.id)));
+        };
+        let a = Authorization {
+            from: self.address(from),
+            to: self.address(to),
+            value: amount.raw(),
+            valid_after: 0,
+            valid_before: VALID_BEFORE,
+            nonce: self.nonce(i.id),
+        };
+        auth::sign(domain, &a, &self.secret(from)?).map_err(evm_err)
+    }
+
+    pub fn build(&self, b: &Batch) -> Result<Built> {
+        let token = b.token.address();
+        let first = b
+            .intents
+            .first()
+            .ok_or_else(|| bad("an empty batch".into()))?;
+        match (b.call, &first.action) {
+            (
+                Call::Deploy,
+                Action::Deploy {
+                    salt,
+                    name,
+                    symbol,
+                    supply,
+                },
+            ) => {
+                let salt = parse_bytes32(salt).ok_or_else(|| bad("a bad deploy salt".into()))?;
+                Ok(Built {
+                    to: self.evm.chain.factory.0,
+                    data: calls::factory_deploy(
+                        salt,
+                        name,
+                        symbol,
+                        supply.raw(),
+                        self.merchant.address.0,
+                    ),
+                    gas_limit: DEPLOY_GAS,
+                })
+            }
+            (Call::Mint, Action::Mint { to, amount }) => Ok(Built {
+                to: self.chain_address(&token),
+                data: calls::mint(to.0, amount.raw()),
+                gas_limit: MINT_GAS,
+            }),
+            (Call::Transfers, _) => {
+                let domain = self.domain(&token)?;
+                let auths = b
+                    .intents
+                    .iter()
+                    .map(|i| self.authorize(&domain, i))
+                    .collect::<Result<Vec<_>>>()?;
+                let to = self.chain_address(&token);
+                match auths.as_slice() {
+                    [one] if token == USDC_ADDRESS.address() => Ok(Built {
+                        to,
+                        data: calls::transfer_with_authorization(one),
+                        gas_limit: SINGLE_TRANSFER_GAS,
+                    }),
+                    _ => {
+                        let n = u64::try_from(auths.len()).unwrap_or(u64::MAX);
+                        Ok(Built {
+                            to,
+                            data: calls::batch_transfer_with_authorization(&auths),
+                            gas_limit: BATCH_BASE_GAS
+                                .saturating_add(BATCH_ITEM_GAS.saturating_mul(n)),
+                        })
+                    }
+                }
+            }
+            _ => Err(bad(format!("intent {} does not match its call", first.id))),
+        }
+    }
+}

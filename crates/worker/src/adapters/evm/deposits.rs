@@ -1,0 +1,119 @@
+//! The settler's third step: the new blocks' Transfer logs of the merchant's tokens (all of
+//! them) and of USDC (to its holders), applied to the ledger (`ops::settle::observe`) with the
+//! scan's cursor in the same transaction, so each log counts once.
+
+use super::rpc::{Fail, Rpc};
+use super::settler::{Settler, Step};
+use tokenpad_core::crypto::hex0x;
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Units;
+use tokenpad_core::model::ids::TokenAddress;
+use tokenpad_core::model::token::{TokenKind, USDC_ADDRESS};
+use tokenpad_core::ops::settle::observe::{observe, Observed};
+use tokenpad_core::store::Store;
+use tokenpad_evm::logs;
+use tokenpad_evm::rpc::{self as r, LogFilter};
+
+/// Blocks of logs read per request (providers cap ranges).
+const SCAN_SPAN: u64 = 1_000;
+/// Holders per USDC log filter (providers cap topic lists).
+const HOLDERS_PER_FILTER: usize = 100;
+
+impl Settler<'_> {
+    pub(super) async fn scan_deposits(&self, rpc: &Rpc<'_>) -> Step {
+        let head = r::u64_result(&rpc.call(r::eth_block_number(rpc.id())).await?)?
+            .saturating_sub(self.evm.confirmations);
+        let store = self.store();
+        let Some(scanned) = store.relayer()?.scanned_block else {
+            // The first scan starts at the head: nothing before the merchant is its.
+            self.commit(move |s| {
+                let mut r = s.relayer()?;
+                r.scanned_block = Some(head);
+                s.put_relayer(&r)
+            })?;
+            return Ok(());
+        };
+        let from = scanned.saturating_add(1);
+        if from > head {
+            return Ok(());
+        }
+        let to = head.min(from.saturating_add(SCAN_SPAN - 1));
+        let tokens: Vec<[u8; 20]> = store
+            .tokens()?
+            .iter()
+            .filter(|t| t.kind == TokenKind::Merchant)
+            .map(|t| t.address.address().0)
+            .collect();
+        let holders = store.holder_addresses()?;
+        let mut requests = Vec::new();
+        if !tokens.is_empty() {
+            requests.push(r::eth_get_logs(
+                rpc.id(),
+                &LogFilter {
+                    from_block: from,
+                    to_block: to,
+                    addresses: tokens,
+                    topics: vec![vec![logs::TRANSFER_TOPIC]],
+                },
+            ));
+        }
+        for chunk in holders.chunks(HOLDERS_PER_FILTER) {
+            let topics = chunk
+                .iter()
+                .map(|a| {
+                    let mut t = [0u8; 32];
+                    if let Some(tail) = t.get_mut(12..) {
+                        tail.copy_from_slice(&a.0);
+                    }
+                    t
+                })
+                .collect();
+            requests.push(r::eth_get_logs(
+                rpc.id(),
+                &LogFilter {
+                    from_block: from,
+                    to_block: to,
+                    addresses: vec![self.evm.usdc.0],
+                    topics: vec![vec![logs::TRANSFER_TOPIC], vec![], topics],
+                },
+            ));
+        }
+        let mut seen = Vec::new();
+        for answer in rpc.batch(requests).await? {
+            for log in r::parse_logs(&answer.map_err(Fail::Node)?)? {
+                if let Some(t) = logs::decode_transfer(&log) {
+                    seen.push(t);
+                }
+            }
+        }
+        seen.sort_by_key(|t| (t.block_number, t.log_index));
+        seen.dedup_by_key(|t| (t.block_number, t.log_index));
+        let usdc = self.evm.usdc;
+        let observed: Vec<Observed> = seen
+            .into_iter()
+            .map(|t| Observed {
+                token: if t.token == usdc.0 {
+                    USDC_ADDRESS
+                } else {
+                    TokenAddress(Address(t.token))
+                },
+                from: Address(t.from),
+                to: Address(t.to),
+                amount: Units::new(t.value),
+                hash: hex0x(&t.transaction_hash),
+                block: t.block_number,
+                log_index: t.log_index,
+            })
+            .collect();
+        let ctx = self.ctx.clone();
+        self.commit(move |s| {
+            for o in &observed {
+                observe(s, &ctx, o)?;
+            }
+            let mut r = s.relayer()?;
+            r.scanned_block = Some(to);
+            s.put_relayer(&r)
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,177 @@
+//! The operator's chain routes, served at the edge (which holds no merchant state and may wait
+//! on the chain's RPC without holding up the merchant's object): the object hands over what
+//! the ledger says; the edge asks the chain and compares.
+//!
+//! - `GET /admin/merchants/:merchantId/chain`: the relayer (address, ETH balance, next nonce,
+//!   why settlement is stopped), transactions in flight, failed movements.
+//! - `GET /admin/merchants/:merchantId/reconcile`: every holder's balance of every token it
+//!   has, and the treasury's of each merchant token, against `balanceOf`.
+
+use crate::adapters::evm::config::{self, ChainConfig};
+use crate::adapters::evm::rpc::{Fail, Rpc};
+use crate::hop::{self, ChainView, MerchantCall};
+use crate::http;
+use tokenpad_core::model::decimal::Decimal;
+use tokenpad_core::model::ids::MerchantId;
+use tokenpad_core::model::settlement::TxState;
+use tokenpad_core::wire::chain::{
+    ChainReport, ChainTxReport, Difference, FailedMovement, ReconcileReport, RelayerReport,
+};
+use tokenpad_core::{Error, ErrorCode, Result};
+use tokenpad_evm::calls;
+use tokenpad_evm::rpc::{self as r, BlockTag, CallRequest};
+use worker::{Env, Response};
+
+/// Balance reads per JSON-RPC batch.
+const READS_PER_BATCH: usize = 100;
+
+fn rpc_error(f: Fail) -> Error {
+    Error::new(ErrorCode::Unavailable, f.to_string())
+}
+
+async fn view(env: &Env, id: &MerchantId) -> Result<ChainView> {
+    hop::merchant_typed(env, id, &MerchantCall::ChainView).await
+}
+
+pub async fn chain(env: &Env, id: MerchantId) -> Result<Response> {
+    let cfg = config::read(env)?;
+    let v = view(env, &id).await?;
+    let relayer = match &cfg {
+        ChainConfig::Embedded => None,
+        ChainConfig::Evm(evm) => {
+            let rpc = Rpc::new(evm.rpc.as_str(), evm.rpc_timeout_ms);
+            let balance = rpc
+                .call(r::eth_get_balance(
+                    rpc.id(),
+                    v.relayer_address.0,
+                    BlockTag::Latest,
+                ))
+                .await
+                .ok()
+                .and_then(|b| r::u128_result(&b).ok());
+            Some(RelayerReport {
+                address: v.relayer_address,
+                balance_wei: balance.map(|b| b.to_string()),
+                next_nonce: v.relayer.next_nonce,
+                scanned_block: v.relayer.scanned_block,
+                error: v.relayer.error.clone(),
+            })
+        }
+    };
+    let report = ChainReport {
+        merchant_id: id,
+        kind: cfg.mode().kind().into(),
+        chain_id: cfg.evm().map(|e| e.chain.chain_id),
+        relayer,
+        open_movements: v.open_movements,
+        transactions: v
+            .open_txs
+            .iter()
+            .map(|t| ChainTxReport {
+                nonce: t.nonce,
+                state: if t.state == TxState::Signed {
+                    "signed"
+                } else {
+                    "sent"
+                }
+                .into(),
+                hashes: t.versions.iter().map(|x| x.hash.clone()).collect(),
+                movements: u64::try_from(t.intents.len()).unwrap_or(u64::MAX),
+                error: t.error.clone(),
+            })
+            .collect(),
+        failed: v
+            .failed
+            .iter()
+            .map(|i| FailedMovement {
+                id: i.id,
+                token_address: i.token,
+                transaction_hash: i.hash.clone(),
+                error: i.error.clone(),
+            })
+            .collect(),
+    };
+    http::json(200, &report).map_err(|e| Error::internal(e.to_string()))
+}
+
+pub async fn reconcile(env: &Env, id: MerchantId) -> Result<Response> {
+    let cfg = config::read(env)?;
+    let v = view(env, &id).await?;
+    let ChainConfig::Evm(evm) = &cfg else {
+        let report = ReconcileReport {
+            merchant_id: id,
+            chain_id: None,
+            block_number: None,
+            open_movements: 0,
+            checked: 0,
+            differences: Vec::new(),
+        };
+        return http::json(200, &report).map_err(|e| Error::internal(e.to_string()));
+    };
+    let rpc = Rpc::new(evm.rpc.as_str(), evm.rpc_timeout_ms);
+    // Every read at one block, so the balances are one moment's.
+    let block = r::u64_result(
+        &rpc.call(r::eth_block_number(rpc.id()))
+            .await
+            .map_err(rpc_error)?,
+    )
+    .map_err(|e| Error::new(ErrorCode::Unavailable, e.to_string()))?;
+    let mut differences = Vec::new();
+    for chunk in v.expected.chunks(READS_PER_BATCH) {
+        let requests = chunk
+            .iter()
+            .map(|e| {
+                let token = if e.token == tokenpad_core::model::token::USDC_ADDRESS {
+                    evm.usdc.0
+                } else {
+                    e.token.address().0
+                };
+                let call = CallRequest {
+                    from: None,
+                    to: token,
+                    data: calls::balance_of(e.owner.0),
+                };
+                r::eth_call(rpc.id(), &call, BlockTag::Number(block))
+            })
+            .collect();
+        let answers = rpc.batch(requests).await.map_err(rpc_error)?;
+        for (e, answer) in chunk.iter().zip(answers) {
+            let on_chain = answer
+                .ok()
+                .and_then(|v| r::data_result(&v).ok())
+                .and_then(|d| {
+                    // A token not deployed yet has no code: balanceOf answers nothing.
+                    if d.is_empty() {
+                        Some(0)
+                    } else {
+                        calls::decode_u128(&d).ok()
+                    }
+                });
+            let Some(on_chain) = on_chain else {
+                return Err(Error::new(
+                    ErrorCode::Unavailable,
+                    format!("balanceOf({}) on {} gave no answer", e.owner, e.symbol),
+                ));
+            };
+            if on_chain != e.ledger.raw() {
+                differences.push(Difference {
+                    token_address: e.token,
+                    symbol: e.symbol.clone(),
+                    owner: e.owner,
+                    user_id: e.user_id.clone(),
+                    ledger: Decimal::from_units(e.ledger.raw(), e.decimals),
+                    chain: Decimal::from_units(on_chain, e.decimals),
+                });
+            }
+        }
+    }
+    let report = ReconcileReport {
+        merchant_id: id,
+        chain_id: Some(evm.chain.chain_id),
+        block_number: Some(block),
+        open_movements: v.open_movements,
+        checked: u64::try_from(v.expected.len()).unwrap_or(u64::MAX),
+        differences,
+    };
+    http::json(200, &report).map_err(|e| Error::internal(e.to_string()))
+}

@@ -1,0 +1,131 @@
+//! The bad-key guard: a budget per client address for requests whose key does not check.
+//!
+//! A key names its merchant, and the merchant id is part of the public key, so anyone can
+//! send `sk_<victim id>_<anything>` to a merchant's object. The object charges the merchant's
+//! rate budget only once the key checked; this guard keeps such strangers from costing the
+//! object anything else. Every answer `invalid_api_key` spends one request of the client
+//! address's bucket (BAD_KEY_LIMIT_PER_SECOND, default 5, bursts of BAD_KEY_LIMIT_BURST,
+//! default four times the rate; 0 turns it off); while the bucket is empty, that address's keyed requests
+//! are refused at the edge, before any object is asked: 429 `rate_limited` with
+//! Retry-After. A key this isolate has seen pass is exempt, so a stranger sharing an address
+//! (a NAT) with a merchant's real client does not lock it out.
+//!
+//! A key not known to be good reserves one request of the budget while it is checked, and
+//! gets it back unless it was bad: at most the burst plus the rate of bad keys per second
+//! reach the objects from one address, however many requests it has in flight.
+//!
+//! State is per isolate, in memory and bounded (at most `MAX_ADDRESSES` buckets and
+//! `MAX_GOOD_KEYS` key hashes; see `ratelimit::Buckets`): Workers run many isolates, so the
+//! budget an address really has is this one times the isolates it reaches. That bounds the
+//! work a flood costs without a shared store on the request path; a global limit in front
+//! of the Worker (Cloudflare's rate-limiting rules) is the operator's tool against floods
+//! from many addresses.
+
+use crate::config;
+use crate::http::header;
+use std::cell::RefCell;
+use std::collections::{HashSet, VecDeque};
+use std::net::IpAddr;
+use tokenpad_core::auth::key_hash;
+use tokenpad_core::ratelimit::{Buckets, Limit};
+use tokenpad_core::Result;
+use worker::{Env, Request};
+
+const MAX_ADDRESSES: usize = 4_096;
+const MAX_GOOD_KEYS: usize = 1_024;
+
+struct Guard {
+    failures: Buckets,
+    good: HashSet<String>,
+    good_order: VecDeque<String>,
+}
+
+thread_local! {
+    static GUARD: RefCell<Option<Guard>> = const { RefCell::new(None) };
+}
+
+fn limit(env: &Env) -> Limit {
+    let num = |name: &str| config::string(env, name).and_then(|v| v.trim().parse::<u64>().ok());
+    let per_second = num("BAD_KEY_LIMIT_PER_SECOND").unwrap_or(5);
+    Limit {
+        per_second,
+        burst: num("BAD_KEY_LIMIT_BURST").unwrap_or(per_second.saturating_mul(4)),
+    }
+}
+
+fn with<T>(env: &Env, f: impl FnOnce(&mut Guard) -> T) -> T {
+    let limit = limit(env);
+    GUARD.with(|g| {
+        let mut g = g.borrow_mut();
+        let guard = match &mut *g {
+            Some(guard) if guard.failures.limit() == limit => guard,
+            slot => slot.insert(Guard {
+                failures: Buckets::new(limit, MAX_ADDRESSES),
+                good: HashSet::new(),
+                good_order: VecDeque::new(),
+            }),
+        };
+        f(guard)
+    })
+}
+
+fn now() -> u64 {
+    worker::Date::now().as_millis()
+}
+
+/// The client's address: CF-Connecting-IP (set by Cloudflare, which overwrites what a client
+/// sends; locally, wrangler sets it unless the request has one). IPv6 addresses count per
+/// /64 (one subscriber's prefix). Without one, every such request shares one budget.
+pub fn client(req: &Request) -> String {
+    let Some(ip) = header(req, "cf-connecting-ip").and_then(|h| h.trim().parse::<IpAddr>().ok())
+    else {
+        return "unknown".into();
+    };
+    match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => {
+            let [a, b, c, d, ..] = v6.segments();
+            format!("{a:x}:{b:x}:{c:x}:{d:x}::/64")
+        }
+    }
+}
+
+/// Admits a keyed request from `client`, or refuses it when the address's bad-key budget is
+/// spent. A key not known to be good takes one request from the budget up front (so many
+/// requests in flight at once cannot all slip through on one remaining token); the answer
+/// then gives it back unless the key turned out bad (`observe`). Returns whether it took one.
+pub fn admit(env: &Env, client: &str, key: &str) -> Result<bool> {
+    with(env, |g| {
+        if g.good.contains(&key_hash(key)) {
+            return Ok(false);
+        }
+        match g.failures.take(client, now()) {
+            Ok(()) => Ok(g.failures.limit().per_second > 0),
+            Err(mut refusal) => {
+                refusal.message = "Too many requests with an invalid API key from your address: retry after the given time".into();
+                Err(refusal)
+            }
+        }
+    })
+}
+
+/// Learns from an answer: an `invalid_api_key` keeps the request `admit` took; any other
+/// answer gives it back, and one from the merchant's object (`checked`) marks the key good.
+pub fn observe(env: &Env, client: &str, key: &str, took: bool, invalid_key: bool, checked: bool) {
+    with(env, |g| {
+        if took && !invalid_key {
+            g.failures.refund(client, now());
+        }
+        if checked {
+            let hash = key_hash(key);
+            if g.good.insert(hash.clone()) {
+                g.good_order.push_back(hash);
+                if g.good_order.len() > MAX_GOOD_KEYS {
+                    if let Some(old) = g.good_order.pop_front() {
+                        g.good.remove(&old);
+                    }
+                }
+            }
+        }
+    });
+}

@@ -1,0 +1,71 @@
+//! Running due work, item by item, each in its own transaction (`tokenpad_core::ops::due`).
+//! An item that fails rolls back only itself; its failure is then recorded in a transaction
+//! of its own (retried after a backoff, parked after `MAX_ATTEMPTS`). Nothing here fails
+//! the caller: a request still answers, the alarm still ends and sets the next one.
+
+use super::MerchantObject;
+use crate::adapters::txn::transaction;
+use tokenpad_core::model::merchant::Merchant;
+use tokenpad_core::model::time::Millis;
+use tokenpad_core::ops::due::{self, Retry, MAX_ITEMS_PER_RUN};
+use tokenpad_core::store::Store;
+use tokenpad_core::Result;
+
+impl MerchantObject {
+    /// Runs what is due at `now` (at most `MAX_ITEMS_PER_RUN` items); returns how many ran.
+    pub(super) fn run_due(&self, now: Millis, merchant: &Merchant) -> usize {
+        let mut ran = 0;
+        while ran < MAX_ITEMS_PER_RUN {
+            match self.run_next(now, merchant) {
+                Ok(true) => ran += 1,
+                Ok(false) => break,
+                Err(e) => {
+                    // Storage itself failed (not an item): stop; the alarm tries again.
+                    worker::console_error!("due work stopped: {e}");
+                    self.alarm_stale.set(true);
+                    break;
+                }
+            }
+        }
+        if ran > 0 {
+            // Launches, unlocks and refunds change what holders and presales show.
+            match self.store() {
+                Ok(store) => super::live::publish(&self.state, &store, now),
+                Err(e) => worker::console_error!("live push after due work: {e}"),
+            }
+        }
+        ran
+    }
+
+    /// Runs the first due item, if there is one.
+    fn run_next(&self, now: Millis, merchant: &Merchant) -> Result<bool> {
+        let Some((stored, at)) = self.store()?.first_due(now)? else {
+            return Ok(false);
+        };
+        let ctx = self.ctx(now, merchant.clone())?;
+        let mut store = self.store()?;
+        let key = stored.clone();
+        let ran = transaction(&self.state.storage(), move || {
+            due::run_item(&mut store, &ctx, &key, at)
+        });
+        if let Err(e) = ran {
+            let mut store = self.store()?;
+            let key = stored.clone();
+            let error = e.clone();
+            let retry = transaction(&self.state.storage(), move || {
+                due::record_failure(&mut store, &key, &error, now)
+            })?;
+            match retry {
+                Retry::At(_) => {
+                    worker::console_error!("due item {stored} failed, retried later: {e}");
+                }
+                Retry::Parked => {
+                    worker::console_error!("due item {stored} parked after repeated failures: {e}");
+                }
+            }
+            // The item moved (or left the schedule): the alarm must follow.
+            self.alarm_stale.set(true);
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,90 @@
+//! Test-only fault injection (`POST /admin/chain/faults`, `POST /admin/faults`; local runs
+//! and tests, behind ALLOW_TIME_TRAVEL at the edge): the ways a merchant's object can fail,
+//! made to happen on purpose, so the tests can show it recovers.
+
+use super::{internal, MerchantObject};
+use crate::adapters::txn::transaction;
+use crate::adapters::wallet::random;
+use crate::http;
+use tokenpad_core::model::ids::JobId;
+use tokenpad_core::ops;
+use tokenpad_core::store::{DueKey, Store};
+use tokenpad_core::wire::admin::{ChainFaultsResult, FaultKind, FaultsResult};
+use tokenpad_core::Result;
+use worker::Response;
+
+impl MerchantObject {
+    /// The next `count` fallible chain submissions fail.
+    pub(super) fn chain_faults(&self, count: u32) -> Result<Response> {
+        let mut store = self.store()?;
+        self.merchant()?;
+        transaction(&self.state.storage(), move || {
+            ops::chain::inject_faults(&mut store, count)
+        })?;
+        http::json(
+            200,
+            &ChainFaultsResult {
+                success: true,
+                fail_next: u64::from(count),
+            },
+        )
+        .map_err(internal)
+    }
+
+    pub(super) async fn fault(&self, kind: FaultKind, count: u32) -> Result<Response> {
+        self.merchant()?;
+        let mut id = None;
+        match kind {
+            FaultKind::PoisonDue => id = Some(self.poison().await?),
+            FaultKind::AlarmWrites => self.alarm_faults.set(count),
+            FaultKind::LostAnswers => self.lost_answers.set(count),
+            FaultKind::HaltAfterSigning => {
+                let mut store = self.store()?;
+                transaction(&self.state.storage(), move || {
+                    let mut state = store.chain_state()?;
+                    state.halt_after_signing = count;
+                    store.put_chain_state(&state)
+                })?;
+            }
+            // The registry's own fault: the edge sends it there.
+            FaultKind::RegistryWrites => {}
+        }
+        http::json(
+            200,
+            &FaultsResult {
+                success: true,
+                kind,
+                id,
+            },
+        )
+        .map_err(internal)
+    }
+
+    /// A job due now whose stored record cannot be read: every run of it fails.
+    async fn poison(&self) -> Result<String> {
+        let id = format!("poison-{}", hex::encode(random::<8>()?));
+        let now = self.now()?;
+        let mut store = self.store()?;
+        let job = JobId::new_unchecked(id.clone());
+        transaction(&self.state.storage(), move || {
+            store.exec(
+                "INSERT INTO jobs (id, data) VALUES (?, ?)",
+                vec![job.as_str().into(), "{\"poisoned\":".into()],
+            )?;
+            store.schedule(&DueKey::Job(job), now)
+        })?;
+        self.alarm_stale.set(true);
+        if let Err(e) = self.sync_alarm().await {
+            worker::console_error!("alarm not set: {e}");
+        }
+        Ok(id)
+    }
+
+    /// Whether this API call's answer is to be lost (`lost_answers`), and when: `Some(false)`
+    /// before the operation runs, `Some(true)` after it committed.
+    pub(super) fn lose_answer(&self) -> Option<bool> {
+        let left = self.lost_answers.get().checked_sub(1)?;
+        self.lost_answers.set(left);
+        Some(left % 2 == 0)
+    }
+}

@@ -1,0 +1,117 @@
+//! What follows a commit: the alarm, and the follow-ups of `outbox`. Neither may turn a
+//! committed answer into an error, so neither is the request's failure: both are idempotent
+//! and retried until they land.
+//!
+//! - The alarm is derived state: it must point at the earliest pending work (a scheduled
+//!   item or a follow-up). Setting it again to the same time is harmless, so when a write
+//!   of it fails the object marks it stale and sets it again at the next chance: right
+//!   away once, then before answering any later request, and at the end of every alarm. A
+//!   new instance starts stale, so a write lost to a reset is made again too.
+//! - Follow-ups are delivered after the commit, before the answer (so a client that got its
+//!   201 finds the deployment's page); one that fails waits for the alarm's retry.
+
+use super::{outbox, MerchantObject};
+use crate::hop;
+use tokenpad_core::model::time::Millis;
+use tokenpad_core::store::Store;
+use tokenpad_core::{Error, Result};
+
+/// Follow-ups delivered in one pass at most; the rest wait for the alarm.
+const MAX_FOLLOWUPS_PER_PASS: u64 = 20;
+
+impl MerchantObject {
+    /// When the object next has work: its earliest scheduled item, follow-up or settlement
+    /// round (an EVM chain).
+    pub(super) fn next_wake(&self) -> Result<Option<Millis>> {
+        let store = self.store()?;
+        let now = self.now()?;
+        let wakes = [
+            store.next_due()?,
+            outbox::next_at(&store)?,
+            self.settle_at(now)?,
+        ];
+        Ok(wakes.into_iter().flatten().min())
+    }
+
+    /// Points the object's one alarm at its next work (in real time), or clears it.
+    pub(super) async fn sync_alarm(&self) -> Result<()> {
+        if let Some(left) = self.alarm_faults.get().checked_sub(1) {
+            self.alarm_faults.set(left);
+            self.alarm_stale.set(true);
+            return Err(Error::internal("injected alarm write fault"));
+        }
+        let next = self.next_wake()?;
+        let storage = self.state.storage();
+        let written = match next {
+            Some(at) => {
+                let real = at.saturating_sub(self.offset()?);
+                let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(real as f64));
+                storage.set_alarm(worker::ScheduledTime::new(date)).await
+            }
+            None => storage.delete_alarm().await,
+        };
+        match written {
+            Ok(()) => {
+                self.alarm_stale.set(false);
+                Ok(())
+            }
+            Err(e) => {
+                self.alarm_stale.set(true);
+                Err(Error::internal(format!("alarm write: {e}")))
+            }
+        }
+    }
+
+    /// After a commit: the follow-ups, then the alarm when the next work moved (or it is
+    /// stale). Failures are logged and retried later, never returned.
+    pub(super) async fn after_commit(&self, now: Millis, wake_before: Option<Millis>) {
+        self.deliver_followups(now).await;
+        let moved = match self.next_wake() {
+            Ok(wake) => wake != wake_before,
+            Err(_) => true,
+        };
+        if moved || self.alarm_stale.get() {
+            for _ in 0..2 {
+                match self.sync_alarm().await {
+                    Ok(()) => return,
+                    Err(e) => worker::console_error!("alarm not set (retried later): {e}"),
+                }
+            }
+        }
+    }
+
+    /// Delivers the follow-ups due at `now`. A failed delivery is rescheduled with a backoff
+    /// and the alarm is moved to it.
+    pub(super) async fn deliver_followups(&self, now: Millis) {
+        if !self.followups_pending.get() {
+            return;
+        }
+        if let Err(e) = self.try_deliver(now).await {
+            worker::console_error!("follow-ups not delivered (retried later): {e}");
+        }
+    }
+
+    async fn try_deliver(&self, now: Millis) -> Result<()> {
+        let store = self.store()?;
+        let mut failed = false;
+        for f in outbox::due(&store, now, MAX_FOLLOWUPS_PER_PASS)? {
+            let sent = match f.call() {
+                Ok(call) => hop::registry(&self.env, &call).await.map(drop),
+                Err(e) => Err(e),
+            };
+            match sent {
+                Ok(()) => outbox::delivered(&store, &f.key)?,
+                Err(e) => {
+                    worker::console_error!("follow-up {} failed: {}", f.key, e.message);
+                    outbox::failed(&store, &f, now)?;
+                    failed = true;
+                }
+            }
+        }
+        self.followups_pending.set(outbox::any(&store)?);
+        if failed {
+            self.alarm_stale.set(true);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,136 @@
+//! Settlement from the merchant's object (an EVM chain; nothing on the embedded chain).
+//!
+//! The object owns the relayer: only its alarm runs the settler (`adapters::evm::settler`),
+//! one round at a time, so nonces never drift. When the next round runs is kept in the
+//! object's storage (`settle_at`, service time) and is part of the alarm's next wake:
+//! `CHAIN_BATCH_WINDOW_MS` after a request that queued movements (so the movements of a busy
+//! moment share transactions: a burst of 500 rewards is a handful of batches, not 500
+//! transactions), every `CHAIN_POLL_MS` while anything is in flight, every `CHAIN_SCAN_MS`
+//! otherwise (to notice deposits).
+
+use super::{internal, MerchantObject};
+use crate::adapters::evm::settler::Settler;
+use crate::adapters::wallet::WalletMaker;
+use crate::hop::ChainView;
+use crate::http;
+use tokenpad_core::model::merchant::Merchant;
+use tokenpad_core::model::time::Millis;
+use tokenpad_core::ops::settle::reconcile;
+use tokenpad_core::store::Store;
+use tokenpad_core::Result;
+use worker::Response;
+
+const SETTLE_AT_KEY: &str = "settle_at";
+/// The latest refused movements a chain view lists.
+const FAILED_SHOWN: u32 = 20;
+
+impl MerchantObject {
+    fn evm(&self) -> Option<&crate::adapters::evm::config::Evm> {
+        self.chain.as_ref().ok().and_then(|c| c.evm())
+    }
+
+    /// When the settler should run next (None on the embedded chain). A merchant on an EVM
+    /// chain that never ran one runs one now.
+    pub(super) fn settle_at(&self, now: Millis) -> Result<Option<Millis>> {
+        if self.evm().is_none() || self.store()?.merchant()?.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(
+            self.store()?.meta::<Millis>(SETTLE_AT_KEY)?.unwrap_or(now),
+        ))
+    }
+
+    fn set_settle_at(&self, at: Millis) -> Result<()> {
+        self.store()?.put_meta(SETTLE_AT_KEY, &at)
+    }
+
+    /// After a commit: movements just queued go out within the batch window.
+    pub(super) fn settle_soon(&self, now: Millis) {
+        let Some(evm) = self.evm() else {
+            return;
+        };
+        let soon = || -> Result<()> {
+            let store = self.store()?;
+            let by = now.saturating_add(evm.batch_window_ms);
+            let later = store
+                .meta::<Millis>(SETTLE_AT_KEY)?
+                .is_none_or(|at| at > by);
+            if later && !store.open_intents(1)?.is_empty() {
+                self.set_settle_at(by)?;
+            }
+            Ok(())
+        };
+        if let Err(e) = soon() {
+            worker::console_error!("settlement not scheduled (the next alarm runs it): {e}");
+            self.alarm_stale.set(true);
+        }
+    }
+
+    /// The alarm's settlement round, when one is due. Its failures are logged and retried;
+    /// they never fail the alarm.
+    pub(super) async fn settle(&self, now: Millis, merchant: Merchant) {
+        let Some(evm) = self.evm() else {
+            return;
+        };
+        match self.settle_at(now) {
+            Ok(Some(at)) if at <= now => {}
+            Ok(_) => return,
+            Err(e) => {
+                worker::console_error!("settlement: {e}");
+                return;
+            }
+        }
+        if self.settling.replace(true) {
+            return;
+        }
+        let ctx = match self.ctx(now, merchant) {
+            Ok(ctx) => ctx,
+            Err(e) => {
+                self.settling.set(false);
+                worker::console_error!("settlement: {e}");
+                return;
+            }
+        };
+        let settler = Settler {
+            storage: self.state.storage(),
+            evm,
+            wallets: WalletMaker::from_env(&self.env),
+            ctx,
+            scan: now.saturating_sub(self.scanned_at.get()) >= evm.scan_ms,
+        };
+        let next = match settler.run().await {
+            Ok(round) => {
+                if round.scanned {
+                    self.scanned_at.set(now);
+                }
+                round.next_at
+            }
+            Err(e) => {
+                worker::console_error!("settlement round failed (retried): {e}");
+                now.saturating_add(evm.poll_ms.max(1_000))
+            }
+        };
+        self.settling.set(false);
+        if let Err(e) = self.set_settle_at(next) {
+            worker::console_error!("settlement: {e}");
+        }
+        self.alarm_stale.set(true);
+    }
+
+    /// What the ledger says, for the edge's chain and reconciliation routes.
+    pub(super) fn chain_view(&self) -> Result<Response> {
+        let merchant = self.merchant()?;
+        let store = self.store()?;
+        let ctx = self.ctx(self.now()?, merchant.clone())?;
+        let open = store.open_intents(u32::MAX)?;
+        let view = ChainView {
+            relayer_address: merchant.address,
+            relayer: store.relayer()?,
+            open_movements: u64::try_from(open.len()).unwrap_or(u64::MAX),
+            open_txs: store.open_chain_txs()?,
+            failed: store.failed_intents(FAILED_SHOWN)?,
+            expected: reconcile::expected(&store, &ctx)?,
+        };
+        http::json(200, &view).map_err(internal)
+    }
+}

@@ -1,0 +1,53 @@
+// A JSON-RPC proxy in front of a node, for fault tests: the worker talks to the proxy, and
+// the test decides what happens to each call.
+//
+//   const proxy = await startProxy(anvil.rpcUrl);
+//   proxy.mode = 'fail';          // every call: HTTP 500
+//   proxy.mode = 'hang';          // every call: no answer (the worker's timeout fires)
+//   proxy.mode = 'lose-sends';    // eth_sendRawTransaction reaches the node, its answer is lost
+//   proxy.mode = 'pass';          // back to normal
+//   proxy.calls                   // [{ method }] of every call seen
+import { createServer } from 'node:http';
+
+export async function startProxy(upstream) {
+  const hanging = new Set();
+  const proxy = { url: '', mode: 'pass', calls: [], sends: 0 };
+  const server = createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    let parsed;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      parsed = null;
+    }
+    const methods = (Array.isArray(parsed) ? parsed : [parsed]).map((c) => c?.method);
+    for (const method of methods) proxy.calls.push({ method, mode: proxy.mode });
+    const isSend = methods.includes('eth_sendRawTransaction');
+    if (isSend) proxy.sends++;
+    if (proxy.mode === 'fail') {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('upstream failure (injected)');
+      return;
+    }
+    if (proxy.mode === 'hang') {
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+      return;
+    }
+    const upstreamRes = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const text = await upstreamRes.text();
+    if (proxy.mode === 'lose-sends' && isSend) {
+      // It reached the node; the worker never hears back.
+      res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway (injected)');
+      return;
+    }
+    res.writeHead(upstreamRes.status, { 'content-type': 'application/json' }).end(text);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  proxy.url = `http://127.0.0.1:${server.address().port}`;
+  proxy.stop = async () => {
+    for (const res of hanging) res.destroy();
+    await new Promise((r) => server.close(r));
+  };
+  return proxy;
+}

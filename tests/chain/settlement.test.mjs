@@ -1,0 +1,264 @@
+// Settlement on a real EVM node (anvil from npm): tokenpad's ledger movements land on chain
+// exactly once, whatever fails on the way. The worker talks to anvil through a proxy
+// (rpc_proxy.mjs) so the tests can make the RPC fail, hang, or lose answers.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { keccak256, encodeAbiParameters, toHex } from 'viem';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { artifact, balanceOf, deployBase, DEV_ACCOUNTS, rpc, send, startAnvil } from './anvil.mjs';
+import { startProxy } from './rpc_proxy.mjs';
+import { startWorker } from '../http/harness.mjs';
+import { checkedClient } from '../http/check.mjs';
+
+let anvil;
+let proxy;
+let w;
+const c = checkedClient(() => w);
+const { call, ok, newMerchant, newToken, settled, reconciled } = c;
+let M;
+let T;
+const E18 = 10n ** 18n;
+const OUT = '0x00000000000000000000000000000000000a11ce';
+
+const chainView = async () => ok(await call('GET', `/admin/merchants/${M.id}/chain`, { adminKey: w.adminKey }));
+const nonce = async () => BigInt(await rpc(anvil.rpcUrl, 'eth_getTransactionCount', [M.merchantAddress, 'latest']));
+const onChain = (owner, token = T.address) => balanceOf(anvil.rpcUrl, token, owner);
+async function holder(userId) {
+  const r = await call('PUT', `/holder/${userId}`, { key: M.secretKey });
+  assert.ok([200, 201].includes(r.status), r.text);
+  return r.json.address ?? ok(await call('GET', `/holder/${userId}`, { key: M.secretKey })).address;
+}
+const distribute = async (userId, amount) => c.assertMovement(ok(await call('POST', `/token/${T.address}/distribute`, {
+  key: M.secretKey, body: { sendToId: userId, amount },
+})));
+const history = async (userId) => ok(await call('GET', `/holder/${userId}/transactions`, { key: M.secretKey })).data;
+async function until(what, check, timeoutMs = 30_000) {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+async function receipt(hash) {
+  return rpc(anvil.rpcUrl, 'eth_getTransactionReceipt', [hash]);
+}
+
+before(async () => {
+  anvil = await startAnvil();
+  const base = await deployBase(anvil.rpcUrl);
+  proxy = await startProxy(anvil.rpcUrl);
+  w = await startWorker({
+    chain: { rpcUrl: proxy.url, chainId: anvil.chainId, usdc: base.usdc, factory: base.factory },
+    env: { CHAIN_REPLACE_AFTER_MS: '1500', CHAIN_RPC_TIMEOUT_MS: '1000' },
+  });
+  M = await newMerchant('Settlement');
+  T = await newToken(M, { name: 'Settled', symbol: 'SET', canDistribute: true });
+});
+after(async () => {
+  await w?.stop();
+  await proxy?.stop();
+  await anvil?.stop();
+});
+
+test('a token is deployed by the factory at the address the API gave, from the merchant relayer', async () => {
+  const code = await rpc(anvil.rpcUrl, 'eth_getCode', [T.address, 'latest']);
+  assert.ok(code.length > 2, 'the token has code');
+  assert.equal(await onChain(M.merchantAddress), 10n ** 9n * E18, 'the whole supply is the treasury\'s');
+  await reconciled(M);
+});
+
+test('a withdrawal lands real tokens at an outside address', async () => {
+  const alice = await holder('alice');
+  await distribute('alice', 10);
+  const r = c.assertMovement(ok(await call('POST', '/holder/alice/withdraw', {
+    key: M.secretKey, body: { tokenAddress: T.address, amount: 4, toAddress: OUT },
+  })));
+  assert.equal(r.to.toLowerCase(), OUT);
+  await settled(M);
+  assert.equal(await onChain(OUT), 4n * E18);
+  assert.equal(await onChain(alice), 6n * E18);
+  const [rec] = await history('alice');
+  assert.equal(rec.type, 'withdraw');
+  assert.equal(rec.chainStatus, 'confirmed');
+  const mined = await receipt(rec.transactionHash);
+  assert.equal(mined.status, '0x1');
+  assert.equal(Number(mined.blockNumber), rec.blockNumber);
+  await reconciled(M);
+});
+
+test('a burst of 500 distributions settles in far fewer than 500 transactions', async () => {
+  const users = Array.from({ length: 50 }, (_, i) => `burst-${i}`);
+  const addresses = [];
+  for (const u of users) addresses.push(await holder(u));
+  const before_ = await nonce();
+  const jobs = [];
+  for (let round = 0; round < 10; round++) for (const u of users) jobs.push(u);
+  // 25 at a time, as a busy app would send them.
+  for (let i = 0; i < jobs.length; i += 25) await Promise.all(jobs.slice(i, i + 25).map((u) => distribute(u, 1)));
+  await settled(M, 120_000);
+  const txs = Number((await nonce()) - before_);
+  assert.ok(txs <= 25, `500 distributions took ${txs} transactions`);
+  for (const a of addresses) assert.equal(await onChain(a), 10n * E18);
+  const records = await history('burst-7');
+  assert.equal(records.length, 10);
+  assert.ok(records.every((r) => r.chainStatus === 'confirmed' && /^0x[0-9a-f]{64}$/.test(r.transactionHash)));
+  await reconciled(M);
+});
+
+test('fault: killed between signing and broadcasting, it sends the same bytes once after the restart', async () => {
+  const bob = await holder('bob');
+  ok(await call('POST', '/admin/faults', { adminKey: w.adminKey, body: { kind: 'halt_after_signing', merchantId: M.id, count: 1 } }));
+  const n0 = await nonce();
+  const sends0 = proxy.sends;
+  await distribute('bob', 3);
+  const signed = await until('a signed, unsent transaction', async () => (await chainView()).transactions.find((t) => t.state === 'signed'));
+  assert.equal(proxy.sends, sends0, 'nothing was broadcast');
+  assert.equal(await receipt(signed.hashes[0]), null);
+  await w.crashAndRestart();
+  await settled(M);
+  const [rec] = await history('bob');
+  assert.equal(rec.transactionHash, signed.hashes[0], 'the stored transaction is the one that landed');
+  assert.equal((await receipt(rec.transactionHash)).status, '0x1');
+  assert.equal(await nonce(), n0 + 1n, 'one transaction');
+  assert.equal(await onChain(bob), 3n * E18, 'one transfer');
+  await reconciled(M);
+});
+
+test('fault: the RPC failing, hanging, or losing the answer to a send: nothing lost, nothing doubled', async () => {
+  const carol = await holder('carol');
+  const n0 = await nonce();
+  let expected = 0n;
+  for (const mode of ['fail', 'hang', 'lose-sends']) {
+    proxy.mode = mode;
+    await distribute('carol', 2);
+    expected += 2n;
+    if (mode === 'lose-sends') {
+      // The send reaches the node; the worker hears nothing back and keeps watching.
+      await until('the transaction mined', async () => (await onChain(carol)) === expected * E18);
+    } else {
+      await sleep(2_500);
+      proxy.mode = 'pass';
+      const v = await chainView();
+      assert.ok(v.openMovements >= 1, JSON.stringify(v));
+      assert.match(v.relayer.error ?? '', /RPC endpoint did not answer/, JSON.stringify(v));
+      assert.doesNotMatch(JSON.stringify(v), new RegExp(proxy.url.replace(/[.:/]/g, '.')), 'the RPC URL is never shown');
+    }
+    proxy.mode = 'pass';
+    await settled(M);
+    assert.equal(await onChain(carol), expected * E18, `${mode}: each movement once`);
+  }
+  assert.equal(await nonce(), n0 + 3n);
+  assert.equal((await chainView()).relayer.error, undefined, 'the error clears once it works again');
+  await reconciled(M);
+});
+
+test('fault: a dropped transaction is sent again; a stuck one is replaced with a higher fee', async () => {
+  const dave = await holder('dave');
+  await rpc(anvil.rpcUrl, 'evm_setAutomine', [false]);
+  try {
+    const n0 = await nonce();
+    // Dropped: the node forgets it; the settler sends the same bytes again.
+    await distribute('dave', 1);
+    const sent = await until('a sent transaction', async () => (await chainView()).transactions.find((t) => t.state === 'sent'));
+    await rpc(anvil.rpcUrl, 'anvil_dropAllTransactions', []);
+    assert.equal(await rpc(anvil.rpcUrl, 'eth_getTransactionByHash', [sent.hashes[0]]), null);
+    await until('the same transaction back in the pool', async () => (await rpc(anvil.rpcUrl, 'eth_getTransactionByHash', [sent.hashes[0]])) !== null);
+    await rpc(anvil.rpcUrl, 'evm_mine', []);
+    await settled(M);
+    assert.equal((await history('dave'))[0].transactionHash, sent.hashes[0]);
+    // Stuck: still unmined after CHAIN_REPLACE_AFTER_MS, replaced (same nonce, higher fee).
+    await distribute('dave', 1);
+    const replaced = await until('a replacement', async () => (await chainView()).transactions.find((t) => t.hashes.length >= 2));
+    const [first, second] = replaced.hashes;
+    const fee = async (h) => BigInt((await rpc(anvil.rpcUrl, 'eth_getTransactionByHash', [h]))?.maxFeePerGas ?? 0);
+    assert.ok((await fee(second)) > 0n);
+    await rpc(anvil.rpcUrl, 'evm_mine', []);
+    await settled(M);
+    const [rec] = await history('dave');
+    assert.ok(replaced.hashes.includes(rec.transactionHash), 'the record names the version that was mined');
+    assert.equal(await receipt(first === rec.transactionHash ? second : first), null, 'the other version never landed');
+    assert.equal(await nonce(), n0 + 2n);
+    assert.equal(await onChain(dave), 2n * E18);
+  } finally {
+    await rpc(anvil.rpcUrl, 'evm_setAutomine', [true]);
+  }
+  await reconciled(M);
+});
+
+test('fault: a revert is a visible, compensated ledger entry; the rest of its batch settles', async () => {
+  const erin = await holder('erin');
+  const frank = await holder('frank');
+  await distribute('erin', 5);
+  await settled(M);
+  // Someone moved erin's tokens behind the ledger's back: her next transfer reverts on chain.
+  const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [erin, 0n]));
+  await rpc(anvil.rpcUrl, 'anvil_setStorageAt', [T.address, slot, toHex(0n, { size: 32 })]);
+  assert.equal(await onChain(erin), 0n);
+  c.assertMovement(ok(await call('POST', '/holder/erin/withdraw', {
+    key: M.secretKey, body: { tokenAddress: T.address, amount: 2, toAddress: OUT },
+  })));
+  await distribute('frank', 1);
+  await settled(M);
+  const records = await history('erin');
+  const reversal = records.find((r) => r.type === 'reversal');
+  const failed = records.find((r) => r.type === 'withdraw');
+  assert.equal(failed.chainStatus, 'failed');
+  assert.ok(reversal, JSON.stringify(records));
+  assert.equal(reversal.amount, 2);
+  // The ledger gave erin her 2 back: as if the withdrawal had not happened.
+  const bal = ok(await call('GET', `/holder/erin/token/${T.address}`, { key: M.secretKey }));
+  assert.equal(bal.balance, 5);
+  const v = await chainView();
+  assert.match(v.failed[0].error, /ERC20InsufficientBalance/);
+  assert.equal(await onChain(frank), E18, 'the other movement settled');
+  // Reconciliation shows exactly the tampering: nothing lost or doubled.
+  const r = ok(await call('GET', `/admin/merchants/${M.id}/reconcile`, { adminKey: w.adminKey }));
+  assert.deepEqual(r.differences.map((d) => [d.owner, d.ledger, d.chain]), [[erin, 5, 0]]);
+  await rpc(anvil.rpcUrl, 'anvil_setStorageAt', [T.address, slot, toHex(5n * E18, { size: 32 })]);
+  await reconciled(M);
+});
+
+test('a relayer out of gas stops with the address to fund, and resumes once funded', async () => {
+  const gina = await holder('gina');
+  await rpc(anvil.rpcUrl, 'anvil_setBalance', [M.merchantAddress, '0x0']);
+  await distribute('gina', 1);
+  const v = await until('the out-of-gas error', async () => {
+    const x = await chainView();
+    return x.relayer.error?.includes('out of gas') ? x : null;
+  });
+  assert.ok(v.relayer.error.includes(M.merchantAddress), v.relayer.error);
+  assert.equal(v.openMovements, 1);
+  assert.equal(await onChain(gina), 0n);
+  await rpc(anvil.rpcUrl, 'anvil_setBalance', [M.merchantAddress, '0x3635c9adc5dea00000']);
+  await settled(M);
+  assert.equal(await onChain(gina), E18);
+  await reconciled(M);
+});
+
+test('deposits from outside are noticed in the Transfer logs and credited once', async () => {
+  const hana = await holder('hana');
+  const outsider = DEV_ACCOUNTS[1];
+  // USDC sent to a holder by someone else (test USDC: anyone can mint it).
+  const { transactionHash: hash } = await send(anvil.rpcUrl, {
+    address: w.chain.usdc, abi: artifact('TestUSDC').abi, functionName: 'mint', args: [hana, 7_000_000n], account: outsider,
+  });
+  const dep = await until('the USDC deposit', async () => (await history('hana')).find((r) => r.type === 'deposit'));
+  assert.equal(dep.transactionHash, hash);
+  assert.equal(dep.chainStatus, 'confirmed');
+  assert.equal(dep.amount, 7);
+  // The merchant's token, from an outside wallet it was withdrawn to.
+  await distribute('hana', 3);
+  ok(await call('POST', '/holder/hana/withdraw', { key: M.secretKey, body: { tokenAddress: T.address, amount: 3, toAddress: outsider.address } }));
+  await settled(M);
+  const back = await send(anvil.rpcUrl, {
+    address: T.address, abi: artifact('TokenpadToken').abi, functionName: 'transfer', args: [hana, E18], account: outsider,
+  });
+  const tokenDep = await until('the token deposit', async () => (await history('hana')).find((r) => r.type === 'deposit' && r.tokenAddress === T.address));
+  assert.equal(tokenDep.transactionHash, back.transactionHash);
+  assert.equal(tokenDep.amount, 1);
+  await sleep(1_000); // more scans: still once
+  assert.equal((await history('hana')).filter((r) => r.type === 'deposit').length, 2);
+  await reconciled(M);
+});

@@ -1,0 +1,100 @@
+// Issue #15's edge rules: a secret key anywhere in the URL is refused before any lookup and
+// never echoed or logged; a JSON body with a key given twice is refused; the deployment
+// page's errors are the documented HTML ones. Every response is checked against openapi.json.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startWorker } from './harness.mjs';
+import { checkedClient } from './check.mjs';
+import { assertMatches } from './openapi.mjs';
+
+let w;
+const { call, ok, fails, newMerchant, newToken } = checkedClient(() => w);
+let A;
+let token;
+
+before(async () => {
+  w = await startWorker();
+  A = await newMerchant('Edge rules');
+  token = await newToken(A, { totalSupply: 1000 });
+  ok(await call('PUT', '/holder/alice', { key: A.secretKey }), 201);
+  ok(await call('POST', `/token/${token.address}/distribute`, { key: A.secretKey, body: { amount: 10, sendToId: 'alice' } }));
+});
+after(async () => {
+  await w?.stop();
+});
+
+test('a secret key anywhere in the URL: 400 secret_key_in_url, before any lookup, never echoed or logged', async () => {
+  const sk = A.secretKey;
+  const upper = sk.replace(/[a-f]/g, (c) => c.toUpperCase()).replace(/^SK_/, 'sk_');
+  const encoded = [...sk].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+  const cases = [
+    ['GET', `/holder/${sk}`], // a public route: a userId that is a key
+    ['GET', `/holder/${sk}/token/${token.address}`],
+    ['PUT', `/holder/${sk}`],
+    ['POST', `/holder/${sk}/spend`],
+    ['GET', `/holder/x${sk}y/transactions`],
+    ['GET', `/holder/${encoded}`], // percent-encoded
+    ['GET', `/holder/${upper}`],
+    ['GET', `/no/such/route/${sk}`], // would be a 404 naming the path
+    ['DELETE', `/holder/${sk}`], // would be a 405 naming the path
+    ['GET', `/merchant/all-tokens?apiKey=${sk}`],
+    ['GET', `/merchant/all-tokens?${sk}=1`], // the key as a parameter's name
+    ['GET', `/merchant/all-tokens?note=key-${sk}`],
+    ['GET', `/token/${token.address}?publicKey=${A.publicKey}&x=${encodeURIComponent(sk)}`],
+    ['GET', `/deployments/${sk}`],
+    ['GET', `/health?k=${sk}`],
+    ['POST', `/admin/merchants?k=${sk}`],
+  ];
+  for (const [method, path] of cases) {
+    // With the right key in the header too: the URL alone decides.
+    const r = await call(method, path, { key: sk, body: method === 'GET' || method === 'DELETE' ? undefined : {} });
+    fails(r, 400, 'secret_key_in_url');
+    assert.ok(!r.text.includes(sk) && !r.text.toLowerCase().includes(sk.toLowerCase().slice(3)), `${method} ${path} echoed the key: ${r.text}`);
+    for (const [, v] of r.headers) assert.ok(!v.includes(sk.slice(3)), `${method} ${path}: a header carries the key`);
+  }
+  // Public paths still answer CORS, so a browser sees the refusal.
+  const pub = await call('GET', `/holder/${sk}`);
+  assert.equal(pub.headers.get('access-control-allow-origin'), '*');
+  // Nothing was done: alice's balance is whole, no holder was created under the key.
+  assert.equal(ok(await call('GET', `/holder/alice/token/${token.address}`, { key: A.publicKey })).balance, 10);
+  // Nothing of it reached the log (wrangler's own access log is off in the harness; this is
+  // what the service itself prints).
+  assert.ok(!w.logs().includes(sk.slice(3)), 'the key is in the worker log');
+  // A userId or parameter that merely contains sk_ is not a key.
+  ok(await call('PUT', '/holder/task_force', { key: sk }), 201);
+  fails(await call('GET', `/holder/desk_sk_1?publicKey=${A.publicKey}`), 404, 'holder_not_found');
+  ok(await call('GET', '/merchant/all-tokens?note=desk_sk_1', { key: sk }));
+  // A query value that starts with sk_ is refused even when it is not a well-formed key.
+  fails(await call('GET', '/merchant/all-tokens?note=sk_typo', { key: sk }), 400, 'secret_key_in_url');
+});
+
+test('a JSON body with a key given twice: 400 invalid_json, at any depth, and nothing happens', async () => {
+  const before = ok(await call('GET', `/holder/alice/token/${token.address}`, { key: A.publicKey })).balance;
+  const raw = [
+    `{"tokenAddress":"${token.address}","amount":1,"amount":5}`,
+    `{"amount":5,"tokenAddress":"${token.address}","amount":1}`,
+    `{"tokenAddress":"${token.address}","amount":1,"x":{"a":1,"a":2}}`,
+  ];
+  for (const rawBody of raw) {
+    const r = await call('POST', '/holder/alice/spend', { key: A.secretKey, rawBody, headers: { 'content-type': 'application/json' } });
+    fails(r, 400, 'invalid_json');
+  }
+  const create = await call('POST', '/template/memecoin', {
+    key: A.secretKey,
+    rawBody: '{"name":"D","symbol":"D","totalSupply":1,"totalSupply":2,"initialPrice":1,"network":"base","marketplace":false}',
+    headers: { 'content-type': 'application/json' },
+  });
+  fails(create, 400, 'invalid_json');
+  assert.equal(ok(await call('GET', `/holder/alice/token/${token.address}`, { key: A.publicKey })).balance, before);
+});
+
+test('the deployment page answers its documented errors, as HTML', async () => {
+  for (const id of ['not-a-uuid', '00000000-0000-4000-8000-000000000000']) {
+    const res = await fetch(`${w.baseUrl}/deployments/${id}`);
+    const text = await res.text();
+    assert.equal(res.status, 404);
+    assert.match(res.headers.get('content-type'), /^text\/html; charset=utf-8/);
+    assert.match(text, /Deployment not found/);
+    assertMatches('GET', `/deployments/${id}`, 404, text);
+  }
+});
