@@ -4,6 +4,10 @@
 # merchant + token, prints the keys, and stays in the foreground until Ctrl-C.
 #
 #   ./scripts/dev.sh                 PORT=8788 ./scripts/dev.sh
+#   ./scripts/dev.sh --chain anvil   (settle on a real local EVM node: anvil from npm on
+#                                    127.0.0.1:8545, its state in .tokenpad/anvil-state.json,
+#                                    tokenpad's contracts deployed once, the demo relayer funded;
+#                                    the ledger's state in .tokenpad/state-anvil)
 #   ADMIN_API_KEY=mykey ./scripts/dev.sh   (overrides the generated admin key)
 #   SKIP_SEED=1 ./scripts/dev.sh     (do not seed)
 #   SKIP_BUILD=1 ./scripts/dev.sh    (serve the existing crates/worker/build, no cargo)
@@ -23,6 +27,16 @@ cd "$ROOT"
 
 PORT="${PORT:-8787}"
 BASE_URL="http://127.0.0.1:$PORT"
+CHAIN_KIND=embedded
+while (($#)); do
+  case "$1" in
+    --chain) CHAIN_KIND="${2:-}"; shift 2 || shift ;;
+    --chain=*) CHAIN_KIND="${1#*=}"; shift ;;
+    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument: $1 (./scripts/dev.sh [--chain embedded|anvil])" ;;
+  esac
+done
+[[ "$CHAIN_KIND" == embedded || "$CHAIN_KIND" == anvil ]] || die "--chain takes embedded or anvil, not '$CHAIN_KIND'"
 
 "$ROOT/scripts/setup.sh" || die "setup failed (see above)"
 if [[ "${SKIP_BUILD:-0}" == 1 && -f crates/worker/build/worker/shim.mjs ]]; then
@@ -39,7 +53,14 @@ fi
 
 # --- keys, generated once -----------------------------------------------------------------
 TP_DIR="${TOKENPAD_DIR:-$ROOT/.tokenpad}"
-mkdir -p "$TP_DIR/state"
+# The ledger of one chain is not the ledger of another: each chain keeps its own state.
+STATE_DIR="$TP_DIR/state"
+DEMO_FILE="$TP_DIR/demo.json"
+if [[ "$CHAIN_KIND" == anvil ]]; then
+  STATE_DIR="$TP_DIR/state-anvil"
+  DEMO_FILE="$TP_DIR/demo-anvil.json"
+fi
+mkdir -p "$STATE_DIR"
 chmod 700 "$TP_DIR"
 ENV_FILE="$TP_DIR/local.env"
 randhex() { node -e "process.stdout.write(require('crypto').randomBytes($1).toString('hex'))"; }
@@ -62,18 +83,45 @@ SECRETS_FILE="$TP_DIR/wrangler.env"
   "$ADMIN_API_KEY" "$WALLET_ENCRYPTION_KEY" > "$SECRETS_FILE")
 chmod 600 "$SECRETS_FILE"
 
+# --- the chain: a local anvil with tokenpad's contracts (--chain anvil) ----------------------
+ANVIL_PID=""
+CHAIN_VARS=()
+if [[ "$CHAIN_KIND" == anvil ]]; then
+  CHAIN_ENV="$TP_DIR/chain.env"
+  rm -f "$CHAIN_ENV"
+  log "starting anvil on 127.0.0.1:${ANVIL_PORT:-8545} (state: $TP_DIR/anvil-state.json)"
+  setsid node scripts/anvil.mjs --port "${ANVIL_PORT:-8545}" --dir "$TP_DIR" --env-out "$CHAIN_ENV" \
+    </dev/null >"$TP_DIR/anvil.out" 2>&1 &
+  ANVIL_PID=$!
+  for _ in $(seq 600); do
+    [[ -s "$CHAIN_ENV" ]] && break
+    kill -0 "$ANVIL_PID" 2>/dev/null || { tail -20 "$TP_DIR/anvil.out" >&2; die "anvil did not start (see above)"; }
+    sleep 0.1
+  done
+  [[ -s "$CHAIN_ENV" ]] || die "anvil did not start in 60 s (see $TP_DIR/anvil.out)"
+  chain_value() { sed -n "s/^$1=//p" "$CHAIN_ENV" | tail -n 1; }
+  CHAIN_RPC_URL="$(chain_value CHAIN_RPC_URL)"
+  # The RPC URL is a secret on real chains (API keys): it goes in the env file, like them.
+  printf 'CHAIN_RPC_URL=%s\n' "$CHAIN_RPC_URL" >> "$SECRETS_FILE"
+  CHAIN_VARS=(--var CHAIN:evm --var "CHAIN_ID:$(chain_value CHAIN_ID)" --var "CHAIN_USDC:$(chain_value CHAIN_USDC)"
+    --var "CHAIN_FACTORY:$(chain_value CHAIN_FACTORY)" --var CHAIN_POLL_MS:500 --var CHAIN_BATCH_WINDOW_MS:200
+    --var CHAIN_SCAN_MS:2000)
+  log "anvil answers on $CHAIN_RPC_URL (chain $(chain_value CHAIN_ID))"
+fi
+
 node -e "const s=require('net').createServer().once('error',()=>process.exit(1)).listen($PORT,'127.0.0.1',()=>s.close())" \
   || die "port $PORT on 127.0.0.1 is in use (another ./scripts/dev.sh?). Stop it or use PORT=<other> ./scripts/dev.sh"
 
 # --- wrangler dev, in its own process group so Ctrl-C reaches it exactly once, from us -------
-log "starting wrangler dev on $BASE_URL (state: $TP_DIR/state)"
+log "starting wrangler dev on $BASE_URL (state: $STATE_DIR)"
 cd "$ROOT/crates/worker"
 setsid node "$(wrangler_js)" dev \
   --ip 127.0.0.1 --port "$PORT" \
-  --persist-to "$TP_DIR/state" \
+  --persist-to "$STATE_DIR" \
   --env-file "$SECRETS_FILE" \
   --show-interactive-dev-session=false \
   --var ALLOW_TIME_TRAVEL:true --var ENABLE_FAUCET:true --var ALLOW_PRIVATE_WEBHOOK_URLS:true \
+  "${CHAIN_VARS[@]}" \
   </dev/null &
 WRANGLER_PID=$!
 cd "$ROOT"
@@ -90,6 +138,12 @@ cleanup() {
   # Whatever is left of its process group (workerd) goes too.
   for _ in $(seq 20); do kill -0 -- "-$WRANGLER_PID" 2>/dev/null || break; sleep 0.1; done
   kill -KILL -- "-$WRANGLER_PID" 2>/dev/null || true
+  if [[ -n "$ANVIL_PID" ]] && kill -0 "$ANVIL_PID" 2>/dev/null; then
+    log "stopping anvil (its state is written to $TP_DIR/anvil-state.json)"
+    kill -INT "$ANVIL_PID" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$ANVIL_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL -- "-$ANVIL_PID" 2>/dev/null || true
+  fi
 }
 trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
@@ -111,7 +165,8 @@ log "worker answers on $BASE_URL after $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 
 # --- seed -------------------------------------------------------------------------------------
 if [[ "${SKIP_SEED:-0}" != 1 ]]; then
-  if ! TOKENPAD_URL="$BASE_URL" ADMIN_API_KEY="$ADMIN_API_KEY" TOKENPAD_DEMO_FILE="$TP_DIR/demo.json" node scripts/seed.mjs; then
+  if ! TOKENPAD_URL="$BASE_URL" ADMIN_API_KEY="$ADMIN_API_KEY" TOKENPAD_DEMO_FILE="$DEMO_FILE" \
+    TOKENPAD_FUND_RPC="${CHAIN_RPC_URL:-}" node scripts/seed.mjs; then
     printf '\n%s[dev] SEEDING FAILED%s (see the error above). The server is still running;\n' "$_c2" "$_c0" >&2
     printf '      fix the API and rerun: TOKENPAD_URL=%s ADMIN_API_KEY=<key> node scripts/seed.mjs\n\n' "$BASE_URL" >&2
   fi
@@ -119,15 +174,16 @@ fi
 
 # The demo frontend's link, with the demo merchant's public key (never the secret one).
 WWW_URL="$BASE_URL/"
-demo_pk="$(node -p "require(process.argv[1]).keys.publicKey" "$TP_DIR/demo.json" 2>/dev/null || true)"
+demo_pk="$(node -p "require(process.argv[1]).keys.publicKey" "$DEMO_FILE" 2>/dev/null || true)"
 [[ "$demo_pk" == pk_* ]] && WWW_URL="$BASE_URL/?publicKey=$demo_pk"
 
 cat <<MSG
 
-tokenpad is running on $BASE_URL   (state: $TP_DIR/state, keys: $ENV_FILE)
+tokenpad is running on $BASE_URL   (state: $STATE_DIR, keys: $ENV_FILE)
   web demo      $WWW_URL
   admin key     $ADMIN_API_KEY      (x-admin-key)
   time travel   curl -sX POST $BASE_URL/admin/time/advance -H "x-admin-key: $ADMIN_API_KEY" -H 'content-type: application/json' -d '{"seconds":60}'
+$(if [[ "$CHAIN_KIND" == anvil ]]; then printf '  chain         anvil at %s (every movement settles there; the demo merchant relayer is funded)\n  fund a relayer  node scripts/fund.mjs <merchantAddress>     (a new merchant signs and pays gas from its own wallet)\n' "$CHAIN_RPC_URL"; fi)
 Press Ctrl-C to stop.
 
 MSG

@@ -262,3 +262,24 @@ test('deposits from outside are noticed in the Transfer logs and credited once',
   assert.equal((await history('hana')).filter((r) => r.type === 'deposit').length, 2);
   await reconciled(M);
 });
+
+test('a token with no code on chain holds its movements back and says so, instead of "settling" them', async () => {
+  const ivy = await holder('ivy');
+  const code = await rpc(anvil.rpcUrl, 'eth_getCode', [T.address, 'latest']);
+  // As if its deployment had not happened: a call to an address without code succeeds and moves nothing.
+  await rpc(anvil.rpcUrl, 'anvil_setCode', [T.address, '0x']);
+  try {
+    await distribute('ivy', 1);
+    const v = await until('the held movement', async () => {
+      const x = await chainView();
+      return x.relayer.error?.includes('has no code') ? x : null;
+    });
+    assert.equal(v.openMovements, 1);
+    assert.equal(v.transactions.length, 0, 'nothing was sent');
+  } finally {
+    await rpc(anvil.rpcUrl, 'anvil_setCode', [T.address, code]);
+  }
+  await settled(M);
+  assert.equal(await onChain(ivy), E18);
+  await reconciled(M);
+});

@@ -17,7 +17,7 @@ use crate::crypto;
 use crate::error::{Error, Result};
 use crate::model::address::Address;
 use crate::model::amount::Units;
-use crate::model::chain::{block_number, mined_at, ChainMode};
+use crate::model::chain::{block_number, mined_at, ChainMode, ChainState};
 use crate::model::history::ChainStatus;
 use crate::model::ids::TokenAddress;
 use crate::model::intent::{Account, Action, Intent};
@@ -35,14 +35,25 @@ pub struct Stamp {
     pub block: Option<u64>,
 }
 
-fn next_count(store: &mut dyn Store) -> Result<u64> {
+/// Advances one of the chain state's counters by one; returns the value it had before.
+fn take_next(
+    store: &mut dyn Store,
+    counter: fn(&mut ChainState) -> &mut u64,
+    what: &str,
+) -> Result<u64> {
     let mut state = store.chain_state()?;
-    state.tx_count = state
-        .tx_count
+    let slot = counter(&mut state);
+    let taken = *slot;
+    *slot = taken
         .checked_add(1)
-        .ok_or_else(|| Error::internal("tx counter overflow"))?;
+        .ok_or_else(|| Error::internal(format!("{what} overflow")))?;
     store.put_chain_state(&state)?;
-    Ok(state.tx_count)
+    Ok(taken)
+}
+
+/// The next movement's number (1, 2, ...): part of every hash, so no two are equal.
+fn next_count(store: &mut dyn Store) -> Result<u64> {
+    Ok(take_next(store, |s| &mut s.tx_count, "tx counter")?.saturating_add(1))
 }
 
 /// The embedded chain's transaction hash of a movement at `at` (0x + 64 hex). The merchant's
@@ -185,12 +196,7 @@ pub fn inject_faults(store: &mut dyn Store, count: u32) -> Result<()> {
 /// merchant wallet; on an EVM chain the factory's CREATE2 address for the merchant's relayer
 /// and a fresh salt (returned, for the deploy intent).
 pub fn next_contract_address(store: &mut dyn Store, ctx: &Ctx) -> Result<(TokenAddress, [u8; 32])> {
-    let mut state = store.chain_state()?;
-    let nonce = state.deploy_nonce;
-    state.deploy_nonce = nonce
-        .checked_add(1)
-        .ok_or_else(|| Error::internal("nonce overflow"))?;
-    store.put_chain_state(&state)?;
+    let nonce = take_next(store, |s| &mut s.deploy_nonce, "deploy nonce")?;
     let deployer = ctx.merchant.address;
     let mut salt = [0u8; 32];
     if let Some(tail) = salt.get_mut(24..) {
@@ -218,16 +224,8 @@ pub fn deploy(salt: &[u8; 32], name: &str, symbol: &str, supply: Units) -> Actio
 /// Opens a liquidity position: its id (Metal's `lpInfo.nftId`) and the pool's address, which
 /// is made from the token's, so one token has one pool.
 pub fn open_position(store: &mut dyn Store, token: &TokenAddress) -> Result<(u64, Address)> {
-    let mut state = store.chain_state()?;
-    state.positions = state
-        .positions
-        .checked_add(1)
-        .ok_or_else(|| Error::internal("position counter overflow"))?;
-    store.put_chain_state(&state)?;
+    let position = take_next(store, |s| &mut s.positions, "position counter")?.saturating_add(1);
     let mut seed = b"tokenpad pool".to_vec();
     seed.extend_from_slice(&token.address().0);
-    Ok((
-        state.positions,
-        Address::from_hash(&crypto::keccak256(&seed)),
-    ))
+    Ok((position, Address::from_hash(&crypto::keccak256(&seed))))
 }

@@ -125,6 +125,16 @@ pub fn eth_get_balance(id: u64, address: [u8; 20], block: BlockTag) -> Value {
     )
 }
 
+/// `eth_getCode(address, tag)`: a contract's code (`0x` for an address without one: a call to
+/// it "succeeds" and does nothing, so a token is used only once its code is there).
+pub fn eth_get_code(id: u64, address: [u8; 20], block: BlockTag) -> Value {
+    request(
+        id,
+        "eth_getCode",
+        json!([hex_data(&address), block.to_json()]),
+    )
+}
+
 /// `eth_sendRawTransaction(raw)`; its errors classify with [`super::SendError::classify`].
 pub fn eth_send_raw_transaction(id: u64, raw: &[u8]) -> Value {
     request(id, "eth_sendRawTransaction", json!([hex_data(raw)]))
@@ -183,6 +193,10 @@ mod tests {
         assert_eq!(
             eth_max_priority_fee_per_gas(6)["method"],
             "eth_maxPriorityFeePerGas"
+        );
+        assert_eq!(
+            eth_get_code(7, [0x01; 20], BlockTag::Latest)["params"],
+            json!([format!("0x{}", "01".repeat(20)), "latest"])
         );
     }
 

@@ -29,7 +29,7 @@ use tokenpad_core::model::settlement::{ChainTx, TxState, TxVersion};
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::model::token::USDC_ADDRESS;
 use tokenpad_core::ops::settle;
-use tokenpad_core::ops::settle::plan::{plan, Limits};
+use tokenpad_core::ops::settle::plan::{plan, Batch, Call, Limits};
 use tokenpad_core::ops::Ctx;
 use tokenpad_core::store::Store;
 use tokenpad_core::{Error, Result};
@@ -48,6 +48,8 @@ const DEFAULT_TIP: u128 = 1_000_000;
 /// What stopped a round early: the node is unreachable or refused, or the ledger failed.
 pub(super) enum Stop {
     Rpc(Fail),
+    /// Settlement of some movements cannot proceed, for the reason given (shown to the operator).
+    Held(String),
     Ledger(Error),
 }
 
@@ -135,8 +137,12 @@ impl Settler<'_> {
                 None
             }
             Err(Stop::Ledger(e)) => return Err(e),
-            Err(Stop::Rpc(fail)) => {
-                let why = fail.to_string();
+            Err(stop @ (Stop::Rpc(_) | Stop::Held(_))) => {
+                let why = match stop {
+                    Stop::Rpc(fail) => fail.to_string(),
+                    Stop::Held(why) => why,
+                    Stop::Ledger(_) => String::new(),
+                };
                 worker::console_error!("settlement of merchant {}: {why}", self.ctx.merchant.id);
                 self.note(Some(why))?;
                 Some(now.saturating_add(self.evm.poll_ms.max(5_000)))
@@ -174,9 +180,10 @@ impl Settler<'_> {
             per_batch: self.evm.batch,
             batches: BATCHES_PER_ROUND,
         };
-        let batches = plan(&store, limits, |t: &TokenAddress| *t != USDC_ADDRESS)?;
+        let planned = plan(&store, limits, |t: &TokenAddress| *t != USDC_ADDRESS)?;
+        let (batches, held) = self.deployed_only(rpc, planned).await?;
         if batches.is_empty() {
-            return Ok(());
+            return held.map_or(Ok(()), |why| Err(Stop::Held(why)));
         }
         let builder = Builder {
             evm: self.evm,
@@ -257,7 +264,50 @@ impl Settler<'_> {
             self.broadcast(rpc, &record).await?;
             nonce = nonce.saturating_add(1);
         }
-        Ok(())
+        held.map_or(Ok(()), |why| Err(Stop::Held(why)))
+    }
+
+    /// The batches whose token has code on chain (a call to an address without code
+    /// "succeeds" and moves nothing): a token whose deployment failed or is not mined holds its
+    /// movements back, and says so.
+    async fn deployed_only(
+        &self,
+        rpc: &Rpc<'_>,
+        planned: Vec<Batch>,
+    ) -> Step<(Vec<Batch>, Option<String>)> {
+        let mut tokens: Vec<TokenAddress> = planned
+            .iter()
+            .filter(|b| b.call == Call::Transfers && b.token != USDC_ADDRESS)
+            .map(|b| b.token)
+            .collect();
+        tokens.sort();
+        tokens.dedup();
+        if tokens.is_empty() {
+            return Ok((planned, None));
+        }
+        let requests = tokens
+            .iter()
+            .map(|t| r::eth_get_code(rpc.id(), t.address().0, BlockTag::Latest))
+            .collect();
+        let mut missing = Vec::new();
+        for (t, answer) in tokens.iter().zip(rpc.batch(requests).await?) {
+            let code = r::data_result(&answer.map_err(Fail::Node)?)?;
+            if code.is_empty() {
+                missing.push(*t);
+            }
+        }
+        if missing.is_empty() {
+            return Ok((planned, None));
+        }
+        let why = format!(
+            "token {} has no code on chain (its deployment failed or is not mined): its movements wait",
+            missing.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
+        );
+        let kept = planned
+            .into_iter()
+            .filter(|b| b.call != Call::Transfers || !missing.contains(&b.token))
+            .collect();
+        Ok((kept, Some(why)))
     }
 
     fn out_of_gas(&self, balance: u128, need: u128) -> String {
