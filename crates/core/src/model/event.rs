@@ -97,8 +97,11 @@ pub struct PurchaseFacts {
 }
 
 /// What an event is about: what its payload is rendered from.
+///
+/// Stored as JSON, externally tagged (`{"presale": {...}}`): an internally tagged enum is
+/// read through serde's buffer, which cannot hold the u128 of an amount.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Subject {
     Holder {
         user_id: UserId,
@@ -215,6 +218,23 @@ mod tests {
         ] {
             assert_eq!(parse_public_id("evt", &m, bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn subjects_with_amounts_round_trip_as_json() {
+        // Amounts beyond u64 as stores keep them: as JSON text.
+        let usdc = Usdc::whole(u128::from(u64::MAX)).unwrap();
+        let s = Subject::Presale {
+            id: PresaleId::new_unchecked("afc2800c-ffff-4e42-9346-646d3867494b"),
+            previous_status: None,
+            purchase: Some(PurchaseFacts {
+                user_id: UserId::new_unchecked("alice"),
+                usdc,
+                record: 7,
+            }),
+        };
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<Subject>(&json).unwrap(), s);
     }
 
     #[test]

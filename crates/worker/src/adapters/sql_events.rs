@@ -245,7 +245,8 @@ impl EventStore for SqlStore {
             "SELECT seq, data FROM deliveries WHERE webhook = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
             vec![
                 webhook.as_str().into(),
-                int(before.unwrap_or(u64::MAX >> 1)),
+                // The largest integer a JS number holds exactly (SQLite values cross into JS).
+                int(before.unwrap_or((1 << 53) - 1)),
                 int(u64::from(limit)),
             ],
         )
