@@ -45,7 +45,8 @@ impl MerchantObject {
         let storage = self.state.storage();
         let written = match next {
             Some(at) => {
-                let real = at.saturating_sub(self.offset()?);
+                // A time long past is "at once" (the runtime refuses times <= 0).
+                let real = at.saturating_sub(self.offset()?).max(1);
                 let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(real as f64));
                 storage.set_alarm(worker::ScheduledTime::new(date)).await
             }

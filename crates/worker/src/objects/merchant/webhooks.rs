@@ -87,12 +87,12 @@ impl MerchantObject {
         kept
     }
 
-    /// When deliveries need the alarm: at once while events wait for fan-out (0, a time
-    /// long past), else when the earliest pending delivery is due.
+    /// When deliveries need the alarm: at once (now) while events wait for fan-out, else
+    /// when the earliest pending delivery is due.
     pub(super) fn webhook_wake(&self) -> Result<Option<Millis>> {
         let store = self.store()?;
         if deliver::fan_out_pending(&store)? {
-            return Ok(Some(0));
+            return Ok(Some(self.now()?));
         }
         store.next_delivery_at()
     }
