@@ -7,6 +7,7 @@ use crate::model::event::{parse_public_id, EventRecord, EventType, Subject};
 use crate::model::ids::MerchantId;
 use crate::model::input::Int;
 use crate::model::time::Millis;
+use crate::model::webhook::pattern_matches;
 use crate::store::Store;
 
 pub const DEFAULT_PAGE: u32 = 50;
@@ -74,19 +75,30 @@ impl EventQuery {
         };
         let kinds = match types.map(str::trim).filter(|t| !t.is_empty()) {
             None => None,
-            Some(list) => Some(
-                list.split(',')
-                    .map(|t| {
-                        EventType::parse(t.trim()).ok_or_else(|| {
-                            Error::new(
-                                ErrorCode::InvalidRequest,
-                                format!("has an unknown event type: {}", t.trim()),
-                            )
-                            .at_field("types")
-                        })
-                    })
-                    .collect::<Result<Vec<_>>>()?,
-            ),
+            // Types, groups (`presale.*`) or `*`, as a webhook subscribes.
+            Some(list) => {
+                let mut kinds = Vec::new();
+                for t in list.split(',').map(str::trim) {
+                    let matched: Vec<EventType> = EventType::ALL
+                        .iter()
+                        .copied()
+                        .filter(|k| pattern_matches(t, *k))
+                        .collect();
+                    if matched.is_empty() {
+                        return Err(Error::new(
+                            ErrorCode::InvalidRequest,
+                            format!("has an unknown event type: {t}"),
+                        )
+                        .at_field("types"));
+                    }
+                    for k in matched {
+                        if !kinds.contains(&k) {
+                            kinds.push(k);
+                        }
+                    }
+                }
+                Some(kinds)
+            }
         };
         Ok(EventQuery {
             after: after.filter(|a| !a.is_empty()).map(str::to_string),

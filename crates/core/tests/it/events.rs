@@ -318,8 +318,24 @@ fn the_log_pages_by_event_id_and_filters_by_type() {
         Some(&[EventType::TransactionCreated, EventType::HolderCreated][..])
     );
     assert_eq!(ops::event::page(&fx.store, &m, &q).unwrap().0.len(), 5);
-    let bad = EventQuery::parse(None, Some("holder.created,nope"), None).unwrap_err();
-    assert_eq!(bad.details.unwrap()["field"], "types");
+    // Groups, as webhooks subscribe; each type once.
+    let q = EventQuery::parse(None, Some("holder.*,holder.created"), None).unwrap();
+    assert_eq!(q.kinds.as_deref(), Some(&[EventType::HolderCreated][..]));
+    let q = EventQuery::parse(None, Some("transaction.*"), None).unwrap();
+    assert_eq!(
+        q.kinds.as_deref(),
+        Some(
+            &[
+                EventType::TransactionCreated,
+                EventType::TransactionConfirmed,
+                EventType::TransactionFailed
+            ][..]
+        )
+    );
+    for bad in ["holder.created,nope", "nope.*", ".*", "holder.", "**"] {
+        let err = EventQuery::parse(None, Some(bad), None).unwrap_err();
+        assert_eq!(err.details.unwrap()["field"], "types", "{bad}");
+    }
     for cursor in [
         "evt_nope",
         "x",
