@@ -4,6 +4,7 @@
 
 use crate::common::{self, Fx};
 use crate::presale::{END, P, START};
+use crate::settle::{distribute, evm, receipt, sign, token, LIMITS};
 use serde_json::{json, Value};
 use tokenpad_core::model::deployment::DeploymentKind;
 use tokenpad_core::model::event::{event_id, EventType};
@@ -11,6 +12,7 @@ use tokenpad_core::model::ids::DeploymentId;
 use tokenpad_core::model::time::DAY;
 use tokenpad_core::ops;
 use tokenpad_core::ops::event::EventQuery;
+use tokenpad_core::ops::settle::{self, plan::plan};
 use tokenpad_core::store::mem::MemStore;
 use tokenpad_core::store::EventStore;
 use tokenpad_core::wire::event::{seal, Event};
@@ -18,7 +20,10 @@ use tokenpad_core::wire::event::{seal, Event};
 const BASE: &str = "https://tp.test";
 
 /// Seals what is new and returns every event as the API shows it.
-fn log(store: &mut MemStore, merchant: &tokenpad_core::model::ids::MerchantId) -> Vec<Value> {
+pub(crate) fn log(
+    store: &mut MemStore,
+    merchant: &tokenpad_core::model::ids::MerchantId,
+) -> Vec<Value> {
     seal(store, BASE).unwrap();
     store
         .events_after(0, None, 10_000)
@@ -359,4 +364,60 @@ fn the_log_pages_by_event_id_and_filters_by_type() {
         tokenpad_core::ErrorCode::EventNotFound
     );
     let _ = START;
+}
+
+#[test]
+fn mined_and_refused_movements_write_confirmed_and_failed_events() {
+    let mut fx = evm();
+    let t = token(&mut fx);
+    distribute(&mut fx, &t, "alice", 10);
+    distribute(&mut fx, &t, "bob", 5);
+    let m = fx.ctx.merchant.id.clone();
+    // Each transaction seals its events (the worker does it before commit).
+    log(&mut fx.store, &m);
+    let ctx = fx.ctx.clone();
+    let batches = plan(&fx.store, LIMITS, |_| true).unwrap();
+    let tx = sign(&mut fx, 1, &batches[0]);
+    settle::mined(&mut fx.store, &ctx, 1, &receipt(&tx, false)).unwrap();
+    log(&mut fx.store, &m);
+    let batches = plan(&fx.store, LIMITS, |_| true).unwrap();
+    let first = sign(&mut fx, 2, &batches[0]);
+    let second = sign(&mut fx, 3, &batches[1]);
+    settle::mined(&mut fx.store, &ctx, 2, &receipt(&first, false)).unwrap();
+    settle::mined(&mut fx.store, &ctx, 3, &receipt(&second, true)).unwrap();
+    // The reverted batch wrote nothing: only each movement's final outcome is an event.
+    let events = log(&mut fx.store, &m);
+    let of = |kind: &str| -> Vec<(String, String)> {
+        events
+            .iter()
+            .filter(|e| e["type"] == kind)
+            .map(|e| {
+                let o = &e["data"]["object"];
+                (
+                    e["data"]["userId"].as_str().unwrap().to_string(),
+                    o["chainStatus"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        of("transaction.failed"),
+        [("alice".into(), "failed".into())]
+    );
+    assert_eq!(
+        of("transaction.confirmed"),
+        [("bob".into(), "confirmed".into())]
+    );
+    let failed = events
+        .iter()
+        .find(|e| e["type"] == "transaction.failed")
+        .unwrap();
+    let created = events
+        .iter()
+        .find(|e| e["type"] == "transaction.created" && e["resource"] == failed["resource"])
+        .unwrap();
+    assert_eq!(
+        created["data"]["object"]["chainStatus"], "pending",
+        "each payload as of its change"
+    );
 }
