@@ -13,7 +13,8 @@
 #   SKIP_BUILD=1 ./scripts/dev.sh    (serve the existing crates/worker/build, no cargo)
 #   TOKENPAD_DIR=/tmp/tp ./scripts/dev.sh  (keys, state and demo.json there, not in .tokenpad)
 #
-# Dev-only switches ALLOW_TIME_TRAVEL and ENABLE_FAUCET are on here (never in wrangler.toml).
+# Dev-only switches ALLOW_TIME_TRAVEL, ENABLE_FAUCET and ALLOW_PRIVATE_WEBHOOK_URLS (webhooks to a
+# receiver on this machine) are on here (never in wrangler.toml).
 # The admin key and the wallet encryption key are generated once into .tokenpad/local.env and
 # reused, so restarts can still decrypt the wallets in .tokenpad/state. They reach wrangler
 # through an env file of mode 600 (.tokenpad/wrangler.env, `--env-file`), never on its
@@ -119,7 +120,8 @@ setsid node "$(wrangler_js)" dev \
   --persist-to "$STATE_DIR" \
   --env-file "$SECRETS_FILE" \
   --show-interactive-dev-session=false \
-  --var ALLOW_TIME_TRAVEL:true --var ENABLE_FAUCET:true "${CHAIN_VARS[@]}" \
+  --var ALLOW_TIME_TRAVEL:true --var ENABLE_FAUCET:true --var ALLOW_PRIVATE_WEBHOOK_URLS:true \
+  "${CHAIN_VARS[@]}" \
   </dev/null &
 WRANGLER_PID=$!
 cd "$ROOT"

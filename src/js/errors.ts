@@ -24,7 +24,9 @@ export type ClientErrorCode =
   /** A job (token deployment) the server client waited for failed. */
   | 'job_failed'
   /** The wasm was not initialised (the `init` entry point, before `await init(...)`). */
-  | 'not_initialized';
+  | 'not_initialized'
+  /** verifyWebhook: a delivery whose tokenpad-signature does not verify (`details.reason`). */
+  | 'invalid_webhook_signature';
 
 /**
  * Every code a TokenpadError may carry: the service's (generated from its Rust `ErrorCode`)

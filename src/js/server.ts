@@ -7,8 +7,10 @@
 import { TokenpadError } from './errors.js';
 import type {
   AirdropRequest, BuyPresaleRequest, BuyPresaleResult, CreatePresaleRequest, CreateTokenAccepted,
-  CreateTokenRequest, DeploymentCreated, DeploymentStatus, DistributeRequest, DistributeResult, Job,
-  LedgerResult, MemecoinRequest, ResolveResult, SendRequest, SpendRequest, TxPage, TxRecord,
+  CreateTokenRequest, CreateWebhookRequest, Delivery, DeliveryPage, DeploymentCreated, DeploymentStatus,
+  DistributeRequest, DistributeResult, Event, EventPage, EventType, Job, LedgerResult, MemecoinRequest,
+  ResolveResult, SendRequest, SpendRequest, TxPage, TxRecord, UpdateWebhookRequest, Webhook, WebhookCreated,
+  WebhookDeleted,
 } from './generated/api.js';
 import type { HolderFull, Presale, PresaleMerchant, Token, TokenBalance } from './generated/wire.js';
 import { httpConfig, newIdempotencyKey, send, type CallOptions, type HttpConfig } from './http.js';
@@ -20,6 +22,8 @@ export { TokenpadError, isTokenpadError } from './errors.js';
 export type { TokenpadErrorCode, ClientErrorCode } from './errors.js';
 export type { CallOptions } from './http.js';
 export { serviceNow } from './clock.js';
+export { verifyWebhook } from './webhook.js';
+export type { VerifyWebhookOptions } from './webhook.js';
 
 export interface TokenpadServerOptions {
   /** The service's base URL. */
@@ -240,6 +244,52 @@ export class TokenpadServer {
   /** `POST /merchant/presale/resolve`: launch now (70 % or more), or refund an ended presale. */
   resolvePresale(presaleId: string, opts?: MutationOptions): Promise<ResolveResult> {
     return this.request('POST', ['merchant', 'presale', 'resolve'], { ...opts, body: { presaleId } });
+  }
+
+  // Events and webhooks -------------------------------------------------------------------
+
+  /** `GET /merchant/events`: oldest first, after the event id `after`, only `types` if given. */
+  events(query: { after?: string; types?: readonly (EventType | `${string}.*`)[]; limit?: number } = {}, opts?: CallOptions): Promise<EventPage> {
+    return this.request('GET', ['merchant', 'events'], {
+      ...opts, query: { after: query.after, types: query.types?.join(','), limit: query.limit },
+    });
+  }
+
+  /** `GET /merchant/events/:eventId`. */
+  getEvent(eventId: string, opts?: CallOptions): Promise<Event> {
+    return this.request('GET', ['merchant', 'events', eventId], opts);
+  }
+
+  /** `POST /merchant/webhooks`: the answer's `secret` (whsec_...) is shown this once. */
+  createWebhook(req: CreateWebhookRequest, opts?: MutationOptions): Promise<WebhookCreated> {
+    return this.request('POST', ['merchant', 'webhooks'], { ...opts, body: req });
+  }
+
+  listWebhooks(opts?: CallOptions): Promise<Webhook[]> {
+    return this.request('GET', ['merchant', 'webhooks'], opts);
+  }
+
+  updateWebhook(webhookId: string, req: UpdateWebhookRequest, opts?: MutationOptions): Promise<Webhook> {
+    return this.request('PATCH', ['merchant', 'webhooks', webhookId], { ...opts, body: req });
+  }
+
+  deleteWebhook(webhookId: string, opts?: CallOptions): Promise<WebhookDeleted> {
+    return this.request('DELETE', ['merchant', 'webhooks', webhookId], opts);
+  }
+
+  /** `POST /merchant/webhooks/:webhookId/test`: a `webhook.ping` to this endpoint. */
+  testWebhook(webhookId: string, opts?: MutationOptions): Promise<Delivery> {
+    return this.request('POST', ['merchant', 'webhooks', webhookId, 'test'], opts);
+  }
+
+  /** `GET /merchant/webhooks/:webhookId/deliveries`: newest first, with every attempt. */
+  deliveries(webhookId: string, query: { cursor?: string; limit?: number } = {}, opts?: CallOptions): Promise<DeliveryPage> {
+    return this.request('GET', ['merchant', 'webhooks', webhookId, 'deliveries'], { ...opts, query });
+  }
+
+  /** Sends a delivery's event again (same event id) as a new delivery. */
+  replayDelivery(webhookId: string, deliveryId: string, opts?: MutationOptions): Promise<Delivery> {
+    return this.request('POST', ['merchant', 'webhooks', webhookId, 'deliveries', deliveryId, 'replay'], opts);
   }
 
   // Templates -----------------------------------------------------------------------------

@@ -32,6 +32,17 @@ const distribute = async (userId, amount) => c.assertMovement(ok(await call('POS
   key: M.secretKey, body: { sendToId: userId, amount },
 })));
 const history = async (userId) => ok(await call('GET', `/holder/${userId}/transactions`, { key: M.secretKey })).data;
+/** The transaction.* events of one history record, oldest first (every page of the log). */
+async function eventsOf(rec) {
+  const out = [];
+  let after = '';
+  for (;;) {
+    const page = ok(await call('GET', `/merchant/events?types=transaction.*&limit=200${after ? `&after=${after}` : ''}`, { key: M.secretKey }));
+    out.push(...page.data.filter((e) => e.resource === `transaction:${rec.id}`));
+    if (!page.has_more) return out;
+    after = page.next_cursor;
+  }
+}
 async function until(what, check, timeoutMs = 30_000) {
   const t0 = Date.now();
   for (;;) {
@@ -85,6 +96,12 @@ test('a withdrawal lands real tokens at an outside address', async () => {
   const mined = await receipt(rec.transactionHash);
   assert.equal(mined.status, '0x1');
   assert.equal(Number(mined.blockNumber), rec.blockNumber);
+  // The settler's outcome is an event: created (pending) then confirmed, with the hash.
+  const events = await eventsOf(rec);
+  assert.deepEqual(events.map((e) => [e.type, e.data.object.chainStatus]),
+    [['transaction.created', 'pending'], ['transaction.confirmed', 'confirmed']]);
+  assert.equal(events[1].data.object.transactionHash, rec.transactionHash);
+  assert.equal(events[1].data.userId, 'alice');
   await reconciled(M);
 });
 
@@ -207,6 +224,8 @@ test('fault: a revert is a visible, compensated ledger entry; the rest of its ba
   assert.equal(failed.chainStatus, 'failed');
   assert.ok(reversal, JSON.stringify(records));
   assert.equal(reversal.amount, 2);
+  assert.deepEqual((await eventsOf(failed)).map((e) => [e.type, e.data.object.chainStatus]),
+    [['transaction.created', 'pending'], ['transaction.failed', 'failed']]);
   // The ledger gave erin her 2 back: as if the withdrawal had not happened.
   const bal = ok(await call('GET', `/holder/erin/token/${T.address}`, { key: M.secretKey }));
   assert.equal(bal.balance, 5);

@@ -223,6 +223,57 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
     assert.equal((await node(pack.app, 'server.cjs', { BASE_URL: baseUrl })).trim(), '1234.567890123456789012');
   });
 
+  test('verifyWebhook: a genuine delivery verifies and returns its event; anything else is refused', async () => {
+    // Signed here with node:crypto, as the service signs: HMAC-SHA256 of "<t>.<raw body>".
+    const out = JSON.parse(await js('verify.mjs', `
+      import { createHmac } from 'node:crypto';
+      import { verifyWebhook, TokenpadError } from '@tokenpad/client/server';
+      const secret = 'whsec_' + '1f'.repeat(32);
+      const body = '{"id":"evt_0123456789ab000000000001","type":"presale.purchase","createdAt":"2026-11-23T12:00:00.000Z","merchantId":"m","resource":"presale:p","data":{"object":{"purchasedUsdcAmount":12.000001}}}';
+      const t = Math.floor(Date.now() / 1000);
+      const sign = (b, s = secret, at = t) => 't=' + at + ',v1=' + createHmac('sha256', s).update(at + '.' + b).digest('hex');
+      const event = await verifyWebhook(body, sign(body), secret);
+      const fromBytes = await verifyWebhook(new TextEncoder().encode(body), sign(body), secret);
+      const rotated = await verifyWebhook(body, sign(body, 'whsec_other') + ',' + sign(body).split(',')[1], secret);
+      const refusal = async (...args) => {
+        try { await verifyWebhook(...args); return 'accepted'; } catch (e) { return [e instanceof TokenpadError, e.code, e.details?.reason]; }
+      };
+      console.log(JSON.stringify({
+        id: event.id, amount: event.data.object.purchasedUsdcAmount, bytesId: fromBytes.id, rotatedId: rotated.id,
+        tampered: await refusal(body.replace('12.000001', '99'), sign(body), secret),
+        otherSecret: await refusal(body, sign(body, 'whsec_other'), secret),
+        old: await refusal(body, sign(body, secret, t - 600), secret),
+        oldAllowed: (await verifyWebhook(body, sign(body, secret, t - 600), secret, { toleranceSeconds: 900 })).id,
+        missing: await refusal(body, undefined, secret),
+        malformed: await refusal(body, 'v1=abc', secret),
+        parsed: await refusal(JSON.parse(body), sign(body), secret),
+        notSecret: await refusal(body, sign(body), 'sk_x'),
+      }));
+    `));
+    assert.equal(out.id, 'evt_0123456789ab000000000001');
+    assert.equal(out.amount, '12.000001', 'amounts are read exactly');
+    assert.equal(out.bytesId, out.id);
+    assert.equal(out.rotatedId, out.id, 'one matching v1 of several is enough');
+    assert.deepEqual(out.tampered, [true, 'invalid_webhook_signature', 'signature_mismatch']);
+    assert.deepEqual(out.otherSecret, [true, 'invalid_webhook_signature', 'signature_mismatch']);
+    assert.deepEqual(out.old, [true, 'invalid_webhook_signature', 'timestamp_out_of_tolerance']);
+    assert.equal(out.oldAllowed, out.id);
+    assert.deepEqual(out.missing, [true, 'invalid_webhook_signature', 'missing_header']);
+    assert.deepEqual(out.malformed, [true, 'invalid_webhook_signature', 'malformed_header']);
+    assert.deepEqual(out.parsed, [true, 'invalid_input', null]);
+    assert.deepEqual(out.notSecret, [true, 'invalid_options', null]);
+    // CommonJS too.
+    await writeFile(path.join(pack.app, 'verify.cjs'), `
+      const { createHmac } = require('node:crypto');
+      const { verifyWebhook } = require('@tokenpad/client/server');
+      const body = '{"id":"evt_1"}';
+      const t = Math.floor(Date.now() / 1000);
+      const header = 't=' + t + ',v1=' + createHmac('sha256', 'whsec_x').update(t + '.' + body).digest('hex');
+      verifyWebhook(body, header, 'whsec_x').then((e) => console.log(e.id));
+    `);
+    assert.equal((await node(pack.app, 'verify.cjs', {})).trim(), 'evt_1');
+  });
+
   test('watchHolder polls where there is no WebSocket, and stops', async () => {
     fake.hits.delete('/holder/alice');
     const out = JSON.parse(await js('watch.mjs', `

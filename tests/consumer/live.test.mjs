@@ -3,6 +3,8 @@
 // amounts, and watchHolder / watchPresale pushed over the WebSocket.
 // Needs the built worker and pkg/; Node 20 runs the scripts with --experimental-websocket.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -55,6 +57,59 @@ describe('@tokenpad/client against the worker', { timeout: 240_000 }, () => {
     await js('readme-server.mjs', code, env);
     const history = await api(w, 'GET', '/holder/alice/transactions?limit=200', { key: m.secretKey });
     assert.equal(history.json.data.filter((t) => t.type === 'spend').length, 1);
+  });
+
+  test('README: the webhook receiver verifies real deliveries; the server client manages webhooks', async () => {
+    // The README's receiver as printed, on a free port, fed by the worker's deliveries.
+    const port = await new Promise((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = probe.address();
+        probe.close(() => resolve(p));
+      });
+    });
+    const hook = JSON.parse(await js('hook-create.mjs', `
+      import { TokenpadServer } from '@tokenpad/client/server';
+      const tp = new TokenpadServer({ baseUrl: process.env.BASE_URL, secretKey: process.env.SK });
+      console.log(JSON.stringify(await tp.createWebhook({ url: 'http://127.0.0.1:${port}/hook', events: ['holder.*'] })));
+    `));
+    assert.match(hook.secret, /^whsec_/);
+    const code = (await readmeExample('webhook-receiver')).replace('.listen(8789)', `.listen(${port}, '127.0.0.1')`);
+    await writeFile(path.join(pack.app, 'receiver.mjs'), code);
+    const child = spawn(process.execPath, ['receiver.mjs'], {
+      cwd: pack.app, env: { ...process.env, TOKENPAD_WEBHOOK_SECRET: hook.secret }, stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c) => { out += c; });
+    try {
+      const flow = JSON.parse(await js('hook-flow.mjs', `
+        import { TokenpadServer } from '@tokenpad/client/server';
+        const tp = new TokenpadServer({ baseUrl: process.env.BASE_URL, secretKey: process.env.SK });
+        await new Promise((r) => setTimeout(r, 300)); // the receiver starts listening
+        await tp.putHolder('webhook-carol');
+        const ping = await tp.testWebhook('${hook.id}');
+        let page;
+        for (let i = 0; i < 100; i++) {
+          page = await tp.deliveries('${hook.id}');
+          if (page.data.length === 2 && page.data.every((d) => d.status === 'succeeded')) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const events = await tp.events({ types: ['holder.*'] });
+        const list = await tp.listWebhooks();
+        const deleted = await tp.deleteWebhook('${hook.id}');
+        console.log(JSON.stringify({ ping: ping.eventType, statuses: page.data.map((d) => [d.eventType, d.status, d.attempts.at(-1)?.responseStatus]),
+          logged: events.data.map((e) => e.data.object.id), listed: list.map((x) => x.id), deleted: deleted.deleted }));
+      `));
+      assert.equal(flow.ping, 'webhook.ping');
+      assert.deepEqual(flow.statuses.sort(), [['holder.created', 'succeeded', 204], ['webhook.ping', 'succeeded', 204]]);
+      assert.ok(flow.logged.includes('webhook-carol'));
+      assert.ok(flow.listed.includes(hook.id));
+      assert.equal(flow.deleted, true);
+      // The receiver verified both signatures (a refusal answers 400 and prints nothing).
+      assert.match(out, /^holder\.created holder:webhook-carol$/m);
+      assert.match(out, new RegExp(`^webhook\\.ping webhook:${hook.id}$`, 'm'));
+    } finally {
+      child.kill();
+    }
   });
 
   test('the server client: tokens, jobs, presales and templates, typed and exact', async () => {

@@ -174,6 +174,8 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
     ...chainVars,
     ALLOW_TIME_TRAVEL: 'true',
     ENABLE_FAUCET: 'true',
+    // Webhook receivers in the tests listen on 127.0.0.1.
+    ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
     // Off by default: the auth tests send bad keys by the dozen from one address. The guard's
     // own tests (bad_keys.test.mjs) turn it on.
     BAD_KEY_LIMIT_PER_SECOND: '0',

@@ -60,6 +60,9 @@ test('every README walkthrough works as printed against a freshly seeded service
   assert.ok(bodies.some((b) => b.includes('"symbol":"MOON","type":"lock"')), 'bob\'s MOON was locked');
   assert.ok(bodies.some((b) => b.includes('"symbol":"MOON","type":"token"')), 'and then unlocked');
   assert.ok(bodies.some((b) => b.includes('"serviceBuildUrl"')), 'a deployment succeeded');
+  assert.ok(bodies.some((b) => b.startsWith('{"data":[') && b.includes('"type":"presale.launched"')), 'the event log tells the launch');
+  assert.ok(bodies.some((b) => b.includes('"eventType":"webhook.ping"')), 'the ping is a delivery');
+  assert.ok(bodies.some((b) => b.includes('"deleted":true')), 'the webhook was deleted');
 
   // On a real chain, everything the walkthroughs did (rewards, spends, a withdrawal, a presale's
   // buys, launch and allocations, a memecoin, an airdrop, trades) settled: ledger == chain.

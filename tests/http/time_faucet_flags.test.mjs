@@ -27,7 +27,8 @@ describe('switches off', () => {
   before(async () => {
     // ALLOW_TIME_TRAVEL removed: wrangler.toml's deployed default ("false") applies.
     // ENABLE_FAUCET set, but not to exactly "true".
-    w = await startWorker({ env: { ALLOW_TIME_TRAVEL: null, ENABLE_FAUCET: 'TRUE' } });
+    // ALLOW_PRIVATE_WEBHOOK_URLS removed too: webhooks may call public addresses only.
+    w = await startWorker({ env: { ALLOW_TIME_TRAVEL: null, ENABLE_FAUCET: 'TRUE', ALLOW_PRIVATE_WEBHOOK_URLS: null } });
   });
   after(async () => {
     await w?.stop();
@@ -58,6 +59,19 @@ describe('switches off', () => {
     const h = ok(await call('GET', '/holder/alice', { key: m.publicKey }));
     assert.deepEqual(h.tokens, []);
     assert.deepEqual(ok(await call('GET', '/holder/alice/transactions', { key: m.secretKey })).data, []);
+  });
+
+  test('webhooks may not call this machine or a private network: 400 url_not_allowed', async () => {
+    assert.equal(w.vars.ALLOW_PRIVATE_WEBHOOK_URLS, undefined);
+    const m = await newMerchant('Flags Off hooks');
+    for (const url of ['http://127.0.0.1:8789/hook', 'http://localhost/hook', 'https://10.1.2.3/x', 'http://[::1]/x',
+      'http://2130706433/x', 'http://192.168.0.10/x', 'http://169.254.169.254/latest/meta-data', 'https://api.internal/x']) {
+      const e = fails(await call('POST', '/merchant/webhooks', { key: m.secretKey, body: { url, events: ['*'] } }), 400, 'url_not_allowed');
+      assert.equal(e.details?.field, 'url', url);
+    }
+    const hook = ok(await call('POST', '/merchant/webhooks', { key: m.secretKey, body: { url: 'https://example.com/hook', events: ['*'] } }), 201);
+    fails(await call('PATCH', `/merchant/webhooks/${hook.id}`, { key: m.secretKey, body: { url: 'http://127.0.0.1/x' } }), 400, 'url_not_allowed');
+    ok(await call('DELETE', `/merchant/webhooks/${hook.id}`, { key: m.secretKey }));
   });
 
   test('the rest of the service works: jobs finish in real time', async () => {

@@ -75,6 +75,11 @@ codes! {
     LiquidityDisabled => ("liquidity_disabled", 403),
     SlippageExceeded => ("slippage_exceeded", 422),
     InsufficientLiquidity => ("insufficient_liquidity", 422),
+    EventNotFound => ("event_not_found", 404),
+    WebhookNotFound => ("webhook_not_found", 404),
+    DeliveryNotFound => ("delivery_not_found", 404),
+    UrlNotAllowed => ("url_not_allowed", 400),
+    WebhookLimitReached => ("webhook_limit_reached", 422),
     Misconfigured => ("misconfigured", 503),
     Unavailable => ("unavailable", 503),
 }

@@ -37,11 +37,16 @@ pub fn json<T: Serialize + ?Sized>(status: u16, body: &T) -> worker::Result<Resp
     json_text(status, text)
 }
 
+/// The error code of an error answer, for the edge's log line (`edge::trace` reads it and
+/// takes it off the answer).
+pub const ERROR_CODE_HEADER: &str = "tokenpad-error-code";
+
 pub fn error(err: &Error) -> worker::Result<Response> {
     if err.code == ErrorCode::Internal {
         worker::console_error!("internal error: {}", err.message);
     }
     let resp = json(err.status(), &err.to_body())?;
+    resp.headers().set(ERROR_CODE_HEADER, err.code.as_str())?;
     // Both say when to come back: a full bucket, and an object that could not answer.
     if matches!(err.code, ErrorCode::RateLimited | ErrorCode::Unavailable) {
         let seconds = err

@@ -20,10 +20,8 @@ pub use objects::registry::RegistryObject;
 
 use worker::{event, Context, Env, Request, Response};
 
+/// Every request: served by the edge, answered with its request id, logged in one line.
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
-    match edge::handle(req, &env).await {
-        Ok(resp) => Ok(resp),
-        Err(e) => http::error(&e),
-    }
+    edge::trace::serve(req, &env).await
 }

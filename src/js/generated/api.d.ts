@@ -1,7 +1,7 @@
 // Generated from the Rust request and wire types (through openapi.json's schemas) by
 //   cargo run -p tokenpad-core --features codegen --example codegen
 // Do not edit: change the Rust types and run that command.
-import type { Decimal, LpInfo, Network, PresaleMerchant, Token } from './wire.js';
+import type { Decimal, HolderFull, LockItem, LpInfo, Network, Pool, PresaleMerchant, Token } from './wire.js';
 
 /** An amount in a request: a decimal string for exact values ("12.5"), or a number. */
 export type DecimalInput = string | number;
@@ -101,6 +101,57 @@ export interface CreateTokenRequest {
   totalSupply?: DecimalInput;
 }
 
+/** `POST /merchant/webhooks`. */
+export interface CreateWebhookRequest {
+  /** A note for yourself (at most 256 characters). */
+  description?: string;
+  /** Default true. */
+  enabled?: boolean;
+  /** What it receives: event types (`presale.launched`), groups (`presale.*`) or `*`. */
+  events: string[];
+  /** Where events are POSTed: an http(s) URL on the public internet. */
+  url: string;
+}
+
+/** One event for one endpoint: where it stands, and every attempt. */
+export interface Delivery {
+  attemptCount: number;
+  /** The latest attempts (at most 25), oldest first. */
+  attempts: DeliveryAttempt[];
+  createdAt: string;
+  eventId: string;
+  eventType: EventType;
+  finishedAt?: string;
+  id: string;
+  nextAttemptAt?: string;
+  /** A replay: the delivery it repeats. */
+  replayOf?: string;
+  /** `pending` (sent at `nextAttemptAt`), `waiting` (behind an earlier delivery of the same resource), `succeeded` (a 2xx answer came), `failed` (no 2xx answer within three days). */
+  status: "waiting" | "pending" | "succeeded" | "failed";
+  webhookId: string;
+}
+
+/** One attempt at sending a delivery, and the receiver's answer. */
+export interface DeliveryAttempt {
+  /** When it was sent (the service clock). */
+  at: string;
+  durationMs: number;
+  /** Why there is no usable answer: `timeout`, `network error`, ... */
+  error?: string;
+  /** The start of the receiver's answer (at most 1 KiB). */
+  responseBody?: string;
+  /** The receiver's HTTP status, when it answered. */
+  responseStatus?: number;
+}
+
+/** `GET /merchant/webhooks/:webhookId/deliveries`: newest first. */
+export interface DeliveryPage {
+  data: Delivery[];
+  has_more: boolean;
+  /** Pass as `cursor` for older deliveries; null on the last page. */
+  next_cursor: string | null;
+}
+
 /** The interface's Deployment. */
 export interface Deployment {
   /** On failure. */
@@ -127,6 +178,11 @@ export interface DeploymentConfigInput {
 export interface DeploymentCreated {
   /** A UUID: poll the deployment's status with it. */
   id: string;
+}
+
+/** `deployment.succeeded`, `deployment.failed`. */
+export interface DeploymentEventData {
+  object: Deployment;
 }
 
 /** An airdrop's recipient: `address` and `amount` together, or neither. */
@@ -166,6 +222,38 @@ export interface DistributeResult {
   transactionHash: string | null;
 }
 
+/** Something that happened to one of the merchant's resources. */
+export interface Event {
+  /** When it happened (the service clock). */
+  createdAt: string;
+  data: EventData;
+  /** Unique (`evt_...`): a receiver deduplicates on it, since a delivery may come more than once. Also the cursor of `GET /merchant/events?after=`. */
+  id: string;
+  merchantId: string;
+  /** The resource it is about (`presale:<id>`, `transaction:<id>`, `token:<address>`, `holder:<userId>`, `lock:<id>`, `deployment:<id>`, `webhook:<id>`): one resource's events are delivered to an endpoint in the order they happened. */
+  resource: string;
+  type: EventType;
+}
+
+/** The payload: `object` is the resource as the API shows it, at the end of the change. Which schema goes with which `type`: holder.created HolderEventData; transaction.* TransactionEventData; token.created TokenEventData; presale.* PresaleEventData; lock.unlocked LockEventData; deployment.* DeploymentEventData; liquidity.created LiquidityEventData; trade.executed TradeEventData; webhook.ping PingEventData. */
+export type EventData = HolderEventData | TransactionEventData | TokenEventData | PresaleEventData | LockEventData | DeploymentEventData | LiquidityEventData | TradeEventData | PingEventData;
+
+/** `GET /merchant/events`: oldest first. */
+export interface EventPage {
+  data: Event[];
+  has_more: boolean;
+  /** The last event's id: pass it as `after` for the next page, or later to poll for new events (it is the `after` you sent when the page is empty). */
+  next_cursor: string | null;
+}
+
+/** What happened (see the events table of the README and the EventData schemas). */
+export type EventType = "holder.created" | "transaction.created" | "transaction.confirmed" | "transaction.failed" | "token.created" | "presale.created" | "presale.purchase" | "presale.status_changed" | "presale.launched" | "presale.refunded" | "lock.unlocked" | "deployment.succeeded" | "deployment.failed" | "liquidity.created" | "trade.executed" | "webhook.ping";
+
+/** `holder.created`. */
+export interface HolderEventData {
+  object: HolderFull;
+}
+
 /** `GET /jobs/:jobId`: the job, and the token once it exists. */
 export interface Job {
   /** The block the deployment was mined in (on success). */
@@ -202,6 +290,19 @@ export interface LedgerResult {
   tokenAddress: string;
   /** The chain transaction's hash; `null` while the movement waits to be sent (`pending`). */
   transactionHash: string | null;
+}
+
+/** `liquidity.created`: the token's pool. */
+export interface LiquidityEventData {
+  object: Pool;
+  tokenAddress: string;
+}
+
+/** `lock.unlocked`: the lock as it was when it opened. */
+export interface LockEventData {
+  object: LockItem;
+  /** The holder it belongs to. */
+  userId?: string;
 }
 
 /** A memecoin's recipient: `address` and `amount` together (`supply` is another name for `amount`, as the interface's sample request writes it). */
@@ -245,6 +346,28 @@ export interface PatchTokenRequest {
   canDistribute: boolean;
 }
 
+/** `webhook.ping`: the endpoint it tests. */
+export interface PingEventData {
+  object: Webhook;
+}
+
+/** `presale.*`: the presale's merchant form. */
+export interface PresaleEventData {
+  object: PresaleMerchant;
+  /** `presale.status_changed`: the status before (the new one is `object.status`). */
+  previousStatus?: "pending" | "active" | "completed" | "ended";
+  /** `presale.purchase`: who bought, and for how much. */
+  purchase?: PresalePurchase;
+}
+
+/** A purchase (`presale.purchase`). */
+export interface PresalePurchase {
+  /** The buyer's history record of it (its `transaction.created` event's object). */
+  transactionId: string;
+  usdcAmount: Decimal;
+  userId: string;
+}
+
 export interface ResolvePresaleRequest {
   presaleId: string;
 }
@@ -267,11 +390,19 @@ export interface SendRequest {
   tokenAddress: string;
 }
 
+/** Buy or sell. */
+export type Side = "buy" | "sell";
+
 /** `POST /holder/:userId/spend`. */
 export interface SpendRequest {
   /** Whole tokens. */
   amount: DecimalInput;
   tokenAddress: string;
+}
+
+/** `token.created`. */
+export interface TokenEventData {
+  object: Token;
 }
 
 export interface TokenInfoInput {
@@ -280,6 +411,45 @@ export interface TokenInfoInput {
   metadata?: MetadataInput;
   name: string;
   symbol: string;
+}
+
+/** `trade.executed`: the trade as `POST /holder/:userId/buy` (or `/sell`) answered it. */
+export interface TradeEventData {
+  object: TradeResult;
+  userId: string;
+}
+
+/** `POST /holder/:userId/buy`, `/sell`. */
+export interface TradeResult {
+  /** The block the transaction was mined in; absent until it is. */
+  blockNumber?: number;
+  chainStatus: ChainStatus;
+  /** The pool's fee, in what came in: USDC for a buy, tokens for a sell. */
+  fee: Decimal;
+  /** The pool's price before the trade. */
+  poolPrice: Decimal;
+  /** The pool's price after it. */
+  poolPriceAfter: Decimal;
+  /** The average price of the trade, USD per token, fee included. */
+  price: Decimal;
+  /** How far the average price is from the pool's price before the trade, in percent. */
+  priceImpact: Decimal;
+  side: Side;
+  success: true;
+  tokenAddress: string;
+  /** Tokens bought or sold. */
+  tokenAmount: Decimal;
+  /** The chain transaction's hash; `null` while the movement waits to be sent (`pending`). */
+  transactionHash: string | null;
+  /** USDC paid (a buy) or received (a sell). */
+  usdcAmount: Decimal;
+}
+
+/** `transaction.created`, `transaction.confirmed`, `transaction.failed`: a record of a holder's history. */
+export interface TransactionEventData {
+  object: TxRecord;
+  /** The holder whose history it is in. */
+  userId: string;
 }
 
 /** `GET /holder/:userId/transactions`: one page, newest first. */
@@ -309,4 +479,47 @@ export interface TxRecord {
   /** The chain transaction's hash; `null` while the movement waits to be sent (`pending`). */
   transactionHash: string | null;
   type: "distribute" | "spend" | "transfer_in" | "transfer_out" | "withdraw" | "deposit" | "presale_buy" | "presale_refund" | "presale_allocation" | "unlock" | "buy" | "sell" | "reversal";
+}
+
+/** `PATCH /merchant/webhooks/:webhookId`: the fields to change. */
+export interface UpdateWebhookRequest {
+  description?: string;
+  /** A disabled endpoint receives nothing: events while it is disabled are not delivered to it, and its pending deliveries wait until it is enabled again. */
+  enabled?: boolean;
+  events?: string[];
+  url?: string;
+}
+
+/** A webhook endpoint. Its signing secret is shown once, when it is created. */
+export interface Webhook {
+  createdAt: string;
+  description?: string;
+  /** A disabled endpoint receives nothing. */
+  enabled: boolean;
+  /** What it receives: event types, groups (`presale.*`) or `*`. */
+  events: string[];
+  id: string;
+  updatedAt: string;
+  url: string;
+}
+
+/** `POST /merchant/webhooks` -> 201: the endpoint and its signing secret, shown this once. */
+export interface WebhookCreated {
+  createdAt: string;
+  description?: string;
+  /** A disabled endpoint receives nothing. */
+  enabled: boolean;
+  /** What it receives: event types, groups (`presale.*`) or `*`. */
+  events: string[];
+  id: string;
+  /** The signing secret (`whsec_...`): keep it; it is never shown again. Verify each delivery's `tokenpad-signature` with it. */
+  secret: string;
+  updatedAt: string;
+  url: string;
+}
+
+/** `DELETE /merchant/webhooks/:webhookId`. */
+export interface WebhookDeleted {
+  deleted: true;
+  id: string;
 }

@@ -103,6 +103,11 @@ export type ErrorCode =
   | "liquidity_disabled"
   | "slippage_exceeded"
   | "insufficient_liquidity"
+  | "event_not_found"
+  | "webhook_not_found"
+  | "delivery_not_found"
+  | "url_not_allowed"
+  | "webhook_limit_reached"
   | "misconfigured"
   | "unavailable";
 

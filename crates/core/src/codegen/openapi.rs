@@ -13,18 +13,21 @@ use crate::ops::ledger::{DistributeRequest, SendRequest, SpendRequest};
 use crate::ops::market::{BuyRequest, LiquidityRequest, SellRequest};
 use crate::ops::presale::{BuyPresaleRequest, CreatePresaleRequest, ResolvePresaleRequest};
 use crate::ops::token::{CreateTokenRequest, PatchTokenRequest};
+use crate::ops::webhook::{CreateWebhookRequest, UpdateWebhookRequest};
 use crate::wire::admin::{
     ChainFaultsRequest, ChainFaultsResult, Clock, CreateMerchantRequest, ErrorBody, FaucetRequest,
     FaucetResult, FaultsRequest, FaultsResult, Health, MerchantCreated, TimeAdvanceRequest,
 };
 use crate::wire::chain::{ChainReport, ReconcileReport};
 use crate::wire::deployment::{DeploymentCreated, DeploymentStatusResult};
+use crate::wire::event::{Event, EventPage};
 use crate::wire::holder::{HolderFull, TokenBalance};
 use crate::wire::ledger::{DistributeResult, LedgerResult, RewardResult, TxPage};
 use crate::wire::market::{LiquidityCreated, TradeFigures, TradeResult};
 use crate::wire::presale::{BuyPresaleResult, Presale, PresaleMerchant, ResolveResult};
 use crate::wire::schedule::ParkedWork;
 use crate::wire::token::{CreateTokenAccepted, Job, Token};
+use crate::wire::webhook::{Delivery, DeliveryPage, Webhook, WebhookCreated, WebhookDeleted};
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -62,6 +65,7 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     add!(out: Presale, PresaleMerchant, BuyPresaleResult, ResolveResult);
     add!(out: RewardResult, LiquidityCreated, TradeResult, TradeFigures);
     add!(out: ParkedWork, FaultsResult, ChainReport, ReconcileReport);
+    add!(out: Event, EventPage, Webhook, WebhookCreated, WebhookDeleted, Delivery, DeliveryPage);
     let mut inp = generator(SchemaSettings::draft2020_12().for_deserialize());
     add!(inp: AmountInput, CreateMerchantRequest, TimeAdvanceRequest, FaucetRequest);
     add!(inp: ChainFaultsRequest, CreateTokenRequest, PatchTokenRequest, DistributeRequest);
@@ -69,6 +73,7 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     add!(inp: DeploymentStatusRequest, CreatePresaleRequest, BuyPresaleRequest);
     add!(inp: ResolvePresaleRequest, LiquidityRequest, BuyRequest, SellRequest);
     add!(inp: ResolvePresaleRequest, FaultsRequest);
+    add!(inp: CreateWebhookRequest, UpdateWebhookRequest);
 
     let mut all = out.take_definitions(true);
     for v in all.values_mut() {

@@ -8,7 +8,10 @@
 use crate::model::address::Address;
 use crate::model::amount::Fixed;
 use crate::model::decimal::{AmountInput, Decimal, Whole};
-use crate::model::ids::{DeploymentId, JobId, LockId, MerchantId, PresaleId, TokenAddress, UserId};
+use crate::model::event::EventType;
+use crate::model::ids::{
+    DeploymentId, JobId, LockId, MerchantId, PresaleId, TokenAddress, UserId, WebhookId,
+};
 use crate::model::input::{HttpUrl, Int, Symbol, Text};
 use crate::ErrorCode;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -116,6 +119,21 @@ inlined!(PresaleId, "PresaleId", { "type": "string" });
 inlined!(JobId, "JobId", { "type": "string" });
 inlined!(LockId, "LockId", { "type": "string" });
 inlined!(DeploymentId, "DeploymentId", { "type": "string", "format": "uuid" });
+inlined!(WebhookId, "WebhookId", { "type": "string", "pattern": "^wh_[0-9a-f]{32}$" });
+
+impl JsonSchema for EventType {
+    fn schema_name() -> Cow<'static, str> {
+        "EventType".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let types: Vec<&str> = EventType::ALL.iter().map(|t| t.as_str()).collect();
+        schema(json!({
+            "type": "string",
+            "enum": types,
+            "description": "What happened (see the events table of the README and the EventData schemas)."
+        }))
+    }
+}
 
 inlined!(Symbol, "Symbol", { "type": "string", "pattern": "^[A-Za-z0-9]{1,11}$" });
 

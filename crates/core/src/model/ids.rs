@@ -132,6 +132,12 @@ string_id!(
     any
 );
 
+string_id!(
+    /// A webhook endpoint of a merchant: `wh_` and 32 hex characters.
+    WebhookId,
+    any
+);
+
 impl UserId {
     /// Whether `text` is a valid userId.
     pub fn is_valid(text: &str) -> bool {

@@ -38,7 +38,7 @@ pub struct Pool {
 }
 
 /// What a trade does to a pool: what goes in, what comes out, and the pool after it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trade {
     /// Tokens the pool receives (a sell) or pays out (a buy).
     pub tokens: Units,

@@ -199,6 +199,10 @@ pub struct Presale {
     /// When the presale last changed (a purchase, a completion step, a refund).
     #[serde(default)]
     pub updated_at: Millis,
+    /// The status its events last announced (`presale.created`, `presale.status_changed`);
+    /// None for presales from before events.
+    #[serde(default)]
+    pub announced_status: Option<String>,
 }
 
 impl Presale {

@@ -81,3 +81,16 @@ pub fn page(store: &dyn Store, user_id: &UserId, q: &HistoryQuery) -> Result<Pag
         next_cursor,
     })
 }
+
+/// Appends a record to a holder's history, with its `transaction.created` event; returns its
+/// sequence number. Every movement's records are written through here.
+pub fn append(store: &mut dyn Store, record: &TxRecord) -> Result<u64> {
+    let seq = store.append_history(record)?;
+    super::event::emit(
+        store,
+        record.at,
+        crate::model::event::EventType::TransactionCreated,
+        crate::model::event::Subject::Transaction { seq },
+    )?;
+    Ok(seq)
+}

@@ -3,6 +3,7 @@
 use super::Ctx;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::address::Address;
+use crate::model::event::{EventType, Subject};
 use crate::model::holder::{Holder, NewWallet};
 use crate::model::ids::UserId;
 use crate::store::Store;
@@ -30,6 +31,14 @@ pub fn get_or_create(
         created_at: ctx.now,
     };
     store.insert_holder(&holder)?;
+    super::event::emit(
+        store,
+        ctx.now,
+        EventType::HolderCreated,
+        Subject::Holder {
+            user_id: holder.user_id.clone(),
+        },
+    )?;
     Ok((holder, true))
 }
 

@@ -4,11 +4,12 @@
 //! its first moment.
 
 use super::chain::{self, Stamp};
-use super::{market, Ctx};
+use super::{event, market, Ctx};
 use crate::error::{Error, Result};
 use crate::model::address::Address;
 use crate::model::amount::{Price, Units, Usdc};
 use crate::model::chain::{block_number, ChainMode};
+use crate::model::event::{EventType, Subject};
 use crate::model::history::ChainStatus;
 use crate::model::history::{TxRecord, TxType};
 use crate::model::ids::TokenAddress;
@@ -121,12 +122,24 @@ pub fn launch(store: &mut dyn Store, ctx: &Ctx, new: NewToken) -> Result<Token> 
         origin: new.origin,
         marketplace: new.marketplace,
     };
+    let pooled = new.pool.is_some();
     if let Some(p) = new.pool {
         let tokens = p.tokens.unwrap_or(token.liquidity_supply);
         market::open(store, &mut token, tokens, p.usdc, p.price, new.at)?;
     }
     token.check_conservation()?;
     store.put_token(&token)?;
+    let address = token.address;
+    event::emit(
+        store,
+        new.at,
+        EventType::TokenCreated,
+        Subject::Token { address },
+    )?;
+    if pooled {
+        let subject = Subject::Liquidity { token: address };
+        event::emit(store, new.at, EventType::LiquidityCreated, subject)?;
+    }
     for (i, (owner, amount)) in allocations.iter().enumerate() {
         let mut bal = store.balance(&token.address, owner)?;
         bal.active = bal.active.checked_add(*amount).ok_or_else(overflow)?;
@@ -146,21 +159,24 @@ pub fn launch(store: &mut dyn Store, ctx: &Ctx, new: NewToken) -> Result<Token> 
         };
         let mut records = Vec::new();
         if let Some(h) = store.holder_by_address(owner)? {
-            records.push(store.append_history(&TxRecord {
-                id: stamp.id.clone(),
-                hash: stamp.hash.clone(),
-                chain_status: stamp.status,
-                block: stamp.block,
-                kind: TxType::Distribute,
-                user_id: h.user_id,
-                token: token.address,
-                symbol: token.symbol.clone(),
-                decimals: token.decimals,
-                amount: *amount,
-                from: token.address.address(),
-                to: *owner,
-                at: new.at,
-            })?);
+            records.push(crate::ops::history::append(
+                store,
+                &TxRecord {
+                    id: stamp.id.clone(),
+                    hash: stamp.hash.clone(),
+                    chain_status: stamp.status,
+                    block: stamp.block,
+                    kind: TxType::Distribute,
+                    user_id: h.user_id,
+                    token: token.address,
+                    symbol: token.symbol.clone(),
+                    decimals: token.decimals,
+                    amount: *amount,
+                    from: token.address.address(),
+                    to: *owner,
+                    at: new.at,
+                },
+            )?);
         }
         let action = chain::transfer(Account::Treasury, chain::account(ctx, *owner), *amount);
         let intent = chain::want(ctx, token.address, action)

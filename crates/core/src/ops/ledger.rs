@@ -217,8 +217,10 @@ pub fn distribute(
         from: token.address.address(),
         to: recipient.address,
     };
-    let seq =
-        store.append_history(&mv.record(ctx.now, 0, TxType::Distribute, &recipient.user_id))?;
+    let seq = crate::ops::history::append(
+        store,
+        &mv.record(ctx.now, 0, TxType::Distribute, &recipient.user_id),
+    )?;
     let action = chain::transfer(
         Account::Treasury,
         Account::Wallet(recipient.address),
@@ -313,9 +315,15 @@ pub fn move_out(
         from: holder.address,
         to,
     };
-    let mut seqs = vec![store.append_history(&mv.record(ctx.now, 0, out_type, &holder.user_id))?];
+    let mut seqs = vec![crate::ops::history::append(
+        store,
+        &mv.record(ctx.now, 0, out_type, &holder.user_id),
+    )?];
     if let Some(r) = recipient {
-        seqs.push(store.append_history(&mv.record(ctx.now, 1, TxType::TransferIn, &r.user_id))?);
+        seqs.push(crate::ops::history::append(
+            store,
+            &mv.record(ctx.now, 1, TxType::TransferIn, &r.user_id),
+        )?);
     }
     let action = chain::transfer(
         Account::Wallet(holder.address),
@@ -413,7 +421,10 @@ pub fn deposit_usdc(
         from: Address::ZERO,
         to: holder.address,
     };
-    let seq = store.append_history(&mv.record(ctx.now, 0, TxType::Deposit, &holder.user_id))?;
+    let seq = crate::ops::history::append(
+        store,
+        &mv.record(ctx.now, 0, TxType::Deposit, &holder.user_id),
+    )?;
     let action = Action::Mint {
         to: holder.address,
         amount,

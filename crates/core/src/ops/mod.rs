@@ -7,6 +7,7 @@
 pub mod chain;
 pub mod deployment;
 pub mod due;
+pub mod event;
 pub mod history;
 pub mod holder;
 pub mod job;
@@ -17,6 +18,7 @@ pub mod merchant;
 pub mod presale;
 pub mod settle;
 pub mod token;
+pub mod webhook;
 
 use crate::model::chain::ChainMode;
 use crate::model::merchant::Merchant;

@@ -46,6 +46,8 @@ pub struct MemStore {
     pub schedule_order: BTreeMap<String, u64>,
     /// Failures of scheduled work, by stored key.
     pub due_failures: BTreeMap<String, DueFailure>,
+    /// The event log, webhooks and deliveries (`mem_events`).
+    pub log: super::mem_events::Log,
 }
 
 impl MemStore {

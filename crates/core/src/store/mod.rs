@@ -7,7 +7,11 @@
 //! without transactions never sees a half-applied operation caused by a business rule.
 //! The port knows records only (`crate::model`): it sits on the floor just above them.
 
+pub mod events;
 pub mod mem;
+pub mod mem_events;
+
+pub use events::EventStore;
 
 use crate::error::Result;
 use crate::model::address::Address;
@@ -64,7 +68,9 @@ impl DueKey {
     }
 }
 
-pub trait Store {
+/// A merchant's records. The event log, webhooks and deliveries are the same store's
+/// ([`EventStore`]), so an operation writes its events in its own transaction.
+pub trait Store: EventStore {
     fn merchant(&self) -> Result<Option<Merchant>>;
     fn put_merchant(&mut self, merchant: &Merchant) -> Result<()>;
     /// The embedded chain's state (default when none was stored yet).

@@ -3,6 +3,7 @@
 
 use super::deployment::{DeploymentCreated, DeploymentStatusResult};
 use super::holder::{HolderFull, TokenBalance};
+use super::hooks::{self, HookResponse};
 use super::ledger::{DistributeResult, LedgerResult, RewardResult, TxPage};
 use super::market::{LiquidityCreated, LpInfo, Pool, Side, TradeFigures, TradeResult};
 use super::op::{HolderRef, Op};
@@ -11,7 +12,6 @@ use super::schedule::ParkedWork;
 use super::settlement::Settlement;
 use super::token::{CreateTokenAccepted, Job, Token, DEFAULT_HOLDERS};
 use crate::error::Result;
-use crate::model::holder::NewWallet;
 use crate::model::ids::{uuid_v4, DeploymentId, JobId, PresaleId};
 use crate::model::token::TokenKind;
 use crate::ops::ledger::Outflow;
@@ -19,15 +19,7 @@ use crate::ops::{deployment, history, holder, job, ledger, market, presale, toke
 use crate::store::Store;
 use serde::Serialize;
 
-/// What the shell provides an operation: fresh randomness and its public address.
-pub trait Shell {
-    /// 16 fresh random bytes, for a new id.
-    fn random16(&mut self) -> Result<[u8; 16]>;
-    /// A fresh wallet, its private key sealed.
-    fn new_wallet(&mut self) -> Result<NewWallet>;
-    /// The service's public base URL, for links in answers (a deployment's page).
-    fn base_url(&self) -> &str;
-}
+pub use super::shell::Shell;
 
 /// Every answer body of a merchant operation.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -54,6 +46,8 @@ pub enum Response {
     Trade(Box<TradeResult>),
     Quote(Box<TradeFigures>),
     ParkedWork(ParkedWork),
+    /// The event log and webhooks (`hooks`).
+    Hooks(HookResponse),
 }
 
 /// An answer: its HTTP status and body.
@@ -71,8 +65,15 @@ fn created(body: Response) -> Reply {
     Reply { status: 201, body }
 }
 
-/// Applies `op` for the merchant in `ctx`.
+/// Applies `op` for the merchant in `ctx`, and renders the payloads of the events it wrote
+/// (`event::seal`), so they commit with it.
 pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: Op, shell: &mut dyn Shell) -> Result<Reply> {
+    let reply = answer(store, ctx, op, shell)?;
+    super::event::seal(store, shell.base_url())?;
+    Ok(reply)
+}
+
+fn answer(store: &mut dyn Store, ctx: &Ctx, op: Op, shell: &mut dyn Shell) -> Result<Reply> {
     Ok(match op {
         Op::CreateToken(req) => {
             let id = JobId::new_unchecked(uuid_v4(shell.random16()?));
@@ -231,6 +232,13 @@ pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: Op, shell: &mut dyn Shell) ->
             ok(Response::Buy(BuyPresaleResult::of(&purchase)))
         }
         Op::ParkedWork => ok(Response::ParkedWork(ParkedWork::of(&store.parked()?))),
+        Op::Hooks(op) => {
+            let (status, body) = hooks::apply(store, ctx, op, shell)?;
+            Reply {
+                status,
+                body: Response::Hooks(body),
+            }
+        }
         Op::ResolvePresale(req) => {
             let outcome = presale::resolve(store, ctx, &req)?;
             let p = presale::find(store, &req.presale_id)?;

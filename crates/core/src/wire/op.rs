@@ -3,6 +3,7 @@
 //! itself. Nothing downstream looks at strings to decide what to do.
 
 use super::decode;
+use super::hooks::{self, HookOp, HookParts};
 use super::routes::{percent_decode, Route};
 use super::token::{DEFAULT_HOLDERS, MAX_HOLDERS};
 use crate::error::{Error, ErrorCode, Result};
@@ -63,6 +64,8 @@ pub enum Op {
     BuyQuote(UserId, BuyQuoteQuery),
     SellQuote(UserId, SellQuoteQuery),
     ParkedWork,
+    /// The event log and webhooks (`hooks`).
+    Hooks(HookOp),
 }
 
 /// A request's parts, as the edge received them.
@@ -135,6 +138,14 @@ fn bad_user_id() -> Error {
 impl Op {
     /// Decodes a merchant route's request. `None` for routes the edge serves itself.
     pub fn decode(route: Route, parts: &Parts) -> Result<Option<Op>> {
+        let hook_parts = HookParts {
+            params: parts.params,
+            query: parts.query,
+            body: parts.body,
+        };
+        if let Some(op) = hooks::decode(route, &hook_parts)? {
+            return Ok(Some(Op::Hooks(op)));
+        }
         let op = match route {
             Route::CreateToken => Op::CreateToken(parts.body()?),
             Route::Job => Op::Job(JobId::new_unchecked(parts.id(0, "jobId")?)),
@@ -217,6 +228,16 @@ impl Op {
             | Route::AdminReconcile
             | Route::Live
             | Route::AdminFaults => return Ok(None),
+            Route::Events
+            | Route::Event
+            | Route::CreateWebhook
+            | Route::ListWebhooks
+            | Route::GetWebhook
+            | Route::UpdateWebhook
+            | Route::DeleteWebhook
+            | Route::TestWebhook
+            | Route::Deliveries
+            | Route::ReplayDelivery => return Err(Error::internal("a hooks route not decoded")),
         };
         Ok(Some(op))
     }

@@ -65,6 +65,16 @@ pub enum Route {
     /// The live push channel (a WebSocket, served by the edge and the merchant's object).
     Live,
     ParkedWork,
+    Events,
+    Event,
+    CreateWebhook,
+    ListWebhooks,
+    GetWebhook,
+    UpdateWebhook,
+    DeleteWebhook,
+    TestWebhook,
+    Deliveries,
+    ReplayDelivery,
 }
 
 impl Route {
@@ -88,6 +98,11 @@ impl Route {
                 | Route::Reward
                 | Route::Buy
                 | Route::Sell
+                | Route::CreateWebhook
+                | Route::UpdateWebhook
+                | Route::DeleteWebhook
+                | Route::TestWebhook
+                | Route::ReplayDelivery
         )
     }
 }
@@ -98,6 +113,8 @@ pub struct Matched {
     pub route: Route,
     pub access: Access,
     pub params: Vec<String>,
+    /// The route's pattern (`/holder/:userId/spend`): what a log line names, never the path.
+    pub pattern: &'static str,
 }
 
 type Row = (&'static str, &'static str, Route, Access);
@@ -119,6 +136,16 @@ pub const TABLE: &[Row] = &[
     ("GET", "/admin/merchants/:merchantId/chain", Route::AdminChain, Admin),
     ("GET", "/admin/merchants/:merchantId/reconcile", Route::AdminReconcile, Admin),
     ("GET", "/merchant/parked-work", Route::ParkedWork, Secret),
+    ("GET", "/merchant/events", Route::Events, Secret),
+    ("GET", "/merchant/events/:eventId", Route::Event, Secret),
+    ("POST", "/merchant/webhooks", Route::CreateWebhook, Secret),
+    ("GET", "/merchant/webhooks", Route::ListWebhooks, Secret),
+    ("GET", "/merchant/webhooks/:webhookId", Route::GetWebhook, Secret),
+    ("PATCH", "/merchant/webhooks/:webhookId", Route::UpdateWebhook, Secret),
+    ("DELETE", "/merchant/webhooks/:webhookId", Route::DeleteWebhook, Secret),
+    ("POST", "/merchant/webhooks/:webhookId/test", Route::TestWebhook, Secret),
+    ("GET", "/merchant/webhooks/:webhookId/deliveries", Route::Deliveries, Secret),
+    ("POST", "/merchant/webhooks/:webhookId/deliveries/:deliveryId/replay", Route::ReplayDelivery, Secret),
     ("POST", "/merchant/presale", Route::CreatePresale, Secret),
     ("GET", "/merchant/presales", Route::ListPresales, Secret),
     ("POST", "/merchant/presale/resolve", Route::ResolvePresale, Secret),
@@ -193,6 +220,7 @@ pub fn route(method: &str, path: &str) -> Result<Matched> {
                     route: *route,
                     access: *access,
                     params,
+                    pattern,
                 });
             }
             path_known = true;

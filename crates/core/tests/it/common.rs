@@ -432,4 +432,9 @@ pub fn assert_unchanged(before: &MemStore, after: &MemStore, what: &str) {
         before.participants, after.participants,
         "{what}: participants changed"
     );
+    // An event exists exactly when its change does.
+    assert_eq!(
+        before.log.events, after.log.events,
+        "{what}: events written"
+    );
 }

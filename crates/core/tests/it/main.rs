@@ -13,6 +13,7 @@
 mod common;
 mod deployment;
 mod due;
+mod events;
 mod floors;
 mod ledger_props;
 mod ledger_scenarios;
@@ -20,3 +21,4 @@ mod market;
 mod openapi_codes;
 mod presale;
 mod settle;
+mod webhooks;

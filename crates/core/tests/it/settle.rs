@@ -18,12 +18,12 @@ use tokenpad_core::ops::settle::plan::{plan, Batch, Call, Limits};
 use tokenpad_core::ops::settle::{self, reconcile, Mined};
 use tokenpad_core::store::Store;
 
-const LIMITS: Limits = Limits {
+pub(crate) const LIMITS: Limits = Limits {
     per_batch: 200,
     batches: 10,
 };
 
-fn evm() -> Fx {
+pub(crate) fn evm() -> Fx {
     let mut fx = Fx::new();
     fx.ctx.chain = ChainMode::Evm(EvmChain {
         chain_id: 31_337,
@@ -34,7 +34,7 @@ fn evm() -> Fx {
 }
 
 /// The fake settler's transaction for `batch` at `nonce`.
-fn sign(fx: &mut Fx, nonce: u64, batch: &Batch) -> ChainTx {
+pub(crate) fn sign(fx: &mut Fx, nonce: u64, batch: &Batch) -> ChainTx {
     let tx = ChainTx {
         nonce,
         intents: batch.intents.iter().map(|i| i.id).collect(),
@@ -60,7 +60,7 @@ fn sign(fx: &mut Fx, nonce: u64, batch: &Batch) -> ChainTx {
     tx
 }
 
-fn receipt(tx: &ChainTx, success: bool) -> Mined {
+pub(crate) fn receipt(tx: &ChainTx, success: bool) -> Mined {
     Mined {
         hash: tx.versions.last().unwrap().hash.clone(),
         block: 100 + tx.nonce,
@@ -91,7 +91,7 @@ fn settle_all(fx: &mut Fx) -> Vec<ChainTx> {
 }
 
 /// A token deployed through the job path on the EVM chain.
-fn token(fx: &mut Fx) -> TokenAddress {
+pub(crate) fn token(fx: &mut Fx) -> TokenAddress {
     let job = fx.submit_token(json!({"name": "Alpha", "symbol": "ALPHA", "canDistribute": true}));
     assert!(
         fx.store.token(&job.token_address).unwrap().is_none(),
@@ -108,7 +108,7 @@ fn token(fx: &mut Fx) -> TokenAddress {
     job.token_address
 }
 
-fn distribute(fx: &mut Fx, t: &TokenAddress, user: &str, amount: u64) {
+pub(crate) fn distribute(fx: &mut Fx, t: &TokenAddress, user: &str, amount: u64) {
     fx.holder(user);
     let req = crate::common::body(&json!({"sendToId": user, "amount": amount})).unwrap();
     let r = ledger::distribute(&mut fx.store, &fx.ctx, t, &req).unwrap();

@@ -1,8 +1,11 @@
-//! The shell's adapters: SQLite behind the core's storage port, transactions, randomness.
+//! The shell's adapters: SQLite behind the core's storage port, transactions, randomness,
+//! and the webhook sender.
 
 pub mod evm;
 pub mod sql;
 pub mod sql_chain;
+pub mod sql_events;
 pub mod sql_store;
 pub mod txn;
 pub mod wallet;
+pub mod webhook;

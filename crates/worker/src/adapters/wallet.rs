@@ -56,6 +56,26 @@ impl WalletMaker {
 }
 
 impl WalletMaker {
+    /// 32 secret bytes sealed under the same key, bound to `aad` (a webhook's signing secret,
+    /// bound to its id), as hex.
+    pub fn seal(&self, aad: &[u8], secret: &[u8; 32]) -> Result<String> {
+        let key = self.key.ok_or_else(|| {
+            Error::internal("WALLET_ENCRYPTION_KEY is not set to 64 hex characters")
+        })?;
+        Ok(hex::encode(seal_secret(&key, random::<12>()?, secret, aad)))
+    }
+
+    /// Opens what [`WalletMaker::seal`] sealed for `aad`.
+    pub fn open_sealed(&self, aad: &[u8], sealed_hex: &str) -> Result<[u8; 32]> {
+        let key = self.key.ok_or_else(|| {
+            Error::internal("WALLET_ENCRYPTION_KEY is not set to 64 hex characters")
+        })?;
+        let sealed =
+            hex::decode(sealed_hex).map_err(|_| Error::internal("a sealed secret is not hex"))?;
+        open_secret(&key, &sealed, aad)
+            .ok_or_else(|| Error::internal("a sealed secret does not open"))
+    }
+
     /// The secret key sealed for `address` (to sign with it: the settler only). The key
     /// never leaves the object: not in a log, an error or an answer.
     pub fn open(&self, address: &Address, sealed_hex: &str) -> Result<[u8; 32]> {
@@ -69,10 +89,13 @@ impl WalletMaker {
     }
 }
 
-/// What an operation gets from the worker: randomness, sealed wallets, the public base URL.
+/// What an operation gets from the worker: randomness, sealed wallets and secrets, the public
+/// base URL, and whether webhooks may call private addresses.
 pub struct WorkerShell {
     pub wallets: WalletMaker,
     pub base_url: String,
+    /// ALLOW_PRIVATE_WEBHOOK_URLS (local runs and tests only).
+    pub allow_private_urls: bool,
 }
 
 impl Shell for WorkerShell {
@@ -86,5 +109,15 @@ impl Shell for WorkerShell {
 
     fn base_url(&self) -> &str {
         &self.base_url
+    }
+
+    fn new_secret(&mut self, aad: &[u8]) -> Result<([u8; 32], String)> {
+        let secret = random::<32>()?;
+        let sealed = self.wallets.seal(aad, &secret)?;
+        Ok((secret, sealed))
+    }
+
+    fn allow_private_urls(&self) -> bool {
+        self.allow_private_urls
     }
 }

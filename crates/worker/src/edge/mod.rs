@@ -11,6 +11,7 @@ mod guard;
 mod live;
 mod overview;
 mod page;
+pub mod trace;
 
 use crate::hop::{self, ApiCall, Idempotency, MerchantCall};
 use crate::http::{self, header};

@@ -51,6 +51,7 @@ pub fn changes_state(op: &Op) -> bool {
             | Op::ListPresales
             | Op::MerchantPresale(_)
             | Op::PublicPresale(_)
+            | Op::Hooks(_)
     )
 }
 

@@ -23,8 +23,10 @@ use super::{chain, Ctx};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::chain::mined_at;
 use crate::model::deployment::{DeploySpec, Deployment, DeploymentKind, DeploymentStatus};
+use crate::model::event::{EventType, Subject};
 use crate::model::ids::DeploymentId;
 use crate::model::intent::Then;
+use crate::model::time::Millis;
 use crate::model::token::TokenSpec;
 use crate::store::{DueKey, Store};
 
@@ -85,6 +87,9 @@ pub fn create(
         }
     }
     store.put_deployment(&d)?;
+    if d.status == DeploymentStatus::Failed {
+        announce(store, &d, ctx.now)?;
+    }
     Ok(d)
 }
 
@@ -100,7 +105,8 @@ pub fn finish(store: &mut dyn Store, ctx: &Ctx, id: &DeploymentId) -> Result<()>
     if !launch::address_free(store, &d.token_address)? {
         d.status = DeploymentStatus::Failed;
         d.error = Some("a contract already exists at the deployment address".into());
-        return store.put_deployment(&d);
+        store.put_deployment(&d)?;
+        return announce(store, &d, ctx.now);
     }
     let at = d.mined_at.unwrap_or(ctx.now);
     let req = &d.request;
@@ -137,7 +143,19 @@ pub fn finish(store: &mut dyn Store, ctx: &Ctx, id: &DeploymentId) -> Result<()>
     )?;
     d.status = DeploymentStatus::Success;
     d.mined_at = Some(at);
-    store.put_deployment(&d)
+    store.put_deployment(&d)?;
+    announce(store, &d, at)
+}
+
+/// `deployment.succeeded` or `deployment.failed`, after the deployment's record is written.
+fn announce(store: &mut dyn Store, d: &Deployment, at: Millis) -> Result<()> {
+    let kind = if d.status == DeploymentStatus::Success {
+        EventType::DeploymentSucceeded
+    } else {
+        EventType::DeploymentFailed
+    };
+    let subject = Subject::Deployment { id: d.id.clone() };
+    super::event::emit(store, at, kind, subject).map(drop)
 }
 
 /// This merchant's deployment `id`, of `kind` when given. Unknown, or of the other kind:

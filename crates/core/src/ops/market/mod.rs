@@ -15,6 +15,7 @@ pub use request::{BuyQuoteQuery, BuyRequest, LiquidityRequest, SellQuoteQuery, S
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::amount::{Price, Units, Usdc};
 use crate::model::decimal::{Decimal, Whole};
+use crate::model::event::{EventType, Subject};
 use crate::model::history::TxType;
 use crate::model::ids::{TokenAddress, UserId};
 use crate::model::input::Int;
@@ -145,6 +146,8 @@ pub fn open_liquidity(
         .map_or(t.liquidity_supply, |a| a.amount().cast());
     let pool = open(store, &mut t, tokens, Usdc::ZERO, price, ctx.now)?;
     store.put_token(&t)?;
+    let subject = Subject::Liquidity { token: t.address };
+    super::event::emit(store, ctx.now, EventType::LiquidityCreated, subject)?;
     Ok((t, pool))
 }
 
@@ -361,8 +364,13 @@ fn settle(
     ];
     // On chain the pool's reserves are the treasury's: a trade is two transfers.
     let holder_side = Account::Wallet(h.address);
+    let mut token_leg = 0;
     for (side_index, mv) in legs.iter().enumerate() {
-        let seq = store.append_history(&mv.record(ctx.now, side_index, side, &h.user_id))?;
+        let seq =
+            crate::ops::history::append(store, &mv.record(ctx.now, side_index, side, &h.user_id))?;
+        if side_index == 0 {
+            token_leg = seq;
+        }
         let pool_side = Side::Reserve(Reserve::Pooled(t.address));
         let holder_row = Side::Row(h.address);
         let (from, to, undo) = if (side_index == 0) == buy {
@@ -375,6 +383,14 @@ fn settle(
             .moved(undo.0, undo.1);
         chain::intend(store, ctx, intent)?;
     }
+    let subject = Subject::Trade {
+        user_id: h.user_id.clone(),
+        buy,
+        before: Box::new(before.clone()),
+        trade: Box::new(trade.clone()),
+        record: token_leg,
+    };
+    super::event::emit(store, ctx.now, EventType::TradeExecuted, subject)?;
     Ok(TradeReceipt {
         stamp,
         side,

@@ -1,9 +1,10 @@
 //! `POST /holder/:userId/buy-presale`: a holder pays USDC into a presale's escrow.
 
-use super::lookup::{find, key, save, usdc};
+use super::lookup::{emit, find, key, save, usdc};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::amount::{unit, Usdc};
 use crate::model::decimal::{Decimal, Whole};
+use crate::model::event::{EventType, PurchaseFacts};
 use crate::model::history::TxType;
 use crate::model::ids::{PresaleId, UserId};
 use crate::model::input::Checked;
@@ -117,7 +118,10 @@ pub fn buy(
         from: holder.address,
         to: p.signer,
     };
-    let seq = store.append_history(&mv.record(ctx.now, 0, TxType::PresaleBuy, &holder.user_id))?;
+    let seq = crate::ops::history::append(
+        store,
+        &mv.record(ctx.now, 0, TxType::PresaleBuy, &holder.user_id),
+    )?;
     // The escrow is the treasury's on chain.
     let action = chain::transfer(Account::Wallet(holder.address), Account::Treasury, units);
     let intent = chain::want(ctx, usdc.address, action)
@@ -129,6 +133,19 @@ pub fn buy(
         p.phase = Phase::Launching;
         store.schedule(&key(&p), ctx.now)?;
     }
+    let purchase = PurchaseFacts {
+        user_id: holder.user_id.clone(),
+        usdc: amount,
+        record: seq,
+    };
+    emit(
+        store,
+        ctx.now,
+        EventType::PresalePurchase,
+        &p,
+        None,
+        Some(purchase),
+    )?;
     save(store, &mut p, ctx.now)?;
     Ok(Purchase {
         stamp,

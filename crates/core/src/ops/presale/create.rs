@@ -1,11 +1,12 @@
 //! `POST /merchant/presale`: validate and open a presale.
 
-use super::lookup::key;
+use super::lookup::{emit, key};
 use crate::crypto;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::address::Address;
 use crate::model::amount::{unit, Usdc};
 use crate::model::decimal::Whole;
+use crate::model::event::EventType;
 use crate::model::ids::PresaleId;
 use crate::model::input::{Checked, HttpUrl, Int, Symbol, Text, TokenName};
 use crate::model::presale::{
@@ -187,9 +188,26 @@ pub fn create(
         distribute_tx: None,
         created_at: ctx.now,
         updated_at: ctx.now,
+        announced_status: None,
     };
+    let mut presale = presale;
+    presale.announced_status = Some(presale.status(ctx.now).as_str().to_string());
     store.put_presale(&presale)?;
-    // The launch-or-refund decision at the end; `launch::run` reschedules it as needed.
-    store.schedule(&key(&presale), presale.end_ms())?;
+    // Its start (to announce that it is active), then the launch-or-refund decision at the
+    // end; `launch::run` reschedules it as needed.
+    let first = if presale.start_ms() > ctx.now {
+        presale.start_ms()
+    } else {
+        presale.end_ms()
+    };
+    store.schedule(&key(&presale), first)?;
+    emit(
+        store,
+        ctx.now,
+        EventType::PresaleCreated,
+        &presale,
+        None,
+        None,
+    )?;
     Ok(presale)
 }

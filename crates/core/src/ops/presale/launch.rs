@@ -6,13 +6,14 @@
 //! repeated, because its effect and the record that it is done commit together. A step whose
 //! chain submission fails is retried with exponential backoff and counted in retryCount.
 
-use super::lookup::{key, save, usdc};
+use super::lookup::{emit, key, put, save, usdc};
 use super::settle;
 use crate::crypto;
 use crate::error::{Error, Result};
 use crate::model::amount::Price;
 use crate::model::balance::Lock;
 use crate::model::chain::{block_number, mined_at};
+use crate::model::event::EventType;
 use crate::model::history::ChainStatus;
 use crate::model::history::TxType;
 use crate::model::intent::{Account, Reserve, Side, Then};
@@ -42,8 +43,9 @@ pub fn run(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Resu
                 return step(store, ctx, p, at);
             }
             if at < p.end_ms() {
+                // Its start: it is active now.
                 store.schedule(&key(&p), p.end_ms())?;
-                return store.put_presale(&p);
+                return put(store, &mut p, at);
             }
             if !p.launchable() {
                 return settle::refund(store, ctx, p, at);
@@ -52,8 +54,8 @@ pub fn run(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Resu
                 p.phase = Phase::Launching;
                 return step(store, ctx, p, at);
             }
-            // Launchable without autoLaunch: it waits for resolve.
-            Ok(())
+            // Launchable without autoLaunch: it waits for resolve (and has ended meanwhile).
+            put(store, &mut p, at)
         }
         Phase::Launching => step(store, ctx, p, at),
         Phase::Launched | Phase::Refunded => Ok(()),
@@ -125,7 +127,11 @@ pub fn step(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Res
     } else {
         store.schedule(&key(&p), mined_at(at))?;
     }
-    save(store, &mut p, at)
+    save(store, &mut p, at)?;
+    if next == Step::Completed {
+        emit(store, at, EventType::PresaleLaunched, &p, None, None)?;
+    }
+    Ok(())
 }
 
 /// The raised USDC leaves escrow for the launch's liquidity pool (the pool opens with it at
@@ -264,12 +270,10 @@ fn distribute(
             from: p.signer,
             to: part.address,
         };
-        let seq = store.append_history(&mv.record(
-            ctx.now,
-            i,
-            TxType::PresaleAllocation,
-            &part.user_id,
-        ))?;
+        let seq = crate::ops::history::append(
+            store,
+            &mv.record(ctx.now, i, TxType::PresaleAllocation, &part.user_id),
+        )?;
         let action = chain::transfer(Account::Treasury, Account::Wallet(part.address), share);
         // Undone, the share goes back to the reserve it was withdrawn from.
         let intent = chain::want(ctx, token.address, action)

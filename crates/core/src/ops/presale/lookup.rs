@@ -1,8 +1,10 @@
 //! Finding a presale, its schedule key, and the USDC ledger its money moves in.
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::model::event::{EventType, PurchaseFacts, Subject};
 use crate::model::ids::PresaleId;
 use crate::model::presale::Presale;
+use crate::model::time::Millis;
 use crate::model::token::{Token, USDC_ADDRESS};
 use crate::store::{DueKey, Store};
 
@@ -25,11 +27,43 @@ pub(super) fn usdc(store: &dyn Store) -> Result<Token> {
 }
 
 /// Stores a presale that changed at `at` (its `updatedAt`).
-pub(super) fn save(
-    store: &mut dyn Store,
-    p: &mut Presale,
-    at: crate::model::time::Millis,
-) -> Result<()> {
+pub(super) fn save(store: &mut dyn Store, p: &mut Presale, at: Millis) -> Result<()> {
     p.updated_at = at;
-    store.put_presale(p)
+    put(store, p, at)
+}
+
+/// Stores a presale as of `at`, announcing a change of its status (`presale.status_changed`,
+/// after the write, so the event shows the presale as it is now).
+pub(super) fn put(store: &mut dyn Store, p: &mut Presale, at: Millis) -> Result<()> {
+    let now = p.status(at).as_str();
+    let before = p.announced_status.replace(now.to_string());
+    store.put_presale(p)?;
+    match before {
+        Some(previous) if previous != now => emit(
+            store,
+            at,
+            EventType::PresaleStatusChanged,
+            p,
+            Some(previous),
+            None,
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// Writes a presale event.
+pub(super) fn emit(
+    store: &mut dyn Store,
+    at: Millis,
+    kind: EventType,
+    p: &Presale,
+    previous_status: Option<String>,
+    purchase: Option<PurchaseFacts>,
+) -> Result<()> {
+    let subject = Subject::Presale {
+        id: p.id.clone(),
+        previous_status,
+        purchase,
+    };
+    crate::ops::event::emit(store, at, kind, subject).map(drop)
 }

@@ -1,7 +1,8 @@
 //! The ends of a presale's money: refunds to every buyer, and locks that open.
 
-use super::lookup::{key, save, usdc};
+use super::lookup::{emit, key, save, usdc};
 use crate::error::Result;
+use crate::model::event::{EventType, Subject};
 use crate::model::history::TxType;
 use crate::model::ids::LockId;
 use crate::model::intent::{Account, Reserve, Side};
@@ -41,8 +42,10 @@ pub fn refund(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> R
                 from: p.signer,
                 to: part.address,
             };
-            let seq =
-                store.append_history(&mv.record(at, i, TxType::PresaleRefund, &part.user_id))?;
+            let seq = crate::ops::history::append(
+                store,
+                &mv.record(at, i, TxType::PresaleRefund, &part.user_id),
+            )?;
             let action = chain::transfer(Account::Treasury, Account::Wallet(part.address), paid);
             let intent = chain::want(ctx, usdc.address, action)
                 .with_records(vec![seq])
@@ -54,7 +57,8 @@ pub fn refund(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> R
     store.put_token(&usdc)?;
     p.phase = Phase::Refunded;
     store.unschedule(&key(&p))?;
-    save(store, &mut p, at)
+    save(store, &mut p, at)?;
+    emit(store, at, EventType::PresaleRefunded, &p, None, None)
 }
 
 /// A lock's unlock date has come: its tokens become active.
@@ -70,7 +74,8 @@ pub fn unlock(store: &mut dyn Store, ctx: &Ctx, lock_id: &LockId, at: Millis) ->
     let stamp = chain::ledger_only(store, ctx, "unlock", &[lock_id.as_str().as_bytes()], at)?;
     store.put_balance(&lock.token, &lock.owner, &bal)?;
     store.remove_lock(lock_id)?;
-    if let Some(h) = store.holder_by_address(&lock.owner)? {
+    let holder = store.holder_by_address(&lock.owner)?;
+    if let Some(h) = &holder {
         let mv = Movement {
             stamp: &stamp,
             token: &token,
@@ -78,7 +83,11 @@ pub fn unlock(store: &mut dyn Store, ctx: &Ctx, lock_id: &LockId, at: Millis) ->
             from: lock.owner,
             to: lock.owner,
         };
-        store.append_history(&mv.record(at, 0, TxType::Unlock, &h.user_id))?;
+        crate::ops::history::append(store, &mv.record(at, 0, TxType::Unlock, &h.user_id))?;
     }
-    Ok(())
+    let subject = Subject::Lock {
+        lock,
+        user_id: holder.map(|h| h.user_id),
+    };
+    crate::ops::event::emit(store, at, EventType::LockUnlocked, subject).map(drop)
 }

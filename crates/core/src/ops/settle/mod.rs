@@ -22,8 +22,9 @@ pub mod plan;
 pub mod reconcile;
 mod undo;
 
-use super::{deployment, job, Ctx};
+use super::{deployment, event, job, Ctx};
 use crate::error::{Error, Result};
+use crate::model::event::{EventType, Subject};
 use crate::model::history::ChainStatus;
 use crate::model::intent::{Action, Intent, IntentStatus, Then};
 use crate::model::settlement::{ChainTx, TxState};
@@ -65,6 +66,16 @@ fn mark_records(
             r.hash = hash.map(str::to_string);
             r.block = block;
             store.put_history_at(*seq, &r)?;
+        }
+    }
+    Ok(())
+}
+
+/// `transaction.confirmed` or `transaction.failed` for each history record of an intent.
+fn announce(store: &mut dyn Store, ctx: &Ctx, i: &Intent, kind: EventType) -> Result<()> {
+    for seq in &i.records {
+        if store.history_at(*seq)?.is_some() {
+            event::emit(store, ctx.now, kind, Subject::Transaction { seq: *seq })?;
         }
     }
     Ok(())
@@ -164,6 +175,7 @@ fn confirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Resul
         Some(&m.hash),
         Some(m.block),
     )?;
+    announce(store, ctx, i, EventType::TransactionConfirmed)?;
     store.put_intent(i)?;
     match &i.then {
         None => Ok(()),
@@ -210,6 +222,7 @@ fn fail(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Result<(
             .unwrap_or_else(|| "the transaction reverted".into()),
     );
     mark_records(store, i, ChainStatus::Failed, Some(&m.hash), Some(m.block))?;
+    announce(store, ctx, i, EventType::TransactionFailed)?;
     store.put_intent(i)?;
     undo::undo(store, ctx, i)?;
     match &i.then {
@@ -225,6 +238,8 @@ fn fail(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Result<(
                 d.status = crate::model::deployment::DeploymentStatus::Failed;
                 d.error = i.error.clone();
                 store.put_deployment(&d)?;
+                let subject = Subject::Deployment { id: d.id.clone() };
+                event::emit(store, ctx.now, EventType::DeploymentFailed, subject)?;
             }
         }
         Some(Then::PresaleToken(_)) | None => {}

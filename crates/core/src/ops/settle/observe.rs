@@ -124,20 +124,23 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
     let Some(h) = holder else {
         return Ok(Applied::Followed);
     };
-    store.append_history(&TxRecord {
-        id: format!("{}-{}", o.hash, o.log_index),
-        hash: Some(o.hash.clone()),
-        chain_status: ChainStatus::Confirmed,
-        block: Some(o.block),
-        kind: TxType::Deposit,
-        user_id: h.user_id,
-        token: t.address,
-        symbol: t.symbol.clone(),
-        decimals: t.decimals,
-        amount,
-        from: o.from,
-        to: o.to,
-        at: ctx.now,
-    })?;
+    crate::ops::history::append(
+        store,
+        &TxRecord {
+            id: format!("{}-{}", o.hash, o.log_index),
+            hash: Some(o.hash.clone()),
+            chain_status: ChainStatus::Confirmed,
+            block: Some(o.block),
+            kind: TxType::Deposit,
+            user_id: h.user_id,
+            token: t.address,
+            symbol: t.symbol.clone(),
+            decimals: t.decimals,
+            amount,
+            from: o.from,
+            to: o.to,
+            at: ctx.now,
+        },
+    )?;
     Ok(Applied::Deposit)
 }

@@ -118,21 +118,24 @@ pub fn undo(store: &mut dyn Store, ctx: &Ctx, i: &Intent) -> Result<Units> {
     let (from, to) = (owner(&t, &u.debit), owner(&t, &u.credit));
     for (side, address) in [(0usize, from), (1, to)] {
         if let Some(h) = store.holder_by_address(&address)? {
-            store.append_history(&TxRecord {
-                id: format!("reversal{}-{side}", i.id),
-                hash: i.hash.clone(),
-                chain_status: ChainStatus::Failed,
-                block: i.block,
-                kind: TxType::Reversal,
-                user_id: h.user_id,
-                token: t.address,
-                symbol: t.symbol.clone(),
-                decimals: t.decimals,
-                amount: n,
-                from,
-                to,
-                at: ctx.now,
-            })?;
+            crate::ops::history::append(
+                store,
+                &TxRecord {
+                    id: format!("reversal{}-{side}", i.id),
+                    hash: i.hash.clone(),
+                    chain_status: ChainStatus::Failed,
+                    block: i.block,
+                    kind: TxType::Reversal,
+                    user_id: h.user_id,
+                    token: t.address,
+                    symbol: t.symbol.clone(),
+                    decimals: t.decimals,
+                    amount: n,
+                    from,
+                    to,
+                    at: ctx.now,
+                },
+            )?;
         }
     }
     Ok(n)

@@ -80,6 +80,8 @@ pub struct Settler<'a> {
     pub ctx: Ctx,
     /// Scan for deposits this round.
     pub scan: bool,
+    /// The base URL events render links with (`wire::event::seal`).
+    pub base_url: String,
 }
 
 /// What a round leaves to do.
@@ -100,7 +102,14 @@ impl Settler<'_> {
         f: impl FnOnce(&mut SqlStore) -> Result<T> + 'static,
     ) -> Result<T> {
         let mut store = self.store();
-        transaction(&self.storage, move || f(&mut store))
+        let base = self.base_url.clone();
+        transaction(&self.storage, move || {
+            let out = f(&mut store)?;
+            // What the ledger wrote as it settled (transaction.confirmed, a job's token...),
+            // its events rendered in the same transaction.
+            tokenpad_core::wire::event::seal(&mut store, &base)?;
+            Ok(out)
+        })
     }
 
     pub(super) fn relayer_address(&self) -> [u8; 20] {

@@ -9,6 +9,7 @@ use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::ops::due::{self, Retry, MAX_ITEMS_PER_RUN};
 use tokenpad_core::store::Store;
+use tokenpad_core::wire::event::seal;
 use tokenpad_core::Result;
 
 impl MerchantObject {
@@ -45,8 +46,11 @@ impl MerchantObject {
         let ctx = self.ctx(now, merchant.clone())?;
         let mut store = self.store()?;
         let key = stored.clone();
+        let base = self.base_url();
         let ran = transaction(&self.state.storage(), move || {
-            due::run_item(&mut store, &ctx, &key, at)
+            due::run_item(&mut store, &ctx, &key, at)?;
+            // The item's events, rendered as it leaves things (`wire::event::seal`).
+            seal(&mut store, &base)
         });
         if let Err(e) = ran {
             let mut store = self.store()?;

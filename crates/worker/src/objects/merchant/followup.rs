@@ -20,8 +20,8 @@ use tokenpad_core::{Error, Result};
 const MAX_FOLLOWUPS_PER_PASS: u64 = 20;
 
 impl MerchantObject {
-    /// When the object next has work: its earliest scheduled item, follow-up or settlement
-    /// round (an EVM chain).
+    /// When the object next has work: its earliest scheduled item, follow-up, settlement
+    /// round (an EVM chain) or webhook delivery.
     pub(super) fn next_wake(&self) -> Result<Option<Millis>> {
         let store = self.store()?;
         let now = self.now()?;
@@ -29,6 +29,7 @@ impl MerchantObject {
             store.next_due()?,
             outbox::next_at(&store)?,
             self.settle_at(now)?,
+            self.webhook_wake()?,
         ];
         Ok(wakes.into_iter().flatten().min())
     }
@@ -44,7 +45,8 @@ impl MerchantObject {
         let storage = self.state.storage();
         let written = match next {
             Some(at) => {
-                let real = at.saturating_sub(self.offset()?);
+                // A time long past is "at once" (the runtime refuses times <= 0).
+                let real = at.saturating_sub(self.offset()?).max(1);
                 let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(real as f64));
                 storage.set_alarm(worker::ScheduledTime::new(date)).await
             }

@@ -14,6 +14,7 @@ mod followup;
 mod idempotency;
 mod outbox;
 mod settle;
+mod webhooks;
 
 use super::live;
 use crate::adapters::evm::{self, config::ChainConfig};
@@ -78,6 +79,12 @@ pub struct MerchantObject {
     settling: Cell<bool>,
     /// When deposits were last looked for (service time); a restart looks at once.
     scanned_at: Cell<Millis>,
+    /// Webhook deliveries are being sent (the alarm's; never two runs at once).
+    delivering: Cell<bool>,
+    /// The latest API request's base URL (`webhooks`), for events rendered in the alarm.
+    base_url: RefCell<Option<String>>,
+    /// When old events were last pruned (service time).
+    pruned_at: Cell<Millis>,
 }
 
 impl DurableObject for MerchantObject {
@@ -97,6 +104,9 @@ impl DurableObject for MerchantObject {
             chain,
             settling: Cell::new(false),
             scanned_at: Cell::new(0),
+            delivering: Cell::new(false),
+            base_url: RefCell::new(None),
+            pruned_at: Cell::new(0),
         }
     }
 
@@ -131,8 +141,11 @@ impl DurableObject for MerchantObject {
         if let Some(merchant) = self.store().and_then(|s| s.merchant()).map_err(to_worker)? {
             // Items that fail are recorded and retried or parked: they never fail the alarm.
             self.run_due(now, &merchant);
+            let id = merchant.id.clone();
             // The settler's round (an EVM chain): its failures are recorded, never the alarm's.
             self.settle(now, merchant).await;
+            // Webhook deliveries: only here, never inside a request.
+            self.deliver_webhooks(&id).await;
         }
         self.deliver_followups(now).await;
         // Failing to set the next alarm fails this one, so the runtime retries it.
@@ -269,6 +282,7 @@ impl MerchantObject {
         // A request that did not decode is refused only now, after its key was checked.
         let op = call.op?;
         let changes = live::changes_state(&op);
+        self.note_base_url(&call.base_url);
         let now = self.now()?;
         // The alarm is touched only when the earliest pending work moved (most operations, a
         // spend or a read, leave the schedule alone), or when it may be wrong.
@@ -286,6 +300,7 @@ impl MerchantObject {
         let mut shell = WorkerShell {
             wallets: WalletMaker::from_env(&self.env),
             base_url: call.base_url,
+            allow_private_urls: crate::config::flag(&self.env, "ALLOW_PRIVATE_WEBHOOK_URLS"),
         };
         let idem = call.idempotency;
         let record = idem.clone();
@@ -402,8 +417,11 @@ impl MerchantObject {
         let wake_before = self.next_wake()?;
         let mut store = self.store()?;
         let ctx = self.ctx(now, merchant)?;
+        let base = self.base_url();
         let stamp = transaction(&self.state.storage(), move || {
-            ops::ledger::deposit_usdc(&mut store, &ctx, &address, usdc)
+            let stamp = ops::ledger::deposit_usdc(&mut store, &ctx, &address, usdc)?;
+            tokenpad_core::wire::event::seal(&mut store, &base)?;
+            Ok(stamp)
         })?;
         self.settle_soon(now);
         self.after_commit(now, wake_before).await;

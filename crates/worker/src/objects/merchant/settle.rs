@@ -97,6 +97,7 @@ impl MerchantObject {
             wallets: WalletMaker::from_env(&self.env),
             ctx,
             scan: now.saturating_sub(self.scanned_at.get()) >= evm.scan_ms,
+            base_url: self.base_url(),
         };
         let next = match settler.run().await {
             Ok(round) => {

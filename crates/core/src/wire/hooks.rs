@@ -1,0 +1,203 @@
+//! The event log's and webhooks' operations: decoded from their routes into a [`HookOp`]
+//! (one `Op::Hooks` of the operation enum) and applied here, answered with the types of
+//! `event` and `webhook`.
+
+use super::event::{Event, EventPage};
+use super::routes::{percent_decode, Route};
+use super::shell::Shell;
+use super::webhook::{Delivery, DeliveryPage, Webhook, WebhookCreated, WebhookDeleted};
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::ids::WebhookId;
+use crate::ops::event::{self as log, EventQuery};
+use crate::ops::webhook::{self, CreateWebhookRequest, DeliveryQuery, UpdateWebhookRequest};
+use crate::ops::Ctx;
+use crate::store::Store;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// An operation on the event log or the webhooks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+pub enum HookOp {
+    Events(EventQuery),
+    Event(String),
+    CreateWebhook(CreateWebhookRequest),
+    ListWebhooks,
+    GetWebhook(WebhookId),
+    UpdateWebhook(WebhookId, UpdateWebhookRequest),
+    DeleteWebhook(WebhookId),
+    TestWebhook(WebhookId),
+    Deliveries(WebhookId, DeliveryQuery),
+    ReplayDelivery(WebhookId, String),
+}
+
+/// Every answer of a [`HookOp`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum HookResponse {
+    Events(EventPage),
+    Event(Box<Event>),
+    Webhook(Webhook),
+    WebhookCreated(WebhookCreated),
+    Webhooks(Vec<Webhook>),
+    WebhookDeleted(WebhookDeleted),
+    Delivery(Box<Delivery>),
+    Deliveries(DeliveryPage),
+}
+
+/// A request's parts, as `op::Parts` has them.
+pub struct HookParts<'a> {
+    pub params: &'a [String],
+    pub query: &'a BTreeMap<String, String>,
+    pub body: &'a Value,
+}
+
+fn param(parts: &HookParts, i: usize, name: &str) -> Result<String> {
+    let raw = parts
+        .params
+        .get(i)
+        .ok_or_else(|| Error::internal("missing path parameter"))?;
+    percent_decode(raw).ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidRequest,
+            "is not valid percent-encoded UTF-8",
+        )
+        .at_field(name)
+    })
+}
+
+fn webhook_id(parts: &HookParts) -> Result<WebhookId> {
+    param(parts, 0, "webhookId").map(WebhookId::new_unchecked)
+}
+
+/// Decodes a route of this module; None for any other route.
+pub fn decode(route: Route, parts: &HookParts) -> Result<Option<HookOp>> {
+    let q = |name: &str| parts.query.get(name).map(String::as_str);
+    Ok(Some(match route {
+        Route::Events => HookOp::Events(EventQuery::parse(q("after"), q("types"), q("limit"))?),
+        Route::Event => HookOp::Event(param(parts, 0, "eventId")?),
+        Route::CreateWebhook => HookOp::CreateWebhook(super::decode::body(parts.body)?),
+        Route::ListWebhooks => HookOp::ListWebhooks,
+        Route::GetWebhook => HookOp::GetWebhook(webhook_id(parts)?),
+        Route::UpdateWebhook => {
+            HookOp::UpdateWebhook(webhook_id(parts)?, super::decode::body(parts.body)?)
+        }
+        Route::DeleteWebhook => HookOp::DeleteWebhook(webhook_id(parts)?),
+        Route::TestWebhook => HookOp::TestWebhook(webhook_id(parts)?),
+        Route::Deliveries => HookOp::Deliveries(
+            webhook_id(parts)?,
+            DeliveryQuery::parse(q("cursor"), q("limit"))?,
+        ),
+        Route::ReplayDelivery => {
+            HookOp::ReplayDelivery(webhook_id(parts)?, param(parts, 1, "deliveryId")?)
+        }
+        _ => return Ok(None),
+    }))
+}
+
+fn reply(status: u16, body: HookResponse) -> (u16, HookResponse) {
+    (status, body)
+}
+
+/// `wh_` and 32 hex characters.
+fn new_webhook_id(shell: &mut dyn Shell) -> Result<WebhookId> {
+    Ok(WebhookId::new_unchecked(format!(
+        "wh_{}",
+        hex::encode(shell.random16()?)
+    )))
+}
+
+/// Applies `op`: its HTTP status and answer.
+pub fn apply(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    op: HookOp,
+    shell: &mut dyn Shell,
+) -> Result<(u16, HookResponse)> {
+    let merchant = &ctx.merchant.id;
+    Ok(match op {
+        HookOp::Events(q) => {
+            let (events, more) = log::page(store, merchant, &q)?;
+            let data = events
+                .iter()
+                .map(|e| Event::read(store, merchant, e, shell.base_url()))
+                .collect::<Result<Vec<Event>>>()?;
+            let next_cursor = data.last().map(|e| e.id.clone()).or(q.after);
+            reply(
+                200,
+                HookResponse::Events(EventPage {
+                    has_more: more,
+                    next_cursor,
+                    data,
+                }),
+            )
+        }
+        HookOp::Event(id) => {
+            let e = log::find(store, merchant, &id)?;
+            let event = Event::read(store, merchant, &e, shell.base_url())?;
+            reply(200, HookResponse::Event(Box::new(event)))
+        }
+        HookOp::CreateWebhook(req) => {
+            let id = new_webhook_id(shell)?;
+            let (secret, sealed) = shell.new_secret(id.as_str().as_bytes())?;
+            let w = webhook::create(store, ctx, &req, id, sealed, shell.allow_private_urls())?;
+            reply(
+                201,
+                HookResponse::WebhookCreated(WebhookCreated {
+                    webhook: Webhook::of(&w),
+                    secret: secret_text(&secret),
+                }),
+            )
+        }
+        HookOp::ListWebhooks => {
+            let all = store.webhooks()?.iter().map(Webhook::of).collect();
+            reply(200, HookResponse::Webhooks(all))
+        }
+        HookOp::GetWebhook(id) => reply(
+            200,
+            HookResponse::Webhook(Webhook::of(&webhook::find(store, &id)?)),
+        ),
+        HookOp::UpdateWebhook(id, req) => {
+            let w = webhook::update(store, ctx, &id, &req, shell.allow_private_urls())?;
+            reply(200, HookResponse::Webhook(Webhook::of(&w)))
+        }
+        HookOp::DeleteWebhook(id) => {
+            let w = webhook::delete(store, &id)?;
+            reply(
+                200,
+                HookResponse::WebhookDeleted(WebhookDeleted {
+                    id: w.id,
+                    deleted: true,
+                }),
+            )
+        }
+        HookOp::TestWebhook(id) => {
+            let d = webhook::ping(store, ctx, &id)?;
+            reply(
+                202,
+                HookResponse::Delivery(Box::new(Delivery::of(merchant, &d))),
+            )
+        }
+        HookOp::Deliveries(id, q) => {
+            let (list, more) = webhook::deliveries(store, merchant, &id, &q)?;
+            reply(
+                200,
+                HookResponse::Deliveries(DeliveryPage::of(merchant, &list, more)),
+            )
+        }
+        HookOp::ReplayDelivery(id, delivery) => {
+            let d = webhook::replay(store, ctx, &id, &delivery)?;
+            reply(
+                202,
+                HookResponse::Delivery(Box::new(Delivery::of(merchant, &d))),
+            )
+        }
+    })
+}
+
+/// A signing secret as the merchant sees it and as it keys the signature: `whsec_` and its
+/// 32 bytes in hex.
+pub fn secret_text(secret: &[u8; 32]) -> String {
+    format!("whsec_{}", hex::encode(secret))
+}
