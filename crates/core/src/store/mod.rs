@@ -8,6 +8,7 @@
 //! The port knows records only (`crate::model`): it sits on the floor just above them.
 
 pub mod mem;
+pub mod session;
 
 use crate::error::Result;
 use crate::model::address::Address;
@@ -64,7 +65,7 @@ impl DueKey {
     }
 }
 
-pub trait Store {
+pub trait Store: session::SessionStore {
     fn merchant(&self) -> Result<Option<Merchant>>;
     fn put_merchant(&mut self, merchant: &Merchant) -> Result<()>;
     /// The embedded chain's state (default when none was stored yet).
