@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The request schemas, by their TypeScript names (the Rust types' names).
-const REQUESTS: [(&str, &str); 10] = [
+const REQUESTS: [(&str, &str); 12] = [
     ("CreateToken", "CreateTokenRequest"),
     ("PatchToken", "PatchTokenRequest"),
     ("Distribute", "DistributeRequest"),
@@ -24,10 +24,12 @@ const REQUESTS: [(&str, &str); 10] = [
     ("ResolvePresale", "ResolvePresaleRequest"),
     ("CreateMemecoin", "MemecoinRequest"),
     ("CreateAirdrop", "AirdropRequest"),
+    ("CreateSession", "CreateSessionRequest"),
+    ("PatchSettings", "PatchSettingsRequest"),
 ];
 
 /// The secret-key answers (and what they use) the server client returns.
-const ANSWERS: [&str; 11] = [
+const ANSWERS: [&str; 15] = [
     "CreateTokenAccepted",
     "Job",
     "DistributeResult",
@@ -39,6 +41,10 @@ const ANSWERS: [&str; 11] = [
     "ResolveResult",
     "PresaleMerchant",
     "Token",
+    "SessionCreated",
+    "SessionInfo",
+    "SessionsRevoked",
+    "MerchantSettings",
 ];
 
 const HEADER: &str =
