@@ -3,6 +3,7 @@
 pub mod evm;
 pub mod sql;
 pub mod sql_chain;
+pub mod sql_session;
 pub mod sql_store;
 pub mod txn;
 pub mod wallet;

@@ -102,7 +102,11 @@ impl SqlStore {
     }
 
     pub fn migrate(&self) -> Result<()> {
-        for stmt in SCHEMA.iter().chain(super::sql_chain::SCHEMA) {
+        for stmt in SCHEMA
+            .iter()
+            .chain(super::sql_chain::SCHEMA)
+            .chain(super::sql_session::SCHEMA)
+        {
             self.exec(stmt, vec![])?;
         }
         Ok(())
