@@ -9,6 +9,7 @@ import type {
   AirdropRequest, BuyPresaleRequest, BuyPresaleResult, CreatePresaleRequest, CreateTokenAccepted,
   CreateTokenRequest, DeploymentCreated, DeploymentStatus, DistributeRequest, DistributeResult, Job,
   LedgerResult, MemecoinRequest, ResolveResult, SendRequest, SpendRequest, TxPage, TxRecord,
+  CreateSessionRequest, SessionCreated, SessionsRevoked, MerchantSettings, PatchSettingsRequest,
 } from './generated/api.js';
 import type { HolderFull, Presale, PresaleMerchant, Token, TokenBalance } from './generated/wire.js';
 import { httpConfig, newIdempotencyKey, send, type CallOptions, type HttpConfig } from './http.js';
@@ -240,6 +241,31 @@ export class TokenpadServer {
   /** `POST /merchant/presale/resolve`: launch now (70 % or more), or refund an ended presale. */
   resolvePresale(presaleId: string, opts?: MutationOptions): Promise<ResolveResult> {
     return this.request('POST', ['merchant', 'presale', 'resolve'], { ...opts, body: { presaleId } });
+  }
+
+  // Holder sessions -----------------------------------------------------------------------
+
+  /**
+   * `POST /holder/:userId/session`: a short-lived session token for that holder's browser
+   * (`new TokenpadClient({ baseUrl, sessionToken })`), with its scopes (default `read`) and limits.
+   */
+  createSession(userId: string, req: CreateSessionRequest = {}, opts?: MutationOptions): Promise<SessionCreated> {
+    return this.request('POST', ['holder', userId, 'session'], { ...opts, body: req });
+  }
+
+  /** `DELETE /holder/:userId/sessions`: every live session token of the holder stops working. */
+  revokeSessions(userId: string, opts?: CallOptions): Promise<SessionsRevoked> {
+    return this.request('DELETE', ['holder', userId, 'sessions'], opts);
+  }
+
+  /** `GET /merchant/settings`. */
+  getSettings(opts?: CallOptions): Promise<MerchantSettings> {
+    return this.request('GET', ['merchant', 'settings'], opts);
+  }
+
+  /** `PATCH /merchant/settings`: `privateMode` (holder reads need a session token). */
+  patchSettings(req: PatchSettingsRequest, opts?: MutationOptions): Promise<MerchantSettings> {
+    return this.request('PATCH', ['merchant', 'settings'], { ...opts, body: req });
   }
 
   // Templates -----------------------------------------------------------------------------
