@@ -134,6 +134,9 @@ for f in pkg/*.js; do
   case "$(basename "$f")" in node.js|server.js|react.js|workerd.js|init.js) ;; *) cp "$f" www/app/pkg/ ;; esac
 done
 cp pkg/tokenpad_bg.wasm www/app/pkg/
+# The amount fields json.ts reads exactly (the client's session-token actions use it).
+mkdir -p www/app/pkg/generated
+cp pkg/generated/decimals.js www/app/pkg/generated/
 
 gz() { gzip -9c "$1" | wc -c; }
 log "built pkg/ ($version) and www/app/pkg in $(( ($(date +%s%N) - t0) / 1000000 )) ms: wasm $(( $(gz pkg/tokenpad_bg.wasm) / 1024 )) KiB gzipped"

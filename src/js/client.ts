@@ -1,10 +1,17 @@
 // TokenpadClient: reads tokenpad with the merchant's public key, safe in a browser. The HTTP
 // is http.ts; each answer is read exactly by the wasm (`readAnswer`: amounts as decimal
-// strings, the shape checked, the service's errors with their codes).
+// strings, the shape checked, the service's errors with their codes). With a holder's session
+// token (`sessionToken`, made by the merchant's server with POST /holder/:userId/session) it
+// also reads that holder in private mode, and acts for it within the token's scopes and limits
+// (`buyPresale`, `transfer`, `spend`); those answers are read exactly by json.ts.
 import { serviceNow } from './clock.js';
 import { TokenpadError, toTokenpadError } from './errors.js';
+import type {
+  BuyPresaleRequest, BuyPresaleResult, LedgerResult, SendRequest, SessionInfo, SpendRequest, TxPage,
+} from './generated/api.js';
 import type { HolderFull, Presale, Token, TokenBalance } from './generated/wire.js';
-import { send, httpConfig, type CallOptions, type HttpConfig } from './http.js';
+import { send, httpConfig, newIdempotencyKey, type CallOptions, type HttpConfig } from './http.js';
+import { parseExact } from './json.js';
 import { watch, type Watch, type WatchCallback, type WatchOptions } from './live.js';
 import { assertReady } from './ready.js';
 import * as wasm from './wasm.js';
@@ -26,6 +33,12 @@ export interface TokenpadClientOptions {
   retryDelayMs?: number;
   /** The longest wait between retries (default 30000); a longer `Retry-After` is not waited for. */
   maxRetryDelayMs?: number;
+  /**
+   * A holder's session token (from your server's `POST /holder/:userId/session`), sent as
+   * `Authorization: Bearer`: reads that holder (also in private mode) and buys into presales,
+   * transfers and spends for it within the token's scopes and limits.
+   */
+  sessionToken?: string;
   /** A `fetch` to use instead of the global one. */
   fetch?: typeof fetch;
   /** A WebSocket constructor for live updates (default: the global one; none: polling only). */
@@ -34,10 +47,37 @@ export interface TokenpadClientOptions {
 
 type Kind = 'token' | 'holder' | 'balance' | 'presale';
 
+/** Options of an action made with a session token. */
+export interface ActionOptions extends CallOptions {
+  /** The Idempotency-Key (1 to 255 characters); a fresh one when absent, reused on retries. */
+  idempotencyKey?: string;
+}
+
+/** Options of a transactions read. */
+export interface HistoryQuery {
+  /** 1 to 200 (default 50). */
+  limit?: number;
+  /** `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Only this token's records. */
+  tokenAddress?: string;
+}
+
+function sessionTokenOf(token: unknown): string | undefined {
+  if (token === undefined || token === null) return undefined;
+  if (typeof token !== 'string') throw new TokenpadError('invalid_options', 'sessionToken must be a string');
+  const t = token.trim();
+  if (t.toLowerCase().startsWith('sk_')) {
+    throw new TokenpadError('secret_key_refused', 'A secret key (sk_...) must never be used in a browser: pass a session token made by your server');
+  }
+  return t || undefined;
+}
+
 export class TokenpadClient {
   readonly #http: HttpConfig;
   readonly #key: string | undefined;
   readonly #ws: typeof WebSocket | undefined;
+  #session: string | undefined;
 
   /**
    * Throws a TokenpadError with code `secret_key_refused` for a secret key (`sk_...`),
@@ -57,6 +97,7 @@ export class TokenpadClient {
     }
     this.#http = httpConfig(options as unknown as Record<string, unknown>);
     this.#key = trimmed;
+    this.#session = sessionTokenOf(options.sessionToken);
     this.#ws = options.WebSocket ?? (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
   }
 
@@ -75,9 +116,18 @@ export class TokenpadClient {
     return serviceNow();
   }
 
+  /** Replaces the session token (a fresh one from your server when the last one expired). */
+  setSessionToken(token: string | undefined): void {
+    this.#session = sessionTokenOf(token);
+  }
+
+  #auth(): Record<string, string> {
+    return this.#session ? { authorization: `Bearer ${this.#session}` } : {};
+  }
+
   async #get<T>(kind: Kind, path: string[], opts?: CallOptions): Promise<T> {
     assertReady();
-    const answer = await send(this.#http, { method: 'GET', path, query: { publicKey: this.#key } }, opts);
+    const answer = await send(this.#http, { method: 'GET', path, query: { publicKey: this.#key }, headers: this.#auth() }, opts);
     try {
       return wasm.readAnswer(kind, answer.status, answer.text) as T;
     } catch (e) {
@@ -135,6 +185,65 @@ export class TokenpadClient {
     if (this.#key) q.set('publicKey', this.#key);
     q.set(topic, id);
     return `${this.#http.baseUrl.replace(/^http/i, 'ws')}/live?${q}`;
+  }
+
+  /**
+   * A session-token call, read exactly (json.ts); a refusal throws a TokenpadError with the
+   * service's code (`insufficient_scope`, `session_limit_exceeded`, `session_expired`, ...).
+   */
+  async #act<T>(method: 'GET' | 'POST', path: string[], init: { body?: unknown; query?: Record<string, string | number | undefined> } & ActionOptions = {}): Promise<T> {
+    if (!this.#session) {
+      throw new TokenpadError('invalid_options', 'This call needs a session token: new TokenpadClient({ baseUrl, sessionToken })');
+    }
+    const headers: Record<string, string> = { ...this.#auth(), accept: 'application/json' };
+    let body: string | undefined;
+    if (method === 'POST') {
+      headers['idempotency-key'] = init.idempotencyKey ?? newIdempotencyKey();
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(init.body ?? {});
+    }
+    const answer = await send(this.#http, { method, path, query: init.query, headers, body }, init);
+    let parsed: unknown;
+    try {
+      parsed = answer.text ? parseExact(answer.text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (answer.status >= 200 && answer.status < 300 && parsed !== undefined) return parsed as T;
+    const e = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
+    const service = typeof e.code === 'string' && e.code !== '' && answer.status >= 400;
+    throw new TokenpadError(service ? (e.code as string) : answer.status < 300 ? 'invalid_response' : 'http_error',
+      service && typeof e.message === 'string' && e.message ? e.message : `HTTP ${answer.status}`, {
+        status: answer.status,
+        details: service && typeof e.details === 'object' && e.details !== null ? (e.details as Record<string, unknown>) : undefined,
+        requestId: answer.requestId,
+        retryAfterMs: answer.retryAfterMs,
+      });
+  }
+
+  /** `GET /session` (session token): its holder, scopes, expiry, and what its limits still allow. */
+  getSession(opts?: CallOptions): Promise<SessionInfo> {
+    return this.#act('GET', ['session'], opts);
+  }
+
+  /** `GET /holder/:userId/transactions` (session token, `read`): the holder's history, newest first. */
+  getTransactions(userId: string, query: HistoryQuery = {}, opts?: CallOptions): Promise<TxPage> {
+    return this.#act('GET', ['holder', userId, 'transactions'], { ...opts, query: { ...query } });
+  }
+
+  /** `POST /holder/:userId/buy-presale` (session token, `buy-presale`): pays USDC into a presale. */
+  buyPresale(userId: string, req: BuyPresaleRequest, opts?: ActionOptions): Promise<BuyPresaleResult> {
+    return this.#act('POST', ['holder', userId, 'buy-presale'], { ...opts, body: req });
+  }
+
+  /** `POST /holder/:userId/transfer` (session token, `transfer`): sends tokens to an address. */
+  transfer(userId: string, req: SendRequest, opts?: ActionOptions): Promise<LedgerResult> {
+    return this.#act('POST', ['holder', userId, 'transfer'], { ...opts, body: req });
+  }
+
+  /** `POST /holder/:userId/spend` (session token, `spend`): spends tokens to the merchant. */
+  spend(userId: string, req: SpendRequest, opts?: ActionOptions): Promise<LedgerResult> {
+    return this.#act('POST', ['holder', userId, 'spend'], { ...opts, body: req });
   }
 
   /** Nothing to release (kept for code written against 0.1, whose client was a wasm object). */

@@ -10,7 +10,7 @@ import type {
   CreateTokenRequest, CreateWebhookRequest, Delivery, DeliveryPage, DeploymentCreated, DeploymentStatus,
   DistributeRequest, DistributeResult, Event, EventPage, EventType, Job, LedgerResult, MemecoinRequest,
   ResolveResult, SendRequest, SpendRequest, TxPage, TxRecord, UpdateWebhookRequest, Webhook, WebhookCreated,
-  WebhookDeleted,
+  WebhookDeleted, CreateSessionRequest, SessionCreated, SessionsRevoked, MerchantSettings, PatchSettingsRequest,
 } from './generated/api.js';
 import type { HolderFull, Presale, PresaleMerchant, Token, TokenBalance } from './generated/wire.js';
 import { httpConfig, newIdempotencyKey, send, type CallOptions, type HttpConfig } from './http.js';
@@ -290,6 +290,31 @@ export class TokenpadServer {
   /** Sends a delivery's event again (same event id) as a new delivery. */
   replayDelivery(webhookId: string, deliveryId: string, opts?: MutationOptions): Promise<Delivery> {
     return this.request('POST', ['merchant', 'webhooks', webhookId, 'deliveries', deliveryId, 'replay'], opts);
+  }
+
+  // Holder sessions -----------------------------------------------------------------------
+
+  /**
+   * `POST /holder/:userId/session`: a short-lived session token for that holder's browser
+   * (`new TokenpadClient({ baseUrl, sessionToken })`), with its scopes (default `read`) and limits.
+   */
+  createSession(userId: string, req: CreateSessionRequest = {}, opts?: MutationOptions): Promise<SessionCreated> {
+    return this.request('POST', ['holder', userId, 'session'], { ...opts, body: req });
+  }
+
+  /** `DELETE /holder/:userId/sessions`: every live session token of the holder stops working. */
+  revokeSessions(userId: string, opts?: CallOptions): Promise<SessionsRevoked> {
+    return this.request('DELETE', ['holder', userId, 'sessions'], opts);
+  }
+
+  /** `GET /merchant/settings`. */
+  getSettings(opts?: CallOptions): Promise<MerchantSettings> {
+    return this.request('GET', ['merchant', 'settings'], opts);
+  }
+
+  /** `PATCH /merchant/settings`: `privateMode` (holder reads need a session token). */
+  patchSettings(req: PatchSettingsRequest, opts?: MutationOptions): Promise<MerchantSettings> {
+    return this.request('PATCH', ['merchant', 'settings'], { ...opts, body: req });
   }
 
   // Templates -----------------------------------------------------------------------------

@@ -348,4 +348,49 @@ describe('www demo in Chromium', { timeout: 240_000 }, () => {
     await shot(p, 'token-phone');
     await closeClean(p);
   });
+
+  test('wallet: a signed-in user (session token) sees their wallet and buys into a presale', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const sun = await ok(await api(w, 'POST', '/merchant/presale', {
+      key: m.secretKey,
+      body: {
+        name: 'Sun', description: 'The SUN presale', startTimestamp: now, endTimestamp: now + 3600,
+        targetUsdcAmount: 1000, lockDuration: 7, tokenInfo: { name: 'Sun', symbol: 'SUN', imageUrl: `${w.baseUrl}/app/favicon.svg` },
+      },
+    }), 'presale sun');
+    // The merchant's server signs carol in: read and buy-presale, at most 30 USDC.
+    const usdc = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+    const s = await ok(await api(w, 'POST', '/holder/carol/session', {
+      key: m.secretKey, body: { scopes: ['read', 'buy-presale'], limits: [{ tokenAddress: usdc, maxPerSession: 30 }] },
+    }), 'session');
+    const usdcOf = async () => Number((await ok(await api(w, 'GET', `/holder/carol/token/${usdc}`, { key: m.secretKey }), 'usdc')).balance);
+    const before = await usdcOf();
+    const p = await keyedPage(PHONE);
+    await p.goto(`${w.baseUrl}/app/wallet?presaleId=${sun.id}#session=${s.token}`);
+    await waitForText(p, '#session-user', /Signed in as carol/);
+    assert.ok(!p.url().includes('#session') && !p.url().includes(s.token), `the token stays in the address bar: ${p.url()}`);
+    await waitForText(p, '#summary', /Wallet of carol/);
+    assert.match(await text(p, '#session-scopes'), /read, buy-presale · 30 USDC left/);
+    // Buy 20 USDC: the purchase goes through with the session token alone.
+    await p.locator('#buy-form input[name=usdcAmount]').fill('20');
+    await p.locator('#buy-form button').click();
+    await waitForText(p, '#buy-result', /Bought into the presale for 20 USDC/);
+    await waitForText(p, '#session-scopes', /10 USDC left/);
+    const after = await ok(await api(w, 'GET', `/token/presales/${sun.id}?publicKey=${m.publicKey}`), 'sun read');
+    assert.equal(Number(after.purchasedUsdcAmount), 20);
+    assert.equal(await usdcOf(), before - 20);
+    // Its wallet shows the position, pushed or polled.
+    await waitForText(p, '#holdings', /SUN/, 10_000);
+    await fitsThePhone(p);
+    await contrastOk(p, 'the signed-in wallet');
+    await shot(p, 'wallet-session-carol-phone');
+    // Over the session's limit: refused, explained, and nothing moves.
+    await p.locator('#buy-form input[name=usdcAmount]').fill('20');
+    await p.locator('#buy-form button').click();
+    await waitForText(p, '#buy-result [data-state=error]', /Over this session's limit[\s\S]*session_limit_exceeded/);
+    assert.equal(Number((await ok(await api(w, 'GET', `/token/presales/${sun.id}?publicKey=${m.publicKey}`), 'sun')).purchasedUsdcAmount), 20);
+    assert.equal(await usdcOf(), before - 20);
+    p.errors = p.errors.filter((e) => !/403/.test(e));
+    await closeClean(p);
+  });
 });

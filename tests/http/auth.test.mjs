@@ -198,17 +198,25 @@ test('CORS: secret routes send no CORS headers, and OPTIONS on a secret-only rou
     await call('GET', '/merchant/all-tokens', { key: A.secretKey }),
     await call('GET', '/merchant/all-tokens'),
     await call('PUT', '/holder/alice', { key: A.secretKey }), // same path as the public GET
-    await call('GET', '/holder/alice/transactions', { key: A.secretKey }),
     await call('POST', `/token/${tokenAddr}/distribute`, { key: A.secretKey, body: {} }),
   ];
   for (const r of responses) {
     assert.equal(r.headers.get('access-control-allow-origin'), null, `${r.status} ${r.text}`);
   }
-  for (const path of ['/merchant/all-tokens', '/merchant/create-token', '/holder/alice/transactions',
-    `/token/${tokenAddr}/distribute`, '/holder/alice/spend', `/merchant/token/${tokenAddr}`]) {
+  for (const path of ['/merchant/all-tokens', '/merchant/create-token', '/holder/alice/session',
+    `/token/${tokenAddr}/distribute`, '/holder/alice/withdraw', `/merchant/token/${tokenAddr}`]) {
     const r = await call('OPTIONS', path, { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
     fails(r, 405, 'method_not_allowed');
     assert.equal(r.headers.get('access-control-allow-origin'), null, path);
+  }
+  // The holder routes a browser calls with a session token (issue 12) answer CORS, POST included.
+  for (const path of ['/holder/alice/transactions', '/holder/alice/spend', '/holder/alice/transfer',
+    '/holder/alice/buy-presale', '/session']) {
+    const r = await call('OPTIONS', path, { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+    assert.equal(r.status, 204, path);
+    assert.equal(r.headers.get('access-control-allow-origin'), '*', path);
+    assert.match(r.headers.get('access-control-allow-methods') ?? '', /\bPOST\b/, path);
+    assert.match(r.headers.get('access-control-allow-headers') ?? '', /\bauthorization\b/, path);
   }
 });
 

@@ -31,7 +31,7 @@ const BUILT_SHIM = path.join(WORKER_DIR, 'build', 'worker', 'shim.mjs');
 const WWW_DIR = path.join(ROOT, 'www');
 
 /** Vars that are secrets: passed in the env file, never with `--var`. */
-export const SECRET_VARS = ['ADMIN_API_KEY', 'WALLET_ENCRYPTION_KEY', 'CHAIN_RPC_URL'];
+export const SECRET_VARS = ['ADMIN_API_KEY', 'WALLET_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY', 'CHAIN_RPC_URL'];
 
 /**
  * The chain the suites run on: the embedded one, or with TOKENPAD_TEST_CHAIN=anvil a real local

@@ -606,7 +606,9 @@ test('Metal\'s SDK calls, made exactly as its source makes them, work against to
     await assert.rejects(browser.getAllTokens(), /Metal secret API key is required/);
 
     // Every call went to tokenpad, to the same path and query, none to Metal.
-    assert.ok(sdkCalls.length >= 18, JSON.stringify(sdkCalls, null, 1));
+    // 17 when the token's job is done at the first status poll (a slow or busy machine: its
+    // 2-second block passed before the poll), more with pending polls.
+    assert.ok(sdkCalls.length >= 17, JSON.stringify(sdkCalls, null, 1));
     for (const c of sdkCalls) assert.equal(c.went, w.baseUrl + c.asked.slice(METAL_API_BASE_URL.length), JSON.stringify(c));
     assert.deepEqual([...new Set(sdkCalls.map((c) => `${c.method} ${new URL(c.went).pathname.split('/').slice(0, 3).join('/')}`))].sort(), [
       'GET /holder/metal-user-1', 'GET /holder/nobody', 'GET /merchant/all-tokens', 'GET /merchant/create-token',

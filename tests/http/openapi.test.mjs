@@ -69,14 +69,26 @@ const WIRE_ROUTES = [
   'OPTIONS /token/presales/{presaleId}',
   'OPTIONS /holder/{userId}',
   'OPTIONS /holder/{holderAddressOrUserId}/token/{tokenAddress}',
+  'POST /holder/{userId}/session',
+  'DELETE /holder/{userId}/sessions',
+  'GET /session',
+  'GET /merchant/settings',
+  'PATCH /merchant/settings',
+  'OPTIONS /session',
+  'OPTIONS /holder/{userId}/transactions',
+  'OPTIONS /holder/{userId}/spend',
+  'OPTIONS /holder/{userId}/transfer',
+  'OPTIONS /holder/{userId}/buy-presale',
 ];
 
 const ERROR_CODES = {
   400: ['invalid_json', 'invalid_request', 'invalid_amount', 'invalid_address', 'invalid_user_id', 'invalid_network',
     'invalid_idempotency_key', 'invalid_cursor', 'secret_key_in_url', 'self_transfer', 'allocation_exceeds_supply',
     'url_not_allowed'],
-  401: ['public_key_not_found', 'missing_api_key', 'invalid_api_key', 'invalid_admin_key'],
-  403: ['secret_key_required', 'reward_allocation_disabled', 'liquidity_disabled'],
+  401: ['public_key_not_found', 'missing_api_key', 'invalid_api_key', 'invalid_admin_key',
+    'invalid_session_token', 'session_expired', 'session_revoked'],
+  403: ['secret_key_required', 'reward_allocation_disabled', 'liquidity_disabled',
+    'session_token_required', 'session_holder_mismatch', 'insufficient_scope', 'session_limit_exceeded'],
   404: ['not_found', 'token_not_found', 'holder_not_found', 'job_not_found', 'merchant_not_found', 'deployment_not_found', 'presale_not_found',
     'event_not_found', 'webhook_not_found', 'delivery_not_found'],
   405: ['method_not_allowed'],
@@ -266,7 +278,9 @@ test('undocumented routes and statuses throw', () => {
   assert.throws(() => assertMatches('GET', '/no/such/route', 200, {}), /not documented/);
   assert.throws(() => assertMatches('DELETE', '/health', 200, {}), /not documented/);
   assert.throws(() => assertMatches('GET', '/health', 418, {}), /no response for status 418/);
-  assert.throws(() => assertMatches('GET', '/holder/{userId}', 403, error('secret_key_required')), /no response for status 403/);
+  assert.throws(() => assertMatches('GET', '/holder/{userId}', 409, error('idempotency_key_reused')), /no response for status 409/);
+  // A holder read's 403s are the session and private-mode codes.
+  assertMatches('GET', '/holder/{userId}', 403, error('session_token_required'));
 });
 
 test('other documented shapes', () => {

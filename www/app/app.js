@@ -108,6 +108,15 @@ export function explain(err) {
     network_error: ['Cannot reach tokenpad', 'The service did not answer. Check that it is running, then retry.', false],
     timeout: ['tokenpad is not answering', 'The request took too long. Retry in a moment.', false],
     secret_key_refused: ['That is a secret key', 'A secret key (sk_…) must never be used in a browser. Use the public key (pk_…).', true],
+    invalid_session_token: ['This sign-in link is not valid', 'Ask the app for a new one.', false],
+    session_expired: ['Your session has expired', 'Sign in again in the app to get a new link.', false],
+    session_revoked: ['You were signed out', 'Sign in again in the app to get a new link.', false],
+    session_token_required: ['Sign in to see this wallet', 'This merchant keeps wallets private: open the wallet from the app once signed in.', false],
+    session_holder_mismatch: ['Not your wallet', 'A session only reads and acts for its own user.', false],
+    insufficient_scope: ['Not allowed with this session', 'The app did not allow this action for this session.', false],
+    session_limit_exceeded: ['Over this session\'s limit', 'The app set a limit on what this session may spend.', false],
+    presale_not_active: ['This presale is not open', 'It takes purchases only while it is live.', false],
+    insufficient_balance: ['Not enough funds', 'The wallet does not hold enough for this.', false],
     package_missing: ['The browser package is not built', 'Run ./scripts/build-pkg.sh (./scripts/dev.sh does it), then reload.', false],
   };
   const [title, hint, keyProblem] = table[code] ?? ['Something went wrong', null, false];

@@ -1,14 +1,23 @@
 // Wallet page: a holder's portfolio (holderPortfolio view model on the service's clock), kept
 // current by the push channel (watchHolder), with live unlock countdowns.
-import { avatar, boot, copyButton, countdownEl, h, lookup, renderError, shortAddr, skeleton, when } from './app.js';
+//
+// Signed in: opened with `#session=<token>` (a session token the merchant's server made with
+// POST /holder/:userId/session; a fragment never reaches a server or its logs, and the page
+// drops it from the address bar at once), the page shows what that user sees: their own
+// wallet (also when the merchant is in private mode) and, with the `buy-presale` scope, a form
+// to buy into a presale (`?presaleId=` fills it in).
+import { avatar, boot, copyButton, countdownEl, explain, h, lookup, renderError, shortAddr, skeleton, when } from './app.js';
 
 const POLL_MS = 30_000; // only while the push channel is down
 const app = await boot('wallet');
 
 if (app) {
-  const { lib, client } = app;
+  const { lib, key } = app;
+  let { client } = app;
   const result = document.getElementById('result');
   let watch = null;
+  const sessionToken = new URLSearchParams(location.hash.slice(1)).get('session')?.trim();
+  if (sessionToken) history.replaceState(null, '', location.pathname + location.search);
 
   // The wallet now, then every change pushed by the service (watchHolder): a distribution, a
   // spend, an unlock. A failed read keeps what is shown; a failed lookup shows the error.
@@ -85,5 +94,70 @@ if (app) {
 
   const stat = (label, value) => h('div', { class: 'stat' }, h('span', { class: 'label' }, label), h('span', { class: 'value' }, value));
 
-  lookup(document.getElementById('lookup-form'), 'userId', load);
+  // Signed in with a session token: who, what the session may do, and the buy form.
+  const signIn = async () => {
+    // The signed-in user's own wallet only: no lookup of other users.
+    const card = h('section', { class: 'card', id: 'session' });
+    document.getElementById('lookup-form').closest('section').replaceWith(card);
+    try {
+      client = new lib.TokenpadClient({ baseUrl: location.origin, publicKey: key, sessionToken, timeoutMs: 10_000 });
+      const info = await client.getSession();
+      renderSession(card, info);
+      load(info.userId);
+    } catch (err) {
+      renderError(card, err);
+    }
+  };
+
+  const scopesLine = (info) => {
+    const usdc = info.limits.find((l) => l.symbol === 'USDC');
+    return h('div', { class: 'sub', id: 'session-scopes' }, `Allowed: ${info.scopes.join(', ')}`,
+      usdc?.remaining !== undefined ? ` · ${lib.formatAmount(usdc.remaining)} USDC left to spend` : '');
+  };
+
+  const renderSession = (card, info) => {
+    const children = [
+      h('div', { class: 'card-head' },
+        h('div', {},
+          h('div', { class: 'muted' }, 'Session'),
+          h('div', { class: 'title', id: 'session-user' }, `Signed in as ${info.userId}`)),
+        h('span', { class: 'muted' }, countdownEl(Date.parse(info.expiresAt), { prefix: 'Session ends in ', done: 'Session ended', cls: '' }))),
+      scopesLine(info),
+    ];
+    if (info.scopes.includes('buy-presale')) children.push(buyForm(info));
+    card.replaceChildren(...children);
+  };
+
+  const buyForm = (info) => {
+    const presale = h('input', { type: 'text', name: 'presaleId', placeholder: 'Presale id', 'aria-label': 'Presale id', autocomplete: 'off', required: true });
+    presale.value = new URL(location.href).searchParams.get('presaleId') ?? '';
+    const amount = h('input', { type: 'text', name: 'usdcAmount', inputmode: 'decimal', placeholder: 'USDC, e.g. 20', 'aria-label': 'USDC amount', autocomplete: 'off', required: true });
+    const out = h('div', { id: 'buy-result', 'aria-live': 'polite' });
+    const button = h('button', { type: 'submit' }, 'Buy');
+    const form = h('form', { class: 'inline', id: 'buy-form' }, presale, amount, button);
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      button.disabled = true;
+      out.replaceChildren(h('span', { class: 'muted' }, 'Buying…'));
+      try {
+        // One key per purchase: a retry after a lost answer never buys twice.
+        const r = await client.buyPresale(info.userId, { presaleId: presale.value.trim(), usdcAmount: amount.value.trim() },
+          { idempotencyKey: crypto.randomUUID() });
+        out.replaceChildren(h('section', { class: 'notice', 'data-state': 'ok' },
+          h('strong', {}, `Bought into the presale for ${lib.formatAmount(r.usdcAmount)} USDC`),
+          h('span', { class: 'mono' }, r.transactionHash ?? 'pending')));
+        amount.value = '';
+        document.getElementById('session-scopes').replaceWith(scopesLine(await client.getSession()));
+      } catch (err) {
+        renderError(out, err);
+        out.querySelector('[data-state=error]')?.setAttribute('data-explained', explain(err).title);
+      } finally {
+        button.disabled = false;
+      }
+    });
+    return h('div', { class: 'buy' }, h('h2', {}, 'Buy into a presale'), form, out);
+  };
+
+  if (sessionToken) signIn();
+  else lookup(document.getElementById('lookup-form'), 'userId', load);
 }

@@ -82,6 +82,14 @@ codes! {
     WebhookLimitReached => ("webhook_limit_reached", 422),
     Misconfigured => ("misconfigured", 503),
     Unavailable => ("unavailable", 503),
+    // Holder sessions (ops/session): who the token is, then what it may do.
+    InvalidSessionToken => ("invalid_session_token", 401),
+    SessionExpired => ("session_expired", 401),
+    SessionRevoked => ("session_revoked", 401),
+    SessionTokenRequired => ("session_token_required", 403),
+    SessionHolderMismatch => ("session_holder_mismatch", 403),
+    InsufficientScope => ("insufficient_scope", 403),
+    SessionLimitExceeded => ("session_limit_exceeded", 403),
 }
 
 impl Serialize for ErrorCode {

@@ -9,7 +9,7 @@
 //! - [`ops`]: the operations, one file per resource: check, then apply;
 //! - [`store`]: the storage port (a trait over records) and its in-memory fake;
 //! - [`model`]: the records, ids and amounts with their units;
-//! - [`error`], [`crypto`], [`auth`], [`ratelimit`]: the ground floor.
+//! - [`error`], [`crypto`], [`auth`], [`session_token`], [`ratelimit`]: the ground floor.
 pub mod auth;
 #[cfg(feature = "codegen")]
 pub mod codegen;
@@ -18,6 +18,7 @@ pub mod error;
 pub mod model;
 pub mod ops;
 pub mod ratelimit;
+pub mod session_token;
 pub mod store;
 pub mod wire;
 

@@ -20,8 +20,9 @@ use worker::{Env, Method, Request, RequestInit, Response};
 /// A merchant API request, as its object receives it.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ApiCall {
-    /// The API key the request carried; the object checks it against its stored hash.
-    pub key: String,
+    /// What the request carried; the object checks it (a key against its stored hash, a
+    /// session token against its signing key and the session it names).
+    pub credential: Credential,
     /// The decoded operation, or why the request could not be decoded: the object answers
     /// that error only after the key is checked, like any other refusal.
     pub op: std::result::Result<Op, Error>,
@@ -29,6 +30,21 @@ pub struct ApiCall {
     pub idempotency: Option<Idempotency>,
     /// The service's public base URL, for links in answers.
     pub base_url: String,
+}
+
+/// A request's credential: an API key (`sk_...`, `pk_...`) or a holder's session token.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Credential {
+    Key(String),
+    Session(String),
+}
+
+impl Credential {
+    pub fn text(&self) -> &str {
+        match self {
+            Credential::Key(t) | Credential::Session(t) => t,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

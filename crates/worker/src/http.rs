@@ -82,7 +82,8 @@ pub fn error_from_body(text: &str) -> Error {
 pub fn with_cors(resp: Response) -> worker::Result<Response> {
     let headers = resp.headers().clone();
     headers.set("access-control-allow-origin", "*")?;
-    headers.set("access-control-allow-methods", "GET, OPTIONS")?;
+    // POST: the holder routes a session token acts on (buy-presale, transfer, spend).
+    headers.set("access-control-allow-methods", "GET, POST, OPTIONS")?;
     headers.set("access-control-allow-headers", CORS_ALLOW_HEADERS)?;
     headers.set("access-control-expose-headers", CORS_EXPOSE_HEADERS)?;
     headers.set("access-control-max-age", "86400")?;

@@ -69,6 +69,16 @@ export interface CreatePresaleRequest {
   tokenInfo: TokenInfoInput;
 }
 
+/** `POST /holder/:userId/session`. */
+export interface CreateSessionRequest {
+  /** At most 20, one per token. None: the scopes alone bound what the session moves (and the holder's balance). With limits, only the tokens listed may move (USDC for `buy-presale`, by its address), each within its limits. */
+  limits?: SessionLimitRequest[];
+  /** What the token may do; default `["read"]`. Repeats are ignored. */
+  scopes?: SessionScope[];
+  /** Seconds the token lives: 60 to 86400 (24 hours); default 900 (15 minutes). */
+  ttlSeconds?: number;
+}
+
 /** `POST /merchant/create-token` -> 201. */
 export interface CreateTokenAccepted {
   /** The same as `jobId` (Metal's SDK reads `id`). */
@@ -332,6 +342,12 @@ export interface MemecoinRequest {
   totalSupply: DecimalInput;
 }
 
+/** `GET /merchant/settings`, `PATCH /merchant/settings`. */
+export interface MerchantSettings {
+  /** Private mode: holder reads need a session token (the public key alone reads no wallet), and public reads show holders' addresses, never their userIds. */
+  privateMode: boolean;
+}
+
 /** Optional strings about the token; kept with the presale. */
 export interface MetadataInput {
   description?: string;
@@ -339,6 +355,12 @@ export interface MetadataInput {
   telegramLink?: string;
   websiteLink?: string;
   xLink?: string;
+}
+
+/** `PATCH /merchant/settings`: the fields given change, the others stay. */
+export interface PatchSettingsRequest {
+  /** Private mode on (true) or off (false). */
+  privateMode?: boolean;
 }
 
 /** `PATCH /merchant/token/:tokenAddress`: the Reward Allocation switch. */
@@ -388,6 +410,68 @@ export interface SendRequest {
   /** Transfer: any address, holder or not, except the sender's own. Withdraw: the external wallet that receives the tokens out of custody. */
   toAddress: string;
   tokenAddress: string;
+}
+
+/** `POST /holder/:userId/session` (201). */
+export interface SessionCreated {
+  /** ISO 8601. */
+  expiresAt: string;
+  /** UNIX seconds (the token's `exp`). */
+  expiresAtUnix: number;
+  /** Empty: the scopes alone bound what the session moves. */
+  limits: SessionLimit[];
+  scopes: SessionScope[];
+  /** The session token, for the holder's browser: `Authorization: Bearer <token>`, or the npm client's `sessionToken` option. It is not a secret of the merchant, but whoever holds it acts for the holder within its scopes until it expires or is revoked. */
+  token: string;
+  /** The holder the session acts for. */
+  userId: string;
+}
+
+/** A session as `GET /session` shows it to its token's holder. */
+export interface SessionInfo {
+  /** ISO 8601. */
+  expiresAt: string;
+  /** UNIX seconds (the token's `exp`). */
+  expiresAtUnix: number;
+  /** Empty: the scopes alone bound what the session moves. */
+  limits: SessionLimit[];
+  scopes: SessionScope[];
+  /** The holder the session acts for. */
+  userId: string;
+}
+
+/** One limit of a session, with what it moved so far. */
+export interface SessionLimit {
+  /** Whole tokens one operation may move at most. */
+  maxPerOperation?: Decimal;
+  /** Whole tokens the session may move at most. */
+  maxPerSession?: Decimal;
+  /** What `maxPerSession` still allows. */
+  remaining?: Decimal;
+  /** Whole tokens the session moved so far. */
+  spent: Decimal;
+  symbol: string;
+  tokenAddress: string;
+}
+
+/** How much of one token a session may move: per operation, over the session, or both. */
+export interface SessionLimitRequest {
+  /** Whole tokens one operation may move at most. */
+  maxPerOperation?: DecimalInput;
+  /** Whole tokens the session may move at most, over all its operations. */
+  maxPerSession?: DecimalInput;
+  /** The token (USDC's address for presale purchases). */
+  tokenAddress: string;
+}
+
+/** What a session token may do: `read` its holder (wallet, balances, history), `buy-presale`, `transfer`, `spend` (each a movement out of the holder's wallet). */
+export type SessionScope = "read" | "buy-presale" | "transfer" | "spend";
+
+/** `DELETE /holder/:userId/sessions`. */
+export interface SessionsRevoked {
+  /** How many live sessions were revoked. */
+  revoked: number;
+  success: boolean;
 }
 
 /** Buy or sell. */

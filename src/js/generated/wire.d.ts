@@ -109,7 +109,14 @@ export type ErrorCode =
   | "url_not_allowed"
   | "webhook_limit_reached"
   | "misconfigured"
-  | "unavailable";
+  | "unavailable"
+  | "invalid_session_token"
+  | "session_expired"
+  | "session_revoked"
+  | "session_token_required"
+  | "session_holder_mismatch"
+  | "insufficient_scope"
+  | "session_limit_exceeded";
 
 /**
  * `PUT /holder/:userId`, `GET /holder/:userId`: the full form.

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The request schemas, by their TypeScript names (the Rust types' names).
-const REQUESTS: [(&str, &str); 12] = [
+const REQUESTS: [(&str, &str); 14] = [
     ("CreateToken", "CreateTokenRequest"),
     ("PatchToken", "PatchTokenRequest"),
     ("Distribute", "DistributeRequest"),
@@ -26,10 +26,12 @@ const REQUESTS: [(&str, &str); 12] = [
     ("CreateAirdrop", "AirdropRequest"),
     ("CreateWebhook", "CreateWebhookRequest"),
     ("UpdateWebhook", "UpdateWebhookRequest"),
+    ("CreateSession", "CreateSessionRequest"),
+    ("PatchSettings", "PatchSettingsRequest"),
 ];
 
 /// The secret-key answers (and what they use) the server client returns.
-const ANSWERS: [&str; 18] = [
+const ANSWERS: [&str; 22] = [
     "CreateTokenAccepted",
     "Job",
     "DistributeResult",
@@ -48,6 +50,10 @@ const ANSWERS: [&str; 18] = [
     "WebhookDeleted",
     "Delivery",
     "DeliveryPage",
+    "SessionCreated",
+    "SessionInfo",
+    "SessionsRevoked",
+    "MerchantSettings",
 ];
 
 const HEADER: &str =

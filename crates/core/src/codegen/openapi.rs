@@ -12,6 +12,8 @@ use crate::ops::deployment::{AirdropRequest, MemecoinRequest};
 use crate::ops::ledger::{DistributeRequest, SendRequest, SpendRequest};
 use crate::ops::market::{BuyRequest, LiquidityRequest, SellRequest};
 use crate::ops::presale::{BuyPresaleRequest, CreatePresaleRequest, ResolvePresaleRequest};
+use crate::ops::session::CreateSessionRequest;
+use crate::ops::settings::PatchSettingsRequest;
 use crate::ops::token::{CreateTokenRequest, PatchTokenRequest};
 use crate::ops::webhook::{CreateWebhookRequest, UpdateWebhookRequest};
 use crate::wire::admin::{
@@ -26,6 +28,7 @@ use crate::wire::ledger::{DistributeResult, LedgerResult, RewardResult, TxPage};
 use crate::wire::market::{LiquidityCreated, TradeFigures, TradeResult};
 use crate::wire::presale::{BuyPresaleResult, Presale, PresaleMerchant, ResolveResult};
 use crate::wire::schedule::ParkedWork;
+use crate::wire::session::{MerchantSettings, SessionCreated, SessionInfo, SessionsRevoked};
 use crate::wire::token::{CreateTokenAccepted, Job, Token};
 use crate::wire::webhook::{Delivery, DeliveryPage, Webhook, WebhookCreated, WebhookDeleted};
 use schemars::generate::{SchemaGenerator, SchemaSettings};
@@ -66,6 +69,7 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     add!(out: RewardResult, LiquidityCreated, TradeResult, TradeFigures);
     add!(out: ParkedWork, FaultsResult, ChainReport, ReconcileReport);
     add!(out: Event, EventPage, Webhook, WebhookCreated, WebhookDeleted, Delivery, DeliveryPage);
+    add!(out: SessionCreated, SessionInfo, SessionsRevoked, MerchantSettings);
     let mut inp = generator(SchemaSettings::draft2020_12().for_deserialize());
     add!(inp: AmountInput, CreateMerchantRequest, TimeAdvanceRequest, FaucetRequest);
     add!(inp: ChainFaultsRequest, CreateTokenRequest, PatchTokenRequest, DistributeRequest);
@@ -74,6 +78,7 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     add!(inp: ResolvePresaleRequest, LiquidityRequest, BuyRequest, SellRequest);
     add!(inp: ResolvePresaleRequest, FaultsRequest);
     add!(inp: CreateWebhookRequest, UpdateWebhookRequest);
+    add!(inp: CreateSessionRequest, PatchSettingsRequest);
 
     let mut all = out.take_definitions(true);
     for v in all.values_mut() {

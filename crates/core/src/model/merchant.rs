@@ -16,4 +16,9 @@ pub struct Merchant {
     pub secret_key_hash: String,
     pub public_key_hash: String,
     pub created_at: Millis,
+    /// Private mode (`PATCH /merchant/settings`): holder reads need a session token, and
+    /// public reads show addresses, never userIds. Off by default (and for merchants stored
+    /// before the setting existed).
+    #[serde(default)]
+    pub private_mode: bool,
 }

@@ -20,6 +20,7 @@ pub mod merchant;
 pub mod pool;
 pub mod presale;
 pub mod schedule;
+pub mod session;
 pub mod settlement;
 pub mod time;
 pub mod token;

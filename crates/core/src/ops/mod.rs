@@ -16,6 +16,8 @@ pub mod ledger;
 pub mod market;
 pub mod merchant;
 pub mod presale;
+pub mod session;
+pub mod settings;
 pub mod settle;
 pub mod token;
 pub mod webhook;

@@ -1,5 +1,6 @@
 //! An in-memory `Store` for the core's tests. Same contract as the SQLite adapter.
 
+use super::session::SessionStore;
 use super::Store;
 use crate::error::Result;
 use crate::model::address::Address;
@@ -16,6 +17,7 @@ use crate::model::merchant::Merchant;
 use crate::model::pool::Pool;
 use crate::model::presale::{Participant, Presale};
 use crate::model::schedule::DueFailure;
+use crate::model::session::{Session, SessionId};
 use crate::model::settlement::{ChainTx, Relayer};
 use crate::model::time::Millis;
 use crate::model::token::{HolderRow, Token};
@@ -48,6 +50,7 @@ pub struct MemStore {
     pub due_failures: BTreeMap<String, DueFailure>,
     /// The event log, webhooks and deliveries (`mem_events`).
     pub log: super::mem_events::Log,
+    pub sessions: BTreeMap<SessionId, Session>,
 }
 
 impl MemStore {
@@ -386,5 +389,30 @@ impl Store for MemStore {
             .collect();
         parked.sort_by(|a, b| b.parked_at.cmp(&a.parked_at).then(a.key.cmp(&b.key)));
         Ok(parked)
+    }
+}
+
+impl SessionStore for MemStore {
+    fn session(&self, id: &SessionId) -> Result<Option<Session>> {
+        Ok(self.sessions.get(id).cloned())
+    }
+    fn put_session(&mut self, session: &Session) -> Result<()> {
+        self.sessions.insert(session.id.clone(), session.clone());
+        Ok(())
+    }
+    fn live_sessions_of(&self, user_id: &UserId, now: Millis) -> Result<Vec<Session>> {
+        let mut out: Vec<Session> = self
+            .sessions
+            .values()
+            .filter(|s| &s.user_id == user_id && s.expires_at > now)
+            .cloned()
+            .collect();
+        out.sort_by_key(|s| s.created_at);
+        Ok(out)
+    }
+    fn forget_sessions_expired(&mut self, now: Millis) -> Result<u64> {
+        let before = self.sessions.len();
+        self.sessions.retain(|_, s| s.expires_at > now);
+        Ok(u64::try_from(before.saturating_sub(self.sessions.len())).unwrap_or(0))
     }
 }

@@ -12,6 +12,7 @@ pub mod mem;
 pub mod mem_events;
 
 pub use events::EventStore;
+pub mod session;
 
 use crate::error::Result;
 use crate::model::address::Address;
@@ -69,8 +70,9 @@ impl DueKey {
 }
 
 /// A merchant's records. The event log, webhooks and deliveries are the same store's
-/// ([`EventStore`]), so an operation writes its events in its own transaction.
-pub trait Store: EventStore {
+/// ([`EventStore`]), so an operation writes its events in its own transaction; so are holder
+/// sessions ([`session::SessionStore`]).
+pub trait Store: EventStore + session::SessionStore {
     fn merchant(&self) -> Result<Option<Merchant>>;
     fn put_merchant(&mut self, merchant: &Merchant) -> Result<()>;
     /// The embedded chain's state (default when none was stored yet).

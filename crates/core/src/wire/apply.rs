@@ -9,13 +9,19 @@ use super::market::{LiquidityCreated, LpInfo, Pool, Side, TradeFigures, TradeRes
 use super::op::{HolderRef, Op};
 use super::presale::{BuyPresaleResult, Presale, PresaleMerchant, ResolveResult};
 use super::schedule::ParkedWork;
+use super::session::{
+    self as wire_session, MerchantSettings, SessionCreated, SessionInfo, SessionsRevoked,
+};
 use super::settlement::Settlement;
 use super::token::{CreateTokenAccepted, Job, Token, DEFAULT_HOLDERS};
 use crate::error::Result;
 use crate::model::ids::{uuid_v4, DeploymentId, JobId, PresaleId};
+use crate::model::session::SessionId;
 use crate::model::token::TokenKind;
 use crate::ops::ledger::Outflow;
-use crate::ops::{deployment, history, holder, job, ledger, market, presale, token, Ctx};
+use crate::ops::session::access::Caller;
+use crate::ops::{deployment, history, holder, job, ledger, market, presale, session, settings};
+use crate::ops::{token, Ctx};
 use crate::store::Store;
 use serde::Serialize;
 
@@ -48,6 +54,10 @@ pub enum Response {
     ParkedWork(ParkedWork),
     /// The event log and webhooks (`hooks`).
     Hooks(HookResponse),
+    SessionCreated(Box<SessionCreated>),
+    SessionsRevoked(SessionsRevoked),
+    Session(Box<SessionInfo>),
+    Settings(MerchantSettings),
 }
 
 /// An answer: its HTTP status and body.
@@ -65,15 +75,50 @@ fn created(body: Response) -> Reply {
     Reply { status: 201, body }
 }
 
-/// Applies `op` for the merchant in `ctx`, and renders the payloads of the events it wrote
-/// (`event::seal`), so they commit with it.
-pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: Op, shell: &mut dyn Shell) -> Result<Reply> {
-    let reply = answer(store, ctx, op, shell)?;
+/// Applies `op` for the merchant in `ctx`, as `caller` (whom the object checked, and
+/// [`wire_session::authorize`]d before any idempotent replay): a session's limits are charged
+/// first, in the same transaction, and a public reader of a private merchant sees addresses.
+pub fn apply(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    caller: &Caller,
+    op: Op,
+    shell: &mut dyn Shell,
+) -> Result<Reply> {
+    wire_session::authorize(store, caller, &ctx.merchant, &op)?;
+    wire_session::charge(store, caller, &op)?;
+    let mut reply = run(store, ctx, caller, op, shell)?;
+    // The payloads of the events it wrote (`event::seal`), so they commit with it; events show
+    // the resource as the secret-key API does, whoever asked.
     super::event::seal(store, shell.base_url())?;
+    redact(&mut reply, caller, &ctx.merchant);
     Ok(reply)
 }
 
-fn answer(store: &mut dyn Store, ctx: &Ctx, op: Op, shell: &mut dyn Shell) -> Result<Reply> {
+/// What a public reader (a public key, a session token) of a merchant in private mode sees:
+/// holders named by their addresses, never by their userIds.
+fn redact(reply: &mut Reply, caller: &Caller, merchant: &crate::model::merchant::Merchant) {
+    if caller.is_secret() || !merchant.private_mode {
+        return;
+    }
+    match &mut reply.body {
+        Response::Presale(p) => super::presale::redact(p),
+        Response::Token(t) => {
+            for h in &mut t.holders {
+                h.id = h.address.to_checksum();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn run(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    caller: &Caller,
+    op: Op,
+    shell: &mut dyn Shell,
+) -> Result<Reply> {
     Ok(match op {
         Op::CreateToken(req) => {
             let id = JobId::new_unchecked(uuid_v4(shell.random16()?));
@@ -231,6 +276,41 @@ fn answer(store: &mut dyn Store, ctx: &Ctx, op: Op, shell: &mut dyn Shell) -> Re
             let purchase = presale::buy(store, ctx, &user_id, &req)?;
             ok(Response::Buy(BuyPresaleResult::of(&purchase)))
         }
+        Op::CreateSession(user_id, req) => {
+            let id = SessionId(uuid_v4(shell.random16()?));
+            let key = shell.session_key()?;
+            let issued = session::create(store, ctx, &user_id, &req, id, &key)?;
+            created(Response::SessionCreated(Box::new(SessionCreated {
+                token: issued.token,
+                session: SessionInfo::of(&issued.session),
+            })))
+        }
+        Op::RevokeSessions(user_id) => {
+            let revoked = session::revoke(store, ctx, &user_id)?;
+            ok(Response::SessionsRevoked(SessionsRevoked {
+                success: true,
+                revoked,
+            }))
+        }
+        Op::CurrentSession => match caller {
+            Caller::Session(s) => {
+                // Read again: `spent` as committed now.
+                let s = store.session(&s.id)?.unwrap_or_else(|| s.clone());
+                ok(Response::Session(Box::new(SessionInfo::of(&s))))
+            }
+            _ => {
+                return Err(crate::error::Error::new(
+                    crate::error::ErrorCode::SessionTokenRequired,
+                    "GET /session needs a session token (Authorization: Bearer <token>)",
+                ))
+            }
+        },
+        Op::Settings => ok(Response::Settings(MerchantSettings::of(
+            &settings::merchant(store)?,
+        ))),
+        Op::PatchSettings(req) => ok(Response::Settings(MerchantSettings::of(&settings::patch(
+            store, ctx, &req,
+        )?))),
         Op::ParkedWork => ok(Response::ParkedWork(ParkedWork::of(&store.parked()?))),
         Op::Hooks(op) => {
             let (status, body) = hooks::apply(store, ctx, op, shell)?;

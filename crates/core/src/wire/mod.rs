@@ -20,6 +20,7 @@ pub mod op;
 pub mod presale;
 pub mod routes;
 pub mod schedule;
+pub mod session;
 pub mod settlement;
 pub mod shell;
 pub mod token;

@@ -18,6 +18,8 @@ use crate::ops::market::{
     BuyQuoteQuery, BuyRequest, LiquidityRequest, SellQuoteQuery, SellRequest,
 };
 use crate::ops::presale::{BuyPresaleRequest, CreatePresaleRequest, ResolvePresaleRequest};
+use crate::ops::session::CreateSessionRequest;
+use crate::ops::settings::PatchSettingsRequest;
 use crate::ops::token::{CreateTokenRequest, PatchTokenRequest};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -66,6 +68,11 @@ pub enum Op {
     ParkedWork,
     /// The event log and webhooks (`hooks`).
     Hooks(HookOp),
+    CreateSession(UserId, CreateSessionRequest),
+    RevokeSessions(UserId),
+    CurrentSession,
+    Settings,
+    PatchSettings(PatchSettingsRequest),
 }
 
 /// A request's parts, as the edge received them.
@@ -215,6 +222,11 @@ impl Op {
             Route::BuyQuote => Op::BuyQuote(parts.user(0)?, parts.query_as()?),
             Route::SellQuote => Op::SellQuote(parts.user(0)?, parts.query_as()?),
             Route::ParkedWork => Op::ParkedWork,
+            Route::CreateSession => Op::CreateSession(parts.user(0)?, parts.body()?),
+            Route::RevokeSessions => Op::RevokeSessions(parts.user(0)?),
+            Route::CurrentSession => Op::CurrentSession,
+            Route::Settings => Op::Settings,
+            Route::PatchSettings => Op::PatchSettings(parts.body()?),
             Route::Index
             | Route::Health
             | Route::OpenApi

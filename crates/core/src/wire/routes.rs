@@ -14,7 +14,11 @@ pub enum Access {
     /// A merchant secret key in `x-api-key`.
     Secret,
     /// A public key (`publicKey` query or `x-api-key: pk_...`), or a secret key in the header.
+    /// A session token is accepted too (holder reads only for its own holder).
     Public,
+    /// A secret key, or a session token of the holder with the scope the operation needs
+    /// (`crate::wire::session`). Answers CORS, like public routes, since browsers call it.
+    Holder,
 }
 
 /// What a route does. Merchant routes decode into a typed [`super::op::Op`]; the others are
@@ -75,6 +79,11 @@ pub enum Route {
     TestWebhook,
     Deliveries,
     ReplayDelivery,
+    CreateSession,
+    RevokeSessions,
+    CurrentSession,
+    Settings,
+    PatchSettings,
 }
 
 impl Route {
@@ -103,6 +112,9 @@ impl Route {
                 | Route::DeleteWebhook
                 | Route::TestWebhook
                 | Route::ReplayDelivery
+                | Route::CreateSession
+                | Route::RevokeSessions
+                | Route::PatchSettings
         )
     }
 }
@@ -119,7 +131,7 @@ pub struct Matched {
 
 type Row = (&'static str, &'static str, Route, Access);
 
-use Access::{Admin, Open, Public, Secret};
+use Access::{Admin, Holder, Open, Public, Secret};
 
 /// Method, path pattern (`:name` is a parameter), route, access.
 #[rustfmt::skip]
@@ -152,7 +164,7 @@ pub const TABLE: &[Row] = &[
     ("POST", "/resolve-presale", Route::ResolvePresale, Secret),
     ("GET", "/merchant/presale/:presaleId", Route::MerchantPresale, Secret),
     ("GET", "/token/presales/:presaleId", Route::PublicPresale, Public),
-    ("POST", "/holder/:userId/buy-presale", Route::BuyPresale, Secret),
+    ("POST", "/holder/:userId/buy-presale", Route::BuyPresale, Holder),
     ("POST", "/merchant/create-token", Route::CreateToken, Secret),
     ("GET", "/merchant/create-token/status/:jobId", Route::Job, Secret),
     ("GET", "/jobs/:jobId", Route::Job, Secret),
@@ -165,10 +177,10 @@ pub const TABLE: &[Row] = &[
     ("PUT", "/holder/:userId", Route::PutHolder, Secret),
     ("GET", "/holder/:userId", Route::GetHolder, Public),
     ("GET", "/holder/:holder/token/:tokenAddress", Route::HolderToken, Public),
-    ("POST", "/holder/:userId/spend", Route::Spend, Secret),
-    ("POST", "/holder/:userId/transfer", Route::Transfer, Secret),
+    ("POST", "/holder/:userId/spend", Route::Spend, Holder),
+    ("POST", "/holder/:userId/transfer", Route::Transfer, Holder),
     ("POST", "/holder/:userId/withdraw", Route::Withdraw, Secret),
-    ("GET", "/holder/:userId/transactions", Route::History, Secret),
+    ("GET", "/holder/:userId/transactions", Route::History, Holder),
     ("POST", "/holder/:userId/buy", Route::Buy, Secret),
     ("POST", "/holder/:userId/sell", Route::Sell, Secret),
     ("GET", "/holder/:userId/buy/quote", Route::BuyQuote, Secret),
@@ -183,6 +195,11 @@ pub const TABLE: &[Row] = &[
     ("POST", "/airdrop/status", Route::AirdropStatus, Secret),
     ("GET", "/deployments/:id", Route::DeploymentPage, Open),
     ("GET", "/live", Route::Live, Public),
+    ("POST", "/holder/:userId/session", Route::CreateSession, Secret),
+    ("DELETE", "/holder/:userId/sessions", Route::RevokeSessions, Secret),
+    ("GET", "/session", Route::CurrentSession, Holder),
+    ("GET", "/merchant/settings", Route::Settings, Secret),
+    ("PATCH", "/merchant/settings", Route::PatchSettings, Secret),
 ];
 
 fn segments(path: &str) -> Vec<&str> {
@@ -239,11 +256,13 @@ pub fn route(method: &str, path: &str) -> Result<Matched> {
     }
 }
 
-/// Whether any route at this path answers public-key reads (and so CORS preflights).
+/// Whether any route at this path is called from browsers (public-key reads, session-token
+/// routes), and so answers CORS and its preflights.
 pub fn is_public_path(path: &str) -> bool {
     let segs = segments(path);
     TABLE.iter().any(|(_, pattern, _, access)| {
-        matches!(access, Access::Public | Access::Open) && matches(pattern, &segs).is_some()
+        matches!(access, Access::Public | Access::Open | Access::Holder)
+            && matches(pattern, &segs).is_some()
     })
 }
 
@@ -283,6 +302,12 @@ mod tests {
         assert_eq!(route("HEAD", "/health").unwrap().route, Route::Health);
         assert!(is_public_path("/token/0xabc"));
         assert!(!is_public_path("/merchant/all-tokens"));
+        assert!(is_public_path("/holder/alice/buy-presale"));
+        assert!(!is_public_path("/holder/alice/session"));
+        assert_eq!(
+            route("DELETE", "/holder/a/sessions").unwrap().route,
+            Route::RevokeSessions
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use crate::error::Result;
 use crate::model::holder::NewWallet;
+use crate::session_token::SigningKey;
 
 pub trait Shell {
     /// 16 fresh random bytes, for a new id.
@@ -16,4 +17,6 @@ pub trait Shell {
     fn new_secret(&mut self, aad: &[u8]) -> Result<([u8; 32], String)>;
     /// Whether webhooks may call private and loopback addresses (local runs and tests only).
     fn allow_private_urls(&self) -> bool;
+    /// The merchant's session signing key (a server secret: never in an answer or a log).
+    fn session_key(&self) -> Result<SigningKey>;
 }

@@ -61,6 +61,7 @@ pub fn merchant_at(address: Address) -> Merchant {
         secret_key_hash: "aa".repeat(32),
         public_key_hash: "bb".repeat(32),
         created_at: T0,
+        private_mode: false,
     }
 }
 

@@ -5,6 +5,7 @@ pub mod evm;
 pub mod sql;
 pub mod sql_chain;
 pub mod sql_events;
+pub mod sql_session;
 pub mod sql_store;
 pub mod txn;
 pub mod wallet;

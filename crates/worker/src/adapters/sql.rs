@@ -106,6 +106,7 @@ impl SqlStore {
             .iter()
             .chain(super::sql_chain::SCHEMA)
             .chain(super::sql_events::SCHEMA)
+            .chain(super::sql_session::SCHEMA)
         {
             self.exec(stmt, vec![])?;
         }

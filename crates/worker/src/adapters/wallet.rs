@@ -4,7 +4,9 @@
 use tokenpad_core::crypto::{open_secret, parse_encryption_key, seal_secret};
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::holder::NewWallet;
+use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::model::wallet::Wallet;
+use tokenpad_core::session_token::SigningKey;
 use tokenpad_core::wire::Shell;
 use tokenpad_core::{Error, Result};
 
@@ -89,13 +91,31 @@ impl WalletMaker {
     }
 }
 
+/// The session signing key of `merchant`: HKDF-SHA256 of the server secret
+/// SESSION_SIGNING_KEY (64 hex; set it to end every session at once, without touching
+/// wallets), else of WALLET_ENCRYPTION_KEY, per merchant (`tokenpad_core::session_token`).
+/// Neither the secret nor the key is ever logged or answered.
+pub fn session_key(env: &worker::Env, merchant: &MerchantId) -> Result<SigningKey> {
+    let secret = crate::config::string(env, "SESSION_SIGNING_KEY")
+        .or_else(|| crate::config::string(env, "WALLET_ENCRYPTION_KEY"))
+        .as_deref()
+        .and_then(parse_encryption_key)
+        .ok_or_else(|| {
+            Error::internal(
+                "SESSION_SIGNING_KEY or WALLET_ENCRYPTION_KEY is not set to 64 hex characters",
+            )
+        })?;
+    Ok(SigningKey::derive(&secret, merchant.as_str()))
+}
+
 /// What an operation gets from the worker: randomness, sealed wallets and secrets, the public
-/// base URL, and whether webhooks may call private addresses.
+/// base URL, whether webhooks may call private addresses, the merchant's session signing key.
 pub struct WorkerShell {
     pub wallets: WalletMaker,
     pub base_url: String,
     /// ALLOW_PRIVATE_WEBHOOK_URLS (local runs and tests only).
     pub allow_private_urls: bool,
+    pub session_key: Result<SigningKey>,
 }
 
 impl Shell for WorkerShell {
@@ -119,5 +139,9 @@ impl Shell for WorkerShell {
 
     fn allow_private_urls(&self) -> bool {
         self.allow_private_urls
+    }
+
+    fn session_key(&self) -> Result<SigningKey> {
+        self.session_key.clone()
     }
 }

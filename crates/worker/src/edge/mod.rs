@@ -13,11 +13,13 @@ mod overview;
 mod page;
 pub mod trace;
 
-use crate::hop::{self, ApiCall, Idempotency, MerchantCall};
+use crate::hop::{self, ApiCall, Credential, Idempotency, MerchantCall};
 use crate::http::{self, header};
 use std::collections::BTreeMap;
 use tokenpad_core::auth::{contains_secret_key, parse_key, KeyKind};
 use tokenpad_core::crypto::sha256_hex;
+use tokenpad_core::model::ids::MerchantId;
+use tokenpad_core::session_token;
 use tokenpad_core::wire::admin::{Health, HealthChain, Index};
 use tokenpad_core::wire::decode::parse_json;
 use tokenpad_core::wire::routes::{self, percent_decode, Access, Matched, Route};
@@ -69,7 +71,10 @@ pub async fn handle(mut req: Request, env: &Env) -> Result<Response> {
     if matched.route == Route::Live {
         return live::serve(req, env, &url).await;
     }
-    let public = matches!(matched.access, Access::Public | Access::Open);
+    let public = matches!(
+        matched.access,
+        Access::Public | Access::Open | Access::Holder
+    );
     let result = serve(&mut req, env, &method, &path, &url, &matched).await;
     let resp = match result {
         Ok(r) => r,
@@ -122,40 +127,13 @@ async fn serve(
             admin::check_key(req, env)?;
             return admin::serve(env, matched, &body).await;
         }
-        Access::Secret | Access::Public => {}
+        Access::Secret | Access::Public | Access::Holder => {}
     }
 
-    // `Authorization: Bearer <key>` is an alias of `x-api-key` (some Metal clients send it);
-    // x-api-key wins when both are there.
-    let header_key = header(req, "x-api-key").or_else(|| {
-        header(req, "authorization").and_then(|v| {
-            let (scheme, key) = v.split_once(' ')?;
-            scheme
-                .eq_ignore_ascii_case("bearer")
-                .then(|| key.trim().to_string())
-                .filter(|k| !k.is_empty())
-        })
-    });
-    let key = match matched.access {
-        Access::Secret => header_key.ok_or_else(|| {
-            if query.contains_key("publicKey") {
-                secret_required()
-            } else {
-                Error::new(
-                    ErrorCode::MissingApiKey,
-                    "Send your secret key in the x-api-key header",
-                )
-            }
-        })?,
-        _ => query
-            .get("publicKey")
-            .cloned()
-            .or(header_key)
-            .ok_or_else(|| Error::new(ErrorCode::PublicKeyNotFound, "Public key not found"))?,
-    };
+    let credential = credential(req, &query, matched.access)?;
     // A key that does not check costs its sender's address, never the merchant (`guard`).
     let client = guard::client(req);
-    let took = guard::admit(env, &client, &key)?;
+    let took = guard::admit(env, &client, credential.text())?;
     let request = Keyed {
         method,
         path,
@@ -164,7 +142,7 @@ async fn serve(
         query: &query,
         body: &body,
     };
-    let result = keyed(req, env, &request, key.clone()).await;
+    let result = keyed(req, env, &request, credential.clone()).await;
     let (invalid_key, checked) = match &result {
         Ok(resp) => {
             let status = resp.status_code();
@@ -172,7 +150,7 @@ async fn serve(
         }
         Err(e) => (e.code == ErrorCode::InvalidApiKey, false),
     };
-    guard::observe(env, &client, &key, took, invalid_key, checked);
+    guard::observe(env, &client, credential.text(), took, invalid_key, checked);
     result
 }
 
@@ -187,12 +165,43 @@ struct Keyed<'a> {
 }
 
 /// A merchant request: its key's kind checked, decoded, and sent to the merchant's object.
-async fn keyed(req: &Request, env: &Env, r: &Keyed<'_>, key: String) -> Result<Response> {
-    let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");
-    let (kind, merchant) = parse_key(&key).ok_or_else(invalid)?;
-    if r.matched.access == Access::Secret && kind == KeyKind::Public {
-        return Err(secret_required());
-    }
+async fn keyed(
+    req: &Request,
+    env: &Env,
+    r: &Keyed<'_>,
+    credential: Credential,
+) -> Result<Response> {
+    let merchant = match &credential {
+        Credential::Key(key) => {
+            let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");
+            let (kind, merchant) = parse_key(key).ok_or_else(invalid)?;
+            if r.matched.route == Route::CurrentSession {
+                return Err(Error::new(
+                    ErrorCode::SessionTokenRequired,
+                    "GET /session needs a session token (Authorization: Bearer <token>)",
+                ));
+            }
+            if r.matched.access != Access::Public && kind == KeyKind::Public {
+                return Err(secret_required());
+            }
+            merchant
+        }
+        Credential::Session(token) => {
+            if r.matched.access == Access::Secret {
+                return Err(Error::new(
+                    ErrorCode::SecretKeyRequired,
+                    "This operation needs the merchant's secret key; a session token acts only for its holder, within its scopes",
+                ));
+            }
+            // Routed to the merchant the token names; that merchant's object verifies it
+            // (a token naming no merchant, or one it did not sign, is refused there or here).
+            session_token::audience(token)
+                .and_then(|m| MerchantId::parse(&m).ok())
+                .ok_or_else(|| {
+                    Error::new(ErrorCode::InvalidSessionToken, "Invalid session token")
+                })?
+        }
+    };
     let (method, path, body) = (r.method, r.path, r.body);
     let idempotency = if r.matched.route.mutates() {
         idempotency_key(req)?.map(|key| Idempotency {
@@ -215,12 +224,65 @@ async fn keyed(req: &Request, env: &Env, r: &Keyed<'_>, key: String) -> Result<R
         Err(e) => Err(e),
     };
     let call = MerchantCall::Api(Box::new(ApiCall {
-        key,
+        credential,
         op,
         idempotency,
         base_url: overview::base_url(env, r.url),
     }));
     hop::merchant(env, &merchant, &call).await
+}
+
+/// The credential of a keyed request. `Authorization: Bearer <v>` is a session token when
+/// `v` has a JWT's shape, else an alias of `x-api-key` (some Metal clients send their secret
+/// key that way): a Bearer value that is an API key stays an API key. x-api-key wins over a
+/// Bearer value; a session token wins over a `publicKey` query (a browser sending both reads
+/// its holder with the token).
+fn credential(
+    req: &Request,
+    query: &BTreeMap<String, String>,
+    access: Access,
+) -> Result<Credential> {
+    let x_api_key = header(req, "x-api-key");
+    let bearer = header(req, "authorization").and_then(|v| {
+        let (scheme, value) = v.split_once(' ')?;
+        scheme
+            .eq_ignore_ascii_case("bearer")
+            .then(|| value.trim().to_string())
+            .filter(|k| !k.is_empty())
+    });
+    let (session, bearer_key) = match bearer {
+        // `eyJ`: base64url of `{"`, how every JWT starts (a malformed one is an invalid
+        // session token, not an invalid API key).
+        Some(b) if parse_key(&b).is_none() && b.starts_with("eyJ") => (Some(b), None),
+        other => (None, other),
+    };
+    if let (None, Some(token)) = (&x_api_key, session) {
+        return Ok(Credential::Session(token));
+    }
+    let header_key = x_api_key.or(bearer_key);
+    let key = match access {
+        Access::Secret | Access::Holder => header_key.ok_or_else(|| {
+            if query.contains_key("publicKey") {
+                secret_required()
+            } else if access == Access::Holder {
+                Error::new(
+                    ErrorCode::MissingApiKey,
+                    "Send your secret key in the x-api-key header, or the holder's session token as Authorization: Bearer <token>",
+                )
+            } else {
+                Error::new(
+                    ErrorCode::MissingApiKey,
+                    "Send your secret key in the x-api-key header",
+                )
+            }
+        })?,
+        _ => query
+            .get("publicKey")
+            .cloned()
+            .or(header_key)
+            .ok_or_else(|| Error::new(ErrorCode::PublicKeyNotFound, "Public key not found"))?,
+    };
+    Ok(Credential::Key(key))
 }
 
 fn secret_required() -> Error {

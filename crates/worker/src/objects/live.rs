@@ -12,6 +12,10 @@
 //! answer's exact JSON text>"}`; the body is a string so that its numbers keep their exact
 //! digits through a client's `JSON.parse`. `serviceTime` is the service clock, which local
 //! time travel moves: clients count down with it.
+//!
+//! Private mode (a merchant setting): holders are neither followed nor pushed (they need a
+//! session token, which this channel does not take), and presales name their participants
+//! by address.
 
 use crate::adapters::sql::SqlStore;
 use crate::http;
@@ -20,6 +24,7 @@ use tokenpad_core::crypto::sha256_hex;
 use tokenpad_core::model::ids::{PresaleId, UserId};
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::ops;
+use tokenpad_core::store::Store;
 use tokenpad_core::wire::holder::HolderFull;
 use tokenpad_core::wire::presale::Presale;
 use tokenpad_core::wire::Op;
@@ -52,6 +57,8 @@ pub fn changes_state(op: &Op) -> bool {
             | Op::MerchantPresale(_)
             | Op::PublicPresale(_)
             | Op::Hooks(_)
+            | Op::CurrentSession
+            | Op::Settings
     )
 }
 
@@ -90,13 +97,19 @@ impl Topic {
         let (kind, id, body) = match self {
             Topic::Presale(id) => {
                 let p = ops::presale::find(store, id)?;
-                (
-                    "presale",
-                    id.as_str(),
-                    encode(&Presale::read(store, &p, now)?)?,
-                )
+                let mut view = Presale::read(store, &p, now)?;
+                if private(store) {
+                    tokenpad_core::wire::presale::redact(&mut view);
+                }
+                ("presale", id.as_str(), encode(&view)?)
             }
             Topic::Holder(id) => {
+                if private(store) {
+                    return Err(Error::new(
+                        ErrorCode::SessionTokenRequired,
+                        "private mode: holders are not pushed",
+                    ));
+                }
                 let h = ops::holder::find(store, id)?;
                 (
                     "holder",
@@ -114,6 +127,15 @@ impl Topic {
         });
         Ok((message.to_string(), digest))
     }
+}
+
+/// Whether the merchant is in private mode: no holder topics, presales by address only.
+fn private(store: &SqlStore) -> bool {
+    store
+        .merchant()
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.private_mode)
 }
 
 fn encode<T: serde::Serialize>(v: &T) -> Result<String> {
@@ -163,6 +185,12 @@ pub fn accept(
         .unwrap_or_default();
     check_key(&key)?;
     let topics = topics(req)?;
+    if private(store) && topics.iter().any(|t| matches!(t, Topic::Holder(_))) {
+        return Err(Error::new(
+            ErrorCode::SessionTokenRequired,
+            "This merchant is in private mode: a holder is not followed with the public key; read it with a session token",
+        ));
+    }
     let mut first = BTreeMap::new();
     let mut messages = Vec::with_capacity(topics.len());
     for t in &topics {

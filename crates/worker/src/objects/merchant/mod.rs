@@ -20,8 +20,8 @@ use super::live;
 use crate::adapters::evm::{self, config::ChainConfig};
 use crate::adapters::sql::SqlStore;
 use crate::adapters::txn::transaction;
-use crate::adapters::wallet::{WalletMaker, WorkerShell};
-use crate::hop::{self, ApiCall, InitArgs, MerchantCall};
+use crate::adapters::wallet::{session_key, WalletMaker, WorkerShell};
+use crate::hop::{self, ApiCall, Credential, InitArgs, MerchantCall};
 use crate::http;
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
@@ -32,6 +32,7 @@ use tokenpad_core::model::decimal::Decimal;
 use tokenpad_core::model::ids::DeploymentId;
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::{iso8601, Millis};
+use tokenpad_core::ops::session::access::{self, Caller};
 use tokenpad_core::ops::{self, Ctx};
 use tokenpad_core::ratelimit::{Bucket, Limit};
 use tokenpad_core::store::Store;
@@ -270,10 +271,13 @@ impl MerchantObject {
 
     async fn api(&self, call: ApiCall) -> Result<Response> {
         let store = self.store()?;
-        let merchant = store
-            .merchant()?
-            .ok_or_else(|| Error::new(ErrorCode::InvalidApiKey, "Invalid API key"))?;
-        check_key(&merchant, &call.key)?;
+        let merchant = store.merchant()?.ok_or_else(|| match call.credential {
+            Credential::Key(_) => Error::new(ErrorCode::InvalidApiKey, "Invalid API key"),
+            Credential::Session(_) => {
+                Error::new(ErrorCode::InvalidSessionToken, "Invalid session token")
+            }
+        })?;
+        let caller = self.caller(&store, &merchant, &call.credential)?;
         // Only a request whose key checked spends the merchant's budget: strangers with
         // forged keys cannot use it up (the edge limits them per client address).
         self.bucket
@@ -281,6 +285,8 @@ impl MerchantObject {
             .take(self.limit, worker::Date::now().as_millis())?;
         // A request that did not decode is refused only now, after its key was checked.
         let op = call.op?;
+        // Who may run it, before any replay: a token never replays what it may not do.
+        tokenpad_core::wire::session::authorize(&store, &caller, &merchant, &op)?;
         let changes = live::changes_state(&op);
         self.note_base_url(&call.base_url);
         let now = self.now()?;
@@ -301,12 +307,13 @@ impl MerchantObject {
             wallets: WalletMaker::from_env(&self.env),
             base_url: call.base_url,
             allow_private_urls: crate::config::flag(&self.env, "ALLOW_PRIVATE_WEBHOOK_URLS"),
+            session_key: session_key(&self.env, &ctx.merchant.id),
         };
         let idem = call.idempotency;
         let record = idem.clone();
         let mut tx_store = self.store()?;
         let outcome = transaction(&self.state.storage(), move || {
-            let reply = tokenpad_core::wire::apply(&mut tx_store, &ctx, op, &mut shell)?;
+            let reply = tokenpad_core::wire::apply(&mut tx_store, &ctx, &caller, op, &mut shell)?;
             let body =
                 http::encode(&reply.body).map_err(|e| Error::internal(format!("encode: {e}")))?;
             if let Some(idem) = &idem {
@@ -349,6 +356,24 @@ impl MerchantObject {
         }
     }
 
+    /// Who the request is: a key checked against its stored hash, or a session token
+    /// checked against this merchant's signing key and the session it names.
+    fn caller(
+        &self,
+        store: &SqlStore,
+        merchant: &Merchant,
+        credential: &Credential,
+    ) -> Result<Caller> {
+        match credential {
+            Credential::Key(key) => check_key(merchant, key),
+            Credential::Session(token) => {
+                let key = session_key(&self.env, &merchant.id)?;
+                let session = access::verify(store, &key, &merchant.id, token, self.now()?)?;
+                Ok(Caller::Session(session))
+            }
+        }
+    }
+
     /// A client's WebSocket for live updates (`GET /live`, see `live.rs`).
     fn live(&self, req: &Request) -> Result<Response> {
         let store = self.store()?;
@@ -380,6 +405,7 @@ impl MerchantObject {
             secret_key_hash: args.secret_key_hash,
             public_key_hash: args.public_key_hash,
             created_at: self.now()?,
+            private_mode: false,
         };
         let mut store = self.store()?;
         let m = merchant.clone();
@@ -447,7 +473,7 @@ impl MerchantObject {
 }
 
 /// The key must be well formed, name this merchant, and hash to the stored hash of its kind.
-fn check_key(merchant: &Merchant, key: &str) -> Result<()> {
+fn check_key(merchant: &Merchant, key: &str) -> Result<Caller> {
     let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");
     let (kind, id) = parse_key(key).ok_or_else(invalid)?;
     let stored = match kind {
@@ -455,7 +481,10 @@ fn check_key(merchant: &Merchant, key: &str) -> Result<()> {
         KeyKind::Public => &merchant.public_key_hash,
     };
     if id == merchant.id && hashes_equal(&key_hash(key), stored) {
-        Ok(())
+        Ok(match kind {
+            KeyKind::Secret => Caller::Secret,
+            KeyKind::Public => Caller::Public,
+        })
     } else {
         Err(invalid())
     }
