@@ -20,7 +20,10 @@ const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS tokens (seq INTEGER PRIMARY KEY AUTOINCREMENT, address TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS holders (user_id TEXT PRIMARY KEY, address TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS balances (token TEXT NOT NULL, owner TEXT NOT NULL, active TEXT NOT NULL, locked TEXT NOT NULL, total_key TEXT NOT NULL, PRIMARY KEY (token, owner))",
-    "CREATE INDEX IF NOT EXISTS balances_by_total ON balances (token, total_key DESC)",
+    // The holder list's exact order (total descending, then owner), so a page reads its rows
+    // off the index and stops, even when thousands of holders hold the same amount.
+    "DROP INDEX IF EXISTS balances_by_total",
+    "CREATE INDEX IF NOT EXISTS balances_by_total_owner ON balances (token, total_key DESC, owner)",
     "CREATE INDEX IF NOT EXISTS balances_by_owner ON balances (owner)",
     "CREATE TABLE IF NOT EXISTS locks (id TEXT PRIMARY KEY, token TEXT NOT NULL, owner TEXT NOT NULL, data TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS locks_by_owner ON locks (owner)",
@@ -39,6 +42,26 @@ const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS due_failures (key TEXT PRIMARY KEY, parked_at INTEGER, data TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS followups (key TEXT PRIMARY KEY, call TEXT NOT NULL, attempts INTEGER NOT NULL, next_at INTEGER NOT NULL)",
     "CREATE INDEX IF NOT EXISTS followups_by_time ON followups (next_at)",
+];
+
+/// The number of holders of each token (rows of `balances` with a total above zero), kept by
+/// triggers inside the same transaction as the balance itself, so a token read counts its
+/// holders with one lookup instead of a scan. Created and filled from `balances` in one
+/// statement (atomic), once; the triggers keep it from then on.
+const HOLDER_COUNTS: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS holder_counts AS SELECT token, COUNT(*) AS n FROM balances \
+     WHERE total_key != '000000000000000000000000000000000000000' GROUP BY token",
+    "CREATE UNIQUE INDEX IF NOT EXISTS holder_counts_by_token ON holder_counts (token)",
+    "CREATE TRIGGER IF NOT EXISTS holder_counts_insert AFTER INSERT ON balances \
+     WHEN NEW.total_key != '000000000000000000000000000000000000000' BEGIN \
+     INSERT INTO holder_counts (token, n) VALUES (NEW.token, 1) ON CONFLICT(token) DO UPDATE SET n = n + 1; END",
+    "CREATE TRIGGER IF NOT EXISTS holder_counts_update AFTER UPDATE OF total_key ON balances \
+     WHEN (OLD.total_key = '000000000000000000000000000000000000000') != (NEW.total_key = '000000000000000000000000000000000000000') BEGIN \
+     INSERT INTO holder_counts (token, n) VALUES (NEW.token, CASE WHEN NEW.total_key = '000000000000000000000000000000000000000' THEN -1 ELSE 1 END) \
+     ON CONFLICT(token) DO UPDATE SET n = n + excluded.n; END",
+    "CREATE TRIGGER IF NOT EXISTS holder_counts_delete AFTER DELETE ON balances \
+     WHEN OLD.total_key != '000000000000000000000000000000000000000' BEGIN \
+     UPDATE holder_counts SET n = n - 1 WHERE token = OLD.token; END",
 ];
 
 pub struct SqlStore {
@@ -103,6 +126,9 @@ impl SqlStore {
 
     pub fn migrate(&self) -> Result<()> {
         for stmt in SCHEMA.iter().chain(super::sql_chain::SCHEMA) {
+            self.exec(stmt, vec![])?;
+        }
+        for stmt in HOLDER_COUNTS {
             self.exec(stmt, vec![])?;
         }
         Ok(())

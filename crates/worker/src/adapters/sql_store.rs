@@ -167,8 +167,8 @@ impl Store for SqlStore {
             n: i64,
         }
         let count: Vec<Count> = self.rows(
-            "SELECT COUNT(*) AS n FROM balances WHERE token = ? AND total_key != ?",
-            vec![tok(token).into(), amount_key(Units::ZERO).into()],
+            "SELECT n FROM holder_counts WHERE token = ?",
+            vec![tok(token).into()],
         )?;
         let holders = rows
             .iter()
