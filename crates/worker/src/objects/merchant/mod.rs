@@ -78,6 +78,10 @@ pub struct MerchantObject {
     settling: Cell<bool>,
     /// When deposits were last looked for (service time); a restart looks at once.
     scanned_at: Cell<Millis>,
+    /// The clock's offset as stored (`CLOCK_KEY`), read once: it is written only by `init`
+    /// and `advance`, outside any transaction, and this copy is set after each write
+    /// succeeded, so it never holds a value SQLite does not.
+    offset_ms: Cell<Option<Millis>>,
 }
 
 impl DurableObject for MerchantObject {
@@ -97,6 +101,7 @@ impl DurableObject for MerchantObject {
             chain,
             settling: Cell::new(false),
             scanned_at: Cell::new(0),
+            offset_ms: Cell::new(None),
         }
     }
 
@@ -213,11 +218,24 @@ impl MerchantObject {
     }
 
     fn offset(&self) -> Result<Millis> {
-        Ok(self
+        if let Some(offset) = self.offset_ms.get() {
+            return Ok(offset);
+        }
+        let offset = self
             .store()?
             .meta::<Clock>(CLOCK_KEY)?
             .unwrap_or_default()
-            .offset_ms)
+            .offset_ms;
+        self.offset_ms.set(Some(offset));
+        Ok(offset)
+    }
+
+    /// Stores the clock's offset, then keeps it in memory.
+    fn set_offset(&self, offset_ms: Millis) -> Result<()> {
+        self.offset_ms.set(None);
+        self.store()?.put_meta(CLOCK_KEY, &Clock { offset_ms })?;
+        self.offset_ms.set(Some(offset_ms));
+        Ok(())
     }
 
     /// The service clock: real time plus the time-travel offset (0 unless a local run moved it).
@@ -271,9 +289,13 @@ impl MerchantObject {
         let changes = live::changes_state(&op);
         let now = self.now()?;
         // The alarm is touched only when the earliest pending work moved (most operations, a
-        // spend or a read, leave the schedule alone), or when it may be wrong.
-        let wake_before = self.next_wake()?;
-        self.run_due(now, &merchant);
+        // spend or a read, leave the schedule alone), or when it may be wrong. A read changes
+        // nothing: only due work it ran can have moved the schedule, and then the alarm is
+        // set again after the answer, so a read looks at the schedule only when it ran some.
+        let wake_before = if changes { self.next_wake()? } else { None };
+        if self.run_due(now, &merchant) > 0 && !changes {
+            self.alarm_stale.set(true);
+        }
 
         // The edge passes an idempotency key only for operations that change state.
         if let Some(idem) = &call.idempotency {
@@ -307,7 +329,9 @@ impl MerchantObject {
                 }
                 // Committed: from here on nothing may turn this answer into an error.
                 self.settle_soon(now);
-                self.after_commit(now, wake_before).await;
+                if changes || self.alarm_stale.get() || self.followups_pending.get() {
+                    self.after_commit(now, wake_before).await;
+                }
                 if changes {
                     live::publish(&self.state, &store, now);
                 }
@@ -351,12 +375,7 @@ impl MerchantObject {
 
     fn init(&self, args: InitArgs) -> Result<Response> {
         let wallet = WalletMaker::from_env(&self.env).new_wallet()?;
-        self.store()?.put_meta(
-            CLOCK_KEY,
-            &Clock {
-                offset_ms: args.offset_ms,
-            },
-        )?;
+        self.set_offset(args.offset_ms)?;
         let merchant = Merchant {
             id: args.id,
             name: args.name,
@@ -385,7 +404,7 @@ impl MerchantObject {
     }
 
     async fn advance(&self, offset_ms: Millis) -> Result<Response> {
-        self.store()?.put_meta(CLOCK_KEY, &Clock { offset_ms })?;
+        self.set_offset(offset_ms)?;
         let now = self.now()?;
         if let Some(merchant) = self.store()?.merchant()? {
             self.run_due(now, &merchant);
