@@ -8,6 +8,8 @@
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use std::cell::Cell;
+use std::rc::Rc;
 use tokenpad_core::crypto::hex0x;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
@@ -66,6 +68,9 @@ const HOLDER_COUNTS: &[&str] = &[
 
 pub struct SqlStore {
     sql: SqlStorage,
+    /// Set when this store writes the merchant record (committed or not): whoever keeps a
+    /// copy of the record in memory reads it again (`MerchantObject`).
+    merchant_written: Option<Rc<Cell<bool>>>,
 }
 
 pub(crate) fn db(e: worker::Error) -> Error {
@@ -121,7 +126,22 @@ pub(crate) struct BalanceRow {
 
 impl SqlStore {
     pub fn new(sql: SqlStorage) -> SqlStore {
-        SqlStore { sql }
+        SqlStore {
+            sql,
+            merchant_written: None,
+        }
+    }
+
+    /// The same store, raising `flag` whenever it writes the merchant record.
+    pub fn watching_merchant(mut self, flag: Rc<Cell<bool>>) -> SqlStore {
+        self.merchant_written = Some(flag);
+        self
+    }
+
+    pub(crate) fn merchant_writes(&self) {
+        if let Some(flag) = &self.merchant_written {
+            flag.set(true);
+        }
     }
 
     pub fn migrate(&self) -> Result<()> {

@@ -40,6 +40,8 @@ impl Store for SqlStore {
     }
 
     fn put_merchant(&mut self, merchant: &Merchant) -> Result<()> {
+        // Before the write: a copy in memory is stale even if this write fails half-way.
+        self.merchant_writes();
         self.put_meta(MERCHANT_KEY, merchant)
     }
 

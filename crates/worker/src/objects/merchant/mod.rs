@@ -24,6 +24,7 @@ use crate::hop::{self, ApiCall, InitArgs, MerchantCall};
 use crate::http;
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use tokenpad_core::auth::{hashes_equal, key_hash, parse_key, KeyKind};
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Usdc;
@@ -82,6 +83,12 @@ pub struct MerchantObject {
     /// and `advance`, outside any transaction, and this copy is set after each write
     /// succeeded, so it never holds a value SQLite does not.
     offset_ms: Cell<Option<Millis>>,
+    /// The merchant record, for API calls, read once from SQLite outside any transaction
+    /// (so it is always committed state). Any write of the record through this object's
+    /// stores, committed or rolled back, raises `merchant_written`, and the next API call
+    /// reads the record again: a failed transaction can never leave its change here.
+    merchant: RefCell<Option<Merchant>>,
+    merchant_written: Rc<Cell<bool>>,
 }
 
 impl DurableObject for MerchantObject {
@@ -102,6 +109,8 @@ impl DurableObject for MerchantObject {
             settling: Cell::new(false),
             scanned_at: Cell::new(0),
             offset_ms: Cell::new(None),
+            merchant: RefCell::new(None),
+            merchant_written: Rc::new(Cell::new(false)),
         }
     }
 
@@ -209,7 +218,8 @@ fn recorded(e: &Error) -> bool {
 
 impl MerchantObject {
     fn store(&self) -> Result<SqlStore> {
-        let store = SqlStore::new(self.state.storage().sql());
+        let store = SqlStore::new(self.state.storage().sql())
+            .watching_merchant(self.merchant_written.clone());
         if !self.migrated.get() {
             store.migrate()?;
             self.migrated.set(true);
@@ -273,10 +283,23 @@ impl MerchantObject {
         }
     }
 
+    /// The merchant record as committed: the copy in memory, or read (outside transactions).
+    fn hot_merchant(&self, store: &SqlStore) -> Result<Option<Merchant>> {
+        if self.merchant_written.replace(false) {
+            self.merchant.replace(None);
+        }
+        if let Some(m) = self.merchant.borrow().as_ref() {
+            return Ok(Some(m.clone()));
+        }
+        let read = store.merchant()?;
+        self.merchant.replace(read.clone());
+        Ok(read)
+    }
+
     async fn api(&self, call: ApiCall) -> Result<Response> {
         let store = self.store()?;
-        let merchant = store
-            .merchant()?
+        let merchant = self
+            .hot_merchant(&store)?
             .ok_or_else(|| Error::new(ErrorCode::InvalidApiKey, "Invalid API key"))?;
         check_key(&merchant, &call.key)?;
         // Only a request whose key checked spends the merchant's budget: strangers with
