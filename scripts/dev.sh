@@ -12,6 +12,8 @@
 #   SKIP_SEED=1 ./scripts/dev.sh     (do not seed)
 #   SKIP_BUILD=1 ./scripts/dev.sh    (serve the existing crates/worker/build, no cargo)
 #   TOKENPAD_DIR=/tmp/tp ./scripts/dev.sh  (keys, state and demo.json there, not in .tokenpad)
+#   RATE_LIMIT_PER_SECOND=0 ./scripts/dev.sh   (each merchant's request budget: 0 turns it off;
+#                                    default 200; RATE_LIMIT_BURST too, default twice the rate)
 #
 # Dev-only switches ALLOW_TIME_TRAVEL, ENABLE_FAUCET and ALLOW_PRIVATE_WEBHOOK_URLS (webhooks to a
 # receiver on this machine) are on here (never in wrangler.toml).
@@ -32,7 +34,7 @@ while (($#)); do
   case "$1" in
     --chain) CHAIN_KIND="${2:-}"; shift 2 || shift ;;
     --chain=*) CHAIN_KIND="${1#*=}"; shift ;;
-    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument: $1 (./scripts/dev.sh [--chain embedded|anvil])" ;;
   esac
 done
@@ -109,6 +111,16 @@ if [[ "$CHAIN_KIND" == anvil ]]; then
   log "anvil answers on $CHAIN_RPC_URL (chain $(chain_value CHAIN_ID))"
 fi
 
+# The per-merchant rate limit, when set in the environment (a whole number; 0 turns it off).
+LIMIT_VARS=()
+for name in RATE_LIMIT_PER_SECOND RATE_LIMIT_BURST; do
+  value="${!name:-}"
+  [[ -z "$value" ]] && continue
+  [[ "$value" =~ ^[0-9]+$ ]] || die "$name must be a whole number (0 turns the limit off), not '$value'"
+  LIMIT_VARS+=(--var "$name:$value")
+  log "$name=$value"
+done
+
 node -e "const s=require('net').createServer().once('error',()=>process.exit(1)).listen($PORT,'127.0.0.1',()=>s.close())" \
   || die "port $PORT on 127.0.0.1 is in use (another ./scripts/dev.sh?). Stop it or use PORT=<other> ./scripts/dev.sh"
 
@@ -121,7 +133,7 @@ setsid node "$(wrangler_js)" dev \
   --env-file "$SECRETS_FILE" \
   --show-interactive-dev-session=false \
   --var ALLOW_TIME_TRAVEL:true --var ENABLE_FAUCET:true --var ALLOW_PRIVATE_WEBHOOK_URLS:true \
-  "${CHAIN_VARS[@]}" \
+  "${CHAIN_VARS[@]}" "${LIMIT_VARS[@]}" \
   </dev/null &
 WRANGLER_PID=$!
 cd "$ROOT"

@@ -76,7 +76,10 @@ test('./scripts/dev.sh starts, seeds, prints keys, keeps secrets off command lin
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PORT: String(port), TOKENPAD_DIR: dir, SKIP_BUILD: '1', NO_COLOR: '1', CI: 'true' },
+    // A rate limit of 1 request a second after a burst of 400: seeding fits in the burst, and
+    // the burst of reads below shows the limit reached the worker (the default refills 200/s).
+    env: { ...process.env, PORT: String(port), TOKENPAD_DIR: dir, SKIP_BUILD: '1', NO_COLOR: '1', CI: 'true',
+      RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '400' },
   });
   let output = '';
   child.stdout.on('data', (b) => { output += b; });
@@ -105,6 +108,12 @@ test('./scripts/dev.sh starts, seeds, prints keys, keeps secrets off command lin
   assert.equal(tokens.status, 200, tokens.text);
   assert.equal(tokens.json[0].address, vars.TOKEN);
   assert.equal((await api(vars.TP, 'GET', '/admin/time', { adminKey: vars.ADMIN })).status, 200);
+
+  // RATE_LIMIT_PER_SECOND and RATE_LIMIT_BURST passed through to the worker.
+  const burst = await Promise.all(Array.from({ length: 450 }, () => api(vars.TP, 'GET', '/merchant/all-tokens', { key: vars.SK })));
+  const limited = burst.filter((r) => r.status === 429);
+  assert.ok(limited.length > 0, `no 429 in 450 reads: ${JSON.stringify(burst.map((r) => r.status).slice(-5))}`);
+  assert.equal(limited[0].json.code, 'rate_limited');
 
   // The secrets are on no command line, and in files only this user can read.
   for (const p of processes()) {

@@ -380,6 +380,38 @@ test('holders: sorted by balance (largest first), holdersLimit, holdersCount', a
   }
 });
 
+test('holdersCount follows every balance to zero and back, a refused spend moves nothing, equal balances page in address order', async () => {
+  const t = await newToken(M, { name: 'Count', symbol: 'CNT', totalSupply: 10_000 });
+  const users = ['cnt1', 'cnt2', 'cnt3', 'cnt4'];
+  const address = {};
+  for (const u of users) {
+    address[u] = ok(await call('PUT', `/holder/${u}`, { key: M.secretKey }), 201).address.toLowerCase();
+    ok(await call('POST', `/token/${t.address}/distribute`, { key: M.secretKey, body: { amount: 5, sendToId: u } }));
+  }
+  const read = async (query = '') => ok(await call('GET', `/token/${t.address}?publicKey=${M.publicKey}${query}`));
+  const byAddress = users.map((u) => address[u]).sort();
+  let r = await read();
+  assert.equal(r.holdersCount, 4);
+  assert.deepEqual(r.holders.map((h) => h.address.toLowerCase()), byAddress, 'equal balances: address order');
+  r = await read('&holdersLimit=2');
+  assert.deepEqual(r.holders.map((h) => h.address.toLowerCase()), byAddress.slice(0, 2));
+  assert.equal(r.holdersCount, 4);
+
+  const spend = (amount) => call('POST', '/holder/cnt1/spend', { key: M.secretKey, body: { tokenAddress: t.address, amount } });
+  fails(await spend(6), 422, 'insufficient_balance');
+  assert.equal((await read()).holdersCount, 4, 'a refused spend leaves the count');
+  ok(await spend(5));
+  r = await read();
+  assert.equal(r.holdersCount, 3, 'a holder at zero is no longer counted');
+  assert.ok(!r.holders.some((h) => h.address.toLowerCase() === address.cnt1));
+  fails(await spend(0.5), 422, 'insufficient_balance');
+  assert.equal((await read()).holdersCount, 3);
+  ok(await call('POST', `/token/${t.address}/distribute`, { key: M.secretKey, body: { amount: 1, sendToId: 'cnt1' } }));
+  r = await read();
+  assert.equal(r.holdersCount, 4, 'and counted again once it holds some');
+  assert.equal(r.holders.length, 4);
+});
+
 test('addresses: EIP-55 in responses, any case accepted in requests', async () => {
   const t = await newToken(M, { name: 'Case', symbol: 'CASE', totalSupply: 1000 });
   const holder = ok(await call('PUT', '/holder/case-user', { key: M.secretKey }), 201);

@@ -136,6 +136,10 @@ pub enum FaultKind {
     /// An EVM chain: the settler's next `count` transactions are signed and stored but not
     /// sent, and its round ends in an error, as if the object stopped between the two.
     HaltAfterSigning,
+    /// The merchant object runs a transaction that writes its merchant record with another
+    /// public key (`pk_<merchant id>_` and 32 zeros) and then fails: the record, and any
+    /// copy of it the object keeps in memory, must stay as they were.
+    MerchantRollback,
 }
 
 /// `POST /admin/faults` (local runs and tests).

@@ -8,6 +8,8 @@
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use std::cell::Cell;
+use std::rc::Rc;
 use tokenpad_core::crypto::hex0x;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
@@ -20,7 +22,10 @@ const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS tokens (seq INTEGER PRIMARY KEY AUTOINCREMENT, address TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS holders (user_id TEXT PRIMARY KEY, address TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS balances (token TEXT NOT NULL, owner TEXT NOT NULL, active TEXT NOT NULL, locked TEXT NOT NULL, total_key TEXT NOT NULL, PRIMARY KEY (token, owner))",
-    "CREATE INDEX IF NOT EXISTS balances_by_total ON balances (token, total_key DESC)",
+    // The holder list's exact order (total descending, then owner), so a page reads its rows
+    // off the index and stops, even when thousands of holders hold the same amount.
+    "DROP INDEX IF EXISTS balances_by_total",
+    "CREATE INDEX IF NOT EXISTS balances_by_total_owner ON balances (token, total_key DESC, owner)",
     "CREATE INDEX IF NOT EXISTS balances_by_owner ON balances (owner)",
     "CREATE TABLE IF NOT EXISTS locks (id TEXT PRIMARY KEY, token TEXT NOT NULL, owner TEXT NOT NULL, data TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS locks_by_owner ON locks (owner)",
@@ -41,8 +46,31 @@ const SCHEMA: &[&str] = &[
     "CREATE INDEX IF NOT EXISTS followups_by_time ON followups (next_at)",
 ];
 
+/// The number of holders of each token (rows of `balances` with a total above zero), kept by
+/// triggers inside the same transaction as the balance itself, so a token read counts its
+/// holders with one lookup instead of a scan. Created and filled from `balances` in one
+/// statement (atomic), once; the triggers keep it from then on.
+const HOLDER_COUNTS: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS holder_counts AS SELECT token, COUNT(*) AS n FROM balances \
+     WHERE total_key != '000000000000000000000000000000000000000' GROUP BY token",
+    "CREATE UNIQUE INDEX IF NOT EXISTS holder_counts_by_token ON holder_counts (token)",
+    "CREATE TRIGGER IF NOT EXISTS holder_counts_insert AFTER INSERT ON balances \
+     WHEN NEW.total_key != '000000000000000000000000000000000000000' BEGIN \
+     INSERT INTO holder_counts (token, n) VALUES (NEW.token, 1) ON CONFLICT(token) DO UPDATE SET n = n + 1; END",
+    "CREATE TRIGGER IF NOT EXISTS holder_counts_update AFTER UPDATE OF total_key ON balances \
+     WHEN (OLD.total_key = '000000000000000000000000000000000000000') != (NEW.total_key = '000000000000000000000000000000000000000') BEGIN \
+     INSERT INTO holder_counts (token, n) VALUES (NEW.token, CASE WHEN NEW.total_key = '000000000000000000000000000000000000000' THEN -1 ELSE 1 END) \
+     ON CONFLICT(token) DO UPDATE SET n = n + excluded.n; END",
+    "CREATE TRIGGER IF NOT EXISTS holder_counts_delete AFTER DELETE ON balances \
+     WHEN OLD.total_key != '000000000000000000000000000000000000000' BEGIN \
+     UPDATE holder_counts SET n = n - 1 WHERE token = OLD.token; END",
+];
+
 pub struct SqlStore {
     sql: SqlStorage,
+    /// Set when this store writes the merchant record (committed or not): whoever keeps a
+    /// copy of the record in memory reads it again (`MerchantObject`).
+    merchant_written: Option<Rc<Cell<bool>>>,
 }
 
 pub(crate) fn db(e: worker::Error) -> Error {
@@ -98,7 +126,22 @@ pub(crate) struct BalanceRow {
 
 impl SqlStore {
     pub fn new(sql: SqlStorage) -> SqlStore {
-        SqlStore { sql }
+        SqlStore {
+            sql,
+            merchant_written: None,
+        }
+    }
+
+    /// The same store, raising `flag` whenever it writes the merchant record.
+    pub fn watching_merchant(mut self, flag: Rc<Cell<bool>>) -> SqlStore {
+        self.merchant_written = Some(flag);
+        self
+    }
+
+    pub(crate) fn merchant_writes(&self) {
+        if let Some(flag) = &self.merchant_written {
+            flag.set(true);
+        }
     }
 
     pub fn migrate(&self) -> Result<()> {
@@ -108,6 +151,9 @@ impl SqlStore {
             .chain(super::sql_events::SCHEMA)
             .chain(super::sql_session::SCHEMA)
         {
+            self.exec(stmt, vec![])?;
+        }
+        for stmt in HOLDER_COUNTS {
             self.exec(stmt, vec![])?;
         }
         Ok(())

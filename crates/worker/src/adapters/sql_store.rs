@@ -40,6 +40,8 @@ impl Store for SqlStore {
     }
 
     fn put_merchant(&mut self, merchant: &Merchant) -> Result<()> {
+        // Before the write: a copy in memory is stale even if this write fails half-way.
+        self.merchant_writes();
         self.put_meta(MERCHANT_KEY, merchant)
     }
 
@@ -167,8 +169,8 @@ impl Store for SqlStore {
             n: i64,
         }
         let count: Vec<Count> = self.rows(
-            "SELECT COUNT(*) AS n FROM balances WHERE token = ? AND total_key != ?",
-            vec![tok(token).into(), amount_key(Units::ZERO).into()],
+            "SELECT n FROM holder_counts WHERE token = ?",
+            vec![tok(token).into()],
         )?;
         let holders = rows
             .iter()

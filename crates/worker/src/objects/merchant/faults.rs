@@ -6,11 +6,12 @@ use super::{internal, MerchantObject};
 use crate::adapters::txn::transaction;
 use crate::adapters::wallet::random;
 use crate::http;
+use tokenpad_core::auth::key_hash;
 use tokenpad_core::model::ids::JobId;
 use tokenpad_core::ops;
 use tokenpad_core::store::{DueKey, Store};
 use tokenpad_core::wire::admin::{ChainFaultsResult, FaultKind, FaultsResult};
-use tokenpad_core::Result;
+use tokenpad_core::{Error, Result};
 use worker::Response;
 
 impl MerchantObject {
@@ -46,6 +47,7 @@ impl MerchantObject {
                     store.put_chain_state(&state)
                 })?;
             }
+            FaultKind::MerchantRollback => self.merchant_rollback()?,
             // The registry's own fault: the edge sends it there.
             FaultKind::RegistryWrites => {}
         }
@@ -58,6 +60,26 @@ impl MerchantObject {
             },
         )
         .map_err(internal)
+    }
+
+    /// A transaction that writes the merchant with another public key, then fails.
+    fn merchant_rollback(&self) -> Result<()> {
+        let mut store = self.store()?;
+        let mut merchant = self.merchant()?;
+        merchant.public_key_hash =
+            key_hash(&format!("pk_{}_{}", merchant.id.as_str(), "0".repeat(32)));
+        let failed = transaction(&self.state.storage(), move || {
+            store.put_merchant(&merchant)?;
+            Err::<(), _>(Error::internal(
+                "injected fault: rolled back after writing the merchant",
+            ))
+        });
+        match failed {
+            Err(_) => Ok(()),
+            Ok(()) => Err(Error::internal(
+                "the merchant_rollback transaction committed",
+            )),
+        }
     }
 
     /// A job due now whose stored record cannot be read: every run of it fails.

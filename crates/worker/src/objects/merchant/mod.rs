@@ -8,10 +8,12 @@
 //! answer into an error -> answer. Nothing awaits between reading a balance and writing it,
 //! so concurrent requests can never interleave inside an operation and never overdraw.
 
+mod caller;
 mod due;
 mod faults;
 mod followup;
 mod idempotency;
+mod memory;
 mod outbox;
 mod settle;
 mod webhooks;
@@ -25,14 +27,13 @@ use crate::hop::{self, ApiCall, Credential, InitArgs, MerchantCall};
 use crate::http;
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
-use tokenpad_core::auth::{hashes_equal, key_hash, parse_key, KeyKind};
+use std::rc::Rc;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Usdc;
 use tokenpad_core::model::decimal::Decimal;
 use tokenpad_core::model::ids::DeploymentId;
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::{iso8601, Millis};
-use tokenpad_core::ops::session::access::{self, Caller};
 use tokenpad_core::ops::{self, Ctx};
 use tokenpad_core::ratelimit::{Bucket, Limit};
 use tokenpad_core::store::Store;
@@ -86,6 +87,16 @@ pub struct MerchantObject {
     base_url: RefCell<Option<String>>,
     /// When old events were last pruned (service time).
     pruned_at: Cell<Millis>,
+    /// The clock's offset as stored (`CLOCK_KEY`), read once: it is written only by `init`
+    /// and `advance`, outside any transaction, and this copy is set after each write
+    /// succeeded, so it never holds a value SQLite does not.
+    offset_ms: Cell<Option<Millis>>,
+    /// The merchant record, for API calls, read once from SQLite outside any transaction
+    /// (so it is always committed state). Any write of the record through this object's
+    /// stores, committed or rolled back, raises `merchant_written`, and the next API call
+    /// reads the record again: a failed transaction can never leave its change here.
+    merchant: RefCell<Option<Merchant>>,
+    merchant_written: Rc<Cell<bool>>,
 }
 
 impl DurableObject for MerchantObject {
@@ -108,6 +119,9 @@ impl DurableObject for MerchantObject {
             delivering: Cell::new(false),
             base_url: RefCell::new(None),
             pruned_at: Cell::new(0),
+            offset_ms: Cell::new(None),
+            merchant: RefCell::new(None),
+            merchant_written: Rc::new(Cell::new(false)),
         }
     }
 
@@ -218,25 +232,13 @@ fn recorded(e: &Error) -> bool {
 
 impl MerchantObject {
     fn store(&self) -> Result<SqlStore> {
-        let store = SqlStore::new(self.state.storage().sql());
+        let store = SqlStore::new(self.state.storage().sql())
+            .watching_merchant(self.merchant_written.clone());
         if !self.migrated.get() {
             store.migrate()?;
             self.migrated.set(true);
         }
         Ok(store)
-    }
-
-    fn offset(&self) -> Result<Millis> {
-        Ok(self
-            .store()?
-            .meta::<Clock>(CLOCK_KEY)?
-            .unwrap_or_default()
-            .offset_ms)
-    }
-
-    /// The service clock: real time plus the time-travel offset (0 unless a local run moved it).
-    fn now(&self) -> Result<Millis> {
-        Ok(worker::Date::now().as_millis() + self.offset()?)
     }
 
     /// What an operation runs with: the time, the merchant, and the chain.
@@ -271,12 +273,14 @@ impl MerchantObject {
 
     async fn api(&self, call: ApiCall) -> Result<Response> {
         let store = self.store()?;
-        let merchant = store.merchant()?.ok_or_else(|| match call.credential {
-            Credential::Key(_) => Error::new(ErrorCode::InvalidApiKey, "Invalid API key"),
-            Credential::Session(_) => {
-                Error::new(ErrorCode::InvalidSessionToken, "Invalid session token")
-            }
-        })?;
+        let merchant = self
+            .hot_merchant(&store)?
+            .ok_or_else(|| match call.credential {
+                Credential::Key(_) => Error::new(ErrorCode::InvalidApiKey, "Invalid API key"),
+                Credential::Session(_) => {
+                    Error::new(ErrorCode::InvalidSessionToken, "Invalid session token")
+                }
+            })?;
         let caller = self.caller(&store, &merchant, &call.credential)?;
         // Only a request whose key checked spends the merchant's budget: strangers with
         // forged keys cannot use it up (the edge limits them per client address).
@@ -291,9 +295,13 @@ impl MerchantObject {
         self.note_base_url(&call.base_url);
         let now = self.now()?;
         // The alarm is touched only when the earliest pending work moved (most operations, a
-        // spend or a read, leave the schedule alone), or when it may be wrong.
-        let wake_before = self.next_wake()?;
-        self.run_due(now, &merchant);
+        // spend or a read, leave the schedule alone), or when it may be wrong. A read changes
+        // nothing: only due work it ran can have moved the schedule, and then the alarm is
+        // set again after the answer, so a read looks at the schedule only when it ran some.
+        let wake_before = if changes { self.next_wake()? } else { None };
+        if self.run_due(now, &merchant) > 0 && !changes {
+            self.alarm_stale.set(true);
+        }
 
         // The edge passes an idempotency key only for operations that change state.
         if let Some(idem) = &call.idempotency {
@@ -329,7 +337,9 @@ impl MerchantObject {
                 }
                 // Committed: from here on nothing may turn this answer into an error.
                 self.settle_soon(now);
-                self.after_commit(now, wake_before).await;
+                if changes || self.alarm_stale.get() || self.followups_pending.get() {
+                    self.after_commit(now, wake_before).await;
+                }
                 if changes {
                     live::publish(&self.state, &store, now);
                 }
@@ -356,24 +366,6 @@ impl MerchantObject {
         }
     }
 
-    /// Who the request is: a key checked against its stored hash, or a session token
-    /// checked against this merchant's signing key and the session it names.
-    fn caller(
-        &self,
-        store: &SqlStore,
-        merchant: &Merchant,
-        credential: &Credential,
-    ) -> Result<Caller> {
-        match credential {
-            Credential::Key(key) => check_key(merchant, key),
-            Credential::Session(token) => {
-                let key = session_key(&self.env, &merchant.id)?;
-                let session = access::verify(store, &key, &merchant.id, token, self.now()?)?;
-                Ok(Caller::Session(session))
-            }
-        }
-    }
-
     /// A client's WebSocket for live updates (`GET /live`, see `live.rs`).
     fn live(&self, req: &Request) -> Result<Response> {
         let store = self.store()?;
@@ -382,7 +374,7 @@ impl MerchantObject {
             .ok_or_else(|| Error::new(ErrorCode::InvalidApiKey, "Invalid API key"))?;
         let now = self.now()?;
         live::accept(&self.state, &store, req, now, |key| {
-            check_key(&merchant, key)?;
+            caller::check_key(&merchant, key)?;
             self.bucket
                 .borrow_mut()
                 .take(self.limit, worker::Date::now().as_millis())
@@ -391,12 +383,7 @@ impl MerchantObject {
 
     fn init(&self, args: InitArgs) -> Result<Response> {
         let wallet = WalletMaker::from_env(&self.env).new_wallet()?;
-        self.store()?.put_meta(
-            CLOCK_KEY,
-            &Clock {
-                offset_ms: args.offset_ms,
-            },
-        )?;
+        self.set_offset(args.offset_ms)?;
         let merchant = Merchant {
             id: args.id,
             name: args.name,
@@ -426,7 +413,7 @@ impl MerchantObject {
     }
 
     async fn advance(&self, offset_ms: Millis) -> Result<Response> {
-        self.store()?.put_meta(CLOCK_KEY, &Clock { offset_ms })?;
+        self.set_offset(offset_ms)?;
         let now = self.now()?;
         if let Some(merchant) = self.store()?.merchant()? {
             self.run_due(now, &merchant);
@@ -469,23 +456,5 @@ impl MerchantObject {
         let store = self.store()?;
         let d = ops::deployment::find(&store, id, None)?;
         http::json(200, &DeploymentOverview::read(&store, &d, base_url)?).map_err(internal)
-    }
-}
-
-/// The key must be well formed, name this merchant, and hash to the stored hash of its kind.
-fn check_key(merchant: &Merchant, key: &str) -> Result<Caller> {
-    let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");
-    let (kind, id) = parse_key(key).ok_or_else(invalid)?;
-    let stored = match kind {
-        KeyKind::Secret => &merchant.secret_key_hash,
-        KeyKind::Public => &merchant.public_key_hash,
-    };
-    if id == merchant.id && hashes_equal(&key_hash(key), stored) {
-        Ok(match kind {
-            KeyKind::Secret => Caller::Secret,
-            KeyKind::Public => Caller::Public,
-        })
-    } else {
-        Err(invalid())
     }
 }

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# tokenpad's benchmark: a hello-world Worker and tokenpad side by side under the same wrangler
+# and workerd, every route named in the README's Performance section loaded with autocannon
+# (req/s, p50, p99, share of hello-world's req/s measured in the same run), a presale launch
+# with 10,000 buyers, the Worker's and the package's gzip sizes, and the Worker's cold start.
+# Rate limiting is off in the benchmarked worker. Builds the Worker (and pkg/) first when a
+# source is newer than the build; SKIP_BUILD=1 uses the build as it is.
+#
+#   ./scripts/bench.sh                     3 s per route, 32 connections, 10,000 buyers
+#   ./scripts/bench.sh --seconds 10        longer runs (steadier figures)
+#   ./scripts/bench.sh --connections 64 --buyers 1000 --only spend --json out.json
+#   ./scripts/bench.sh --quick             1 s per route, 200 buyers: a smoke run
+#
+# Not part of ./scripts/test.sh: its figures depend on the machine and what else runs on it.
+set -euo pipefail
+LOG_TAG=bench
+# shellcheck source=scripts/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$ROOT"
+
+[[ " $* " == *" -h "* || " $* " == *" --help "* ]] && { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+
+[[ -d node_modules/autocannon && -f "$(wrangler_js)" ]] || "$ROOT/scripts/setup.sh" || die "setup failed (see above)"
+
+# Is any source newer than the build?
+stale() {
+  local built="$1"; shift
+  [[ -f "$built" ]] || return 0
+  [[ -n "$(find "$@" -newer "$built" -type f -print -quit 2>/dev/null)" ]]
+}
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  if stale crates/worker/build/index_bg.wasm crates/core/src crates/worker/src crates/evm/src crates/*/Cargo.toml Cargo.toml Cargo.lock openapi.json; then
+    "$ROOT/scripts/build-worker.sh" || die "worker build failed (see above)"
+  fi
+  if stale pkg/tokenpad_bg.wasm src crates/core/src Cargo.toml Cargo.lock; then
+    "$ROOT/scripts/build-pkg.sh" || die "package build failed (see above)"
+  fi
+fi
+[[ -f crates/worker/build/worker/shim.mjs ]] || die "no worker build (run without SKIP_BUILD=1)"
+
+exec node bench/bench.mjs "$@"
