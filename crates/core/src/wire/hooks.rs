@@ -32,6 +32,21 @@ pub enum HookOp {
     ReplayDelivery(WebhookId, String),
 }
 
+impl HookOp {
+    /// Whether it writes: a webhook made, changed or deleted, a delivery queued (a ping, a
+    /// replay). The rest read the log and the webhooks.
+    pub fn writes(&self) -> bool {
+        matches!(
+            self,
+            HookOp::CreateWebhook(_)
+                | HookOp::UpdateWebhook(..)
+                | HookOp::DeleteWebhook(_)
+                | HookOp::TestWebhook(_)
+                | HookOp::ReplayDelivery(..)
+        )
+    }
+}
+
 /// Every answer of a [`HookOp`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]

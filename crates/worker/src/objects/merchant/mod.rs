@@ -40,6 +40,7 @@ use tokenpad_core::store::Store;
 use tokenpad_core::wire::admin::{FaucetResult, MerchantCreated};
 use tokenpad_core::wire::deployment::DeploymentOverview;
 use tokenpad_core::wire::settlement::Settlement;
+use tokenpad_core::wire::Op;
 use tokenpad_core::{Error, ErrorCode, Result};
 use worker::{
     durable_object, wasm_bindgen, DurableObject, Env, Request, Response, State, WebSocket,
@@ -292,14 +293,17 @@ impl MerchantObject {
         // Who may run it, before any replay: a token never replays what it may not do.
         tokenpad_core::wire::session::authorize(&store, &caller, &merchant, &op)?;
         let changes = live::changes_state(&op);
+        // What may move the schedule: every change of state, and the webhook writes, which
+        // change no public read but queue deliveries (a ping, a replay) for the alarm.
+        let schedules = changes || matches!(&op, Op::Hooks(h) if h.writes());
         self.note_base_url(&call.base_url);
         let now = self.now()?;
         // The alarm is touched only when the earliest pending work moved (most operations, a
         // spend or a read, leave the schedule alone), or when it may be wrong. A read changes
         // nothing: only due work it ran can have moved the schedule, and then the alarm is
         // set again after the answer, so a read looks at the schedule only when it ran some.
-        let wake_before = if changes { self.next_wake()? } else { None };
-        if self.run_due(now, &merchant) > 0 && !changes {
+        let wake_before = if schedules { self.next_wake()? } else { None };
+        if self.run_due(now, &merchant) > 0 && !schedules {
             self.alarm_stale.set(true);
         }
 
@@ -337,7 +341,7 @@ impl MerchantObject {
                 }
                 // Committed: from here on nothing may turn this answer into an error.
                 self.settle_soon(now);
-                if changes || self.alarm_stale.get() || self.followups_pending.get() {
+                if schedules || self.alarm_stale.get() || self.followups_pending.get() {
                     self.after_commit(now, wake_before).await;
                 }
                 if changes {
