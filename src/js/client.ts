@@ -10,8 +10,7 @@ import type {
   BuyPresaleRequest, BuyPresaleResult, LedgerResult, SendRequest, SessionInfo, SpendRequest, TxPage,
 } from './generated/api.js';
 import type { HolderFull, Presale, Token, TokenBalance } from './generated/wire.js';
-import { send, httpConfig, newIdempotencyKey, type CallOptions, type HttpConfig } from './http.js';
-import { parseExact } from './json.js';
+import { send, httpConfig, newIdempotencyKey, readJson, type CallOptions, type HttpConfig } from './http.js';
 import { watch, type Watch, type WatchCallback, type WatchOptions } from './live.js';
 import { assertReady } from './ready.js';
 import * as wasm from './wasm.js';
@@ -203,22 +202,7 @@ export class TokenpadClient {
       body = JSON.stringify(init.body ?? {});
     }
     const answer = await send(this.#http, { method, path, query: init.query, headers, body }, init);
-    let parsed: unknown;
-    try {
-      parsed = answer.text ? parseExact(answer.text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    if (answer.status >= 200 && answer.status < 300 && parsed !== undefined) return parsed as T;
-    const e = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
-    const service = typeof e.code === 'string' && e.code !== '' && answer.status >= 400;
-    throw new TokenpadError(service ? (e.code as string) : answer.status < 300 ? 'invalid_response' : 'http_error',
-      service && typeof e.message === 'string' && e.message ? e.message : `HTTP ${answer.status}`, {
-        status: answer.status,
-        details: service && typeof e.details === 'object' && e.details !== null ? (e.details as Record<string, unknown>) : undefined,
-        requestId: answer.requestId,
-        retryAfterMs: answer.retryAfterMs,
-      });
+    return readJson<T>(answer);
   }
 
   /** `GET /session` (session token): its holder, scopes, expiry, and what its limits still allow. */

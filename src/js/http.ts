@@ -1,9 +1,11 @@
 // The HTTP of both clients (browser and server): `fetch` with a timeout and the caller's
 // `signal`, retries with exponential backoff and jitter for network errors, 429 and 503
 // (waiting what `Retry-After` says when the service says it), the request id and the service
-// clock read from every answer. No wasm here: the server client uses it as it is.
+// clock read from every answer, and `readJson`: an answer read exactly (json.ts) into its
+// result or a TokenpadError. No wasm here: the server client uses it as it is.
 import { noteServiceTime } from './clock.js';
 import { TokenpadError } from './errors.js';
+import { parseExact } from './json.js';
 
 /** Per-call options of every client method. */
 export interface CallOptions {
@@ -177,6 +179,36 @@ export async function send(cfg: HttpConfig, req: HttpRequest, opts: CallOptions 
     if (wait > cfg.maxRetryDelayMs) return answer as HttpAnswer;
     await sleep(wait, opts.signal);
   }
+}
+
+/**
+ * An answer read exactly (json.ts: every amount an exact decimal string): a 2xx JSON body is
+ * the result; a 2xx that is not JSON throws `invalid_response`; any other status throws the
+ * service's error (its `code`, `message`, `details`) when the body is one, else `http_error`.
+ * Every error carries the status and request id (and the non-2xx ones `Retry-After`).
+ */
+export function readJson<T>(answer: HttpAnswer): T {
+  let parsed: unknown;
+  try {
+    parsed = answer.text ? parseExact(answer.text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (answer.status >= 200 && answer.status < 300) {
+    if (parsed === undefined) {
+      throw new TokenpadError('invalid_response', `The service's answer is not JSON (HTTP ${answer.status})`, { status: answer.status, requestId: answer.requestId });
+    }
+    return parsed as T;
+  }
+  const e = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
+  const serviceError = typeof e.code === 'string' && e.code !== '';
+  throw new TokenpadError(serviceError ? (e.code as string) : 'http_error',
+    serviceError && typeof e.message === 'string' && e.message ? e.message : `HTTP ${answer.status}`, {
+      status: answer.status,
+      details: serviceError && typeof e.details === 'object' && e.details !== null ? (e.details as Record<string, unknown>) : undefined,
+      requestId: answer.requestId,
+      retryAfterMs: answer.retryAfterMs,
+    });
 }
 
 /** A fresh idempotency key. */

@@ -13,8 +13,7 @@ import type {
   WebhookDeleted, CreateSessionRequest, SessionCreated, SessionsRevoked, MerchantSettings, PatchSettingsRequest,
 } from './generated/api.js';
 import type { HolderFull, Presale, PresaleMerchant, Token, TokenBalance } from './generated/wire.js';
-import { httpConfig, newIdempotencyKey, send, type CallOptions, type HttpConfig } from './http.js';
-import { parseExact } from './json.js';
+import { httpConfig, newIdempotencyKey, readJson, send, type CallOptions, type HttpConfig } from './http.js';
 
 export type * from './generated/api.js';
 export type * from './generated/wire.js';
@@ -103,27 +102,7 @@ export class TokenpadServer {
       body = JSON.stringify(init.body);
     }
     const answer = await send(this.#http, { method, path, query: init.query, headers, body }, init);
-    let parsed: unknown;
-    try {
-      parsed = answer.text ? parseExact(answer.text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    if (answer.status >= 200 && answer.status < 300) {
-      if (parsed === undefined) {
-        throw new TokenpadError('invalid_response', `The service's answer is not JSON (HTTP ${answer.status})`, { status: answer.status, requestId: answer.requestId });
-      }
-      return parsed as T;
-    }
-    const e = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
-    const serviceError = typeof e.code === 'string' && e.code !== '';
-    throw new TokenpadError(serviceError ? (e.code as string) : 'http_error',
-      serviceError && typeof e.message === 'string' && e.message ? e.message : `HTTP ${answer.status}`, {
-        status: answer.status,
-        details: serviceError && typeof e.details === 'object' && e.details !== null ? (e.details as Record<string, unknown>) : undefined,
-        requestId: answer.requestId,
-        retryAfterMs: answer.retryAfterMs,
-      });
+    return readJson<T>(answer);
   }
 
   // Tokens and jobs ---------------------------------------------------------------------

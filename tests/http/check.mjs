@@ -167,3 +167,67 @@ export async function earlyInBlock(w) {
     await new Promise((r) => setTimeout(r, 2000 - ms + 10));
   }
 }
+
+// ---- the setup the presale, session and webhook suites share (each takes the worker `w`) ----
+
+/** api() plus: status < 500, and a JSON body matches openapi.json when `template` names the route. */
+export async function checkedCall(w, method, path, opts = {}, template = undefined) {
+  const res = await api(w, method, path, opts);
+  assert.ok(res.status < 500, `${method} ${path} answered ${res.status}: ${res.text}`);
+  if (template && res.json !== undefined) assertMatches(method, template, res.status, res.json);
+  return res;
+}
+
+/** Moves the service clock forward (time travel, for every merchant of `w`); its new time, in s. */
+export async function advanceTime(w, seconds) {
+  const r = await api(w, 'POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds } });
+  assert.equal(r.status, 200, r.text);
+  return r.json.nowUnix;
+}
+
+/** The service clock, in unix seconds. */
+export async function serviceNow(w) {
+  const r = await api(w, 'GET', '/admin/time', { adminKey: w.adminKey });
+  assert.equal(r.status, 200, r.text);
+  return r.json.nowUnix;
+}
+
+/** The holder `userId` of merchant `m` (get-or-create). */
+export async function holder(w, m, userId) {
+  const r = await checkedCall(w, 'PUT', `/holder/${userId}`, { key: m.secretKey });
+  assert.ok([200, 201].includes(r.status), r.text);
+  return r.json;
+}
+
+/** Test USDC from the faucet to `address`. */
+export async function faucet(w, m, address, usdcAmount) {
+  const f = await api(w, 'POST', '/admin/faucet', { adminKey: w.adminKey, body: { address, usdcAmount, merchantId: m.id } });
+  assert.equal(f.status, 200, f.text);
+}
+
+/** The holder `userId`, given `usdcAmount` test USDC; its address. */
+export async function funded(w, m, userId, usdcAmount) {
+  const h = await holder(w, m, userId);
+  await faucet(w, m, h.address, usdcAmount);
+  return h.address;
+}
+
+export const PRESALE_IMAGE = 'https://example.com/moon.png';
+
+/** A presale of `m`, open now for an hour, raising 100 USDC unless `overrides` say otherwise. */
+export async function createPresale(w, m, overrides = {}) {
+  const now = await serviceNow(w);
+  const body = {
+    name: 'Moon launch',
+    description: 'The Moon token presale',
+    startTimestamp: now - 10,
+    endTimestamp: now + 3600,
+    targetUsdcAmount: 100,
+    tokenInfo: { name: 'Moon', symbol: 'MOON', imageUrl: PRESALE_IMAGE, deploymentConfig: { lockupPercentage: 25 } },
+    lockDuration: 7,
+    ...overrides,
+  };
+  const r = await checkedCall(w, 'POST', '/merchant/presale', { key: m.secretKey, body }, '/merchant/presale');
+  assert.equal(r.status, 201, r.text);
+  return r.json;
+}

@@ -4,9 +4,7 @@
 import test, { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startWorker, api, createMerchant } from './harness.mjs';
-import { assertMatches } from './openapi.mjs';
-
-const IMAGE = 'https://example.com/moon.png';
+import { advanceTime, checkedCall, createPresale, funded, PRESALE_IMAGE as IMAGE, serviceNow } from './check.mjs';
 
 let w;
 before(async () => {
@@ -16,54 +14,7 @@ after(async () => {
   await w?.stop();
 });
 
-/** api() that also checks the body against openapi.json and that nothing is a 5xx. */
-async function call(method, path, opts = {}, template = undefined) {
-  const res = await api(w, method, path, opts);
-  assert.ok(res.status < 500, `${method} ${path} answered ${res.status}: ${res.text}`);
-  if (template && res.json !== undefined) assertMatches(method, template, res.status, res.json);
-  return res;
-}
-
-async function advance(seconds) {
-  const r = await api(w, 'POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds } });
-  assert.equal(r.status, 200, r.text);
-  return r.json.nowUnix;
-}
-
-/** The service clock (time travel moves it for every merchant of this worker). */
-async function serviceNow() {
-  const r = await api(w, 'GET', '/admin/time', { adminKey: w.adminKey });
-  assert.equal(r.status, 200, r.text);
-  return r.json.nowUnix;
-}
-
-async function funded(m, userId, usdcAmount) {
-  const h = await call('PUT', `/holder/${userId}`, { key: m.secretKey });
-  assert.ok([200, 201].includes(h.status), h.text);
-  const f = await api(w, 'POST', '/admin/faucet', {
-    adminKey: w.adminKey,
-    body: { address: h.json.address, usdcAmount, merchantId: m.id },
-  });
-  assert.equal(f.status, 200, f.text);
-  return h.json.address;
-}
-
-async function createPresale(m, overrides = {}) {
-  const now = await serviceNow();
-  const body = {
-    name: 'Moon launch',
-    description: 'The Moon token presale',
-    startTimestamp: now - 10,
-    endTimestamp: now + 3600,
-    targetUsdcAmount: 100,
-    tokenInfo: { name: 'Moon', symbol: 'MOON', imageUrl: IMAGE, deploymentConfig: { lockupPercentage: 25 } },
-    lockDuration: 7,
-    ...overrides,
-  };
-  const r = await call('POST', '/merchant/presale', { key: m.secretKey, body }, '/merchant/presale');
-  assert.equal(r.status, 201, r.text);
-  return r.json;
-}
+const call = (method, path, opts, template) => checkedCall(w, method, path, opts, template);
 
 const buy = (m, userId, presaleId, usdcAmount, headers = {}) =>
   call('POST', `/holder/${userId}/buy-presale`, { key: m.secretKey, body: { presaleId, usdcAmount }, headers }, '/holder/{userId}/buy-presale');
@@ -73,7 +24,7 @@ const merchantRead = (m, id) => call('GET', `/merchant/presale/${id}`, { key: m.
 describe('create, list and read', () => {
   test('creation answers the interface shape, and bad input is a 400 naming the field', async () => {
     const m = await createMerchant(w, 'Presale shapes');
-    const p = await createPresale(m);
+    const p = await createPresale(w, m);
     assert.match(p.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     assert.equal(p.purchasedUsdcAmount, 0);
     assert.equal(p.status, 'active');
@@ -90,7 +41,7 @@ describe('create, list and read', () => {
       [{ tokenInfo: { name: 'M', symbol: 'M', imageUrl: IMAGE, deploymentConfig: { lockupPercentage: 30 } } }, 400, 'invalid_request', 'tokenInfo.deploymentConfig.lockupPercentage'],
       [{ autoLaunch: 'true' }, 400, 'invalid_request', 'autoLaunch'],
     ];
-    const now = await serviceNow();
+    const now = await serviceNow(w);
     for (const [override, status, code, field] of bad) {
       const body = {
         name: 'x', description: 'y', startTimestamp: now, endTimestamp: now + 100, targetUsdcAmount: 10,
@@ -105,8 +56,8 @@ describe('create, list and read', () => {
 
   test('the merchant list and read show the merchant form; the public read hides it', async () => {
     const m = await createMerchant(w, 'Presale forms');
-    const first = await createPresale(m, { name: 'First' });
-    const second = await createPresale(m, { name: 'Second', autoLaunch: false, lockDuration: 3 });
+    const first = await createPresale(w, m, { name: 'First' });
+    const second = await createPresale(w, m, { name: 'Second', autoLaunch: false, lockDuration: 3 });
     const list = await call('GET', '/merchant/presales', { key: m.secretKey }, '/merchant/presales');
     assert.equal(list.status, 200);
     assert.deepEqual(list.json.map((p) => p.id), [second.id, first.id], 'newest first');
@@ -147,14 +98,14 @@ describe('create, list and read', () => {
 describe('buying', () => {
   test('buy rules: not active 409, over target 422 with the remainder, over balance 422', async () => {
     const m = await createMerchant(w, 'Buyers');
-    await funded(m, 'ann', 200);
-    const now = await serviceNow();
-    const later = await createPresale(m, { startTimestamp: now + 3600, endTimestamp: now + 7200 });
+    await funded(w, m, 'ann', 200);
+    const now = await serviceNow(w);
+    const later = await createPresale(w, m, { startTimestamp: now + 3600, endTimestamp: now + 7200 });
     const early = await buy(m, 'ann', later.id, 5);
     assert.equal(early.status, 409);
     assert.equal(early.json.code, 'presale_not_active');
 
-    const p = await createPresale(m, { targetUsdcAmount: 50 });
+    const p = await createPresale(w, m, { targetUsdcAmount: 50 });
     const ok = await buy(m, 'ann', p.id, 30);
     assert.equal(ok.status, 200, ok.text);
     assert.deepEqual(Object.keys(ok.json).sort(), ['blockNumber', 'chainStatus', 'presaleId', 'success', 'transactionHash', 'usdcAmount']);
@@ -195,8 +146,8 @@ describe('buying', () => {
 
   test('a buy retried with its idempotency key is debited once', async () => {
     const m = await createMerchant(w, 'Idempotent buyer');
-    await funded(m, 'cat', 100);
-    const p = await createPresale(m, { targetUsdcAmount: 100 });
+    await funded(w, m, 'cat', 100);
+    const p = await createPresale(w, m, { targetUsdcAmount: 100 });
     const headers = { 'Idempotency-Key': 'buy-1' };
     const one = await buy(m, 'cat', p.id, 10, headers);
     const two = await buy(m, 'cat', p.id, 10, headers);
@@ -210,12 +161,12 @@ describe('buying', () => {
 describe('launch, locks, unlock, refund, resolve', () => {
   test('reaching the target launches: five steps, locks with an unlock date, then active tokens', async () => {
     const m = await createMerchant(w, 'Launcher');
-    for (const u of ['a', 'b', 'c']) await funded(m, u, 100);
-    const p = await createPresale(m, { targetUsdcAmount: 90, lockDuration: 7 });
+    for (const u of ['a', 'b', 'c']) await funded(w, m, u, 100);
+    const p = await createPresale(w, m, { targetUsdcAmount: 90, lockDuration: 7 });
     assert.equal((await buy(m, 'a', p.id, 30)).status, 200);
     assert.equal((await buy(m, 'b', p.id, 30)).status, 200);
     assert.equal((await buy(m, 'c', p.id, 30)).status, 200);
-    await advance(30); // five steps, one per 2-second block
+    await advanceTime(w, 30); // five steps, one per 2-second block
     const done = await merchantRead(m, p.id);
     const s = done.json;
     assert.equal(s.status, 'completed');
@@ -248,7 +199,7 @@ describe('launch, locks, unlock, refund, resolve', () => {
     }
     assert.equal(sum.toString(), info.amountTokensBought);
     const unlockMs = Date.parse(unlockDate);
-    const nowMs = (await serviceNow()) * 1000;
+    const nowMs = (await serviceNow(w)) * 1000;
     const sevenDays = 7 * 86400 * 1000;
     assert.ok(unlockMs > nowMs + sevenDays - 120_000 && unlockMs <= nowMs + sevenDays, `unlock ${unlockDate}`);
 
@@ -265,7 +216,7 @@ describe('launch, locks, unlock, refund, resolve', () => {
     assert.equal(token.json.holdersCount, 3);
 
     // Seven days later the locks open.
-    await advance(7 * 86400);
+    await advanceTime(w, 7 * 86400);
     const a = await call('GET', `/holder/a?publicKey=${m.publicKey}`, {}, '/holder/{userId}');
     assert.equal(a.json.locks.length, 0);
     assert.ok(a.json.tokens.some((t) => t.address === info.tokenAddress && t.status === 'active'));
@@ -278,13 +229,13 @@ describe('launch, locks, unlock, refund, resolve', () => {
 
   test('below 70 % at the end, every buyer is refunded in full, with no request arriving', async () => {
     const m = await createMerchant(w, 'Refunder');
-    await funded(m, 'r1', 100);
-    await funded(m, 'r2', 100);
-    const now = await serviceNow();
-    const p = await createPresale(m, { targetUsdcAmount: 100, endTimestamp: now + 60 });
+    await funded(w, m, 'r1', 100);
+    await funded(w, m, 'r2', 100);
+    const now = await serviceNow(w);
+    const p = await createPresale(w, m, { targetUsdcAmount: 100, endTimestamp: now + 60 });
     await buy(m, 'r1', p.id, 40);
     await buy(m, 'r2', p.id, 29.999999);
-    await advance(120);
+    await advanceTime(w, 120);
     const s = (await merchantRead(m, p.id)).json;
     assert.equal(s.status, 'ended');
     for (const u of ['r1', 'r2']) {
@@ -301,8 +252,8 @@ describe('launch, locks, unlock, refund, resolve', () => {
 
   test('resolve: below 70 % is 422, at 70 % it launches, a second resolve is 409; both paths work', async () => {
     const m = await createMerchant(w, 'Resolver');
-    await funded(m, 'z', 100);
-    const p = await createPresale(m, { targetUsdcAmount: 100, autoLaunch: false });
+    await funded(w, m, 'z', 100);
+    const p = await createPresale(w, m, { targetUsdcAmount: 100, autoLaunch: false });
     await buy(m, 'z', p.id, 69);
     const low = await call('POST', '/merchant/presale/resolve', { key: m.secretKey, body: { presaleId: p.id } }, '/merchant/presale/resolve');
     assert.equal(low.status, 422);
@@ -314,7 +265,7 @@ describe('launch, locks, unlock, refund, resolve', () => {
     const second = await call('POST', '/resolve-presale', { key: m.secretKey, body: { presaleId: p.id } }, '/resolve-presale');
     assert.equal(second.status, 409);
     assert.equal(second.json.code, 'presale_already_resolved');
-    await advance(30);
+    await advanceTime(w, 30);
     assert.equal((await merchantRead(m, p.id)).json.completionState.step, 'completed');
     const missing = await call('POST', '/resolve-presale', { key: m.secretKey, body: {} });
     assert.equal(missing.status, 400);
@@ -322,13 +273,13 @@ describe('launch, locks, unlock, refund, resolve', () => {
 
   test('with no request arriving, the alarm runs the launch on time', async () => {
     const m = await createMerchant(w, 'Alarm driven');
-    await funded(m, 'al', 20);
-    const p = await createPresale(m, { targetUsdcAmount: 20 });
+    await funded(w, m, 'al', 20);
+    const p = await createPresale(w, m, { targetUsdcAmount: 20 });
     assert.equal((await buy(m, 'al', p.id, 20)).status, 200);
     // Five steps take about five 2-second blocks. Ask this merchant nothing meanwhile: only
     // the Durable Object alarm can run them.
     await new Promise((r) => setTimeout(r, 15_000));
-    const readAt = (await serviceNow()) * 1000;
+    const readAt = (await serviceNow(w)) * 1000;
     const s = (await merchantRead(m, p.id)).json;
     assert.equal(s.completionState.step, 'completed');
     const ranAt = Date.parse(s.completionState.updatedAt);
@@ -337,12 +288,12 @@ describe('launch, locks, unlock, refund, resolve', () => {
 
   test('a failing chain step is retried with backoff and counted in retryCount', async () => {
     const m = await createMerchant(w, 'Flaky chain');
-    await funded(m, 'f', 10);
+    await funded(w, m, 'f', 10);
     const faults = await api(w, 'POST', '/admin/chain/faults', { adminKey: w.adminKey, body: { merchantId: m.id, count: 2 } });
     assert.equal(faults.status, 200, faults.text);
-    const p = await createPresale(m, { targetUsdcAmount: 10 });
+    const p = await createPresale(w, m, { targetUsdcAmount: 10 });
     await buy(m, 'f', p.id, 10);
-    await advance(120);
+    await advanceTime(w, 120);
     const s = (await merchantRead(m, p.id)).json;
     assert.equal(s.completionState.step, 'completed');
     assert.equal(s.completionState.retryCount, 2);

@@ -6,8 +6,8 @@
 // mode (holder reads need a session, public reads show addresses).
 import test, { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, api, createMerchant, createToken } from './harness.mjs';
-import { assertMatches } from './openapi.mjs';
+import { startWorker, createMerchant, createToken } from './harness.mjs';
+import { advanceTime, checkedCall, createPresale, faucet, holder } from './check.mjs';
 
 const OUTSIDE = '0x000000000000000000000000000000000000dEaD';
 
@@ -19,13 +19,7 @@ after(async () => {
   await w?.stop();
 });
 
-/** api() that checks the answer against openapi.json and that nothing is a 5xx. */
-async function call(method, path, opts = {}, template = undefined) {
-  const res = await api(w, method, path, opts);
-  assert.ok(res.status < 500, `${method} ${path} answered ${res.status}: ${res.text}`);
-  if (template && res.json !== undefined) assertMatches(method, template, res.status, res.json);
-  return res;
-}
+const call = (method, path, opts, template) => checkedCall(w, method, path, opts, template);
 
 const bearer = (token, headers = {}) => ({ headers: { authorization: `Bearer ${token}`, ...headers } });
 
@@ -35,8 +29,7 @@ async function setup(name, users = ['alice', 'bob']) {
   const t = await createToken(w, m.secretKey, { symbol: 'SESS' });
   const holders = {};
   for (const u of users) {
-    const h = await call('PUT', `/holder/${u}`, { key: m.secretKey });
-    holders[u] = h.json.address;
+    holders[u] = (await holder(w, m, u)).address;
     const d = await call('POST', `/token/${t.address}/distribute`, { key: m.secretKey, body: { sendToId: u, amount: 100 } });
     assert.equal(d.status, 200, d.text);
   }
@@ -158,7 +151,7 @@ describe('refused tokens change nothing', () => {
     // Expired: the clock moves past its 15 minutes.
     const short = await session(m, 'alice', { ttlSeconds: 60, scopes: ['read', 'spend'] });
     assert.equal((await call('GET', '/holder/alice', bearer(short.token))).status, 200);
-    await api(w, 'POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds: 61 } });
+    await advanceTime(w, 61);
     refused(await spend(short.token), 401, 'session_expired');
     refused(await call('GET', '/holder/alice', bearer(short.token)), 401, 'session_expired');
 
@@ -258,19 +251,16 @@ describe('scopes and limits', () => {
 
 describe('presales and private mode', () => {
   async function presale(m) {
-    const now = (await api(w, 'GET', '/admin/time', { adminKey: w.adminKey })).json.nowUnix;
-    const r = await call('POST', '/merchant/presale', { key: m.secretKey, body: {
-      name: 'Moon', description: 'Moon presale', startTimestamp: now - 10, endTimestamp: now + 3600,
-      targetUsdcAmount: 1000, tokenInfo: { name: 'Moon', symbol: 'MOON', imageUrl: 'https://example.com/m.png' }, lockDuration: 7,
-    } });
-    assert.equal(r.status, 201, r.text);
-    return r.json.id;
+    const p = await createPresale(w, m, {
+      name: 'Moon', description: 'Moon presale', targetUsdcAmount: 1000,
+      tokenInfo: { name: 'Moon', symbol: 'MOON', imageUrl: 'https://example.com/m.png' },
+    });
+    return p.id;
   }
 
   test('a session token buys into a presale within its USDC limit', async () => {
     const { m, holders } = await setup('Sessions presale', ['alice']);
-    const f = await api(w, 'POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: holders.alice, usdcAmount: 100, merchantId: m.id } });
-    assert.equal(f.status, 200, f.text);
+    await faucet(w, m, holders.alice, 100);
     const id = await presale(m);
     const usdc = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
     const s = await session(m, 'alice', { scopes: ['read', 'buy-presale'], limits: [{ tokenAddress: usdc, maxPerSession: 50 }] });
@@ -288,7 +278,7 @@ describe('presales and private mode', () => {
 
   test('private mode: holder reads need a session token; public reads show addresses, never userIds', async () => {
     const { m, token, holders } = await setup('Sessions private', ['alice']);
-    await api(w, 'POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: holders.alice, usdcAmount: 10, merchantId: m.id } });
+    await faucet(w, m, holders.alice, 10);
     const id = await presale(m);
     assert.equal((await call('POST', '/holder/alice/buy-presale', { key: m.secretKey, body: { presaleId: id, usdcAmount: 5 } })).status, 200);
     // Off by default: today's behaviour.

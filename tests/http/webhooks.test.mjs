@@ -11,7 +11,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startWorker, api, createMerchant } from './harness.mjs';
-import { assertMatches } from './openapi.mjs';
+import { advanceTime, checkedCall, createPresale, funded, holder } from './check.mjs';
 
 let w;
 before(async () => {
@@ -72,24 +72,14 @@ function verify(raw, header, secret) {
   return timingSafeEqual(want, Buffer.from(parts.v1, 'hex')) ? Number(parts.t) : null;
 }
 
-async function call(method, path, opts = {}, template = undefined) {
-  const res = await api(w, method, path, opts);
-  assert.ok(res.status < 500, `${method} ${path} answered ${res.status}: ${res.text}`);
-  if (template && res.json !== undefined) assertMatches(method, template, res.status, res.json);
-  return res;
-}
-
-async function advance(seconds) {
-  const r = await api(w, 'POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds } });
-  assert.equal(r.status, 200, r.text);
-}
+const call = (method, path, opts, template) => checkedCall(w, method, path, opts, template);
 
 async function until(what, check, { timeoutMs = 20_000, advanceSeconds = 0 } = {}) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    if (advanceSeconds) await advance(advanceSeconds);
+    if (advanceSeconds) await advanceTime(w, advanceSeconds);
     await sleep(150);
   }
 }
@@ -115,29 +105,13 @@ async function allEvents(m, after = undefined) {
   }
 }
 
-async function holder(m, userId) {
-  const r = await call('PUT', `/holder/${userId}`, { key: m.secretKey });
-  assert.ok([200, 201].includes(r.status), r.text);
-  return r.json;
-}
-
-async function funded(m, userId, usdcAmount) {
-  const h = await holder(m, userId);
-  const f = await api(w, 'POST', '/admin/faucet', {
-    adminKey: w.adminKey, body: { address: h.address, usdcAmount, merchantId: m.id },
-  });
-  assert.equal(f.status, 200, f.text);
-}
-
+/** A presale of `m` raising 1000 USDC: every purchase below is one more event of it. */
 async function presale(m) {
-  const now = (await api(w, 'GET', '/admin/time', { adminKey: w.adminKey })).json.nowUnix;
-  const body = {
-    name: 'Hook launch', description: 'events in order', startTimestamp: now - 10, endTimestamp: now + 3600,
-    targetUsdcAmount: 1000, tokenInfo: { name: 'Hook', symbol: 'HOOK', imageUrl: 'https://example.com/h.png' }, lockDuration: 7,
-  };
-  const r = await call('POST', '/merchant/presale', { key: m.secretKey, body });
-  assert.equal(r.status, 201, r.text);
-  return r.json.id;
+  const p = await createPresale(w, m, {
+    name: 'Hook launch', description: 'events in order', targetUsdcAmount: 1000,
+    tokenInfo: { name: 'Hook', symbol: 'HOOK', imageUrl: 'https://example.com/h.png' },
+  });
+  return p.id;
 }
 
 describe('webhooks', () => {
@@ -153,7 +127,7 @@ describe('webhooks', () => {
       const list = await call('GET', '/merchant/webhooks', { key: m.secretKey });
       assert.ok(!list.text.includes(hook.secret.slice(6)));
 
-      await holder(m, 'sig-alice');
+      await holder(w, m, 'sig-alice');
       await until('the holder.created delivery', () => rx.delivered().length >= 1);
       const [d] = rx.delivered();
       const t = verify(d.raw, d.headers['tokenpad-signature'], hook.secret);
@@ -214,7 +188,7 @@ describe('webhooks', () => {
       const hook = await createHook(m, rx.url);
       // One resource with many events (a presale: created, then every purchase), and others.
       const users = ['ord-a', 'ord-b', 'ord-c'];
-      for (const u of users) await funded(m, u, 50);
+      for (const u of users) await funded(w, m, u, 50);
       const presaleId = await presale(m);
       for (let i = 0; i < 6; i += 1) {
         const r = await call('POST', `/holder/${users[i % 3]}/buy-presale`, { key: m.secretKey, body: { presaleId, usdcAmount: 1 + i } });
@@ -223,7 +197,7 @@ describe('webhooks', () => {
       // Failing for a while: attempts come, are answered 500, and are retried (time travel
       // moves the service clock past each backoff).
       await until('failed attempts', () => rx.got.length >= 3, { advanceSeconds: 60 });
-      await advance(300);
+      await advanceTime(w, 300);
       await sleep(500);
       const failedIds = new Set(rx.got.map((g) => g.body.id));
       assert.ok(rx.got.every((g) => g.status === 500));
@@ -279,11 +253,11 @@ describe('webhooks', () => {
     try {
       const m = await createMerchant(w, 'Hooks deleted');
       const hook = await createHook(m, rx.url, ['holder.created']);
-      await holder(m, 'del-1');
+      await holder(w, m, 'del-1');
       await until('the first delivery', () => rx.delivered().length === 1);
       // Failing now: the next delivery stays pending, then the webhook is deleted.
       rx.status = 500;
-      await holder(m, 'del-2');
+      await holder(w, m, 'del-2');
       await until('the failing attempt', () => rx.got.length === 2);
       const del = await call('DELETE', `/merchant/webhooks/${hook.id}`, { key: m.secretKey });
       assert.equal(del.status, 200, del.text);
@@ -292,9 +266,9 @@ describe('webhooks', () => {
       assert.equal(gone.status, 404);
       assert.equal(gone.json.code, 'webhook_not_found');
       rx.status = 200;
-      await holder(m, 'del-3');
+      await holder(w, m, 'del-3');
       for (let i = 0; i < 4; i += 1) {
-        await advance(3600);
+        await advanceTime(w, 3600);
         await sleep(400);
       }
       assert.equal(rx.got.length, 2, `deliveries after deletion: ${rx.got.slice(2).map((g) => g.body?.type)}`);
@@ -311,12 +285,12 @@ describe('webhooks', () => {
       const m = await createMerchant(w, 'Hooks slow');
       await createHook(m, rx.url, ['holder.created']);
       rx.delayMs = 4000;
-      await holder(m, 'slow-0');
+      await holder(w, m, 'slow-0');
       await until('the receiver holding a delivery', () => rx.inFlight > 0);
       const times = [];
       for (let i = 1; i <= 15; i += 1) {
         const t0 = Date.now();
-        await holder(m, `slow-${i}`);
+        await holder(w, m, `slow-${i}`);
         const r = await call('GET', `/merchant/events?limit=5`, { key: m.secretKey });
         assert.equal(r.status, 200);
         times.push(Date.now() - t0);
