@@ -4,7 +4,10 @@
 // wrangler and workerd (tests/http/harness.mjs: free ports, private state, rate limiting off for
 // tokenpad), loads each route with autocannon and prints, per route, successful req/s, p50, p99
 // and the share of hello-world's req/s measured in the same run (hello-world is loaded first and
-// last; the share is against the mean of both). Then it times a presale launch with --buyers
+// last; the share is against the mean of both), and the CPU time wrangler and workerd spent per
+// request (from /proc: steadier than req/s on a shared machine). hello-world is also loaded
+// writing one JSON log line per request, as tokenpad does: what the local runtime charges for
+// the line (wrangler carries each one from workerd's inspector to its terminal). Then it times a presale launch with --buyers
 // buyers (resolve -> `completed`), reports the gzip sizes of the Worker and of the npm package,
 // and the cold start (V8 compiling the Worker's wasm, in Chromium; the first answers of a freshly started
 // worker: /health, then a merchant read that has to create its Durable Object).
@@ -20,6 +23,15 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { ROOT, api, createMerchant, createToken, startWorker } from '../tests/http/harness.mjs';
+
+// Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux).
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
 
 // --- options ----------------------------------------------------------------------------------
 const opts = { seconds: 3, connections: 32, buyers: 10_000, only: '', json: '' };
@@ -141,6 +153,7 @@ async function main() {
 
   const results = [];
   const measure = async (target, route) => {
+    const cpuBefore = groupCpuMs(target.pid());
     const r = await autocannon({
       url: target.baseUrl + route.path,
       method: route.method ?? 'GET',
@@ -150,7 +163,11 @@ async function main() {
       duration: opts.seconds,
     });
     const okCount = r['2xx'];
+    const cpuAfter = groupCpuMs(target.pid());
     const row = {
+      // CPU time the runtime (wrangler and workerd) spent per request: steadier than req/s
+      // on a shared machine, where other work takes cores away.
+      cpuMsPerRequest: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / Math.max(1, r.requests.total),
       route: route.name,
       kind: route.kind ?? 'other',
       reqPerSec: Math.round(okCount / r.duration),
@@ -159,7 +176,7 @@ async function main() {
       ok: okCount,
       failed: r.non2xx + r.errors + r.timeouts,
     };
-    log(`${row.route}: ${row.reqPerSec} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms${row.failed ? `, ${row.failed} failed` : ''}`);
+    log(`${row.route}: ${row.reqPerSec} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, CPU ${row.cpuMsPerRequest?.toFixed(2) ?? '?'} ms/request${row.failed ? `, ${row.failed} failed` : ''}`);
     return row;
   };
   // Warm both up (JIT, connections, the merchant's object).
@@ -168,6 +185,8 @@ async function main() {
 
   const helloRoute = { name: 'hello-world Worker', path: '/' };
   const helloFirst = await measure(hello, helloRoute);
+  // The same, writing one console line per request as tokenpad does: the runtime's own share.
+  const helloLog = await measure(hello, { name: 'hello-world + one log line per request', path: '/log' });
   for (const route of routes) {
     if (opts.only && !route.name.includes(opts.only)) continue;
     results.push(await measure(tp, route));
@@ -189,14 +208,17 @@ async function main() {
   const base = (helloFirst.reqPerSec + helloLast.reqPerSec) / 2;
   const baseP99 = Math.max(helloFirst.p99, helloLast.p99);
   const pct = (x) => `${Math.round((100 * x) / base)} %`;
+  const pctLog = (x) => `${Math.round((100 * x) / helloLog.reqPerSec)} %`;
+  const baseCpu = (helloFirst.cpuMsPerRequest + helloLast.cpuMsPerRequest) / 2;
+  const cpu = (r) => (r.cpuMsPerRequest === null ? '?' : `${r.cpuMsPerRequest.toFixed(2)} (${(r.cpuMsPerRequest / baseCpu).toFixed(1)}x)`);
   const lines = [];
   lines.push(`tokenpad benchmark: ${opts.seconds} s per route, ${opts.connections} connections, autocannon ${autocannonVersion()}, ${new Date().toISOString()}`);
   lines.push(`machine: ${cpuInfo()}; load average before the run: ${loadBefore}`);
   lines.push('');
-  lines.push('| route | req/s | share of hello-world | p50 ms | p99 ms | p99 / hello-world p99 | failed |');
-  lines.push('|---|---:|---:|---:|---:|---:|---:|');
-  for (const r of [helloFirst, ...results, helloLast]) {
-    lines.push(`| ${r.route} | ${r.reqPerSec} | ${pct(r.reqPerSec)} | ${r.p50} | ${r.p99} | ${(r.p99 / baseP99).toFixed(1)}x | ${r.failed} |`);
+  lines.push('| route | req/s | share of hello-world | share of hello-world + log line | CPU ms per request (x hello-world) | p50 ms | p99 ms | p99 / hello-world p99 | failed |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of [helloFirst, helloLog, ...results, helloLast]) {
+    lines.push(`| ${r.route} | ${r.reqPerSec} | ${pct(r.reqPerSec)} | ${pctLog(r.reqPerSec)} | ${cpu(r)} | ${r.p50} | ${r.p99} | ${(r.p99 / baseP99).toFixed(1)}x | ${r.failed} |`);
   }
   lines.push('');
   if (launch) {
@@ -211,13 +233,40 @@ async function main() {
     `first GET /health ${cold.healthMs.toFixed(0)} ms, first merchant read (new Durable Object) ${cold.objectMs.toFixed(0)} ms, then ${cold.warmMs.toFixed(1)} ms warm`);
   console.log(lines.join('\n'));
   if (opts.json) {
-    writeFileSync(opts.json, JSON.stringify({ opts, hello: [helloFirst, helloLast], results, launch, sizes, cold }, null, 2));
+    writeFileSync(opts.json, JSON.stringify({ opts, hello: [helloFirst, helloLast], helloLog, results, launch, sizes, cold }, null, 2));
   }
-  const failed = [helloFirst, ...results, helloLast].filter((r) => r.failed > 0);
+  const failed = [helloFirst, helloLog, ...results, helloLast].filter((r) => r.failed > 0);
   if (failed.length) {
     console.log(`\n${failed.length} route(s) had failed requests: ${failed.map((r) => r.route).join(', ')}`);
     process.exitCode = 1;
   }
+}
+
+/**
+ * CPU time (user + system, ms) of every process in process group `pgid` (wrangler and the
+ * workerd it runs), from /proc; null where there is no /proc.
+ */
+function groupCpuMs(pgid) {
+  if (!pgid) return null;
+  let ticks = 0;
+  try {
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      let stat;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue; // gone
+      }
+      // Fields after the command (which may hold spaces) in parentheses.
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(f[2]) !== pgid) continue; // pgrp
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime
+    }
+  } catch {
+    return null;
+  }
+  return (ticks * 1000) / CLOCK_TICKS;
 }
 
 async function timeLaunch(w, sk, pk, presaleBody) {

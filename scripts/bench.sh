@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tokenpad's benchmark: a hello-world Worker and tokenpad side by side under the same wrangler
 # and workerd, every route named in the README's Performance section loaded with autocannon
-# (req/s, p50, p99, share of hello-world's req/s measured in the same run), a presale launch
+# (req/s, p50, p99, share of hello-world's req/s measured in the same run, CPU time per request
+# against hello-world's; hello-world is also measured writing one log line per request, as
+# tokenpad does, to show what the runtime charges for that line), a presale launch
 # with 10,000 buyers, the Worker's and the package's gzip sizes, and the Worker's cold start.
 # Rate limiting is off in the benchmarked worker. Builds the Worker (and pkg/) first when a
 # source is newer than the build; SKIP_BUILD=1 uses the build as it is.
@@ -10,6 +12,8 @@
 #   ./scripts/bench.sh --seconds 10        longer runs (steadier figures)
 #   ./scripts/bench.sh --connections 64 --buyers 1000 --only spend --json out.json
 #   ./scripts/bench.sh --quick             1 s per route, 200 buyers: a smoke run
+#   ./scripts/bench.sh --profile spend     where one route's time goes (bench/profile.mjs:
+#                                          holder, token, spend, transfer, distribute, replay, health)
 #
 # Not part of ./scripts/test.sh: its figures depend on the machine and what else runs on it.
 set -euo pipefail
@@ -18,7 +22,7 @@ LOG_TAG=bench
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
-[[ " $* " == *" -h "* || " $* " == *" --help "* ]] && { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+[[ " $* " == *" -h "* || " $* " == *" --help "* ]] && { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
 
 [[ -d node_modules/autocannon && -f "$(wrangler_js)" ]] || "$ROOT/scripts/setup.sh" || die "setup failed (see above)"
 
@@ -38,4 +42,8 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
 fi
 [[ -f crates/worker/build/worker/shim.mjs ]] || die "no worker build (run without SKIP_BUILD=1)"
 
+if [[ "${1:-}" == --profile ]]; then
+  shift
+  exec node bench/profile.mjs "$@"
+fi
 exec node bench/bench.mjs "$@"

@@ -258,6 +258,7 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
       await sleep(POLL_MS);
     }
     handle.baseUrl = baseUrl;
+    handle.inspectorPort = inspectorPort;
   }
 
   async function kill({ hard = false } = {}) {
@@ -287,6 +288,8 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
 
   const handle = {
     baseUrl: '',
+    /** workerd's inspector, through wrangler (bench/profile.mjs profiles through it). */
+    inspectorPort: 0,
     adminKey,
     persistDir: dir,
     vars,

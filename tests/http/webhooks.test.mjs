@@ -331,9 +331,12 @@ describe('request ids and the request log', () => {
       key: m.secretKey, headers: { 'x-request-id': `${id}-bad` }, body: { url: 'ftp://secret-body-marker', events: ['*'] },
     });
     assert.equal(bad.status, 400);
+    // An operator route about one merchant names it from its path.
+    const chain = await api(w, 'GET', `/admin/merchants/${m.id}/chain`, { adminKey: w.adminKey, headers: { 'x-request-id': `${id}-admin` } });
+    assert.ok(chain.status < 500, `admin chain view: ${chain.status}`);
     const lines = () => w.logs().split('\n').map((l) => l.slice(l.indexOf('{'))).filter((l) => l.startsWith('{"'))
       .map((l) => { try { return JSON.parse(l); } catch { return null; } }).filter(Boolean);
-    await until('the log lines', () => lines().some((l) => l.requestId === `${id}-bad`));
+    await until('the log lines', () => lines().some((l) => l.requestId === `${id}-admin`));
     const ok = lines().filter((l) => l.requestId === id);
     assert.equal(ok.length, 1, 'one line per request');
     assert.equal(ok[0].type, 'request');
@@ -345,6 +348,10 @@ describe('request ids and the request log', () => {
     const [err] = lines().filter((l) => l.requestId === `${id}-bad`);
     assert.equal(err.status, 400);
     assert.equal(err.code, 'invalid_request');
+    assert.equal(err.merchantId, m.id);
+    const [admin] = lines().filter((l) => l.requestId === `${id}-admin`);
+    assert.equal(admin.route, '/admin/merchants/:merchantId/chain');
+    assert.equal(admin.merchantId, m.id, 'the merchant an admin path names');
     const text = w.logs();
     assert.ok(!text.includes(m.secretKey.slice(3)), 'a key in the log');
     assert.ok(!text.includes('secret-body-marker'), 'a body in the log');

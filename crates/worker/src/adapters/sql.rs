@@ -68,9 +68,17 @@ const HOLDER_COUNTS: &[&str] = &[
 
 pub struct SqlStore {
     sql: SqlStorage,
-    /// Set when this store writes the merchant record (committed or not): whoever keeps a
-    /// copy of the record in memory reads it again (`MerchantObject`).
-    merchant_written: Option<Rc<Cell<bool>>>,
+    watch: Option<Watch>,
+}
+
+/// Flags raised when a store writes what an object keeps a copy of in memory (committed or
+/// not): whoever keeps the copy reads it again (`MerchantObject`).
+#[derive(Clone, Default)]
+pub struct Watch {
+    /// The merchant record.
+    pub merchant: Rc<Cell<bool>>,
+    /// The schedule of due work.
+    pub schedule: Rc<Cell<bool>>,
 }
 
 pub(crate) fn db(e: worker::Error) -> Error {
@@ -126,21 +134,24 @@ pub(crate) struct BalanceRow {
 
 impl SqlStore {
     pub fn new(sql: SqlStorage) -> SqlStore {
-        SqlStore {
-            sql,
-            merchant_written: None,
-        }
+        SqlStore { sql, watch: None }
     }
 
-    /// The same store, raising `flag` whenever it writes the merchant record.
-    pub fn watching_merchant(mut self, flag: Rc<Cell<bool>>) -> SqlStore {
-        self.merchant_written = Some(flag);
+    /// The same store, raising `watch`'s flags whenever it writes what they watch.
+    pub fn watching(mut self, watch: Watch) -> SqlStore {
+        self.watch = Some(watch);
         self
     }
 
     pub(crate) fn merchant_writes(&self) {
-        if let Some(flag) = &self.merchant_written {
-            flag.set(true);
+        if let Some(w) = &self.watch {
+            w.merchant.set(true);
+        }
+    }
+
+    pub(crate) fn schedule_writes(&self) {
+        if let Some(w) = &self.watch {
+            w.schedule.set(true);
         }
     }
 

@@ -397,6 +397,7 @@ impl Store for SqlStore {
     }
 
     fn schedule_raw(&mut self, stored: &str, at: Millis) -> Result<()> {
+        self.schedule_writes();
         self.exec(
             "INSERT INTO schedule (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at",
             vec![stored.into(), int(at)],
@@ -405,6 +406,7 @@ impl Store for SqlStore {
     }
 
     fn unschedule_raw(&mut self, stored: &str) -> Result<()> {
+        self.schedule_writes();
         self.exec("DELETE FROM schedule WHERE key = ?", vec![stored.into()])?;
         Ok(())
     }

@@ -12,7 +12,12 @@ use tokenpad_core::auth::parse_key;
 use tokenpad_core::{Error, ErrorCode, Result};
 use worker::{Env, Request, Response};
 
-pub async fn serve(req: Request, env: &Env, url: &worker::Url) -> Result<Response> {
+pub async fn serve(
+    req: Request,
+    env: &Env,
+    url: &super::target::Target,
+    trace: &mut super::trace::Trace,
+) -> Result<Response> {
     let upgrade = header(&req, "upgrade").unwrap_or_default();
     if !upgrade.eq_ignore_ascii_case("websocket") {
         return Err(Error::new(
@@ -34,5 +39,6 @@ pub async fn serve(req: Request, env: &Env, url: &worker::Url) -> Result<Respons
         .ok_or_else(|| Error::new(ErrorCode::PublicKeyNotFound, "Public key not found"))?;
     let (_, merchant) =
         parse_key(&key).ok_or_else(|| Error::new(ErrorCode::InvalidApiKey, "Invalid API key"))?;
+    trace.merchant(&merchant);
     crate::hop::merchant_upgrade(env, &merchant, req).await
 }

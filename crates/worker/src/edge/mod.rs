@@ -11,11 +11,13 @@ mod guard;
 mod live;
 mod overview;
 mod page;
+mod target;
 pub mod trace;
 
 use crate::hop::{self, ApiCall, Credential, Idempotency, MerchantCall};
 use crate::http::{self, header};
 use std::collections::BTreeMap;
+use target::Target;
 use tokenpad_core::auth::{contains_secret_key, parse_key, KeyKind};
 use tokenpad_core::crypto::sha256_hex;
 use tokenpad_core::model::ids::MerchantId;
@@ -31,9 +33,9 @@ use worker::{Env, Request, Response};
 pub const MAX_BODY: usize = 64 * 1024;
 const OPENAPI: &str = include_str!("../../../../openapi.json");
 
-pub async fn handle(mut req: Request, env: &Env) -> Result<Response> {
+pub async fn handle(mut req: Request, env: &Env, trace: &mut trace::Trace) -> Result<Response> {
     let method = req.method().to_string().to_uppercase();
-    let url = req.url().map_err(|e| Error::internal(e.to_string()))?;
+    let url = Target::of(&req);
     let path = url.path().to_string();
 
     // A secret key in a URL ends up in logs and browser history: refuse it before anything
@@ -68,14 +70,15 @@ pub async fn handle(mut req: Request, env: &Env) -> Result<Response> {
     }
 
     let matched = routes::route(&method, &path)?;
+    trace.routed(&matched);
     if matched.route == Route::Live {
-        return live::serve(req, env, &url).await;
+        return live::serve(req, env, &url, trace).await;
     }
     let public = matches!(
         matched.access,
         Access::Public | Access::Open | Access::Holder
     );
-    let result = serve(&mut req, env, &method, &path, &url, &matched).await;
+    let result = serve(&mut req, env, &method, &path, &url, &matched, trace).await;
     let resp = match result {
         Ok(r) => r,
         Err(e) => http::error(&e).map_err(internal)?,
@@ -93,9 +96,9 @@ fn internal(e: worker::Error) -> Error {
 
 /// Whether a well-formed secret key is anywhere in the URL's path or query, as sent or
 /// percent-decoded, or a query value starts with `sk_`.
-fn secret_key_in(url: &worker::Url) -> bool {
+fn secret_key_in(url: &Target) -> bool {
     let path = url.path();
-    let query = url.query().unwrap_or_default();
+    let query = url.query();
     contains_secret_key(path)
         || percent_decode(path).is_some_and(|p| contains_secret_key(&p))
         || contains_secret_key(query)
@@ -109,13 +112,14 @@ async fn serve(
     env: &Env,
     method: &str,
     path: &str,
-    url: &worker::Url,
+    url: &Target,
     matched: &Matched,
+    trace: &mut trace::Trace,
 ) -> Result<Response> {
     // With a name repeated, the first value counts.
     let mut query: BTreeMap<String, String> = BTreeMap::new();
-    for (k, v) in url.query_pairs().into_owned() {
-        query.entry(k).or_insert(v);
+    for (k, v) in url.query_pairs() {
+        query.entry(k.into_owned()).or_insert(v.into_owned());
     }
     // The body is parsed here, once, for every route (malformed JSON is refused even on a
     // route that ignores its body).
@@ -142,7 +146,7 @@ async fn serve(
         query: &query,
         body: &body,
     };
-    let result = keyed(req, env, &request, credential.clone()).await;
+    let result = keyed(req, env, &request, credential.clone(), trace).await;
     let (invalid_key, checked) = match &result {
         Ok(resp) => {
             let status = resp.status_code();
@@ -158,7 +162,7 @@ async fn serve(
 struct Keyed<'a> {
     method: &'a str,
     path: &'a str,
-    url: &'a worker::Url,
+    url: &'a Target,
     matched: &'a Matched,
     query: &'a BTreeMap<String, String>,
     body: &'a serde_json::Value,
@@ -170,11 +174,13 @@ async fn keyed(
     env: &Env,
     r: &Keyed<'_>,
     credential: Credential,
+    trace: &mut trace::Trace,
 ) -> Result<Response> {
     let merchant = match &credential {
         Credential::Key(key) => {
             let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");
             let (kind, merchant) = parse_key(key).ok_or_else(invalid)?;
+            trace.merchant(&merchant);
             if r.matched.route == Route::CurrentSession {
                 return Err(Error::new(
                     ErrorCode::SessionTokenRequired,
@@ -202,6 +208,7 @@ async fn keyed(
                 })?
         }
     };
+    trace.merchant(&merchant);
     let (method, path, body) = (r.method, r.path, r.body);
     let idempotency = if r.matched.route.mutates() {
         idempotency_key(req)?.map(|key| Idempotency {
@@ -391,7 +398,7 @@ fn health(env: &Env) -> Health {
 }
 
 /// The routes with no key: the index, health, the OpenAPI document, a deployment's page.
-async fn open(env: &Env, url: &worker::Url, matched: &Matched) -> Result<Response> {
+async fn open(env: &Env, url: &Target, matched: &Matched) -> Result<Response> {
     let resp = match matched.route {
         Route::DeploymentPage => return overview::serve(env, url, &matched.params).await,
         Route::Health => {

@@ -24,16 +24,16 @@ fn internal(e: worker::Error) -> Error {
 
 /// The service's public base URL: PUBLIC_BASE_URL when set, else the request's
 /// `scheme://host[:port]`. No trailing slash.
-pub fn base_url(env: &Env, url: &worker::Url) -> String {
+pub fn base_url(env: &Env, url: &super::target::Target) -> String {
     config::string(env, "PUBLIC_BASE_URL")
         .map(|s| s.trim().trim_end_matches('/').to_string())
         .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| url.origin().ascii_serialization())
+        .unwrap_or_else(|| url.origin().to_string())
 }
 
 /// `GET /deployments/:id`: 200 with the page, 404 with a not-found page, 503 (Retry-After)
 /// or 500 with an error page. Always HTML, errors included (openapi.json documents them).
-pub async fn serve(env: &Env, url: &worker::Url, params: &[String]) -> Result<Response> {
+pub async fn serve(env: &Env, url: &super::target::Target, params: &[String]) -> Result<Response> {
     let id = params
         .first()
         .map(|s| s.to_ascii_lowercase())
@@ -55,7 +55,11 @@ pub async fn serve(env: &Env, url: &worker::Url, params: &[String]) -> Result<Re
 }
 
 /// The page data from the owning merchant's object, or None when no such deployment exists.
-async fn lookup(env: &Env, url: &worker::Url, id: &str) -> Result<Option<DeploymentOverview>> {
+async fn lookup(
+    env: &Env,
+    url: &super::target::Target,
+    id: &str,
+) -> Result<Option<DeploymentOverview>> {
     if !is_uuid(id) {
         return Ok(None);
     }

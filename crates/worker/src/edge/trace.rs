@@ -6,9 +6,8 @@
 
 use crate::adapters::wallet::random;
 use crate::http::{self, header, ERROR_CODE_HEADER};
-use tokenpad_core::auth::parse_key;
 use tokenpad_core::model::ids::MerchantId;
-use tokenpad_core::wire::routes;
+use tokenpad_core::wire::routes::Matched;
 use worker::{Env, Request, Response};
 
 pub const REQUEST_ID: &str = "x-request-id";
@@ -23,45 +22,55 @@ fn incoming(req: &Request) -> Option<String> {
     })
 }
 
-fn fresh() -> String {
-    match random::<12>() {
-        Ok(bytes) => format!("req_{}", hex::encode(bytes)),
-        Err(_) => format!("req_{}", worker::Date::now().as_millis()),
-    }
+thread_local! {
+    /// This isolate's request-id prefix (8 random bytes, drawn once) and its counter.
+    static IDS: std::cell::RefCell<Option<([u8; 8], u32)>> = const { std::cell::RefCell::new(None) };
 }
 
-/// The route's pattern and the merchant its key (or admin path) names, for the log.
-fn describe(req: &Request, method: &str) -> (Option<&'static str>, Option<String>) {
-    let Ok(url) = req.url() else {
-        return (None, None);
-    };
-    let matched = routes::route(method, url.path()).ok();
-    let key = header(req, "x-api-key")
-        .or_else(|| {
-            header(req, "authorization").and_then(|v| {
-                let (scheme, key) = v.split_once(' ')?;
-                scheme
-                    .eq_ignore_ascii_case("bearer")
-                    .then(|| key.trim().to_string())
-            })
-        })
-        .or_else(|| {
-            url.query_pairs()
-                .find(|(k, _)| k == "publicKey")
-                .map(|(_, v)| v.into_owned())
+/// A fresh request id, `req_` and 24 hex digits: this isolate's random prefix and a counter,
+/// unique without asking the runtime for randomness on every request.
+fn fresh() -> String {
+    IDS.with(|ids| {
+        let mut ids = ids.borrow_mut();
+        let (prefix, n) = ids.get_or_insert_with(|| {
+            let prefix =
+                random::<8>().unwrap_or_else(|_| worker::Date::now().as_millis().to_be_bytes());
+            (prefix, 0)
         });
-    let merchant = key
-        .as_deref()
-        .and_then(parse_key)
-        .map(|(_, id)| id.as_str().to_string())
-        .or_else(|| {
-            // Admin routes about one merchant name it in their path.
-            let m = matched.as_ref()?;
-            let p = m.pattern.split('/').position(|s| s == ":merchantId")?;
-            let seg = url.path().split('/').nth(p)?.to_string();
-            MerchantId::is_valid(&seg).then_some(seg)
-        });
-    (matched.map(|m| m.pattern), merchant)
+        *n = n.wrapping_add(1);
+        format!("req_{}{:08x}", hex::encode(*prefix), n)
+    })
+}
+
+/// What a request's log line names, filled in by `super::handle` as it learns it (the route
+/// once matched, the merchant once a key, token or admin path names one): the request is
+/// routed and its key read once, for the answer and the log alike.
+#[derive(Default)]
+pub struct Trace {
+    route: Option<&'static str>,
+    merchant: Option<String>,
+}
+
+impl Trace {
+    /// The request matched `m`; an admin route about one merchant names it in its path.
+    pub fn routed(&mut self, m: &Matched) {
+        self.route = Some(m.pattern);
+        let named = m
+            .pattern
+            .split('/')
+            .filter(|s| s.starts_with(':'))
+            .position(|s| s == ":merchantId")
+            .and_then(|i| m.params.get(i))
+            .filter(|id| MerchantId::is_valid(id));
+        if let Some(id) = named {
+            self.merchant = Some(id.clone());
+        }
+    }
+
+    /// The merchant the request's key or session token names.
+    pub fn merchant(&mut self, id: &MerchantId) {
+        self.merchant = Some(id.as_str().to_string());
+    }
 }
 
 /// Serves a request (`super::handle`), with its request id and its log line.
@@ -69,8 +78,8 @@ pub async fn serve(req: Request, env: &Env) -> worker::Result<Response> {
     let started = worker::Date::now().as_millis();
     let method = req.method().to_string().to_uppercase();
     let id = incoming(&req).unwrap_or_else(fresh);
-    let (route, merchant) = describe(&req, &method);
-    let resp = match super::handle(req, env).await {
+    let mut trace = Trace::default();
+    let resp = match super::handle(req, env, &mut trace).await {
         Ok(resp) => resp,
         Err(e) => http::error(&e)?,
     };
@@ -90,8 +99,8 @@ pub async fn serve(req: Request, env: &Env) -> worker::Result<Response> {
         "type": "request",
         "requestId": id,
         "method": method,
-        "route": route,
-        "merchantId": merchant,
+        "route": trace.route,
+        "merchantId": trace.merchant,
         "status": status,
         "code": code,
         "replayed": replayed,

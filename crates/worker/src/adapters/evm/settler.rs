@@ -19,7 +19,7 @@
 use super::build::{Builder, Built};
 use super::config::Evm;
 use super::rpc::{Fail, Rpc};
-use crate::adapters::sql::SqlStore;
+use crate::adapters::sql::{SqlStore, Watch};
 use crate::adapters::txn::transaction;
 use crate::adapters::wallet::WalletMaker;
 use tokenpad_core::crypto::hex0x;
@@ -75,6 +75,8 @@ pub(super) type Step<T = ()> = std::result::Result<T, Stop>;
 
 pub struct Settler<'a> {
     pub storage: worker::Storage,
+    /// What the object keeps in memory: this round's writes raise its flags.
+    pub watch: Watch,
     pub evm: &'a Evm,
     pub wallets: WalletMaker,
     pub ctx: Ctx,
@@ -94,7 +96,7 @@ pub struct Round {
 
 impl Settler<'_> {
     pub(super) fn store(&self) -> SqlStore {
-        SqlStore::new(self.storage.sql())
+        SqlStore::new(self.storage.sql()).watching(self.watch.clone())
     }
 
     pub(super) fn commit<T: 'static>(

@@ -15,6 +15,10 @@ use tokenpad_core::Result;
 impl MerchantObject {
     /// Runs what is due at `now` (at most `MAX_ITEMS_PER_RUN` items); returns how many ran.
     pub(super) fn run_due(&self, now: Millis, merchant: &Merchant) -> usize {
+        // Nothing due (known without a query, most of the time): nothing to run.
+        if matches!(self.hot_due(), Ok(at) if at.is_none_or(|at| at > now)) {
+            return 0;
+        }
         let mut ran = 0;
         while ran < MAX_ITEMS_PER_RUN {
             match self.run_next(now, merchant) {

@@ -6,14 +6,15 @@
 //!   item or a follow-up). Setting it again to the same time is harmless, so when a write
 //!   of it fails the object marks it stale and sets it again at the next chance: right
 //!   away once, then before answering any later request, and at the end of every alarm. A
-//!   new instance starts stale, so a write lost to a reset is made again too.
+//!   new instance starts stale, so a write lost to a reset is made again too. The object
+//!   remembers the time it last set (`alarm_at`), so after a commit it compares the next
+//!   work with that, not with a second reading of the schedule taken before the operation.
 //! - Follow-ups are delivered after the commit, before the answer (so a client that got its
 //!   201 finds the deployment's page); one that fails waits for the alarm's retry.
 
 use super::{outbox, MerchantObject};
 use crate::hop;
 use tokenpad_core::model::time::Millis;
-use tokenpad_core::store::Store;
 use tokenpad_core::{Error, Result};
 
 /// Follow-ups delivered in one pass at most; the rest wait for the alarm.
@@ -26,7 +27,7 @@ impl MerchantObject {
         let store = self.store()?;
         let now = self.now()?;
         let wakes = [
-            store.next_due()?,
+            self.hot_due()?,
             outbox::next_at(&store)?,
             self.settle_at(now)?,
             self.webhook_wake()?,
@@ -36,12 +37,20 @@ impl MerchantObject {
 
     /// Points the object's one alarm at its next work (in real time), or clears it.
     pub(super) async fn sync_alarm(&self) -> Result<()> {
+        let next = self.next_wake();
+        if next.is_err() {
+            self.alarm_stale.set(true);
+        }
+        self.set_alarm_to(next?).await
+    }
+
+    /// Points the alarm at `next` (service time), or clears it; remembers it when written.
+    async fn set_alarm_to(&self, next: Option<Millis>) -> Result<()> {
         if let Some(left) = self.alarm_faults.get().checked_sub(1) {
             self.alarm_faults.set(left);
             self.alarm_stale.set(true);
             return Err(Error::internal("injected alarm write fault"));
         }
-        let next = self.next_wake()?;
         let storage = self.state.storage();
         let written = match next {
             Some(at) => {
@@ -54,6 +63,7 @@ impl MerchantObject {
         };
         match written {
             Ok(()) => {
+                self.alarm_at.set(next);
                 self.alarm_stale.set(false);
                 Ok(())
             }
@@ -64,20 +74,23 @@ impl MerchantObject {
         }
     }
 
-    /// After a commit: the follow-ups, then the alarm when the next work moved (or it is
-    /// stale). Failures are logged and retried later, never returned.
-    pub(super) async fn after_commit(&self, now: Millis, wake_before: Option<Millis>) {
+    /// After a commit: the follow-ups, then the alarm when the next work is not where the
+    /// alarm points (or the alarm is stale). Failures are logged and retried later, never
+    /// returned.
+    pub(super) async fn after_commit(&self, now: Millis) {
         self.deliver_followups(now).await;
-        let moved = match self.next_wake() {
-            Ok(wake) => wake != wake_before,
-            Err(_) => true,
-        };
-        if moved || self.alarm_stale.get() {
-            for _ in 0..2 {
-                match self.sync_alarm().await {
-                    Ok(()) => return,
-                    Err(e) => worker::console_error!("alarm not set (retried later): {e}"),
-                }
+        let next = self.next_wake();
+        if matches!(next, Ok(wake) if wake == self.alarm_at.get()) && !self.alarm_stale.get() {
+            return;
+        }
+        for _ in 0..2 {
+            let written = match next {
+                Ok(wake) => self.set_alarm_to(wake).await,
+                Err(_) => self.sync_alarm().await,
+            };
+            match written {
+                Ok(()) => return,
+                Err(e) => worker::console_error!("alarm not set (retried later): {e}"),
             }
         }
     }

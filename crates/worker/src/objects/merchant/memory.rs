@@ -1,5 +1,6 @@
-//! What the object keeps in memory between requests: the service clock's offset and the
-//! merchant record, each a copy of committed state, so a request reads neither from SQLite.
+//! What the object keeps in memory between requests: the service clock's offset, the
+//! merchant record and when the next scheduled item is due, each a copy of committed state,
+//! so a request reads none of them from SQLite.
 
 use super::{Clock, MerchantObject, CLOCK_KEY};
 use crate::adapters::sql::SqlStore;
@@ -37,7 +38,7 @@ impl MerchantObject {
 
     /// The merchant record as committed: the copy in memory, or read (outside transactions).
     pub(super) fn hot_merchant(&self, store: &SqlStore) -> Result<Option<Merchant>> {
-        if self.merchant_written.replace(false) {
+        if self.watch.merchant.replace(false) {
             self.merchant.replace(None);
         }
         if let Some(m) = self.merchant.borrow().as_ref() {
@@ -46,5 +47,22 @@ impl MerchantObject {
         let read = store.merchant()?;
         self.merchant.replace(read.clone());
         Ok(read)
+    }
+
+    /// When the earliest scheduled item is due (None: nothing is scheduled), as committed:
+    /// the copy in memory, or read (outside transactions) when a write of the schedule, or
+    /// none yet, left it unknown.
+    pub(super) fn hot_due(&self) -> Result<Option<Millis>> {
+        if self.watch.schedule.replace(false) {
+            self.due_at.set(None);
+        }
+        if let Some(at) = self.due_at.get() {
+            return Ok(at);
+        }
+        let at = self.store()?.next_due()?;
+        // A write of the schedule during the read (none can happen: the read is synchronous)
+        // would leave the flag up, and the next call reads again.
+        self.due_at.set(Some(at));
+        Ok(at)
     }
 }

@@ -20,14 +20,13 @@ mod webhooks;
 
 use super::live;
 use crate::adapters::evm::{self, config::ChainConfig};
-use crate::adapters::sql::SqlStore;
+use crate::adapters::sql::{SqlStore, Watch};
 use crate::adapters::txn::transaction;
 use crate::adapters::wallet::{session_key, WalletMaker, WorkerShell};
 use crate::hop::{self, ApiCall, Credential, InitArgs, MerchantCall};
 use crate::http;
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Usdc;
 use tokenpad_core::model::decimal::Decimal;
@@ -70,6 +69,9 @@ pub struct MerchantObject {
     /// The alarm may not point at the earliest pending work: a write of it failed, or this
     /// instance is new. Set it again at the next chance (`followup`).
     alarm_stale: Cell<bool>,
+    /// Where this instance last pointed the alarm (service time; None: no alarm). Trusted
+    /// only while the alarm is not stale.
+    alarm_at: Cell<Option<Millis>>,
     /// Follow-ups may be waiting (`followup`); true until a pass finds none.
     followups_pending: Cell<bool>,
     /// Test faults: the next this many alarm writes fail (local runs and tests).
@@ -94,10 +96,15 @@ pub struct MerchantObject {
     offset_ms: Cell<Option<Millis>>,
     /// The merchant record, for API calls, read once from SQLite outside any transaction
     /// (so it is always committed state). Any write of the record through this object's
-    /// stores, committed or rolled back, raises `merchant_written`, and the next API call
+    /// stores, committed or rolled back, raises `watch.merchant`, and the next API call
     /// reads the record again: a failed transaction can never leave its change here.
     merchant: RefCell<Option<Merchant>>,
-    merchant_written: Rc<Cell<bool>>,
+    /// When the earliest scheduled item is due (`Some(None)`: nothing is scheduled; `None`:
+    /// not known), read outside transactions like the merchant record and forgotten the same
+    /// way, when any store of this object writes the schedule (`watch.schedule`): a request
+    /// with nothing due runs no query to find that out.
+    due_at: Cell<Option<Option<Millis>>>,
+    watch: Watch,
 }
 
 impl DurableObject for MerchantObject {
@@ -111,6 +118,7 @@ impl DurableObject for MerchantObject {
             bucket: RefCell::new(Bucket::default()),
             limit,
             alarm_stale: Cell::new(true),
+            alarm_at: Cell::new(None),
             followups_pending: Cell::new(true),
             alarm_faults: Cell::new(0),
             lost_answers: Cell::new(0),
@@ -122,7 +130,8 @@ impl DurableObject for MerchantObject {
             pruned_at: Cell::new(0),
             offset_ms: Cell::new(None),
             merchant: RefCell::new(None),
-            merchant_written: Rc::new(Cell::new(false)),
+            due_at: Cell::new(None),
+            watch: Watch::default(),
         }
     }
 
@@ -153,6 +162,8 @@ impl DurableObject for MerchantObject {
     }
 
     async fn alarm(&self) -> worker::Result<Response> {
+        // The alarm that fired is gone: until it is set again, what `alarm_at` says is not.
+        self.alarm_stale.set(true);
         let now = self.now().map_err(to_worker)?;
         if let Some(merchant) = self.store().and_then(|s| s.merchant()).map_err(to_worker)? {
             // Items that fail are recorded and retried or parked: they never fail the alarm.
@@ -233,8 +244,7 @@ fn recorded(e: &Error) -> bool {
 
 impl MerchantObject {
     fn store(&self) -> Result<SqlStore> {
-        let store = SqlStore::new(self.state.storage().sql())
-            .watching_merchant(self.merchant_written.clone());
+        let store = SqlStore::new(self.state.storage().sql()).watching(self.watch.clone());
         if !self.migrated.get() {
             store.migrate()?;
             self.migrated.set(true);
@@ -298,11 +308,11 @@ impl MerchantObject {
         let schedules = changes || matches!(&op, Op::Hooks(h) if h.writes());
         self.note_base_url(&call.base_url);
         let now = self.now()?;
-        // The alarm is touched only when the earliest pending work moved (most operations, a
-        // spend or a read, leave the schedule alone), or when it may be wrong. A read changes
-        // nothing: only due work it ran can have moved the schedule, and then the alarm is
-        // set again after the answer, so a read looks at the schedule only when it ran some.
-        let wake_before = if schedules { self.next_wake()? } else { None };
+        // The alarm is touched only when the earliest pending work is not where it points
+        // (most operations, a spend or a read, leave the schedule alone), or when it may be
+        // wrong. A read changes nothing: only due work it ran can have moved the schedule,
+        // and then the alarm is set again after the answer, so a read looks at the schedule
+        // only when it ran some.
         if self.run_due(now, &merchant) > 0 && !schedules {
             self.alarm_stale.set(true);
         }
@@ -342,7 +352,7 @@ impl MerchantObject {
                 // Committed: from here on nothing may turn this answer into an error.
                 self.settle_soon(now);
                 if schedules || self.alarm_stale.get() || self.followups_pending.get() {
-                    self.after_commit(now, wake_before).await;
+                    self.after_commit(now).await;
                 }
                 if changes {
                     live::publish(&self.state, &store, now);
@@ -431,7 +441,6 @@ impl MerchantObject {
         let merchant = self.merchant()?;
         let now = self.now()?;
         self.run_due(now, &merchant);
-        let wake_before = self.next_wake()?;
         let mut store = self.store()?;
         let ctx = self.ctx(now, merchant)?;
         let base = self.base_url();
@@ -441,7 +450,7 @@ impl MerchantObject {
             Ok(stamp)
         })?;
         self.settle_soon(now);
-        self.after_commit(now, wake_before).await;
+        self.after_commit(now).await;
         live::publish(&self.state, &self.store()?, now);
         http::json(
             200,

@@ -93,6 +93,7 @@ impl MerchantObject {
         };
         let settler = Settler {
             storage: self.state.storage(),
+            watch: self.watch.clone(),
             evm,
             wallets: WalletMaker::from_env(&self.env),
             ctx,

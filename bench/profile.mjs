@@ -1,0 +1,162 @@
+// Where a route's time goes: a CPU profile of workerd (the edge and the merchant's object run in
+// the same isolate locally) taken through its inspector while autocannon loads one route.
+// Prints the functions with the most self time, and the share of the whole.
+//
+//   ./scripts/bench.sh --profile holder        (builds first when needed, then runs this)
+//   node bench/profile.mjs [holder|token|spend|distribute|replay|health] [--seconds 5]
+//                          [--top 40] [--json profile.cpuprofile]
+//
+// The .cpuprofile written with --json opens in Chromium's DevTools (Performance panel). Wasm
+// functions appear under their Rust names when the build keeps its name section
+// (./scripts/build-worker.sh keeps it: the names are a few percent of the gzip size).
+import autocannon from 'autocannon';
+import { writeFileSync } from 'node:fs';
+import WebSocket from 'ws';
+import { api, createMerchant, createToken, startWorker } from '../tests/http/harness.mjs';
+
+const argv = process.argv.slice(2);
+const opts = { route: 'holder', seconds: 5, top: 40, json: '', connections: 32 };
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
+  if (a === '--seconds') opts.seconds = Number(argv[++i]);
+  else if (a === '--top') opts.top = Number(argv[++i]);
+  else if (a === '--json') opts.json = argv[++i];
+  else if (a === '--callers') opts.callers = argv[++i];
+  else if (a === '--callees') opts.callees = argv[++i];
+  else if (a === '--connections') opts.connections = Number(argv[++i]);
+  else if (!a.startsWith('-')) opts.route = a;
+  else throw new Error(`unknown option ${a}`);
+}
+/** A frame's name: Rust's without its hash suffix, or where an anonymous JS function is. */
+const nameOf = (f) => (f.functionName || `(anonymous ${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber})`).replace(/::h[0-9a-f]{16}$/, '');
+const byIdOf = (profile) => new Map(profile.nodes.map((n) => [n.id, n]));
+const log = (m) => process.stderr.write(`[profile] ${m}\n`);
+const ok = (r, what) => {
+  if (r.status >= 300) throw new Error(`${what}: ${r.status} ${r.text}`);
+  return r.json;
+};
+
+const w = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0' } });
+try {
+  const m = await createMerchant(w, 'Profile');
+  const sk = m.secretKey;
+  const token = await createToken(w, sk, { name: 'Profile', symbol: 'PRF', totalSupply: 1_000_000_000_000 });
+  const T = token.address;
+  const holders = [];
+  for (let i = 0; i < 5; i++) {
+    const h = ok(await api(w, 'PUT', `/holder/h${i}`, { key: sk }), 'holder');
+    holders.push(h);
+    ok(await api(w, 'POST', `/token/${T}/distribute`, { key: sk, body: { sendToId: `h${i}`, amount: 1_000_000_000 } }), 'distribute');
+  }
+  const json = { 'content-type': 'application/json', 'x-api-key': sk };
+  const routes = {
+    health: { path: '/health' },
+    holder: { path: `/holder/h0?publicKey=${m.publicKey}` },
+    token: { path: `/token/${T}?publicKey=${m.publicKey}` },
+    distribute: { method: 'POST', path: `/token/${T}/distribute`, headers: json, body: { sendToId: 'h0', amount: 1 } },
+    spend: { method: 'POST', path: '/holder/h1/spend', headers: json, body: { tokenAddress: T, amount: 1 } },
+    transfer: { method: 'POST', path: '/holder/h2/transfer', headers: json, body: { tokenAddress: T, amount: 1, toAddress: holders[3].address } },
+    replay: { method: 'POST', path: '/holder/h1/spend', headers: { ...json, 'idempotency-key': 'profile-replay' }, body: { tokenAddress: T, amount: 1 } },
+  };
+  const route = routes[opts.route];
+  if (!route) throw new Error(`unknown route ${opts.route}: one of ${Object.keys(routes).join(', ')}`);
+  const load = (duration) => autocannon({
+    url: w.baseUrl + route.path, method: route.method ?? 'GET', headers: route.headers,
+    body: route.body === undefined ? undefined : JSON.stringify(route.body), connections: opts.connections, duration,
+  });
+  await load(1); // warm: JIT, the object, connections
+
+  const targets = await (await fetch(`http://127.0.0.1:${w.inspectorPort}/json`)).json();
+  const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
+  if (!target) throw new Error('no inspector target');
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  let nextId = 1;
+  const pending = new Map();
+  ws.on('message', (data) => {
+    const msg = JSON.parse(data.toString());
+    if (msg.id && pending.has(msg.id)) {
+      pending.get(msg.id)(msg);
+      pending.delete(msg.id);
+    }
+  });
+  const send = (method, params = {}) => new Promise((resolve, reject) => {
+    const id = nextId++;
+    pending.set(id, (msg) => (msg.error ? reject(new Error(`${method}: ${msg.error.message}`)) : resolve(msg.result)));
+    ws.send(JSON.stringify({ id, method, params }));
+  });
+  await send('Profiler.enable');
+  await send('Profiler.setSamplingInterval', { interval: 200 });
+  await send('Profiler.start');
+  const r = await load(opts.seconds);
+  const { profile } = await send('Profiler.stop');
+  ws.close();
+  const idleUs = profile.samples.reduce((sum, id, i) => sum + (byIdOf(profile).get(id).callFrame.functionName === '(idle)' ? profile.timeDeltas[i] ?? 0 : 0), 0);
+  const spanUs = profile.endTime - profile.startTime;
+  log(`${opts.route}: ${Math.round(r['2xx'] / r.duration)} req/s while profiled (${r.non2xx} non-2xx); ` +
+    `the isolate busy ${((spanUs - idleUs) / 1000 / r.requests.total).toFixed(2)} ms per request`);
+  if (opts.json) writeFileSync(opts.json, JSON.stringify(profile));
+
+  // Self time per function: each sample's time goes to the node it landed on.
+  const byId = byIdOf(profile);
+  const self = new Map();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    total += dt;
+    const name = nameOf(byId.get(id).callFrame);
+    self.set(name, (self.get(name) ?? 0) + dt);
+  });
+  // Total time per function: a sample counts once for every function on its stack.
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const inclusive = new Map();
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const name = nameOf(byId.get(at).callFrame);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + dt);
+    }
+  });
+  const table = (title, map) => {
+    console.log(`\n| ${title} % | ms | function |\n|---:|---:|---|`);
+    for (const [name, us] of [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, opts.top)) {
+      console.log(`| ${((100 * us) / total).toFixed(1)} | ${(us / 1000).toFixed(0)} | ${name.slice(0, 140)} |`);
+    }
+  };
+  table('self', self);
+  table('total', inclusive);
+  if (opts.callers) {
+    // Who calls the functions whose name contains --callers, with the time spent under them.
+    const callers = new Map();
+    profile.samples.forEach((id, i) => {
+      const dt = profile.timeDeltas[i] ?? 0;
+      const chain = [];
+      for (let at = id; at !== undefined; at = parent.get(at)) chain.push(nameOf(byId.get(at).callFrame));
+      const k = chain.findIndex((n) => n.includes(opts.callers));
+      if (k < 0) return;
+      const path = chain.slice(k, k + 6).reverse().map((n) => n.slice(0, 70)).join(' > ');
+      callers.set(path, (callers.get(path) ?? 0) + dt);
+    });
+    table(`callers of ${opts.callers}`, callers);
+  }
+  if (opts.callees) {
+    // What the functions whose name contains --callees spend their time in, two calls deep.
+    const callees = new Map();
+    profile.samples.forEach((id, i) => {
+      const dt = profile.timeDeltas[i] ?? 0;
+      const chain = [];
+      for (let at = id; at !== undefined; at = parent.get(at)) chain.push(nameOf(byId.get(at).callFrame));
+      const k = chain.findLastIndex((n) => n.includes(opts.callees));
+      if (k < 0) return;
+      const path = chain.slice(Math.max(0, k - 2), k + 1).reverse().map((n) => n.slice(0, 70)).join(' > ');
+      callees.set(path, (callees.get(path) ?? 0) + dt);
+    });
+    table(`under ${opts.callees}`, callees);
+  }
+} finally {
+  await w.stop();
+}
