@@ -13,7 +13,7 @@
 // worker: /health, then a merchant read that has to create its Durable Object).
 //
 //   node bench/bench.mjs [--seconds 3] [--connections 32] [--buyers 10000] [--quick]
-//                        [--only <substring of a route name>] [--json <file>]
+//                        [--only <substring of a route name>] [--no-launch] [--json <file>]
 //
 // --quick: 1 second per route, 200 buyers (a smoke run: the figures mean little).
 import autocannon from 'autocannon';
@@ -34,7 +34,7 @@ const CLOCK_TICKS = (() => {
 })();
 
 // --- options ----------------------------------------------------------------------------------
-const opts = { seconds: 3, connections: 32, buyers: 10_000, only: '', json: '' };
+const opts = { seconds: 3, connections: 32, buyers: 10_000, only: '', json: '', launch: true };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
@@ -49,6 +49,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--buyers') opts.buyers = Number(value());
   else if (a === '--only') opts.only = value();
   else if (a === '--json') opts.json = value();
+  else if (a === '--no-launch') opts.launch = false;
   else if (a === '-h' || a === '--help') {
     console.log(readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(0, 16).join('\n'));
     process.exit(0);
@@ -198,7 +199,7 @@ async function main() {
 
   // --- a presale launch with --buyers buyers ----------------------------------------------------
   let launch = null;
-  if (!opts.only || 'launch'.includes(opts.only)) launch = await timeLaunch(tp, sk, pk, presaleBody);
+  if (opts.launch && (!opts.only || 'launch'.includes(opts.only))) launch = await timeLaunch(tp, sk, pk, presaleBody);
 
   // --- sizes and cold start ---------------------------------------------------------------------
   const sizes = measureSizes();

@@ -11,6 +11,7 @@
 #   ./scripts/bench.sh                     3 s per route, 32 connections, 10,000 buyers
 #   ./scripts/bench.sh --seconds 10        longer runs (steadier figures)
 #   ./scripts/bench.sh --connections 64 --buyers 1000 --only spend --json out.json
+#   ./scripts/bench.sh --no-launch         every route, no 10,000-buyer launch (about 2 minutes)
 #   ./scripts/bench.sh --quick             1 s per route, 200 buyers: a smoke run
 #   ./scripts/bench.sh --profile spend     where one route's time goes (bench/profile.mjs:
 #                                          holder, token, spend, transfer, distribute, replay, health)
@@ -22,7 +23,7 @@ LOG_TAG=bench
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
-[[ " $* " == *" -h "* || " $* " == *" --help "* ]] && { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+[[ " $* " == *" -h "* || " $* " == *" --help "* ]] && { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
 
 [[ -d node_modules/autocannon && -f "$(wrangler_js)" ]] || "$ROOT/scripts/setup.sh" || die "setup failed (see above)"
 
