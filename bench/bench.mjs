@@ -22,7 +22,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
-import { ROOT, api, createMerchant, createToken, startWorker } from '../tests/http/harness.mjs';
+import { ROOT, api, createMerchant, createToken, groupProcesses, startWorker } from '../tests/http/harness.mjs';
 
 // Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux).
 const CLOCK_TICKS = (() => {
@@ -249,25 +249,11 @@ async function main() {
  */
 function groupCpuMs(pgid) {
   if (!pgid) return null;
-  let ticks = 0;
   try {
-    for (const pid of readdirSync('/proc')) {
-      if (!/^\d+$/.test(pid)) continue;
-      let stat;
-      try {
-        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      } catch {
-        continue; // gone
-      }
-      // Fields after the command (which may hold spaces) in parentheses.
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[2]) !== pgid) continue; // pgrp
-      ticks += Number(f[11]) + Number(f[12]); // utime, stime
-    }
+    return (groupProcesses(pgid).reduce((sum, p) => sum + p.ticks, 0) * 1000) / CLOCK_TICKS;
   } catch {
     return null;
   }
-  return (ticks * 1000) / CLOCK_TICKS;
 }
 
 async function timeLaunch(w, sk, pk, presaleBody) {

@@ -129,33 +129,33 @@ try {
   };
   table('self', self);
   table('total', inclusive);
-  if (opts.callers) {
-    // Who calls the functions whose name contains --callers, with the time spent under them.
-    const callers = new Map();
+  // Time per call path around the functions whose name contains `part`: `pick(stack)` takes
+  // the frames to name (the stack runs from the sampled frame to the root).
+  const paths = (part, pick) => {
+    const found = new Map();
     profile.samples.forEach((id, i) => {
-      const dt = profile.timeDeltas[i] ?? 0;
-      const chain = [];
-      for (let at = id; at !== undefined; at = parent.get(at)) chain.push(nameOf(byId.get(at).callFrame));
-      const k = chain.findIndex((n) => n.includes(opts.callers));
-      if (k < 0) return;
-      const path = chain.slice(k, k + 6).reverse().map((n) => n.slice(0, 70)).join(' > ');
-      callers.set(path, (callers.get(path) ?? 0) + dt);
+      const stack = [];
+      for (let at = id; at !== undefined; at = parent.get(at)) stack.push(nameOf(byId.get(at).callFrame));
+      const frames = pick(stack, part);
+      if (!frames) return;
+      const path = frames.reverse().map((n) => n.slice(0, 70)).join(' > ');
+      found.set(path, (found.get(path) ?? 0) + (profile.timeDeltas[i] ?? 0));
     });
-    table(`callers of ${opts.callers}`, callers);
+    return found;
+  };
+  if (opts.callers) {
+    // Who calls the functions whose name contains --callers: five frames up.
+    table(`callers of ${opts.callers}`, paths(opts.callers, (stack, part) => {
+      const k = stack.findIndex((n) => n.includes(part));
+      return k < 0 ? null : stack.slice(k, k + 6);
+    }));
   }
   if (opts.callees) {
-    // What the functions whose name contains --callees spend their time in, two calls deep.
-    const callees = new Map();
-    profile.samples.forEach((id, i) => {
-      const dt = profile.timeDeltas[i] ?? 0;
-      const chain = [];
-      for (let at = id; at !== undefined; at = parent.get(at)) chain.push(nameOf(byId.get(at).callFrame));
-      const k = chain.findLastIndex((n) => n.includes(opts.callees));
-      if (k < 0) return;
-      const path = chain.slice(Math.max(0, k - 2), k + 1).reverse().map((n) => n.slice(0, 70)).join(' > ');
-      callees.set(path, (callees.get(path) ?? 0) + dt);
-    });
-    table(`under ${opts.callees}`, callees);
+    // What the functions whose name contains --callees spend their time in: two calls deep.
+    table(`under ${opts.callees}`, paths(opts.callees, (stack, part) => {
+      const k = stack.findLastIndex((n) => n.includes(part));
+      return k < 0 ? null : stack.slice(Math.max(0, k - 2), k + 1);
+    }));
   }
 } finally {
   await w.stop();

@@ -111,22 +111,32 @@ function groupAlive(child) {
   if (!killGroup(child, 0)) return false;
   if (process.platform !== 'linux') return true;
   try {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      let stat;
-      try {
-        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      } catch {
-        continue;
-      }
-      // pid (comm) state ppid pgrp ...; comm may contain spaces, so split after the last ')'.
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(pgrp) === child.pid && state !== 'Z' && state !== 'X') return true;
-    }
-    return false;
+    return groupProcesses(child.pid).some((p) => p.state !== 'Z' && p.state !== 'X');
   } catch {
     return true;
   }
+}
+
+/**
+ * The processes of process group `pgid`, from Linux's /proc: each one's state and CPU time
+ * (user and system, in clock ticks). Throws where there is no /proc.
+ */
+export function groupProcesses(pgid) {
+  const found = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone
+    }
+    // pid (comm) state ppid pgrp ... utime stime; comm may contain spaces, so split after
+    // the last ')'.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(f[2]) === pgid) found.push({ state: f[0], ticks: Number(f[11]) + Number(f[12]) });
+  }
+  return found;
 }
 
 async function freePort() {

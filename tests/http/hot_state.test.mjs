@@ -1,7 +1,8 @@
 // What a merchant's Durable Object keeps in memory between requests (the merchant record, the
 // clock's offset) is only ever a copy of what SQLite committed: a transaction that writes the
 // merchant and then fails leaves neither SQLite nor the copy changed; a clock moved by time
-// travel is what every later answer reads, before and after a restart.
+// travel is what every later answer reads, before and after a restart; a committed write of the
+// merchant is what the next request reads.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { api, createMerchant, startWorker } from './harness.mjs';
@@ -34,6 +35,20 @@ test('a rolled-back write of the merchant changes neither its record nor the cop
   await w.restart();
   assert.equal((await read(m.publicKey)).status, 200, 'and SQLite kept the committed record');
   assert.equal((await read(other())).status, 401);
+});
+
+test('a committed write of the merchant is what the very next request reads', async () => {
+  // Private mode lives in the merchant record: turning it on must refuse the next public-key
+  // holder read at once (the copy in memory is read again after the write), and turning it
+  // off must allow the next one.
+  assert.equal((await read(m.publicKey)).status, 200);
+  for (const [privateMode, status] of [[true, 403], [false, 200], [true, 403], [false, 200]]) {
+    const set = await api(w, 'PATCH', '/merchant/settings', { key: m.secretKey, body: { privateMode } });
+    assert.equal(set.status, 200, set.text);
+    const r = await read(m.publicKey);
+    assert.equal(r.status, status, `privateMode ${privateMode}: ${r.text}`);
+    if (status === 403) assert.equal(r.json.code, 'session_token_required');
+  }
 });
 
 test('the clock offset the object keeps follows time travel, and a restart reads the same', async () => {
