@@ -66,6 +66,7 @@ async function startChain() {
 async function snapshot(runDir) {
   const workerDir = path.join(runDir, 'worker');
   await cp(path.join(WORKER_DIR, 'build'), path.join(workerDir, 'build'), { recursive: true });
+  await cp(path.join(WORKER_DIR, 'entry.mjs'), path.join(workerDir, 'entry.mjs'));
   await cp(WWW_DIR, path.join(runDir, 'www'), { recursive: true });
   const config = await readFile(path.join(WORKER_DIR, 'wrangler.toml'), 'utf8');
   const assets = /^directory = "\.\.\/\.\.\/www"$/m;

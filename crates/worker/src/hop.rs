@@ -15,7 +15,8 @@ use tokenpad_core::ops::settle::reconcile::Expected;
 use tokenpad_core::wire::admin::FaultKind;
 use tokenpad_core::wire::Op;
 use tokenpad_core::{Error, ErrorCode, Result};
-use worker::{Env, Method, Request, RequestInit, Response};
+use wasm_bindgen::JsCast;
+use worker::{wasm_bindgen_futures, web_sys, Env, Method, Request, RequestInit, Response};
 
 /// A merchant API request, as its object receives it.
 #[derive(Debug, Serialize, Deserialize)]
@@ -166,16 +167,30 @@ fn request(body: &str) -> Result<Request> {
     Request::new_with_init("https://tokenpad.internal/", &init).map_err(internal)
 }
 
-/// Sends a call to merchant `id`'s object; its answer is an HTTP response for the client.
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// A merchant object's stub, as its RPC methods (`objects/merchant/rpc.rs`).
+    type MerchantRpc;
+    #[wasm_bindgen(method, js_name = handleCall)]
+    fn handle_call(this: &MerchantRpc, call: &str) -> js_sys::Promise;
+}
+
+/// Sends a call to merchant `id`'s object, by RPC on its stub; its answer is an HTTP response
+/// for the client. A call that brings no answer back is `unavailable`.
 pub async fn merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Result<Response> {
     let body = serde_json::to_string(call).map_err(|e| Error::internal(e.to_string()))?;
     let stub = env
         .durable_object("MERCHANT")
         .and_then(|ns| ns.id_from_name(id.as_str())?.get_stub())
         .map_err(internal)?;
-    stub.fetch_with_request(request(&body)?)
+    let rpc = stub.into_rpc::<MerchantRpc>();
+    let answer = wasm_bindgen_futures::JsFuture::from(rpc.handle_call(&body))
         .await
-        .map_err(unavailable)
+        .map_err(|e| unavailable(worker::Error::from(e)))?;
+    let resp = answer
+        .dyn_into::<web_sys::Response>()
+        .map_err(|_| unavailable(worker::Error::RustError("not a Response".into())))?;
+    Ok(Response::from(resp))
 }
 
 /// Hands a client's WebSocket upgrade request (`GET /live`) to merchant `id`'s object as it

@@ -15,6 +15,7 @@ mod followup;
 mod idempotency;
 mod memory;
 mod outbox;
+mod rpc;
 mod settle;
 mod webhooks;
 
@@ -139,26 +140,7 @@ impl DurableObject for MerchantObject {
         if live::is_upgrade(&req) {
             return self.live(&req).or_else(|e| http::error(&e));
         }
-        let call = hop::read::<MerchantCall>(req).await;
-        // Test faults: this API call's answer may be lost, before or after it ran.
-        let lose = match &call {
-            Ok(MerchantCall::Api(_)) => self.lose_answer(),
-            _ => None,
-        };
-        if lose == Some(false) {
-            return Err(lost(false));
-        }
-        let outcome = match call {
-            Ok(call) => self.handle(call).await,
-            Err(e) => Err(e),
-        };
-        if lose == Some(true) {
-            return Err(lost(true));
-        }
-        match outcome {
-            Ok(resp) => Ok(resp),
-            Err(e) => http::error(&e),
-        }
+        self.answer(hop::read::<MerchantCall>(req).await).await
     }
 
     async fn alarm(&self) -> worker::Result<Response> {
