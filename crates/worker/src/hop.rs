@@ -239,6 +239,10 @@ pub async fn registry(env: &Env, call: &RegistryCall) -> Result<RegistryState> {
 
 /// Reads a call from a request body (the objects' side of the hop).
 pub async fn read<T: DeserializeOwned>(mut req: Request) -> Result<T> {
-    let text = req.text().await.map_err(internal)?;
-    serde_json::from_str(&text).map_err(|e| Error::internal(format!("bad call: {e}")))
+    parse(&req.text().await.map_err(internal)?)
+}
+
+/// A call's JSON text (a `fetch` body, or an RPC argument) as `T`.
+pub fn parse<T: DeserializeOwned>(text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| Error::internal(format!("bad call: {e}")))
 }

@@ -201,14 +201,15 @@ async fn keyed(
             }
             // Routed to the merchant the token names; that merchant's object verifies it
             // (a token naming no merchant, or one it did not sign, is refused there or here).
-            session_token::audience(token)
+            let merchant = session_token::audience(token)
                 .and_then(|m| MerchantId::parse(&m).ok())
                 .ok_or_else(|| {
                     Error::new(ErrorCode::InvalidSessionToken, "Invalid session token")
-                })?
+                })?;
+            trace.merchant(&merchant);
+            merchant
         }
     };
-    trace.merchant(&merchant);
     let (method, path, body) = (r.method, r.path, r.body);
     let idempotency = if r.matched.route.mutates() {
         idempotency_key(req)?.map(|key| Idempotency {
