@@ -16,13 +16,13 @@
 //                        [--only <substring of a route name>] [--no-launch] [--json <file>]
 //
 // --quick: 1 second per route, 200 buyers (a smoke run: the figures mean little).
-import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { ROOT, api, createMerchant, createToken, groupProcesses, startWorker } from '../tests/http/harness.mjs';
+import { load, ok } from './common.mjs';
 
 // Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux).
 const CLOCK_TICKS = (() => {
@@ -65,10 +65,6 @@ function fail(message) {
 }
 const log = (m) => console.error(`[bench] ${m}`);
 
-function ok(res, what) {
-  if (res.status < 200 || res.status > 299) throw new Error(`${what}: HTTP ${res.status} ${res.text}`);
-  return res.json;
-}
 
 /** Runs `f(i)` for i in 0..n with `width` calls in flight. */
 async function pool(n, width, f) {
@@ -155,14 +151,7 @@ async function main() {
   const results = [];
   const measure = async (target, route) => {
     const cpuBefore = groupCpuMs(target.pid());
-    const r = await autocannon({
-      url: target.baseUrl + route.path,
-      method: route.method ?? 'GET',
-      headers: route.headers,
-      body: route.body === undefined ? undefined : JSON.stringify(route.body),
-      connections: opts.connections,
-      duration: opts.seconds,
-    });
+    const r = await load(target, route, opts.connections, opts.seconds);
     const okCount = r['2xx'];
     const cpuAfter = groupCpuMs(target.pid());
     const row = {
@@ -181,8 +170,8 @@ async function main() {
     return row;
   };
   // Warm both up (JIT, connections, the merchant's object).
-  await autocannon({ url: hello.baseUrl + '/', connections: opts.connections, duration: 1 });
-  await autocannon({ url: `${tp.baseUrl}/holder/h0?publicKey=${pk}`, connections: opts.connections, duration: 1 });
+  await load(hello, { path: '/' }, opts.connections, 1);
+  await load(tp, { path: `/holder/h0?publicKey=${pk}` }, opts.connections, 1);
 
   const helloRoute = { name: 'hello-world Worker', path: '/' };
   const helloFirst = await measure(hello, helloRoute);
@@ -283,7 +272,7 @@ async function timeLaunch(w, sk, pk, presaleBody) {
   const address = presale.tokenAddress ?? presale.token?.address ?? presale.tokenInfo?.address;
   let read = { reqPerSec: 0, p99: 0 };
   if (address) {
-    const r = await autocannon({ url: `${w.baseUrl}/token/${address}?publicKey=${pk}`, connections: opts.connections, duration: opts.seconds });
+    const r = await load(w, { path: `/token/${address}?publicKey=${pk}` }, opts.connections, opts.seconds);
     read = { reqPerSec: Math.round(r['2xx'] / r.duration), p50: r.latency.p50, p99: r.latency.p99, failed: r.non2xx + r.errors };
     log(`GET /token/:address (${n} holders): ${read.reqPerSec} req/s, p99 ${read.p99} ms`);
   } else {

@@ -9,10 +9,10 @@
 // The .cpuprofile written with --json opens in Chromium's DevTools (Performance panel). Wasm
 // functions appear under their Rust names when the build keeps its name section
 // (./scripts/build-worker.sh keeps it: the names are a few percent of the gzip size).
-import autocannon from 'autocannon';
 import { writeFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { api, createMerchant, createToken, startWorker } from '../tests/http/harness.mjs';
+import { load, ok } from './common.mjs';
 
 const argv = process.argv.slice(2);
 const opts = { route: 'holder', seconds: 5, top: 40, json: '', connections: 32 };
@@ -29,12 +29,7 @@ for (let i = 0; i < argv.length; i++) {
 }
 /** A frame's name: Rust's without its hash suffix, or where an anonymous JS function is. */
 const nameOf = (f) => (f.functionName || `(anonymous ${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber})`).replace(/::h[0-9a-f]{16}$/, '');
-const byIdOf = (profile) => new Map(profile.nodes.map((n) => [n.id, n]));
 const log = (m) => process.stderr.write(`[profile] ${m}\n`);
-const ok = (r, what) => {
-  if (r.status >= 300) throw new Error(`${what}: ${r.status} ${r.text}`);
-  return r.json;
-};
 
 const w = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0' } });
 try {
@@ -60,11 +55,7 @@ try {
   };
   const route = routes[opts.route];
   if (!route) throw new Error(`unknown route ${opts.route}: one of ${Object.keys(routes).join(', ')}`);
-  const load = (duration) => autocannon({
-    url: w.baseUrl + route.path, method: route.method ?? 'GET', headers: route.headers,
-    body: route.body === undefined ? undefined : JSON.stringify(route.body), connections: opts.connections, duration,
-  });
-  await load(1); // warm: JIT, the object, connections
+  await load(w, route, opts.connections, 1); // warm: JIT, the object, connections
 
   const targets = await (await fetch(`http://127.0.0.1:${w.inspectorPort}/json`)).json();
   const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
@@ -88,17 +79,17 @@ try {
   await send('Profiler.enable');
   await send('Profiler.setSamplingInterval', { interval: 200 });
   await send('Profiler.start');
-  const r = await load(opts.seconds);
+  const r = await load(w, route, opts.connections, opts.seconds);
   const { profile } = await send('Profiler.stop');
   ws.close();
-  const idleUs = profile.samples.reduce((sum, id, i) => sum + (byIdOf(profile).get(id).callFrame.functionName === '(idle)' ? profile.timeDeltas[i] ?? 0 : 0), 0);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const idleUs = profile.samples.reduce((sum, id, i) => sum + (byId.get(id).callFrame.functionName === '(idle)' ? profile.timeDeltas[i] ?? 0 : 0), 0);
   const spanUs = profile.endTime - profile.startTime;
   log(`${opts.route}: ${Math.round(r['2xx'] / r.duration)} req/s while profiled (${r.non2xx} non-2xx); ` +
     `the isolate busy ${((spanUs - idleUs) / 1000 / r.requests.total).toFixed(2)} ms per request`);
   if (opts.json) writeFileSync(opts.json, JSON.stringify(profile));
 
   // Self time per function: each sample's time goes to the node it landed on.
-  const byId = byIdOf(profile);
   const self = new Map();
   let total = 0;
   profile.samples.forEach((id, i) => {
