@@ -27,8 +27,21 @@ for (let i = 0; i < argv.length; i++) {
   else if (!a.startsWith('-')) opts.route = a;
   else throw new Error(`unknown option ${a}`);
 }
-/** A frame's name: Rust's without its hash suffix, or where an anonymous JS function is. */
-const nameOf = (f) => (f.functionName || `(anonymous ${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber})`).replace(/::h[0-9a-f]{16}$/, '');
+// Script sources by id, filled after the profile is taken: an anonymous JS function (the
+// bundle's glue) is named by the source text around its start, which says what it is.
+const sources = new Map();
+/** A frame's name: Rust's without its hash suffix, or an anonymous JS function's code. */
+const nameOf = (f) => (f.functionName || anonymous(f)).replace(/::h[0-9a-f]{16}$/, '');
+const anonymous = (f) => {
+  const where = `${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber}`;
+  const line = sources.get(f.scriptId)?.split('\n')[f.lineNumber];
+  if (!line) return `(anonymous ${where})`;
+  // The glue is minified: the name it is stored under comes just before the function
+  // (`__wbg_log_<hash>: __name(function(e) {`); else show the code itself.
+  const before = line.slice(Math.max(0, f.columnNumber - 120), f.columnNumber);
+  const key = [...before.matchAll(/([\w$]+)\s*[:=]/g)].pop()?.[1];
+  return `(anonymous ${where}: ${key ?? line.slice(f.columnNumber, f.columnNumber + 50).replace(/\s+/g, ' ')})`;
+};
 const log = (m) => process.stderr.write(`[profile] ${m}\n`);
 
 const w = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0' } });
@@ -81,6 +94,12 @@ try {
   await send('Profiler.start');
   const r = await load(w, route, opts.connections, opts.seconds);
   const { profile } = await send('Profiler.stop');
+  await send('Debugger.enable').catch(() => {});
+  for (const id of new Set(profile.nodes.map((n) => n.callFrame.scriptId))) {
+    if (id === '0') continue;
+    const got = await send('Debugger.getScriptSource', { scriptId: id }).catch(() => null);
+    if (got) sources.set(id, got.scriptSource);
+  }
   ws.close();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const idleUs = profile.samples.reduce((sum, id, i) => sum + (byId.get(id).callFrame.functionName === '(idle)' ? profile.timeDeltas[i] ?? 0 : 0), 0);

@@ -92,9 +92,10 @@ pub fn with_cors(resp: Response) -> worker::Result<Response> {
 
 /// A request header's value; an empty one counts as absent.
 pub fn header(req: &Request, name: &str) -> Option<String> {
-    req.headers()
-        .get(name)
-        .ok()
-        .flatten()
-        .filter(|v| !v.is_empty())
+    header_in(&req.headers().0, name)
+}
+
+/// A header's value in `headers`; an empty one counts as absent.
+pub fn header_in(headers: &worker::web_sys::Headers, name: &str) -> Option<String> {
+    headers.get(name).ok().flatten().filter(|v| !v.is_empty())
 }

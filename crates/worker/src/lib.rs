@@ -18,10 +18,11 @@ mod objects;
 pub use objects::merchant::MerchantObject;
 pub use objects::registry::RegistryObject;
 
-use worker::{event, Context, Env, Request, Response};
+use worker::{event, web_sys, Context, Env, Response};
 
-/// Every request: served by the edge, answered with its request id, logged in one line.
+/// Every request: served by the edge, answered with its request id, logged in one line. The
+/// runtime's request as it is (`edge::incoming` says why not a `worker::Request`).
 #[event(fetch)]
-async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
-    edge::trace::serve(req, &env).await
+async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> worker::Result<Response> {
+    edge::trace::serve(edge::incoming::Incoming::new(req), &env).await
 }

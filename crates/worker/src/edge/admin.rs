@@ -2,10 +2,11 @@
 //! service clock, the test faucet and chain fault injection. They are orchestrated here, at
 //! the edge, across the registry and the merchants' objects.
 
+use super::incoming::Incoming;
 use crate::adapters::wallet::random;
 use crate::config;
 use crate::hop::{self, InitArgs, MerchantCall, RegistryCall};
-use crate::http::{self, header};
+use crate::http;
 use serde_json::Value;
 use tokenpad_core::auth::{hashes_equal, key_hash, new_keys};
 use tokenpad_core::model::ids::MerchantId;
@@ -18,19 +19,19 @@ use tokenpad_core::wire::decode;
 use tokenpad_core::wire::routes::Matched;
 use tokenpad_core::wire::Route;
 use tokenpad_core::{Error, ErrorCode, Result};
-use worker::{Env, Request, Response};
+use worker::{Env, Response};
 
 fn internal(e: worker::Error) -> Error {
     Error::internal(e.to_string())
 }
 
 /// The admin key must match ADMIN_API_KEY; with none configured, admin routes are closed.
-pub fn check_key(req: &Request, env: &Env) -> Result<()> {
+pub fn check_key(req: &Incoming, env: &Env) -> Result<()> {
     let invalid = || Error::new(ErrorCode::InvalidAdminKey, "Missing or invalid x-admin-key");
     let expected = config::string(env, "ADMIN_API_KEY")
         .filter(|k| !k.is_empty())
         .ok_or_else(invalid)?;
-    let given = header(req, "x-admin-key").ok_or_else(invalid)?;
+    let given = req.header("x-admin-key").ok_or_else(invalid)?;
     if hashes_equal(&key_hash(&given), &key_hash(&expected)) {
         Ok(())
     } else {

@@ -22,14 +22,15 @@
 //! from many addresses.
 
 use crate::config;
-use crate::http::header;
+
+use super::incoming::Incoming;
 use std::cell::RefCell;
 use std::collections::{HashSet, VecDeque};
 use std::net::IpAddr;
 use tokenpad_core::auth::key_hash;
 use tokenpad_core::ratelimit::{Buckets, Limit};
 use tokenpad_core::Result;
-use worker::{Env, Request};
+use worker::Env;
 
 const MAX_ADDRESSES: usize = 4_096;
 const MAX_GOOD_KEYS: usize = 1_024;
@@ -76,8 +77,10 @@ fn now() -> u64 {
 /// The client's address: CF-Connecting-IP (set by Cloudflare, which overwrites what a client
 /// sends; locally, wrangler sets it unless the request has one). IPv6 addresses count per
 /// /64 (one subscriber's prefix). Without one, every such request shares one budget.
-pub fn client(req: &Request) -> String {
-    let Some(ip) = header(req, "cf-connecting-ip").and_then(|h| h.trim().parse::<IpAddr>().ok())
+pub fn client(req: &Incoming) -> String {
+    let Some(ip) = req
+        .header("cf-connecting-ip")
+        .and_then(|h| h.trim().parse::<IpAddr>().ok())
     else {
         return "unknown".into();
     };

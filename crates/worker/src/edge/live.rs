@@ -7,18 +7,18 @@
 //! eight topics). Browsers cannot set headers on a WebSocket, so the public key travels in the
 //! query, as on every public read; a server may send `x-api-key` instead.
 
-use crate::http::header;
+use super::incoming::Incoming;
 use tokenpad_core::auth::parse_key;
 use tokenpad_core::{Error, ErrorCode, Result};
-use worker::{Env, Request, Response};
+use worker::{Env, Response};
 
 pub async fn serve(
-    req: Request,
+    req: Incoming,
     env: &Env,
     url: &super::target::Target,
     trace: &mut super::trace::Trace,
 ) -> Result<Response> {
-    let upgrade = header(&req, "upgrade").unwrap_or_default();
+    let upgrade = req.header("upgrade").unwrap_or_default();
     if !upgrade.eq_ignore_ascii_case("websocket") {
         return Err(Error::new(
             ErrorCode::InvalidRequest,
@@ -35,10 +35,10 @@ pub async fn serve(
         .query_pairs()
         .find(|(k, _)| k == "publicKey")
         .map(|(_, v)| v.into_owned())
-        .or_else(|| header(&req, "x-api-key"))
+        .or_else(|| req.header("x-api-key"))
         .ok_or_else(|| Error::new(ErrorCode::PublicKeyNotFound, "Public key not found"))?;
     let (_, merchant) =
         parse_key(&key).ok_or_else(|| Error::new(ErrorCode::InvalidApiKey, "Invalid API key"))?;
     trace.merchant(&merchant);
-    crate::hop::merchant_upgrade(env, &merchant, req).await
+    crate::hop::merchant_upgrade(env, &merchant, req.into_worker()).await
 }

@@ -8,6 +8,7 @@
 mod admin;
 mod chain;
 mod guard;
+pub mod incoming;
 mod live;
 mod overview;
 mod page;
@@ -15,7 +16,8 @@ mod target;
 pub mod trace;
 
 use crate::hop::{self, ApiCall, Credential, Idempotency, MerchantCall};
-use crate::http::{self, header};
+use crate::http;
+use incoming::Incoming;
 use std::collections::BTreeMap;
 use target::Target;
 use tokenpad_core::auth::{contains_secret_key, parse_key, KeyKind};
@@ -27,14 +29,14 @@ use tokenpad_core::wire::decode::parse_json;
 use tokenpad_core::wire::routes::{self, percent_decode, Access, Matched, Route};
 use tokenpad_core::wire::{Op, Parts};
 use tokenpad_core::{Error, ErrorCode, Result};
-use worker::{Env, Request, Response};
+use worker::{Env, Response};
 
 /// Bodies larger than this are refused with 413 before they are read.
 pub const MAX_BODY: usize = 64 * 1024;
 const OPENAPI: &str = include_str!("../../../../openapi.json");
 
-pub async fn handle(mut req: Request, env: &Env, trace: &mut trace::Trace) -> Result<Response> {
-    let method = req.method().to_string().to_uppercase();
+pub async fn handle(req: Incoming, env: &Env, trace: &mut trace::Trace) -> Result<Response> {
+    let method = req.method();
     let url = Target::of(&req);
     let path = url.path().to_string();
 
@@ -78,7 +80,7 @@ pub async fn handle(mut req: Request, env: &Env, trace: &mut trace::Trace) -> Re
         matched.access,
         Access::Public | Access::Open | Access::Holder
     );
-    let result = serve(&mut req, env, &method, &path, &url, &matched, trace).await;
+    let result = serve(&req, env, &method, &path, &url, &matched, trace).await;
     let resp = match result {
         Ok(r) => r,
         Err(e) => http::error(&e).map_err(internal)?,
@@ -108,7 +110,7 @@ fn secret_key_in(url: &Target) -> bool {
 }
 
 async fn serve(
-    req: &mut Request,
+    req: &Incoming,
     env: &Env,
     method: &str,
     path: &str,
@@ -170,7 +172,7 @@ struct Keyed<'a> {
 
 /// A merchant request: its key's kind checked, decoded, and sent to the merchant's object.
 async fn keyed(
-    req: &Request,
+    req: &Incoming,
     env: &Env,
     r: &Keyed<'_>,
     credential: Credential,
@@ -246,12 +248,12 @@ async fn keyed(
 /// Bearer value; a session token wins over a `publicKey` query (a browser sending both reads
 /// its holder with the token).
 fn credential(
-    req: &Request,
+    req: &Incoming,
     query: &BTreeMap<String, String>,
     access: Access,
 ) -> Result<Credential> {
-    let x_api_key = header(req, "x-api-key");
-    let bearer = header(req, "authorization").and_then(|v| {
+    let x_api_key = req.header("x-api-key");
+    let bearer = req.header("authorization").and_then(|v| {
         let (scheme, value) = v.split_once(' ')?;
         scheme
             .eq_ignore_ascii_case("bearer")
@@ -303,8 +305,8 @@ fn secret_required() -> Error {
 /// The request's idempotency key: `Idempotency-Key` or `x-idempotency-key` (the same value
 /// when both are sent), 1 to 255 printable characters. Sent empty, too long, or two different
 /// ones: 400 `invalid_idempotency_key`.
-fn idempotency_key(req: &Request) -> Result<Option<String>> {
-    let sent = |name: &str| req.headers().get(name).ok().flatten();
+fn idempotency_key(req: &Incoming) -> Result<Option<String>> {
+    let sent = |name: &str| req.header_sent(name);
     let invalid = |why: &str| {
         Error::new(
             ErrorCode::InvalidIdempotencyKey,
@@ -327,7 +329,7 @@ fn idempotency_key(req: &Request) -> Result<Option<String>> {
 }
 
 /// The body of a POST, PUT or PATCH as text: at most 64 KiB, JSON when present.
-async fn read_body(req: &mut Request, method: &str) -> Result<Option<String>> {
+async fn read_body(req: &Incoming, method: &str) -> Result<Option<String>> {
     if !matches!(method, "POST" | "PUT" | "PATCH") {
         return Ok(None);
     }
@@ -338,7 +340,10 @@ async fn read_body(req: &mut Request, method: &str) -> Result<Option<String>> {
         )
         .with("limit", MAX_BODY)
     };
-    if let Some(len) = header(req, "content-length").and_then(|l| l.parse::<usize>().ok()) {
+    if let Some(len) = req
+        .header("content-length")
+        .and_then(|l| l.parse::<usize>().ok())
+    {
         if len > MAX_BODY {
             return Err(too_large());
         }
@@ -350,7 +355,8 @@ async fn read_body(req: &mut Request, method: &str) -> Result<Option<String>> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    let content_type = header(req, "content-type")
+    let content_type = req
+        .header("content-type")
         .unwrap_or_default()
         .to_ascii_lowercase();
     let media = content_type

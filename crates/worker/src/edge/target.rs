@@ -14,8 +14,8 @@ pub struct Target {
 }
 
 impl Target {
-    pub fn of(req: &worker::Request) -> Target {
-        Target::parse(&req.inner().url())
+    pub fn of(req: &super::incoming::Incoming) -> Target {
+        Target::parse(&req.url())
     }
 
     /// Splits a serialized URL: `scheme://host[:port]`, then the path, then after `?` the

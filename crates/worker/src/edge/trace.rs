@@ -4,17 +4,18 @@
 //! path, which may carry a userId), the merchant its key names, the status, the error code
 //! and how long it took. Never a key, a URL, a body or a secret.
 
+use super::incoming::Incoming;
 use crate::adapters::wallet::random;
-use crate::http::{self, header, ERROR_CODE_HEADER};
+use crate::http::{self, ERROR_CODE_HEADER};
 use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::wire::routes::Matched;
-use worker::{Env, Request, Response};
+use worker::{Env, Response};
 
 pub const REQUEST_ID: &str = "x-request-id";
 
 /// The request's own id, when it is a sane one.
-fn incoming(req: &Request) -> Option<String> {
-    header(req, REQUEST_ID).filter(|id| {
+fn incoming(req: &Incoming) -> Option<String> {
+    req.header(REQUEST_ID).filter(|id| {
         id.len() <= 128
             && id
                 .bytes()
@@ -74,9 +75,9 @@ impl Trace {
 }
 
 /// Serves a request (`super::handle`), with its request id and its log line.
-pub async fn serve(req: Request, env: &Env) -> worker::Result<Response> {
+pub async fn serve(req: Incoming, env: &Env) -> worker::Result<Response> {
     let started = worker::Date::now().as_millis();
-    let method = req.method().to_string().to_uppercase();
+    let method = req.method();
     let id = incoming(&req).unwrap_or_else(fresh);
     let mut trace = Trace::default();
     let resp = match super::handle(req, env, &mut trace).await {
