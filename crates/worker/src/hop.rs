@@ -1,6 +1,8 @@
-//! The hop between the edge and the Durable Objects: typed calls, sent as one JSON body to
-//! the object's `fetch`. The edge decodes a request once into a typed [`Op`]; the object
-//! receives that `Op` as itself and matches on it. No operation travels as a string.
+//! The hop between the edge and the Durable Objects: typed calls, sent as one JSON text (by
+//! RPC to a merchant's object, as a `fetch` body to the registry). The edge decodes a
+//! request once into a typed [`Op`]; the object receives that `Op` as itself and matches on
+//! it. No operation travels as a string. A merchant's object answers with an [`Answer`]:
+//! the client's HTTP response as data.
 
 use crate::http;
 use serde::de::DeserializeOwned;
@@ -15,8 +17,7 @@ use tokenpad_core::ops::settle::reconcile::Expected;
 use tokenpad_core::wire::admin::FaultKind;
 use tokenpad_core::wire::Op;
 use tokenpad_core::{Error, ErrorCode, Result};
-use wasm_bindgen::JsCast;
-use worker::{wasm_bindgen_futures, web_sys, Env, Method, Request, RequestInit, Response};
+use worker::{wasm_bindgen_futures, Env, Method, Request, RequestInit, Response};
 
 /// A merchant API request, as its object receives it.
 #[derive(Debug, Serialize, Deserialize)]
@@ -167,30 +168,67 @@ fn request(body: &str) -> Result<Request> {
     Request::new_with_init("https://tokenpad.internal/", &init).map_err(internal)
 }
 
+/// A merchant object's answer: the client's HTTP response as data (status, headers, text
+/// body). It crosses RPC as a plain object, copied once; a `Response` would carry its body
+/// as a stream across, and cost a Response object on each side and another at the edge.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Answer {
+    /// The object's side: a response it built (never a stream or a WebSocket) as data.
+    pub fn of(resp: &Response) -> Result<Answer> {
+        let body = match resp.body() {
+            worker::ResponseBody::Empty => String::new(),
+            worker::ResponseBody::Body(bytes) => String::from_utf8(bytes.clone())
+                .map_err(|_| Error::internal("an answer that is not text"))?,
+            worker::ResponseBody::Stream(_) => return Err(Error::internal("a streamed answer")),
+        };
+        Ok(Answer {
+            status: resp.status_code(),
+            headers: resp.headers().entries().collect(),
+            body,
+        })
+    }
+
+    /// The edge's side: the response to send (its headers still mutable, for the edge's own).
+    pub fn into_response(self) -> Result<Response> {
+        let headers = worker::Headers::new();
+        for (name, value) in &self.headers {
+            headers.set(name, value).map_err(internal)?;
+        }
+        Ok(Response::from_bytes(self.body.into_bytes())
+            .map_err(internal)?
+            .with_status(self.status)
+            .with_headers(headers))
+    }
+}
+
 #[wasm_bindgen::prelude::wasm_bindgen]
 extern "C" {
     /// A merchant object's stub, as its RPC methods (`objects/merchant/rpc.rs`).
     type MerchantRpc;
-    #[wasm_bindgen(method, js_name = handleCall)]
-    fn handle_call(this: &MerchantRpc, call: &str) -> js_sys::Promise;
+    #[wasm_bindgen(method, js_name = answerCall)]
+    fn answer_call(this: &MerchantRpc, call: &str) -> js_sys::Promise;
 }
 
-/// Sends a call to merchant `id`'s object, by RPC on its stub; its answer is an HTTP response
-/// for the client. A call that brings no answer back is `unavailable`.
-pub async fn merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Result<Response> {
+/// Sends a call to merchant `id`'s object, by RPC on its stub; its answer is the client's
+/// HTTP response, as data. A call that brings no answer back is `unavailable`.
+pub async fn merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Result<Answer> {
     let body = serde_json::to_string(call).map_err(|e| Error::internal(e.to_string()))?;
     let stub = env
         .durable_object("MERCHANT")
         .and_then(|ns| ns.id_from_name(id.as_str())?.get_stub())
         .map_err(internal)?;
     let rpc = stub.into_rpc::<MerchantRpc>();
-    let answer = wasm_bindgen_futures::JsFuture::from(rpc.handle_call(&body))
+    let answer = wasm_bindgen_futures::JsFuture::from(rpc.answer_call(&body))
         .await
         .map_err(|e| unavailable(worker::Error::from(e)))?;
-    let resp = answer
-        .dyn_into::<web_sys::Response>()
-        .map_err(|_| unavailable(worker::Error::RustError("not a Response".into())))?;
-    Ok(Response::from(resp))
+    serde_wasm_bindgen::from_value(answer)
+        .map_err(|e| unavailable(worker::Error::RustError(format!("not an answer: {e}"))))
 }
 
 /// Hands a client's WebSocket upgrade request (`GET /live`) to merchant `id`'s object as it
@@ -210,13 +248,11 @@ pub async fn merchant_typed<T: DeserializeOwned>(
     id: &MerchantId,
     call: &MerchantCall,
 ) -> Result<T> {
-    let mut resp = merchant(env, id, call).await?;
-    let status = resp.status_code();
-    let text = resp.text().await.map_err(unavailable)?;
-    if !(200..300).contains(&status) {
-        return Err(http::error_from_body(&text));
+    let answer = merchant(env, id, call).await?;
+    if !(200..300).contains(&answer.status) {
+        return Err(http::error_from_body(&answer.body));
     }
-    serde_json::from_str(&text).map_err(|e| Error::internal(format!("merchant answer: {e}")))
+    serde_json::from_str(&answer.body).map_err(|e| Error::internal(format!("merchant answer: {e}")))
 }
 
 /// Sends a call to the one registry object.

@@ -80,13 +80,28 @@ pub fn error_from_body(text: &str) -> Error {
 
 /// Adds the CORS headers public-key routes answer with.
 pub fn with_cors(resp: Response) -> worker::Result<Response> {
+    edit_headers(resp, |headers| {
+        headers.set("access-control-allow-origin", "*")?;
+        // POST: the holder routes a session token acts on (buy-presale, transfer, spend).
+        headers.set("access-control-allow-methods", "GET, POST, OPTIONS")?;
+        headers.set("access-control-allow-headers", CORS_ALLOW_HEADERS)?;
+        headers.set("access-control-expose-headers", CORS_EXPOSE_HEADERS)?;
+        headers.set("access-control-max-age", "86400")
+    })
+}
+
+/// Applies `change` to `resp`'s headers: in place when they may change (every response the
+/// service builds), else to a copy (a response that came back from a `fetch`, such as an
+/// object's refusal of a WebSocket upgrade, has immutable headers).
+pub fn edit_headers(
+    resp: Response,
+    change: impl Fn(&Headers) -> worker::Result<()>,
+) -> worker::Result<Response> {
+    if change(resp.headers()).is_ok() {
+        return Ok(resp);
+    }
     let headers = resp.headers().clone();
-    headers.set("access-control-allow-origin", "*")?;
-    // POST: the holder routes a session token acts on (buy-presale, transfer, spend).
-    headers.set("access-control-allow-methods", "GET, POST, OPTIONS")?;
-    headers.set("access-control-allow-headers", CORS_ALLOW_HEADERS)?;
-    headers.set("access-control-expose-headers", CORS_EXPOSE_HEADERS)?;
-    headers.set("access-control-max-age", "86400")?;
+    change(&headers)?;
     Ok(resp.with_headers(headers))
 }
 

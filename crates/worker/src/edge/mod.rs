@@ -239,7 +239,7 @@ async fn keyed(
         idempotency,
         base_url: overview::base_url(env, r.url),
     }));
-    hop::merchant(env, &merchant, &call).await
+    hop::merchant(env, &merchant, &call).await?.into_response()
 }
 
 /// The credential of a keyed request. `Authorization: Bearer <v>` is a session token when

@@ -91,10 +91,10 @@ pub async fn serve(req: Incoming, env: &Env) -> worker::Result<Response> {
     let resp = if status == 101 {
         resp
     } else {
-        let headers = resp.headers().clone();
-        headers.set(REQUEST_ID, &id)?;
-        headers.delete(ERROR_CODE_HEADER)?;
-        resp.with_headers(headers)
+        http::edit_headers(resp, |headers| {
+            headers.set(REQUEST_ID, &id)?;
+            headers.delete(ERROR_CODE_HEADER)
+        })?
     };
     let line = serde_json::json!({
         "type": "request",
