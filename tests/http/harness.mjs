@@ -119,8 +119,8 @@ function groupAlive(child) {
 }
 
 /**
- * The processes of process group `pgid`, from Linux's /proc: each one's state and CPU time
- * (user and system, in clock ticks). Throws where there is no /proc.
+ * The processes of process group `pgid`, from Linux's /proc: each one's name, state and CPU
+ * time (user and system, in clock ticks). Throws where there is no /proc.
  */
 export function groupProcesses(pgid) {
   const found = [];
@@ -135,7 +135,8 @@ export function groupProcesses(pgid) {
     // pid (comm) state ppid pgrp ... utime stime; comm may contain spaces, so split after
     // the last ')'.
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(f[2]) === pgid) found.push({ state: f[0], ticks: Number(f[11]) + Number(f[12]) });
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    if (Number(f[2]) === pgid) found.push({ name, state: f[0], ticks: Number(f[11]) + Number(f[12]) });
   }
   return found;
 }
