@@ -87,10 +87,13 @@ pub fn apply(
 ) -> Result<Reply> {
     wire_session::authorize(store, caller, &ctx.merchant, &op)?;
     wire_session::charge(store, caller, &op)?;
+    let read = op.is_read();
     let mut reply = run(store, ctx, caller, op, shell)?;
     // The payloads of the events it wrote (`event::seal`), so they commit with it; events show
-    // the resource as the secret-key API does, whoever asked.
-    super::event::seal(store, shell.base_url())?;
+    // the resource as the secret-key API does, whoever asked. A read wrote none.
+    if !read {
+        super::event::seal(store, shell.base_url())?;
+    }
     redact(&mut reply, caller, &ctx.merchant);
     Ok(reply)
 }

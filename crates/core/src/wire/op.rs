@@ -143,6 +143,31 @@ fn bad_user_id() -> Error {
 }
 
 impl Op {
+    /// Whether it only reads: it writes nothing (not even a session's charge, which only
+    /// moving operations take), so it needs no transaction and leaves no event to seal. Reads
+    /// are named here one by one: an operation left out counts as a write, the safe side.
+    pub fn is_read(&self) -> bool {
+        match self {
+            Op::Job(_)
+            | Op::Token(..)
+            | Op::AllTokens
+            | Op::GetHolder(_)
+            | Op::HolderToken(..)
+            | Op::History(..)
+            | Op::DeploymentStatus(..)
+            | Op::ListPresales
+            | Op::MerchantPresale(_)
+            | Op::PublicPresale(_)
+            | Op::BuyQuote(..)
+            | Op::SellQuote(..)
+            | Op::ParkedWork
+            | Op::CurrentSession
+            | Op::Settings => true,
+            Op::Hooks(h) => !h.writes(),
+            _ => false,
+        }
+    }
+
     /// Decodes a merchant route's request. `None` for routes the edge serves itself.
     pub fn decode(route: Route, parts: &Parts) -> Result<Option<Op>> {
         let hook_parts = HookParts {

@@ -1,5 +1,5 @@
 //! The core's integration tests, in one binary: the ledger's scenario tables and property
-//! tests, presales, memecoin and airdrop deployments, holder sessions' scopes and limits, the
+//! tests, presales, memecoin and airdrop deployments, holder sessions' scopes and limits, reads that write nothing, the
 //! error table against openapi.json, and the shape of the code (no import circles, no file
 //! over 500 lines: `floors`).
 //! Requests go through `wire::decode` into typed requests, then the operation, as HTTP
@@ -21,6 +21,7 @@ mod ledger_scenarios;
 mod market;
 mod openapi_codes;
 mod presale;
+mod reads;
 mod sessions;
 mod settle;
 mod webhooks;

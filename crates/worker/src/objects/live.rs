@@ -42,24 +42,10 @@ pub fn is_upgrade(req: &Request) -> bool {
     http::header(req, "upgrade").is_some_and(|v| v.eq_ignore_ascii_case("websocket"))
 }
 
-/// Whether applying `op` may change what a public read answers (reads never do).
+/// Whether applying `op` may change what a public read answers: reads never do
+/// (`Op::is_read`), nor do the event log's and webhooks' writes.
 pub fn changes_state(op: &Op) -> bool {
-    !matches!(
-        op,
-        Op::Job(_)
-            | Op::Token(..)
-            | Op::AllTokens
-            | Op::GetHolder(_)
-            | Op::HolderToken(..)
-            | Op::History(..)
-            | Op::DeploymentStatus(..)
-            | Op::ListPresales
-            | Op::MerchantPresale(_)
-            | Op::PublicPresale(_)
-            | Op::Hooks(_)
-            | Op::CurrentSession
-            | Op::Settings
-    )
+    !op.is_read() && !matches!(op, Op::Hooks(_))
 }
 
 /// Adds the service clock to an answer.

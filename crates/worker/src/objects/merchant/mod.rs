@@ -316,7 +316,8 @@ impl MerchantObject {
         let idem = call.idempotency;
         let record = idem.clone();
         let mut tx_store = self.store()?;
-        let outcome = transaction(&self.state.storage(), move || {
+        let read = op.is_read();
+        let work = move || {
             let reply = tokenpad_core::wire::apply(&mut tx_store, &ctx, &caller, op, &mut shell)?;
             let body =
                 http::encode(&reply.body).map_err(|e| Error::internal(format!("encode: {e}")))?;
@@ -325,7 +326,14 @@ impl MerchantObject {
             }
             let queued = outbox::queue(&tx_store, &ctx, &reply)?;
             Ok((reply.status, body, queued))
-        });
+        };
+        // A read writes nothing (`Op::is_read`; it has no idempotency key, and queues no
+        // follow-up): no transaction to open.
+        let outcome = if read {
+            work()
+        } else {
+            transaction(&self.state.storage(), work)
+        };
         match outcome {
             Ok((status, body, queued)) => {
                 if queued {
