@@ -115,7 +115,10 @@ pub struct WorkerShell {
     pub base_url: String,
     /// ALLOW_PRIVATE_WEBHOOK_URLS (local runs and tests only).
     pub allow_private_urls: bool,
-    pub session_key: Result<SigningKey>,
+    /// Where the session signing key comes from, derived only when an operation asks for it
+    /// (creating a session; most operations never do).
+    pub env: worker::Env,
+    pub merchant: MerchantId,
 }
 
 impl Shell for WorkerShell {
@@ -142,6 +145,6 @@ impl Shell for WorkerShell {
     }
 
     fn session_key(&self) -> Result<SigningKey> {
-        self.session_key.clone()
+        session_key(&self.env, &self.merchant)
     }
 }

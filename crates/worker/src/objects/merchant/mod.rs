@@ -23,7 +23,7 @@ use super::live;
 use crate::adapters::evm::{self, config::ChainConfig};
 use crate::adapters::sql::{SqlStore, Watch};
 use crate::adapters::txn::transaction;
-use crate::adapters::wallet::{session_key, WalletMaker, WorkerShell};
+use crate::adapters::wallet::{WalletMaker, WorkerShell};
 use crate::hop::{self, ApiCall, Credential, InitArgs, MerchantCall};
 use crate::http;
 use serde::{Deserialize, Serialize};
@@ -311,7 +311,8 @@ impl MerchantObject {
             wallets: WalletMaker::from_env(&self.env),
             base_url: call.base_url,
             allow_private_urls: crate::config::flag(&self.env, "ALLOW_PRIVATE_WEBHOOK_URLS"),
-            session_key: session_key(&self.env, &ctx.merchant.id),
+            env: self.env.clone(),
+            merchant: ctx.merchant.id.clone(),
         };
         let idem = call.idempotency;
         let record = idem.clone();
