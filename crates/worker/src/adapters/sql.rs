@@ -79,6 +79,8 @@ pub struct Watch {
     pub merchant: Rc<Cell<bool>>,
     /// The schedule of due work.
     pub schedule: Rc<Cell<bool>>,
+    /// The webhooks (made, changed, deleted; a fan-out moving their cursors).
+    pub webhooks: Rc<Cell<bool>>,
 }
 
 pub(crate) fn db(e: worker::Error) -> Error {
@@ -152,6 +154,12 @@ impl SqlStore {
     pub(crate) fn schedule_writes(&self) {
         if let Some(w) = &self.watch {
             w.schedule.set(true);
+        }
+    }
+
+    pub(crate) fn webhooks_write(&self) {
+        if let Some(w) = &self.watch {
+            w.webhooks.set(true);
         }
     }
 

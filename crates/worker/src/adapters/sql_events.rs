@@ -178,6 +178,7 @@ impl EventStore for SqlStore {
     }
 
     fn put_webhook(&mut self, w: &Webhook) -> Result<()> {
+        self.webhooks_write();
         self.exec(
             "INSERT INTO webhooks (id, data) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
             vec![w.id.as_str().into(), text(w)?.into()],
@@ -186,6 +187,7 @@ impl EventStore for SqlStore {
     }
 
     fn delete_webhook(&mut self, id: &WebhookId) -> Result<()> {
+        self.webhooks_write();
         self.exec(
             "DELETE FROM deliveries WHERE webhook = ?",
             vec![id.as_str().into()],

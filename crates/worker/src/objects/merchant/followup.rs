@@ -26,9 +26,15 @@ impl MerchantObject {
     pub(super) fn next_wake(&self) -> Result<Option<Millis>> {
         let store = self.store()?;
         let now = self.now()?;
+        // Follow-ups are looked for only while some may be waiting (`followups_pending`).
+        let followup = if self.followups_pending.get() {
+            outbox::next_at(&store)?
+        } else {
+            None
+        };
         let wakes = [
             self.hot_due()?,
-            outbox::next_at(&store)?,
+            followup,
             self.settle_at(now)?,
             self.webhook_wake()?,
         ];

@@ -1,11 +1,12 @@
 //! What the object keeps in memory between requests: the service clock's offset, the
-//! merchant record and when the next scheduled item is due, each a copy of committed state,
-//! so a request reads none of them from SQLite.
+//! merchant record, when the next scheduled item is due and whether there are webhooks, each
+//! a copy of committed state, so a request reads none of them from SQLite.
 
 use super::{Clock, MerchantObject, CLOCK_KEY};
 use crate::adapters::sql::SqlStore;
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::Millis;
+use tokenpad_core::store::events::EventStore;
 use tokenpad_core::store::Store;
 use tokenpad_core::Result;
 
@@ -64,5 +65,19 @@ impl MerchantObject {
         // would leave the flag up, and the next call reads again.
         self.due_at.set(Some(at));
         Ok(at)
+    }
+
+    /// Whether the merchant has webhooks, as committed: the copy in memory, or read (outside
+    /// transactions) when a write of a webhook, or none yet, left it unknown.
+    pub(super) fn hot_has_webhooks(&self, store: &SqlStore) -> Result<bool> {
+        if self.watch.webhooks.replace(false) {
+            self.has_webhooks.set(None);
+        }
+        if let Some(any) = self.has_webhooks.get() {
+            return Ok(any);
+        }
+        let any = !store.webhooks()?.is_empty();
+        self.has_webhooks.set(Some(any));
+        Ok(any)
     }
 }

@@ -105,6 +105,10 @@ pub struct MerchantObject {
     /// way, when any store of this object writes the schedule (`watch.schedule`): a request
     /// with nothing due runs no query to find that out.
     due_at: Cell<Option<Option<Millis>>>,
+    /// Whether the merchant has webhooks (None: not known), kept like `due_at` and forgotten
+    /// when any store writes a webhook (`watch.webhooks`): with none, finding the next
+    /// delivery takes no query.
+    has_webhooks: Cell<Option<bool>>,
     watch: Watch,
 }
 
@@ -132,6 +136,7 @@ impl DurableObject for MerchantObject {
             offset_ms: Cell::new(None),
             merchant: RefCell::new(None),
             due_at: Cell::new(None),
+            has_webhooks: Cell::new(None),
             watch: Watch::default(),
         }
     }

@@ -91,6 +91,10 @@ impl MerchantObject {
     /// when the earliest pending delivery is due.
     pub(super) fn webhook_wake(&self) -> Result<Option<Millis>> {
         let store = self.store()?;
+        // Deliveries are only ever pending for a webhook that exists.
+        if !self.hot_has_webhooks(&store)? {
+            return Ok(None);
+        }
         if deliver::fan_out_pending(&store)? {
             return Ok(Some(self.now()?));
         }
