@@ -23,7 +23,7 @@ fn resource(store: &dyn Store, subject: &Subject) -> Result<String> {
             let r = store
                 .history_at(*seq)?
                 .ok_or_else(|| Error::internal(format!("history record {seq} is missing")))?;
-            format!("transaction:{}", r.id)
+            transaction_resource(&r.id)
         }
         Subject::Token { address } | Subject::Liquidity { token: address } => {
             format!("token:{}", address.to_checksum())
@@ -36,10 +36,26 @@ fn resource(store: &dyn Store, subject: &Subject) -> Result<String> {
     })
 }
 
+/// The resource of a history record's events, by the record's id.
+pub fn transaction_resource(record_id: &str) -> String {
+    format!("transaction:{record_id}")
+}
+
 /// Writes that `kind` happened at `at` to `subject`. Call it after the change is written:
 /// the event's payload is rendered from the state the transaction ends with.
 pub fn emit(store: &mut dyn Store, at: Millis, kind: EventType, subject: Subject) -> Result<u64> {
     let resource = resource(store, &subject)?;
+    emit_about(store, at, kind, subject, resource)
+}
+
+/// [`emit`], its resource already known to the caller (which spares reading it back).
+pub fn emit_about(
+    store: &mut dyn Store,
+    at: Millis,
+    kind: EventType,
+    subject: Subject,
+    resource: String,
+) -> Result<u64> {
     store.append_event(&EventRecord {
         seq: 0,
         kind,

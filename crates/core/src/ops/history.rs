@@ -86,11 +86,12 @@ pub fn page(store: &dyn Store, user_id: &UserId, q: &HistoryQuery) -> Result<Pag
 /// sequence number. Every movement's records are written through here.
 pub fn append(store: &mut dyn Store, record: &TxRecord) -> Result<u64> {
     let seq = store.append_history(record)?;
-    super::event::emit(
+    super::event::emit_about(
         store,
         record.at,
         crate::model::event::EventType::TransactionCreated,
         crate::model::event::Subject::Transaction { seq },
+        super::event::transaction_resource(&record.id),
     )?;
     Ok(seq)
 }
