@@ -35,8 +35,13 @@ use worker::{Env, Response};
 pub const MAX_BODY: usize = 64 * 1024;
 const OPENAPI: &str = include_str!("../../../../openapi.json");
 
-pub async fn handle(req: Incoming, env: &Env, trace: &mut trace::Trace) -> Result<Response> {
-    let method = req.method();
+/// Serves `req`, whose method (upper case) is `method`.
+pub async fn handle(
+    req: Incoming,
+    method: &str,
+    env: &Env,
+    trace: &mut trace::Trace,
+) -> Result<Response> {
     let url = Target::of(&req);
     let path = url.path().to_string();
 
@@ -71,7 +76,7 @@ pub async fn handle(req: Incoming, env: &Env, trace: &mut trace::Trace) -> Resul
         };
     }
 
-    let matched = routes::route(&method, &path)?;
+    let matched = routes::route(method, &path)?;
     trace.routed(&matched);
     if matched.route == Route::Live {
         return live::serve(req, env, &url, trace).await;
@@ -80,7 +85,7 @@ pub async fn handle(req: Incoming, env: &Env, trace: &mut trace::Trace) -> Resul
         matched.access,
         Access::Public | Access::Open | Access::Holder
     );
-    let result = serve(&req, env, &method, &path, &url, &matched, trace).await;
+    let result = serve(&req, env, method, &path, &url, &matched, trace).await;
     let resp = match result {
         Ok(r) => r,
         Err(e) => http::error(&e).map_err(internal)?,

@@ -80,7 +80,7 @@ pub async fn serve(req: Incoming, env: &Env) -> worker::Result<Response> {
     let method = req.method();
     let id = incoming(&req).unwrap_or_else(fresh);
     let mut trace = Trace::default();
-    let resp = match super::handle(req, env, &mut trace).await {
+    let resp = match super::handle(req, &method, env, &mut trace).await {
         Ok(resp) => resp,
         Err(e) => http::error(&e)?,
     };
