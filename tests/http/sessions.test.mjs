@@ -230,6 +230,21 @@ describe('scopes and limits', () => {
     assert.equal(await balance(m, 'alice', token), 70);
   });
 
+  test('an operation refused after its limit was counted leaves the count as it was', async () => {
+    // The charge runs first in the operation's transaction; the spend then fails for want of
+    // balance, and the count must roll back with it (the core alone has no rollback).
+    const { m, token } = await setup('Sessions rollback', ['alice']);
+    const s = await session(m, 'alice', { scopes: ['spend'], limits: [{ tokenAddress: token, maxPerSession: 500 }] });
+    const spend = (amount) => call('POST', '/holder/alice/spend', { body: { tokenAddress: token, amount }, ...bearer(s.token) });
+    refused(await spend(150), 422, 'insufficient_balance');
+    let info = await call('GET', '/session', bearer(s.token));
+    assert.equal(Number(info.json.limits[0].spent), 0, info.text);
+    assert.equal((await spend(40)).status, 200);
+    info = await call('GET', '/session', bearer(s.token));
+    assert.equal(Number(info.json.limits[0].spent), 40, info.text);
+    assert.equal(await balance(m, 'alice', token), 60);
+  });
+
   test('concurrent requests that together exceed a limit never move more than it', async () => {
     const { m, token, holders } = await setup('Sessions concurrent');
     const s = await session(m, 'alice', { scopes: ['spend', 'transfer'], limits: [{ tokenAddress: token, maxPerSession: 35 }] });

@@ -183,9 +183,11 @@ pub fn authorize(store: &dyn Store, caller: &Caller, merchant: &Merchant, op: &O
     }
 }
 
-/// Counts what `op` moves against the limits of `caller`'s session. Runs in the operation's
-/// transaction (before the operation: a refusal rolls back nothing but itself, and an
-/// operation that then fails rolls the count back with it).
+/// Counts what `op` moves against the limits of `caller`'s session, before the operation. The
+/// count is rolled back with an operation that then fails only because the caller runs both
+/// in one storage transaction (the worker's `transactionSync`): the core has no rollback of
+/// its own (`MemStore` keeps what was written), so that half is tested over HTTP
+/// (tests/http/sessions.test.mjs), not here.
 pub fn charge(store: &mut dyn Store, caller: &Caller, op: &Op) -> Result<()> {
     let Caller::Session(session) = caller else {
         return Ok(());
