@@ -27,14 +27,14 @@ for (let i = 0; i < argv.length; i++) {
   else if (!a.startsWith('-')) opts.route = a;
   else throw new Error(`unknown option ${a}`);
 }
-// Script sources by id, filled after the profile is taken: an anonymous JS function (the
-// bundle's glue) is named by the source text around its start, which says what it is.
+// Script sources by id, as lines, filled after the profile is taken: an anonymous JS function
+// (the bundle's glue) is named by the source text around its start, which says what it is.
 const sources = new Map();
 /** A frame's name: Rust's without its hash suffix, or an anonymous JS function's code. */
 const nameOf = (f) => (f.functionName || anonymous(f)).replace(/::h[0-9a-f]{16}$/, '');
 const anonymous = (f) => {
   const where = `${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber}`;
-  const line = sources.get(f.scriptId)?.split('\n')[f.lineNumber];
+  const line = sources.get(f.scriptId)?.[f.lineNumber];
   if (!line) return `(anonymous ${where})`;
   // The glue is minified: the name it is stored under comes just before the function
   // (`__wbg_log_<hash>: __name(function(e) {`); else show the code itself.
@@ -98,7 +98,7 @@ try {
   for (const id of new Set(profile.nodes.map((n) => n.callFrame.scriptId))) {
     if (id === '0') continue;
     const got = await send('Debugger.getScriptSource', { scriptId: id }).catch(() => null);
-    if (got) sources.set(id, got.scriptSource);
+    if (got) sources.set(id, got.scriptSource.split('\n'));
   }
   ws.close();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
