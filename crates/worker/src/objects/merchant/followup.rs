@@ -36,7 +36,7 @@ impl MerchantObject {
             self.hot_due()?,
             followup,
             self.settle_at(now)?,
-            self.webhook_wake()?,
+            self.webhook_wake(&store, now)?,
         ];
         Ok(wakes.into_iter().flatten().min())
     }

@@ -89,14 +89,13 @@ impl MerchantObject {
 
     /// When deliveries need the alarm: at once (now) while events wait for fan-out, else
     /// when the earliest pending delivery is due.
-    pub(super) fn webhook_wake(&self) -> Result<Option<Millis>> {
-        let store = self.store()?;
+    pub(super) fn webhook_wake(&self, store: &SqlStore, now: Millis) -> Result<Option<Millis>> {
         // Deliveries are only ever pending for a webhook that exists.
-        if !self.hot_has_webhooks(&store)? {
+        if !self.hot_has_webhooks(store)? {
             return Ok(None);
         }
-        if deliver::fan_out_pending(&store)? {
-            return Ok(Some(self.now()?));
+        if deliver::fan_out_pending(store)? {
+            return Ok(Some(now));
         }
         store.next_delivery_at()
     }
