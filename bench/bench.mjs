@@ -7,7 +7,10 @@
 // last; the share is against the mean of both), and the CPU time wrangler and workerd spent per
 // request (from /proc: steadier than req/s on a shared machine). hello-world is also loaded
 // writing one JSON log line per request, as tokenpad does: what the local runtime charges for
-// the line (wrangler carries each one from workerd's inspector to its terminal). Then it times a presale launch with --buyers
+// the line (wrangler carries each one from workerd's inspector to its terminal), and writing
+// that line after one RPC call to a SQLite-backed Durable Object that reads a row or updates it:
+// the floor this runtime sets for a route that reaches a merchant's ledger, against which each
+// read and write is also shown. Then it times a presale launch with --buyers
 // buyers (resolve -> `completed`), reports the gzip sizes of the Worker and of the npm package,
 // and the cold start (V8 compiling the Worker's wasm, in Chromium; the first answers of a freshly started
 // worker: /health, then a merchant read that has to create its Durable Object).
@@ -176,12 +179,17 @@ async function main() {
   };
   // Warm both up (JIT, connections, the merchant's object).
   await load(hello, { path: '/' }, opts.connections, 1);
+  await load(hello, { path: '/object' }, opts.connections, 1);
   await load(tp, { path: `/holder/h0?publicKey=${pk}` }, opts.connections, 1);
 
   const helloRoute = { name: 'hello-world Worker', path: '/' };
   const helloFirst = await measure(hello, helloRoute);
   // The same, writing one console line per request as tokenpad does: the runtime's own share.
   const helloLog = await measure(hello, { name: 'hello-world + one log line per request', path: '/log' });
+  // The same line after one RPC call to a SQLite-backed Durable Object (bench/hello): the
+  // floor for a route that reaches a merchant's ledger, reading one row or updating it.
+  const helloObject = await measure(hello, { name: 'hello-world + log line + object read (1 SQL row)', path: '/object', kind: 'floor' });
+  const helloObjectWrite = await measure(hello, { name: 'hello-world + log line + object write (1 SQL update)', method: 'POST', path: '/object-write', kind: 'floor' });
   for (const route of routes) {
     if (opts.only && !route.name.includes(opts.only)) continue;
     results.push(await measure(tp, route));
@@ -203,7 +211,11 @@ async function main() {
   const base = (helloFirst.reqPerSec + helloLast.reqPerSec) / 2;
   const baseP99 = Math.max(helloFirst.p99, helloLast.p99);
   const pct = (x) => `${Math.round((100 * x) / base)} %`;
-  const pctLog = (x) => `${Math.round((100 * x) / helloLog.reqPerSec)} %`;
+  // Each route against the runtime's floor for its kind: a write against the object write, a
+  // read against the object read, a route without an object against the log line alone.
+  const floorOf = (r) => (r.kind === 'write' || r.kind === 'replay' ? helloObjectWrite
+    : r.kind === 'read' || r.kind === 'history' ? helloObject : helloLog);
+  const pctFloor = (r) => (r.kind === 'floor' || r.route.startsWith('hello-world') ? '' : `${Math.round((100 * r.reqPerSec) / floorOf(r).reqPerSec)} %`);
   const cpu = (key) => {
     const baseCpu = (helloFirst[key] + helloLast[key]) / 2;
     return (r) => (r[key] === null ? '?' : `${r[key].toFixed(2)} (${(r[key] / baseCpu).toFixed(1)}x)`);
@@ -213,10 +225,10 @@ async function main() {
   lines.push(`tokenpad benchmark: ${opts.seconds} s per route, ${opts.connections} connections, autocannon ${autocannonVersion()}, ${new Date().toISOString()}`);
   lines.push(`machine: ${cpuInfo()}; load average before the run: ${loadBefore}`);
   lines.push('');
-  lines.push('| route | req/s | share of hello-world | share of hello-world + log line | CPU ms per request (x hello-world) | of which workerd | p50 ms | p99 ms | p99 / hello-world p99 | failed |');
+  lines.push('| route | req/s | share of hello-world | share of its floor | CPU ms per request (x hello-world) | of which workerd | p50 ms | p99 ms | p99 / hello-world p99 | failed |');
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of [helloFirst, helloLog, ...results, helloLast]) {
-    lines.push(`| ${r.route} | ${r.reqPerSec} | ${pct(r.reqPerSec)} | ${pctLog(r.reqPerSec)} | ${cpuAll(r)} | ${cpuWorkerd(r)} | ${r.p50} | ${r.p99} | ${(r.p99 / baseP99).toFixed(1)}x | ${r.failed} |`);
+  for (const r of [helloFirst, helloLog, helloObject, helloObjectWrite, ...results, helloLast]) {
+    lines.push(`| ${r.route} | ${r.reqPerSec} | ${pct(r.reqPerSec)} | ${pctFloor(r)} | ${cpuAll(r)} | ${cpuWorkerd(r)} | ${r.p50} | ${r.p99} | ${(r.p99 / baseP99).toFixed(1)}x | ${r.failed} |`);
   }
   lines.push('');
   if (launch) {
@@ -231,9 +243,9 @@ async function main() {
     `first GET /health ${cold.healthMs.toFixed(0)} ms, first merchant read (new Durable Object) ${cold.objectMs.toFixed(0)} ms, then ${cold.warmMs.toFixed(1)} ms warm`);
   console.log(lines.join('\n'));
   if (opts.json) {
-    writeFileSync(opts.json, JSON.stringify({ opts, hello: [helloFirst, helloLast], helloLog, results, launch, sizes, cold }, null, 2));
+    writeFileSync(opts.json, JSON.stringify({ opts, hello: [helloFirst, helloLast], helloLog, helloObject, helloObjectWrite, results, launch, sizes, cold }, null, 2));
   }
-  const failed = [helloFirst, helloLog, ...results, helloLast].filter((r) => r.failed > 0);
+  const failed = [helloFirst, helloLog, helloObject, helloObjectWrite, ...results, helloLast].filter((r) => r.failed > 0);
   if (failed.length) {
     console.log(`\n${failed.length} route(s) had failed requests: ${failed.map((r) => r.route).join(', ')}`);
     process.exitCode = 1;
