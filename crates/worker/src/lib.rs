@@ -6,9 +6,10 @@
 //! - `objects`: one SQLite-backed Durable Object per merchant (the ledger), and the registry;
 //! - `hop`: the typed calls between the edge and the objects;
 //! - `adapters`: the core's storage port on Durable Object SQLite, transactions, randomness;
-//! - `http` (the one error-to-HTTP mapping) and `config`.
+//! - `http` (the one error-to-HTTP mapping), `config` and `clock`.
 
 mod adapters;
+mod clock;
 mod config;
 mod edge;
 mod hop;

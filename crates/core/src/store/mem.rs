@@ -122,12 +122,14 @@ impl Store for MemStore {
         self.balances.insert((*token, *owner), *balance);
         Ok(())
     }
-    fn balances_of(&self, owner: &Address) -> Result<Vec<(TokenAddress, Balance)>> {
+    fn holdings(&self, owner: &Address) -> Result<Vec<(Token, Balance)>> {
         Ok(self
-            .balances
+            .tokens
             .iter()
-            .filter(|((_, o), b)| o == owner && nonzero(b))
-            .map(|((t, _), b)| (*t, *b))
+            .filter_map(|t| {
+                let b = self.balances.get(&(t.address, *owner))?;
+                nonzero(b).then(|| (t.clone(), *b))
+            })
             .collect())
     }
     fn top_holders(&self, token: &TokenAddress, limit: u32) -> Result<(Vec<HolderRow>, u64)> {

@@ -95,8 +95,9 @@ pub trait Store: EventStore + session::SessionStore {
         owner: &Address,
         balance: &Balance,
     ) -> Result<()>;
-    /// Every non-zero balance of one owner, by token address.
-    fn balances_of(&self, owner: &Address) -> Result<Vec<(TokenAddress, Balance)>>;
+    /// Every non-zero balance of one owner, each with its token, in the order the tokens were
+    /// created: one read for a holder's whole portfolio, however many tokens it holds.
+    fn holdings(&self, owner: &Address) -> Result<Vec<(Token, Balance)>>;
     /// The largest non-zero balances (active + locked) of a token, and how many there are.
     fn top_holders(&self, token: &TokenAddress, limit: u32) -> Result<(Vec<HolderRow>, u64)>;
 

@@ -173,7 +173,13 @@ fn by_value<T>(mut items: Vec<(Usd, String, T)>) -> Vec<T> {
 
 impl HolderFull {
     pub fn read(store: &dyn Store, holder: &Holder) -> Result<HolderFull> {
-        let mut tokens_cache: HashMap<TokenAddress, Option<Token>> = HashMap::new();
+        let holdings = store.holdings(&holder.address)?;
+        // A lock's tokens are among the holdings (a balance counts its locked part): read again
+        // only for a lock without one.
+        let mut tokens_cache: HashMap<TokenAddress, Option<Token>> = holdings
+            .iter()
+            .map(|(t, _)| (t.address, Some(t.clone())))
+            .collect();
         let mut token_of = |addr: &TokenAddress| -> Result<Option<Token>> {
             if let Some(t) = tokens_cache.get(addr) {
                 return Ok(t.clone());
@@ -185,10 +191,7 @@ impl HolderFull {
         let amount = |t: &Token, u: Units| Decimal::from_units(u.raw(), t.decimals);
         let mut total = Usd::ZERO;
         let mut tokens = Vec::new();
-        for (addr, bal) in store.balances_of(&holder.address)? {
-            let Some(token) = token_of(&addr)? else {
-                continue;
-            };
+        for (token, bal) in holdings {
             if bal.active.is_zero() {
                 continue;
             }

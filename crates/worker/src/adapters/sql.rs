@@ -127,7 +127,6 @@ pub(crate) struct DataRow {
 
 #[derive(Deserialize)]
 pub(crate) struct BalanceRow {
-    pub token: String,
     pub owner: String,
     pub active: String,
     pub locked: String,

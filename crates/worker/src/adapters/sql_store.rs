@@ -6,7 +6,7 @@
 //! lowercase hex for exact matching. Entities are JSON documents beside their index columns.
 
 use super::sql::{
-    addr, amount, amount_key, int, text, tok, BalanceRow, SqlStore, CHAIN_KEY, MERCHANT_KEY,
+    addr, amount, amount_key, int, parse, text, tok, BalanceRow, SqlStore, CHAIN_KEY, MERCHANT_KEY,
 };
 use serde::Deserialize;
 use tokenpad_core::model::address::Address;
@@ -100,7 +100,7 @@ impl Store for SqlStore {
 
     fn balance(&self, token: &TokenAddress, owner: &Address) -> Result<Balance> {
         let rows: Vec<BalanceRow> = self.rows(
-            "SELECT token, owner, active, locked, NULL AS user_id FROM balances WHERE token = ? AND owner = ?",
+            "SELECT owner, active, locked, NULL AS user_id FROM balances WHERE token = ? AND owner = ?",
             vec![tok(token).into(), addr(owner).into()],
         )?;
         match rows.first() {
@@ -135,16 +135,22 @@ impl Store for SqlStore {
         Ok(())
     }
 
-    fn balances_of(&self, owner: &Address) -> Result<Vec<(TokenAddress, Balance)>> {
-        let rows: Vec<BalanceRow> = self.rows(
-            "SELECT b.token, b.owner, b.active, b.locked, NULL AS user_id FROM balances b JOIN tokens t ON t.address = b.token \
+    fn holdings(&self, owner: &Address) -> Result<Vec<(Token, Balance)>> {
+        #[derive(Deserialize)]
+        struct Row {
+            data: String,
+            active: String,
+            locked: String,
+        }
+        let rows: Vec<Row> = self.rows(
+            "SELECT t.data, b.active, b.locked FROM balances b JOIN tokens t ON t.address = b.token \
              WHERE b.owner = ? AND b.total_key != ? ORDER BY t.seq",
             vec![addr(owner).into(), amount_key(Units::ZERO).into()],
         )?;
         rows.iter()
             .map(|r| {
                 Ok((
-                    TokenAddress(to_address(&r.token)?),
+                    parse(&r.data)?,
                     Balance {
                         active: amount(&r.active)?,
                         locked: amount(&r.locked)?,
@@ -156,7 +162,7 @@ impl Store for SqlStore {
 
     fn top_holders(&self, token: &TokenAddress, limit: u32) -> Result<(Vec<HolderRow>, u64)> {
         let rows: Vec<BalanceRow> = self.rows(
-            "SELECT b.token, b.owner, b.active, b.locked, h.user_id FROM balances b LEFT JOIN holders h ON h.address = b.owner \
+            "SELECT b.owner, b.active, b.locked, h.user_id FROM balances b LEFT JOIN holders h ON h.address = b.owner \
              WHERE b.token = ? AND b.total_key != ? ORDER BY b.total_key DESC, b.owner LIMIT ?",
             vec![
                 tok(token).into(),

@@ -41,13 +41,13 @@ fn failed(at: Millis, started: u64, why: &str) -> Attempt {
 }
 
 fn elapsed(started: u64) -> u64 {
-    worker::Date::now().as_millis().saturating_sub(started)
+    crate::clock::now_ms().saturating_sub(started)
 }
 
 /// Sends one delivery; `at` is when (service time), for the attempt's record. Never fails:
 /// every outcome is an attempt (a status, or why there is none).
 pub async fn send(out: &Outgoing<'_>, at: Millis, timeout_ms: u64) -> Attempt {
-    let started = worker::Date::now().as_millis();
+    let started = crate::clock::now_ms();
     let headers = Headers::new();
     let set = [
         ("content-type", "application/json"),

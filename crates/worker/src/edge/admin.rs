@@ -114,7 +114,7 @@ async fn create_merchant(env: &Env, req: CreateMerchantRequest) -> Result<Respon
 
 /// The service clock: real time plus the time-travel offset (0 unless a local run moved it).
 fn clock(offset: Millis) -> Result<Response> {
-    let now = worker::Date::now().as_millis() + offset;
+    let now = crate::clock::now_ms() + offset;
     http::json(
         200,
         &Clock {

@@ -71,7 +71,7 @@ fn with<T>(env: &Env, f: impl FnOnce(&mut Guard) -> T) -> T {
 }
 
 fn now() -> u64 {
-    worker::Date::now().as_millis()
+    crate::clock::now_ms()
 }
 
 /// The client's address: CF-Connecting-IP (set by Cloudflare, which overwrites what a client

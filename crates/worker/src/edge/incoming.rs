@@ -8,11 +8,14 @@
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::{js_sys, web_sys};
 
-pub struct Incoming(web_sys::Request);
+/// The request, and its headers fetched once (each `headers()` crosses into JavaScript, and
+/// a request reads half a dozen).
+pub struct Incoming(web_sys::Request, web_sys::Headers);
 
 impl Incoming {
     pub fn new(req: web_sys::Request) -> Incoming {
-        Incoming(req)
+        let headers = req.headers();
+        Incoming(req, headers)
     }
 
     /// The method, upper case.
@@ -27,12 +30,12 @@ impl Incoming {
 
     /// A header's value; an empty one counts as absent.
     pub fn header(&self, name: &str) -> Option<String> {
-        crate::http::header_in(&self.0.headers(), name)
+        crate::http::header_in(&self.1, name)
     }
 
     /// A header's value as sent, empty included.
     pub fn header_sent(&self, name: &str) -> Option<String> {
-        self.0.headers().get(name).ok().flatten()
+        self.1.get(name).ok().flatten()
     }
 
     /// The whole body (the caller checks its size first).

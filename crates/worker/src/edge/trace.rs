@@ -34,8 +34,7 @@ fn fresh() -> String {
     IDS.with(|ids| {
         let mut ids = ids.borrow_mut();
         let (prefix, n) = ids.get_or_insert_with(|| {
-            let prefix =
-                random::<8>().unwrap_or_else(|_| worker::Date::now().as_millis().to_be_bytes());
+            let prefix = random::<8>().unwrap_or_else(|_| crate::clock::now_ms().to_be_bytes());
             (prefix, 0)
         });
         *n = n.wrapping_add(1);
@@ -76,7 +75,7 @@ impl Trace {
 
 /// Serves a request (`super::handle`), with its request id and its log line.
 pub async fn serve(req: Incoming, env: &Env) -> worker::Result<Response> {
-    let started = worker::Date::now().as_millis();
+    let started = crate::clock::now_ms();
     let method = req.method();
     let id = incoming(&req).unwrap_or_else(fresh);
     let mut trace = Trace::default();
@@ -105,7 +104,7 @@ pub async fn serve(req: Incoming, env: &Env) -> worker::Result<Response> {
         "status": status,
         "code": code,
         "replayed": replayed,
-        "durationMs": worker::Date::now().as_millis().saturating_sub(started),
+        "durationMs": crate::clock::now_ms().saturating_sub(started),
     });
     if status >= 500 {
         worker::console_error!("{line}");

@@ -34,7 +34,7 @@ impl MerchantObject {
 
     /// The service clock: real time plus the time-travel offset (0 unless a local run moved it).
     pub(super) fn now(&self) -> Result<Millis> {
-        Ok(worker::Date::now().as_millis() + self.offset()?)
+        Ok(crate::clock::now_ms() + self.offset()?)
     }
 
     /// The merchant record as committed: the copy in memory, or read (outside transactions).

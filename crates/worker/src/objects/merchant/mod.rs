@@ -284,7 +284,7 @@ impl MerchantObject {
         // forged keys cannot use it up (the edge limits them per client address).
         self.bucket
             .borrow_mut()
-            .take(self.limit, worker::Date::now().as_millis())?;
+            .take(self.limit, crate::clock::now_ms())?;
         // A request that did not decode is refused only now, after its key was checked.
         let op = call.op?;
         // Who may run it, before any replay: a token never replays what it may not do.
@@ -387,7 +387,7 @@ impl MerchantObject {
             caller::check_key(&merchant, key)?;
             self.bucket
                 .borrow_mut()
-                .take(self.limit, worker::Date::now().as_millis())
+                .take(self.limit, crate::clock::now_ms())
         })
     }
 

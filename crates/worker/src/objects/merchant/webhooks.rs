@@ -128,7 +128,7 @@ impl MerchantObject {
             })?;
         }
         self.prune()?;
-        let started = worker::Date::now().as_millis();
+        let started = crate::clock::now_ms();
         let timeout = self.webhook_timeout_ms();
         loop {
             let now = self.now()?;
@@ -180,7 +180,7 @@ impl MerchantObject {
                     );
                 }
             }
-            if worker::Date::now().as_millis().saturating_sub(started) > ROUND_BUDGET_MS {
+            if crate::clock::now_ms().saturating_sub(started) > ROUND_BUDGET_MS {
                 break;
             }
         }
@@ -217,7 +217,7 @@ impl MerchantObject {
         let body = Event::read(&store, merchant, &record, base)
             .and_then(|e| http::encode(&e).map_err(|e| Error::internal(e.to_string())))
             .map_err(|_| fail("the event could not be rendered"))?;
-        let t = worker::Date::now().as_millis() / 1000;
+        let t = crate::clock::now_ms() / 1000;
         Ok(Prepared {
             signature: webhook_signature(&secret_text(&secret), t, &body),
             url,
