@@ -87,10 +87,13 @@ const loadBefore = (() => {
 
 // --- the workers ------------------------------------------------------------------------------
 log(`starting hello-world and tokenpad (wrangler dev, workerd); ${opts.seconds} s per route, ${opts.connections} connections`);
-const hello = await startWorker({ workerDir: path.join(ROOT, 'bench', 'hello'), env: { ALLOW_TIME_TRAVEL: null, ENABLE_FAUCET: null, BAD_KEY_LIMIT_PER_SECOND: null, ADMIN_API_KEY: null, WALLET_ENCRYPTION_KEY: null } });
+// Neither yardstick reads tokenpad's vars.
+const bare = { ALLOW_TIME_TRAVEL: null, ENABLE_FAUCET: null, BAD_KEY_LIMIT_PER_SECOND: null, ADMIN_API_KEY: null, WALLET_ENCRYPTION_KEY: null };
+const hello = await startWorker({ workerDir: path.join(ROOT, 'bench', 'hello'), env: bare });
+const helloRs = await startWorker({ workerDir: path.join(ROOT, 'bench', 'hello-rs'), env: bare });
 const tp = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0' } });
 const stopAll = async () => {
-  await Promise.allSettled([hello.stop(), tp.stop()]);
+  await Promise.allSettled([hello.stop(), helloRs.stop(), tp.stop()]);
 };
 process.once('SIGINT', () => stopAll().then(() => process.exit(130)));
 
@@ -180,6 +183,7 @@ async function main() {
   // Warm both up (JIT, connections, the merchant's object).
   await load(hello, { path: '/' }, opts.connections, 1);
   await load(hello, { path: '/object' }, opts.connections, 1);
+  await load(helloRs, { path: '/object' }, opts.connections, 1);
   await load(tp, { path: `/holder/h0?publicKey=${pk}` }, opts.connections, 1);
 
   const helloRoute = { name: 'hello-world Worker', path: '/' };
@@ -190,6 +194,12 @@ async function main() {
   // floor for a route that reaches a merchant's ledger, reading one row or updating it.
   const helloObject = await measure(hello, { name: 'hello-world + log line + object read (1 SQL row)', path: '/object', kind: 'floor' });
   const helloObjectWrite = await measure(hello, { name: 'hello-world + log line + object write (1 SQL update)', method: 'POST', path: '/object-write', kind: 'floor' });
+  // The same four as a Rust Worker built as tokenpad is (bench/hello-rs): what the wasm,
+  // its bindings and worker-build's shim add to the runtime's floor.
+  const rust = [];
+  for (const [name, p] of [['', '/'], [' + log line', '/log'], [' + log line + object read', '/object'], [' + log line + object write', '/object-write']]) {
+    rust.push(await measure(helloRs, { name: `Rust hello-world${name}`, method: p === '/object-write' ? 'POST' : 'GET', path: p, kind: 'floor' }));
+  }
   for (const route of routes) {
     if (opts.only && !route.name.includes(opts.only)) continue;
     results.push(await measure(tp, route));
@@ -215,7 +225,7 @@ async function main() {
   // read against the object read, a route without an object against the log line alone.
   const floorOf = (r) => (r.kind === 'write' || r.kind === 'replay' ? helloObjectWrite
     : r.kind === 'read' || r.kind === 'history' ? helloObject : helloLog);
-  const pctFloor = (r) => (r.kind === 'floor' || r.route.startsWith('hello-world') ? '' : `${Math.round((100 * r.reqPerSec) / floorOf(r).reqPerSec)} %`);
+  const pctFloor = (r) => (r.kind === 'floor' || r.route.includes('hello-world') ? '' : `${Math.round((100 * r.reqPerSec) / floorOf(r).reqPerSec)} %`);
   const cpu = (key) => {
     const baseCpu = (helloFirst[key] + helloLast[key]) / 2;
     return (r) => (r[key] === null ? '?' : `${r[key].toFixed(2)} (${(r[key] / baseCpu).toFixed(1)}x)`);
@@ -227,7 +237,7 @@ async function main() {
   lines.push('');
   lines.push('| route | req/s | share of hello-world | share of its floor | CPU ms per request (x hello-world) | of which workerd | p50 ms | p99 ms | p99 / hello-world p99 | failed |');
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of [helloFirst, helloLog, helloObject, helloObjectWrite, ...results, helloLast]) {
+  for (const r of [helloFirst, helloLog, helloObject, helloObjectWrite, ...rust, ...results, helloLast]) {
     lines.push(`| ${r.route} | ${r.reqPerSec} | ${pct(r.reqPerSec)} | ${pctFloor(r)} | ${cpuAll(r)} | ${cpuWorkerd(r)} | ${r.p50} | ${r.p99} | ${(r.p99 / baseP99).toFixed(1)}x | ${r.failed} |`);
   }
   lines.push('');
@@ -243,9 +253,9 @@ async function main() {
     `first GET /health ${cold.healthMs.toFixed(0)} ms, first merchant read (new Durable Object) ${cold.objectMs.toFixed(0)} ms, then ${cold.warmMs.toFixed(1)} ms warm`);
   console.log(lines.join('\n'));
   if (opts.json) {
-    writeFileSync(opts.json, JSON.stringify({ opts, hello: [helloFirst, helloLast], helloLog, helloObject, helloObjectWrite, results, launch, sizes, cold }, null, 2));
+    writeFileSync(opts.json, JSON.stringify({ opts, hello: [helloFirst, helloLast], helloLog, helloObject, helloObjectWrite, rust, results, launch, sizes, cold }, null, 2));
   }
-  const failed = [helloFirst, helloLog, helloObject, helloObjectWrite, ...results, helloLast].filter((r) => r.failed > 0);
+  const failed = [helloFirst, helloLog, helloObject, helloObjectWrite, ...rust, ...results, helloLast].filter((r) => r.failed > 0);
   if (failed.length) {
     console.log(`\n${failed.length} route(s) had failed requests: ${failed.map((r) => r.route).join(', ')}`);
     process.exitCode = 1;

@@ -42,6 +42,12 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   fi
 fi
 [[ -f crates/worker/build/worker/shim.mjs ]] || die "no worker build (run without SKIP_BUILD=1)"
+# The Rust yardstick (bench/hello-rs) is built when missing even with SKIP_BUILD=1: it is not
+# what is measured.
+if [[ "${SKIP_BUILD:-0}" != 1 || ! -f bench/hello-rs/build/index_bg.wasm ]] \
+  && stale bench/hello-rs/build/index_bg.wasm bench/hello-rs/src bench/hello-rs/Cargo.toml Cargo.toml Cargo.lock; then
+  WORKER_CRATE=bench/hello-rs "$ROOT/scripts/build-worker.sh" || die "bench/hello-rs build failed (see above)"
+fi
 
 if [[ "${1:-}" == --profile ]]; then
   shift

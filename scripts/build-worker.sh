@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Worker (crates/worker -> crates/worker/build/worker/shim.mjs + index_bg.wasm) with
 # worker-build in release mode, using only local tools: nothing is downloaded.
-# Extra arguments go to worker-build. Run scripts/setup.sh first.
+# Extra arguments go to worker-build. Run scripts/setup.sh first. WORKER_CRATE=bench/hello-rs
+# builds the benchmark's Rust yardstick the same way instead (into bench/hello-rs/build).
 set -euo pipefail
 LOG_TAG=build-worker
 # shellcheck source=scripts/common.sh
@@ -19,7 +20,8 @@ ESBUILD_BIN="$(esbuild_bin)"
 export WASM_BINDGEN_BIN WASM_OPT_BIN ESBUILD_BIN
 
 t0=$(date +%s%N)
-cd "$ROOT/crates/worker"
+crate="${WORKER_CRATE:-crates/worker}"
+cd "$ROOT/$crate"
 worker-build --release "$@" || die "worker-build failed (see above)"
 [[ -f build/worker/shim.mjs && -f build/index_bg.wasm ]] || die "worker-build did not produce build/worker/shim.mjs and build/index_bg.wasm"
-log "built crates/worker/build ($(( $(stat -c %s build/index_bg.wasm) / 1024 )) KiB wasm) in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+log "built $crate/build ($(( $(stat -c %s build/index_bg.wasm) / 1024 )) KiB wasm) in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
