@@ -4,7 +4,7 @@
 //! it. No operation travels as a string. A merchant's object answers with an [`Answer`]:
 //! the client's HTTP response as data.
 
-use crate::http;
+use crate::http::{self, Answer};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tokenpad_core::model::address::Address;
@@ -168,51 +168,12 @@ fn request(body: &str) -> Result<Request> {
     Request::new_with_init("https://tokenpad.internal/", &init).map_err(internal)
 }
 
-/// A merchant object's answer: the client's HTTP response as data (status, headers, text
-/// body). It crosses RPC as a plain object, copied once; a `Response` would carry its body
-/// as a stream across, and cost a Response object on each side and another at the edge.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Answer {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: String,
-}
-
-impl Answer {
-    /// The object's side: a response it built (never a stream or a WebSocket) as data.
-    pub fn of(resp: &Response) -> Result<Answer> {
-        let body = match resp.body() {
-            worker::ResponseBody::Empty => String::new(),
-            worker::ResponseBody::Body(bytes) => String::from_utf8(bytes.clone())
-                .map_err(|_| Error::internal("an answer that is not text"))?,
-            worker::ResponseBody::Stream(_) => return Err(Error::internal("a streamed answer")),
-        };
-        Ok(Answer {
-            status: resp.status_code(),
-            headers: resp.headers().entries().collect(),
-            body,
-        })
-    }
-
-    /// The edge's side: the response to send (its headers still mutable, for the edge's own).
-    pub fn into_response(self) -> Result<Response> {
-        let headers = worker::Headers::new();
-        for (name, value) in &self.headers {
-            headers.set(name, value).map_err(internal)?;
-        }
-        Ok(Response::from_bytes(self.body.into_bytes())
-            .map_err(internal)?
-            .with_status(self.status)
-            .with_headers(headers))
-    }
-}
-
 #[wasm_bindgen::prelude::wasm_bindgen]
 extern "C" {
     /// A merchant object's stub, as its RPC methods (`objects/merchant/rpc.rs`).
     type MerchantRpc;
-    #[wasm_bindgen(method, js_name = answerCall)]
-    fn answer_call(this: &MerchantRpc, call: &str) -> js_sys::Promise;
+    #[wasm_bindgen(method, js_name = answerText)]
+    fn answer_text(this: &MerchantRpc, call: &str) -> js_sys::Promise;
 }
 
 /// Sends a call to merchant `id`'s object, by RPC on its stub; its answer is the client's
@@ -224,10 +185,12 @@ pub async fn merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Result
         .and_then(|ns| ns.id_from_name(id.as_str())?.get_stub())
         .map_err(internal)?;
     let rpc = stub.into_rpc::<MerchantRpc>();
-    let answer = wasm_bindgen_futures::JsFuture::from(rpc.answer_call(&body))
+    let answer = wasm_bindgen_futures::JsFuture::from(rpc.answer_text(&body))
         .await
-        .map_err(|e| unavailable(worker::Error::from(e)))?;
-    serde_wasm_bindgen::from_value(answer)
+        .map_err(|e| unavailable(worker::Error::from(e)))?
+        .as_string()
+        .unwrap_or_default();
+    serde_json::from_str(&answer)
         .map_err(|e| unavailable(worker::Error::RustError(format!("not an answer: {e}"))))
 }
 

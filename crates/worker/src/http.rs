@@ -1,8 +1,12 @@
 //! The one place errors become HTTP. Every response body is JSON built here; every status
 //! comes from `ErrorCode::status`. Internal errors are logged with their detail and answered
 //! with a generic message, so no internals (and no secrets) reach a client.
+//!
+//! An answer is built as data ([`Answer`]) and becomes a `Response` once, where it is sent:
+//! every header set on a `Response` is a call into JavaScript, and a merchant's object never
+//! sends one (its answer crosses to the edge as JSON text).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokenpad_core::{Error, ErrorCode};
 use worker::{Headers, Request, Response};
@@ -14,14 +18,78 @@ pub const CORS_ALLOW_HEADERS: &str =
 pub const CORS_EXPOSE_HEADERS: &str =
     "retry-after, x-request-id, x-service-time, idempotent-replayed";
 
+/// An HTTP answer as data: its status, headers and text body.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Answer {
+    /// A JSON answer from text already serialized.
+    pub fn json_text(status: u16, body: String) -> Answer {
+        Answer {
+            status,
+            headers: vec![
+                (
+                    "content-type".into(),
+                    "application/json; charset=utf-8".into(),
+                ),
+                ("cache-control".into(), "no-store".into()),
+            ],
+            body,
+        }
+    }
+
+    /// A JSON answer of any serializable body.
+    pub fn json<T: Serialize + ?Sized>(status: u16, body: &T) -> tokenpad_core::Result<Answer> {
+        let text = encode(body).map_err(|e| Error::internal(format!("encode: {e}")))?;
+        Ok(Answer::json_text(status, text))
+    }
+
+    /// An error's answer: its status, its body, its code for the edge's log line, and when to
+    /// come back where that is known.
+    pub fn error(err: &Error) -> Answer {
+        if err.code == ErrorCode::Internal {
+            worker::console_error!("internal error: {}", err.message);
+        }
+        // A JSON value's text: its keys sorted, as `encode` writes every body.
+        let mut answer = Answer::json_text(err.status(), err.to_body().to_string())
+            .with_header(ERROR_CODE_HEADER, err.code.as_str());
+        // Both say when to come back: a full bucket, and an object that could not answer.
+        if matches!(err.code, ErrorCode::RateLimited | ErrorCode::Unavailable) {
+            let seconds = err
+                .details
+                .as_ref()
+                .and_then(|d| d.get("retryAfterSeconds"))
+                .and_then(Value::as_u64)
+                .unwrap_or(1);
+            answer = answer.with_header("retry-after", seconds.to_string());
+        }
+        answer
+    }
+
+    pub fn with_header(mut self, name: &str, value: impl Into<String>) -> Answer {
+        self.headers.push((name.to_string(), value.into()));
+        self
+    }
+
+    /// The response to send (its headers still mutable, for the edge's own).
+    pub fn into_response(self) -> worker::Result<Response> {
+        let headers = Headers::new();
+        for (name, value) in &self.headers {
+            headers.set(name, value)?;
+        }
+        Ok(Response::from_bytes(self.body.into_bytes())?
+            .with_status(self.status)
+            .with_headers(headers))
+    }
+}
+
 /// A JSON response from text already serialized.
 pub fn json_text(status: u16, body: String) -> worker::Result<Response> {
-    let headers = Headers::new();
-    headers.set("content-type", "application/json; charset=utf-8")?;
-    headers.set("cache-control", "no-store")?;
-    Ok(Response::from_bytes(body.into_bytes())?
-        .with_status(status)
-        .with_headers(headers))
+    Answer::json_text(status, body).into_response()
 }
 
 /// A body as the JSON text the service answers with: its keys in sorted order at every
@@ -42,22 +110,7 @@ pub fn json<T: Serialize + ?Sized>(status: u16, body: &T) -> worker::Result<Resp
 pub const ERROR_CODE_HEADER: &str = "tokenpad-error-code";
 
 pub fn error(err: &Error) -> worker::Result<Response> {
-    if err.code == ErrorCode::Internal {
-        worker::console_error!("internal error: {}", err.message);
-    }
-    let resp = json(err.status(), &err.to_body())?;
-    resp.headers().set(ERROR_CODE_HEADER, err.code.as_str())?;
-    // Both say when to come back: a full bucket, and an object that could not answer.
-    if matches!(err.code, ErrorCode::RateLimited | ErrorCode::Unavailable) {
-        let seconds = err
-            .details
-            .as_ref()
-            .and_then(|d| d.get("retryAfterSeconds"))
-            .and_then(Value::as_u64)
-            .unwrap_or(1);
-        resp.headers().set("retry-after", &seconds.to_string())?;
-    }
-    Ok(resp)
+    Answer::error(err).into_response()
 }
 
 /// The error an error body describes (an object's answer read back at the edge).

@@ -244,7 +244,10 @@ async fn keyed(
         idempotency,
         base_url: overview::base_url(env, r.url),
     }));
-    hop::merchant(env, &merchant, &call).await?.into_response()
+    hop::merchant(env, &merchant, &call)
+        .await?
+        .into_response()
+        .map_err(internal)
 }
 
 /// The credential of a keyed request. `Authorization: Bearer <v>` is a session token when

@@ -18,7 +18,7 @@
 //! by address.
 
 use crate::adapters::sql::SqlStore;
-use crate::http;
+use crate::http::{self, Answer};
 use std::collections::BTreeMap;
 use tokenpad_core::crypto::sha256_hex;
 use tokenpad_core::model::ids::{PresaleId, UserId};
@@ -49,11 +49,8 @@ pub fn changes_state(op: &Op) -> bool {
 }
 
 /// Adds the service clock to an answer.
-pub fn stamp(resp: Response, now: Millis) -> Result<Response> {
-    resp.headers()
-        .set(SERVICE_TIME, &now.to_string())
-        .map_err(|e| Error::internal(e.to_string()))?;
-    Ok(resp)
+pub fn stamp(answer: Answer, now: Millis) -> Answer {
+    answer.with_header(SERVICE_TIME, now.to_string())
 }
 
 /// A topic: what one tag follows.

@@ -2,37 +2,35 @@
 //! and tests, behind ALLOW_TIME_TRAVEL at the edge): the ways a merchant's object can fail,
 //! made to happen on purpose, so the tests can show it recovers.
 
-use super::{internal, MerchantObject};
+use super::MerchantObject;
 use crate::adapters::txn::transaction;
 use crate::adapters::wallet::random;
-use crate::http;
+use crate::http::Answer;
 use tokenpad_core::auth::key_hash;
 use tokenpad_core::model::ids::JobId;
 use tokenpad_core::ops;
 use tokenpad_core::store::{DueKey, Store};
 use tokenpad_core::wire::admin::{ChainFaultsResult, FaultKind, FaultsResult};
 use tokenpad_core::{Error, Result};
-use worker::Response;
 
 impl MerchantObject {
     /// The next `count` fallible chain submissions fail.
-    pub(super) fn chain_faults(&self, count: u32) -> Result<Response> {
+    pub(super) fn chain_faults(&self, count: u32) -> Result<Answer> {
         let mut store = self.store()?;
         self.merchant()?;
         transaction(&self.state.storage(), move || {
             ops::chain::inject_faults(&mut store, count)
         })?;
-        http::json(
+        Answer::json(
             200,
             &ChainFaultsResult {
                 success: true,
                 fail_next: u64::from(count),
             },
         )
-        .map_err(internal)
     }
 
-    pub(super) async fn fault(&self, kind: FaultKind, count: u32) -> Result<Response> {
+    pub(super) async fn fault(&self, kind: FaultKind, count: u32) -> Result<Answer> {
         self.merchant()?;
         let mut id = None;
         match kind {
@@ -51,7 +49,7 @@ impl MerchantObject {
             // The registry's own fault: the edge sends it there.
             FaultKind::RegistryWrites => {}
         }
-        http::json(
+        Answer::json(
             200,
             &FaultsResult {
                 success: true,
@@ -59,7 +57,6 @@ impl MerchantObject {
                 id,
             },
         )
-        .map_err(internal)
     }
 
     /// A transaction that writes the merchant with another public key, then fails.

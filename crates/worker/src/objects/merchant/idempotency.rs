@@ -3,11 +3,11 @@
 
 use crate::adapters::sql::SqlStore;
 use crate::hop::Idempotency;
-use crate::http;
+use crate::http::Answer;
 use serde::Deserialize;
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::{Error, ErrorCode, Result};
-use worker::{Response, SqlStorageValue};
+use worker::SqlStorageValue;
 
 /// Idempotency records are kept this long.
 const TTL: Millis = 24 * 3600 * 1000;
@@ -25,7 +25,7 @@ fn millis(v: Millis) -> SqlStorageValue {
 
 /// The first answer under this key, if there is one from the last 24 hours; the same key
 /// with a different request is a 409 `idempotency_key_reused`.
-pub fn replay(store: &SqlStore, idem: &Idempotency, now: Millis) -> Result<Option<Response>> {
+pub fn replay(store: &SqlStore, idem: &Idempotency, now: Millis) -> Result<Option<Answer>> {
     let rows: Vec<Row> = store.rows(
         "SELECT fingerprint, status, body FROM idempotency WHERE key = ? AND created_at >= ?",
         vec![idem.key.as_str().into(), millis(now.saturating_sub(TTL))],
@@ -39,13 +39,10 @@ pub fn replay(store: &SqlStore, idem: &Idempotency, now: Millis) -> Result<Optio
             "This Idempotency-Key was used with a different request",
         ));
     }
-    let internal = |e: worker::Error| Error::internal(e.to_string());
-    let resp =
-        http::json_text(u16::try_from(row.status).unwrap_or(200), row.body).map_err(internal)?;
-    resp.headers()
-        .set("idempotent-replayed", "true")
-        .map_err(internal)?;
-    Ok(Some(resp))
+    let status = u16::try_from(row.status).unwrap_or(200);
+    Ok(Some(
+        Answer::json_text(status, row.body).with_header("idempotent-replayed", "true"),
+    ))
 }
 
 /// Stores an answer under its key, and forgets records older than a day.

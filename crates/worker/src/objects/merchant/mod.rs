@@ -25,7 +25,7 @@ use crate::adapters::sql::{SqlStore, Watch};
 use crate::adapters::txn::transaction;
 use crate::adapters::wallet::{WalletMaker, WorkerShell};
 use crate::hop::{self, ApiCall, Credential, InitArgs, MerchantCall};
-use crate::http;
+use crate::http::{self, Answer};
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 use tokenpad_core::model::address::Address;
@@ -145,7 +145,9 @@ impl DurableObject for MerchantObject {
         if live::is_upgrade(&req) {
             return self.live(&req).or_else(|e| http::error(&e));
         }
-        self.answer(hop::read::<MerchantCall>(req).await).await
+        self.answer(hop::read::<MerchantCall>(req).await)
+            .await?
+            .into_response()
     }
 
     async fn alarm(&self) -> worker::Result<Response> {
@@ -218,10 +220,6 @@ fn to_worker(e: Error) -> worker::Error {
     worker::Error::RustError(e.to_string())
 }
 
-fn internal(e: worker::Error) -> Error {
-    Error::internal(e.to_string())
-}
-
 /// Whether a refusal from applying an operation is kept under its Idempotency-Key and
 /// replayed: every 4xx the operation itself answered (it started executing), never a 429
 /// and never a 5xx (a retry may then succeed).
@@ -256,7 +254,7 @@ impl MerchantObject {
             .ok_or_else(|| Error::new(ErrorCode::MerchantNotFound, "No such merchant"))
     }
 
-    async fn handle(&self, call: MerchantCall) -> Result<Response> {
+    async fn handle(&self, call: MerchantCall) -> Result<Answer> {
         match call {
             MerchantCall::Api(api) => self.api(*api).await,
             MerchantCall::Init(args) => self.init(args),
@@ -269,7 +267,7 @@ impl MerchantObject {
         }
     }
 
-    async fn api(&self, call: ApiCall) -> Result<Response> {
+    async fn api(&self, call: ApiCall) -> Result<Answer> {
         let store = self.store()?;
         let merchant = self
             .hot_merchant(&store)?
@@ -353,7 +351,7 @@ impl MerchantObject {
                 if changes {
                     live::publish(&self.state, &store, now);
                 }
-                live::stamp(http::json_text(status, body).map_err(internal)?, now)
+                Ok(live::stamp(Answer::json_text(status, body), now))
             }
             Err(e) if recorded(&e) => {
                 if let Some(idem) = &record {
@@ -391,7 +389,7 @@ impl MerchantObject {
         })
     }
 
-    fn init(&self, args: InitArgs) -> Result<Response> {
+    fn init(&self, args: InitArgs) -> Result<Answer> {
         let wallet = WalletMaker::from_env(&self.env).new_wallet()?;
         self.set_offset(args.offset_ms)?;
         let merchant = Merchant {
@@ -409,7 +407,7 @@ impl MerchantObject {
         transaction(&self.state.storage(), move || {
             ops::merchant::init(&mut store, &m)
         })?;
-        http::json(
+        Answer::json(
             201,
             &MerchantCreated {
                 id: merchant.id,
@@ -419,10 +417,9 @@ impl MerchantObject {
                 public_key: None,
             },
         )
-        .map_err(internal)
     }
 
-    async fn advance(&self, offset_ms: Millis) -> Result<Response> {
+    async fn advance(&self, offset_ms: Millis) -> Result<Answer> {
         self.set_offset(offset_ms)?;
         let now = self.now()?;
         if let Some(merchant) = self.store()?.merchant()? {
@@ -430,10 +427,10 @@ impl MerchantObject {
         }
         self.deliver_followups(now).await;
         self.sync_alarm().await?;
-        http::json(200, &serde_json::json!({ "now": iso8601(now) })).map_err(internal)
+        Answer::json(200, &serde_json::json!({ "now": iso8601(now) }))
     }
 
-    async fn faucet(&self, address: Address, usdc: Usdc) -> Result<Response> {
+    async fn faucet(&self, address: Address, usdc: Usdc) -> Result<Answer> {
         let merchant = self.merchant()?;
         let now = self.now()?;
         self.run_due(now, &merchant);
@@ -448,7 +445,7 @@ impl MerchantObject {
         self.settle_soon(now);
         self.after_commit(now).await;
         live::publish(&self.state, &self.store()?, now);
-        http::json(
+        Answer::json(
             200,
             &FaucetResult {
                 success: true,
@@ -457,13 +454,12 @@ impl MerchantObject {
                 usdc_amount: Decimal::of(usdc),
             },
         )
-        .map_err(internal)
     }
 
-    fn page(&self, id: &DeploymentId, base_url: &str) -> Result<Response> {
+    fn page(&self, id: &DeploymentId, base_url: &str) -> Result<Answer> {
         self.merchant()?;
         let store = self.store()?;
         let d = ops::deployment::find(&store, id, None)?;
-        http::json(200, &DeploymentOverview::read(&store, &d, base_url)?).map_err(internal)
+        Answer::json(200, &DeploymentOverview::read(&store, &d, base_url)?)
     }
 }

@@ -8,17 +8,16 @@
 //! transactions), every `CHAIN_POLL_MS` while anything is in flight, every `CHAIN_SCAN_MS`
 //! otherwise (to notice deposits).
 
-use super::{internal, MerchantObject};
+use super::MerchantObject;
 use crate::adapters::evm::settler::Settler;
 use crate::adapters::wallet::WalletMaker;
 use crate::hop::ChainView;
-use crate::http;
+use crate::http::Answer;
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::ops::settle::reconcile;
 use tokenpad_core::store::Store;
 use tokenpad_core::Result;
-use worker::Response;
 
 const SETTLE_AT_KEY: &str = "settle_at";
 /// The latest refused movements a chain view lists.
@@ -120,7 +119,7 @@ impl MerchantObject {
     }
 
     /// What the ledger says, for the edge's chain and reconciliation routes.
-    pub(super) fn chain_view(&self) -> Result<Response> {
+    pub(super) fn chain_view(&self) -> Result<Answer> {
         let merchant = self.merchant()?;
         let store = self.store()?;
         let ctx = self.ctx(self.now()?, merchant.clone())?;
@@ -133,6 +132,6 @@ impl MerchantObject {
             failed: store.failed_intents(FAILED_SHOWN)?,
             expected: reconcile::expected(&store, &ctx)?,
         };
-        http::json(200, &view).map_err(internal)
+        Answer::json(200, &view)
     }
 }
