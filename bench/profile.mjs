@@ -44,7 +44,8 @@ const anonymous = (f) => {
 };
 const log = (m) => process.stderr.write(`[profile] ${m}\n`);
 
-const w = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0' } });
+// As the benchmark runs it: the API alone, no assets router in front (bench.mjs says why).
+const w = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0' }, assets: false });
 try {
   const m = await createMerchant(w, 'Profile');
   const sk = m.secretKey;

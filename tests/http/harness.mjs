@@ -61,9 +61,10 @@ async function startChain() {
 
 /**
  * Copies the built worker and www/ into `runDir` with a wrangler config pointing at the
- * copies; returns the config's path.
+ * copies; returns the config's path. Without `assets`, the config has no [assets] table: the
+ * API alone, with no assets router in front (what scripts/bench.sh measures).
  */
-async function snapshot(runDir) {
+async function snapshot(runDir, withAssets = true) {
   const workerDir = path.join(runDir, 'worker');
   await cp(path.join(WORKER_DIR, 'build'), path.join(workerDir, 'build'), { recursive: true });
   await cp(path.join(WORKER_DIR, 'entry.mjs'), path.join(workerDir, 'entry.mjs'));
@@ -71,7 +72,13 @@ async function snapshot(runDir) {
   const config = await readFile(path.join(WORKER_DIR, 'wrangler.toml'), 'utf8');
   const assets = /^directory = "\.\.\/\.\.\/www"$/m;
   if (!assets.test(config)) throw new Error('harness: wrangler.toml no longer has directory = "../../www"');
-  await writeFile(path.join(workerDir, 'wrangler.toml'), config.replace(assets, 'directory = "../www"'));
+  let written = config.replace(assets, 'directory = "../www"');
+  if (!withAssets) {
+    const table = /^\[assets\]\n(?:[^[\n].*\n)*/m;
+    if (!table.test(written)) throw new Error('harness: wrangler.toml has no [assets] table to leave out');
+    written = written.replace(table, '');
+  }
+  await writeFile(path.join(workerDir, 'wrangler.toml'), written);
   return path.join(workerDir, 'wrangler.toml');
 }
 
@@ -156,11 +163,12 @@ async function freePort() {
 /**
  * Starts the built worker under `wrangler dev` (local workerd).
  * @param {{persistDir?: string, env?: Record<string, string|null|undefined>, timeoutMs?: number,
- *   logLevel?: string, workerDir?: string}} [opts]
+ *   logLevel?: string, workerDir?: string, assets?: boolean}} [opts]
  *   env: extra/overriding bindings (null or undefined removes a default one); SECRET_VARS go
  *   in the env file, the others with `--var`. logLevel: wrangler's (default warn).
  *   workerDir: another Worker project (its wrangler.toml) to run instead of tokenpad's (as is,
- *   without a snapshot).
+ *   without a snapshot). assets: false runs tokenpad without its [assets] table (the demo
+ *   frontend): locally an assets router worker runs in front of every request otherwise.
  *   chain: 'embedded', 'anvil' (a fresh local node, stopped with the worker; the default when
  *   TOKENPAD_TEST_CHAIN=anvil), or an EVM chain already running ({ rpcUrl, chainId, usdc,
  *   factory }). The handle's `chain` says which ({ kind: 'embedded' } or { kind: 'evm', ... }).
@@ -168,7 +176,7 @@ async function freePort() {
  *   envFile: string, pid: () => number|undefined,
  *   logs: () => string, stop: () => Promise<void>, restart: () => Promise<void>}>}
  */
-export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, logLevel = 'warn', workerDir = WORKER_DIR, chain = TEST_CHAIN } = {}) {
+export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, logLevel = 'warn', workerDir = WORKER_DIR, chain = TEST_CHAIN, assets = true } = {}) {
   if (!existsSync(WRANGLER)) throw new Error(`wrangler not installed (${WRANGLER}): run scripts/setup.sh`);
   if (workerDir === WORKER_DIR && !existsSync(BUILT_SHIM)) throw new Error(`worker not built (${BUILT_SHIM}): run scripts/build-worker.sh`);
 
@@ -200,7 +208,7 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
   // The run directory (mode 700): the snapshot, its wrangler config, the secrets file.
   const runDir = await mkdtemp(path.join(tmpdir(), 'tokenpad-run-'));
   tempDirs.add(runDir);
-  const configPath = workerDir === WORKER_DIR ? await snapshot(runDir) : path.join(workerDir, 'wrangler.toml');
+  const configPath = workerDir === WORKER_DIR ? await snapshot(runDir, assets) : path.join(workerDir, 'wrangler.toml');
   const envFile = path.join(runDir, 'secrets.env');
   await writeSecrets(envFile, Object.fromEntries(Object.entries(vars).filter(([k]) => SECRET_VARS.includes(k))));
 
