@@ -1,12 +1,12 @@
 //! How the edge calls the object (`hop::merchant`): by RPC on its stub (`answerText`), the
-//! typed call as JSON text in, the client's HTTP response out as data (`hop::Answer`), as JSON
-//! text too. The RPC skips a Request, its body stream and the fetch machinery around them:
+//! typed call as JSON text in, the client's HTTP response out as data (`http::Answer`), as
+//! JSON text too. The RPC skips a Request, its body stream and the fetch machinery around them:
 //! measured locally, a call to an object that does nothing served 294-340 req/s by fetch and
 //! 873-972 by RPC, at a third of the CPU per request. The answer as data rather than a
 //! `Response` spares a body streamed across and two Response objects; as one string rather
 //! than a JavaScript object it crosses between wasm and JavaScript once on each side, where
-//! building the object field by field (serde-wasm-bindgen) and reading it back took some 35
-//! crossings a call.
+//! building the object field by field (serde-wasm-bindgen) and reading it back took some 55
+//! crossings a holder read (counted on a scratch build; CPU did not change measurably).
 //!
 //! An edge of a previous version may still call during a deployment: the object answers the
 //! same call sent with `fetch` (`DurableObject::fetch`, which the live channel's upgrade
