@@ -215,12 +215,15 @@ impl Store for MemStore {
         }
         Ok(())
     }
-    fn participations(&self, user_id: &UserId) -> Result<Vec<PresaleId>> {
+    fn positions(&self, user_id: &UserId) -> Result<Vec<(Presale, Participant)>> {
         Ok(self
             .participants
             .iter()
             .filter(|(_, p)| &p.user_id == user_id)
-            .map(|(id, _)| id.clone())
+            .filter_map(|(id, p)| {
+                let presale = self.presales.iter().find(|s| &s.id == id)?;
+                Some((presale.clone(), p.clone()))
+            })
             .collect())
     }
     fn append_history(&mut self, record: &TxRecord) -> Result<u64> {

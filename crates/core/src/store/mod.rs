@@ -115,8 +115,9 @@ pub trait Store: EventStore + session::SessionStore {
     fn participant(&self, presale: &PresaleId, user_id: &UserId) -> Result<Option<Participant>>;
     /// Inserts or updates one participant, keeping its place in the order.
     fn put_participant(&mut self, presale: &PresaleId, participant: &Participant) -> Result<()>;
-    /// The presales a holder bought into, in the order of their first purchase.
-    fn participations(&self, user_id: &UserId) -> Result<Vec<PresaleId>>;
+    /// The presales a holder bought into, each with the holder's participation, in the order
+    /// of their first purchase: one read for a holder's positions, however many.
+    fn positions(&self, user_id: &UserId) -> Result<Vec<(Presale, Participant)>>;
 
     /// Appends a record; returns its sequence number.
     fn append_history(&mut self, record: &TxRecord) -> Result<u64>;

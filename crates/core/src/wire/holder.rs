@@ -236,16 +236,10 @@ impl HolderFull {
             ));
         }
         let mut presales = Vec::new();
-        for id in store.participations(&holder.user_id)? {
-            let Some(p) = store.presale(&id)? else {
-                continue;
-            };
+        for (p, part) in store.positions(&holder.user_id)? {
             if !p.position_open() {
                 continue;
             }
-            let Some(part) = store.participant(&id, &holder.user_id)? else {
-                continue;
-            };
             // A USDC amount is a USD value at one dollar (both have 6 decimals).
             total = total.saturating_add(part.usdc.cast());
             presales.push(PresaleItem {

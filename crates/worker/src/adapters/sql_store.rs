@@ -272,19 +272,20 @@ impl Store for SqlStore {
         Ok(())
     }
 
-    fn participations(&self, user_id: &UserId) -> Result<Vec<PresaleId>> {
+    fn positions(&self, user_id: &UserId) -> Result<Vec<(Presale, Participant)>> {
         #[derive(Deserialize)]
         struct Row {
-            presale_id: String,
+            presale: String,
+            participant: String,
         }
-        Ok(self
-            .rows::<Row>(
-                "SELECT presale_id FROM participants WHERE user_id = ? ORDER BY seq",
-                vec![user_id.as_str().into()],
-            )?
-            .into_iter()
-            .map(|r| PresaleId::new_unchecked(r.presale_id))
-            .collect())
+        self.rows::<Row>(
+            "SELECT s.data AS presale, p.data AS participant FROM participants p \
+             JOIN presales s ON s.id = p.presale_id WHERE p.user_id = ? ORDER BY p.seq",
+            vec![user_id.as_str().into()],
+        )?
+        .iter()
+        .map(|r| Ok((parse(&r.presale)?, parse(&r.participant)?)))
+        .collect()
     }
 
     fn append_history(&mut self, record: &TxRecord) -> Result<u64> {
