@@ -101,8 +101,9 @@ pub fn encode<T: Serialize + ?Sized>(body: &T) -> Result<String, serde_json::Err
 
 /// A JSON response of any serializable body.
 pub fn json<T: Serialize + ?Sized>(status: u16, body: &T) -> worker::Result<Response> {
-    let text = encode(body).map_err(|e| worker::Error::RustError(e.to_string()))?;
-    json_text(status, text)
+    Answer::json(status, body)
+        .map_err(|e| worker::Error::RustError(e.message))?
+        .into_response()
 }
 
 /// The error code of an error answer, for the edge's log line (`edge::trace` reads it and
