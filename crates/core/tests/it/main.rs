@@ -1,7 +1,7 @@
 //! The core's integration tests, in one binary: the ledger's scenario tables and property
-//! tests, presales, memecoin and airdrop deployments, holder sessions' scopes and limits, reads that write nothing, the
-//! error table against openapi.json, and the shape of the code (no import circles, no file
-//! over 500 lines: `floors`).
+//! tests, presales, memecoin and airdrop deployments, holder sessions' scopes and limits,
+//! reads that write nothing, the error table against openapi.json, and the shape of the code
+//! (no import circles, no file over 500 lines: `floors`).
 //! Requests go through `wire::decode` into typed requests, then the operation, as HTTP
 //! requests do (see `common`).
 #![allow(
