@@ -3,7 +3,9 @@
 # and workerd, every route named in the README's Performance section loaded with autocannon
 # (req/s, p50, p99, share of hello-world's req/s measured in the same run, CPU time per request
 # against hello-world's; hello-world is also measured writing one log line per request, as
-# tokenpad does, to show what the runtime charges for that line), a presale launch
+# tokenpad does, to show what the runtime charges for that line, and after a call to a
+# Durable Object, in JavaScript and in Rust (bench/hello, bench/hello-rs): the floor for a route
+# that reaches the ledger; tokenpad runs API-only, without its assets), a presale launch
 # with 10,000 buyers, the Worker's and the package's gzip sizes, and the Worker's cold start.
 # Rate limiting is off in the benchmarked worker. Builds the Worker (and pkg/) first when a
 # source is newer than the build; SKIP_BUILD=1 uses the build as it is.
