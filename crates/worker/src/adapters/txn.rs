@@ -36,6 +36,8 @@ pub fn transaction<T: 'static>(
     drop(closure);
     let outcome = slot.borrow_mut().take();
     match (outcome, called) {
+        // The work succeeded but the commit did not: nothing happened.
+        (Some(Ok(_)), Err(e)) => Err(Error::internal(format!("commit failed: {e:?}"))),
         (Some(result), _) => result,
         (None, Err(e)) => Err(Error::internal(format!("transaction failed: {e:?}"))),
         (None, Ok(_)) => Err(Error::internal("transaction closure did not run")),
