@@ -45,7 +45,20 @@ pub fn replay(store: &SqlStore, idem: &Idempotency, now: Millis) -> Result<Optio
     ))
 }
 
-/// Stores an answer under its key, and forgets records older than a day.
+/// Records older than a day are forgotten at most this often (a replay never sees one: it
+/// looks at the last day's only), not by every write.
+pub const PRUNE_EVERY: Millis = 3600 * 1000;
+
+/// Forgets records older than a day.
+pub fn prune(store: &SqlStore, now: Millis) -> Result<()> {
+    store.exec(
+        "DELETE FROM idempotency WHERE created_at < ?",
+        vec![millis(now.saturating_sub(TTL))],
+    )?;
+    Ok(())
+}
+
+/// Stores an answer under its key.
 pub fn record(
     store: &SqlStore,
     idem: &Idempotency,
@@ -53,10 +66,6 @@ pub fn record(
     body: &str,
     now: Millis,
 ) -> Result<()> {
-    store.exec(
-        "DELETE FROM idempotency WHERE created_at < ?",
-        vec![millis(now.saturating_sub(TTL))],
-    )?;
     store.exec(
         "INSERT OR REPLACE INTO idempotency (key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?)",
         vec![

@@ -109,6 +109,8 @@ pub struct MerchantObject {
     /// when any store writes a webhook (`watch.webhooks`): with none, finding the next
     /// delivery takes no query.
     has_webhooks: Cell<Option<bool>>,
+    /// When idempotency records older than a day were last forgotten (service time).
+    idempotency_pruned_at: Cell<Millis>,
     watch: Watch,
 }
 
@@ -137,6 +139,7 @@ impl DurableObject for MerchantObject {
             merchant: RefCell::new(None),
             due_at: Cell::new(None),
             has_webhooks: Cell::new(None),
+            idempotency_pruned_at: Cell::new(0),
             watch: Watch::default(),
         }
     }
@@ -319,6 +322,8 @@ impl MerchantObject {
         };
         let idem = call.idempotency;
         let record = idem.clone();
+        let prune = idem.is_some()
+            && now.saturating_sub(self.idempotency_pruned_at.get()) >= idempotency::PRUNE_EVERY;
         let mut tx_store = self.store()?;
         let read = op.is_read();
         let work = move || {
@@ -326,6 +331,9 @@ impl MerchantObject {
             let body =
                 http::encode(&reply.body).map_err(|e| Error::internal(format!("encode: {e}")))?;
             if let Some(idem) = &idem {
+                if prune {
+                    idempotency::prune(&tx_store, ctx.now)?;
+                }
                 idempotency::record(&tx_store, idem, reply.status, &body, ctx.now)?;
             }
             let queued = outbox::queue(&tx_store, &ctx, &reply)?;
@@ -340,6 +348,9 @@ impl MerchantObject {
         };
         match outcome {
             Ok((status, body, queued)) => {
+                if prune {
+                    self.idempotency_pruned_at.set(now);
+                }
                 if queued {
                     self.followups_pending.set(true);
                 }
