@@ -1,11 +1,13 @@
 // What a merchant's Durable Object keeps in memory between requests (the merchant record, the
-// clock's offset) is only ever a copy of what SQLite committed: a transaction that writes the
-// merchant and then fails leaves neither SQLite nor the copy changed; a clock moved by time
-// travel is what every later answer reads, before and after a restart; a committed write of the
-// merchant is what the next request reads.
+// clock's offset, the ledger's rows: tokens, holders, balances, a holder's lists) is only ever a
+// copy of what SQLite committed: a transaction that writes the merchant or balances and then
+// fails leaves neither SQLite nor the copy changed; a clock moved by time travel is what every
+// later answer reads, before and after a restart; a committed write is what the next request
+// reads. With ALLOW_TIME_TRAVEL (as here) each merchant answer names the SQL statements it ran
+// (`x-sql-statements`): a holder read the object has served before runs none.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { api, createMerchant, startWorker } from './harness.mjs';
+import { after, before, describe, test } from 'node:test';
+import { api, createMerchant, createToken, startWorker } from './harness.mjs';
 
 let w;
 let m;
@@ -60,4 +62,77 @@ test('the clock offset the object keeps follows time travel, and a restart reads
   await w.restart();
   const restarted = Number((await read(m.publicKey)).headers.get('x-service-time'));
   assert.ok(restarted - before >= 86_400_000 && restarted - before < 86_400_000 + 120_000, `${before} -> ${restarted}`);
+});
+
+describe('the ledger rows the object keeps', () => {
+  let n;
+  let T;
+  let carol;
+  const statements = (r) => Number(r.headers.get('x-sql-statements'));
+  const holder = async (user) => {
+    const r = await api(w, 'GET', `/holder/${user}?publicKey=${n.publicKey}`);
+    assert.equal(r.status, 200, r.text);
+    return { statements: statements(r), balance: r.json.tokens.find((t) => t.address === T)?.balance ?? 0 };
+  };
+  const ok = async (method, path, body) => {
+    const r = await api(w, method, path, { key: n.secretKey, body });
+    assert.ok(r.status < 300, `${method} ${path}: ${r.status} ${r.text}`);
+    return r;
+  };
+  before(async () => {
+    n = await createMerchant(w, 'Rows');
+    T = (await createToken(w, n.secretKey, { name: 'Rows', symbol: 'ROW' })).address;
+    await ok('PUT', '/holder/bob');
+    carol = (await ok('PUT', '/holder/carol')).json.address;
+    await ok('POST', `/token/${T}/distribute`, { sendToId: 'bob', amount: 5 });
+  });
+
+  test('a holder read served before runs no SQL statement, and shows every committed write', async () => {
+    const first = await holder('bob');
+    assert.equal(first.balance, 5);
+    assert.ok(first.statements > 0, 'the first read comes from SQLite');
+    assert.deepEqual(await holder('bob'), { statements: 0, balance: 5 });
+    // Each committed write is what the next read shows, still without a statement.
+    await ok('POST', `/token/${T}/distribute`, { sendToId: 'bob', amount: 3 });
+    assert.deepEqual(await holder('bob'), { statements: 0, balance: 8 });
+    await ok('POST', '/holder/bob/spend', { tokenAddress: T, amount: 2 });
+    assert.deepEqual(await holder('bob'), { statements: 0, balance: 6 });
+    await ok('POST', '/holder/bob/transfer', { tokenAddress: T, amount: 1, toAddress: carol });
+    assert.equal((await holder('bob')).balance, 5);
+    assert.equal((await holder('carol')).balance, 1, 'a token new to a holder is read again');
+    assert.deepEqual(await holder('carol'), { statements: 0, balance: 1 });
+    // Spending everything takes the token off the holder's list.
+    await ok('POST', '/holder/carol/spend', { tokenAddress: T, amount: 1 });
+    assert.equal((await holder('carol')).balance, 0);
+  });
+
+  test('a write runs the statements its writes need, and no read the object has in memory', async () => {
+    await holder('bob');
+    const keyed = (path, body, key) => api(w, 'POST', path, { key: n.secretKey, body, headers: { 'idempotency-key': key } });
+    // The object's first keyed write also forgets day-old idempotency records (once an hour).
+    assert.equal((await keyed(`/token/${T}/distribute`, { sendToId: 'bob', amount: 1 }, `w-${Date.now()}`)).status, 200);
+    const d = await keyed(`/token/${T}/distribute`, { sendToId: 'bob', amount: 1 }, `d-${Date.now()}`);
+    assert.equal(d.status, 200, d.text);
+    // The idempotency lookup, the chain's state, the balance, the token, the history record,
+    // the event (written, read back, rendered, with its history record), the idempotency
+    // record: 10. The token, holder, balance and chain state are not read again.
+    assert.ok(statements(d) <= 10, `distribute: ${statements(d)} statements`);
+    // A spend writes the same; the merchant's wallet, which is no holder's, is not looked up.
+    const s = await keyed('/holder/bob/spend', { tokenAddress: T, amount: 1 }, `s-${Date.now()}`);
+    assert.equal(s.status, 200, s.text);
+    assert.ok(statements(s) <= 10, `spend: ${statements(s)} statements`);
+  });
+
+  test('a rolled-back ledger write changes neither SQLite nor the rows the object keeps', async () => {
+    const was = await holder('bob');
+    assert.equal(was.statements, 0);
+    const fault = await api(w, 'POST', '/admin/faults', { adminKey: w.adminKey, body: { kind: 'ledger_rollback', merchantId: n.id } });
+    assert.equal(fault.status, 200, fault.text);
+    assert.equal((await holder('bob')).balance, was.balance, 'bob was credited, then rolled back');
+    const token = await api(w, 'GET', `/token/${T}?publicKey=${n.publicKey}`);
+    assert.equal(token.status, 200, token.text);
+    assert.equal(token.json.holders.find((h) => h.id === 'bob')?.balance, was.balance);
+    await w.restart();
+    assert.equal((await holder('bob')).balance, was.balance, 'and SQLite kept the committed balance');
+  });
 });

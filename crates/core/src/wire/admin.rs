@@ -140,6 +140,11 @@ pub enum FaultKind {
     /// public key (`pk_<merchant id>_` and 32 zeros) and then fails: the record, and any
     /// copy of it the object keeps in memory, must stay as they were.
     MerchantRollback,
+    /// The merchant object runs a transaction that credits one whole token to each of the 100
+    /// largest holders of every token (and counts them held) and then fails: the balances and
+    /// tokens, and the
+    /// copies of them the object keeps in memory, must stay as they were.
+    LedgerRollback,
 }
 
 /// `POST /admin/faults` (local runs and tests).

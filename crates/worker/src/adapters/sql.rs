@@ -6,9 +6,10 @@
 //! orders the numbers (the token's holder list is an index scan). Addresses are stored as
 //! lowercase hex for exact matching. Entities are JSON documents beside their index columns.
 
+use super::cache::Cache;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use tokenpad_core::crypto::hex0x;
 use tokenpad_core::model::address::Address;
@@ -68,11 +69,13 @@ const HOLDER_COUNTS: &[&str] = &[
 
 pub struct SqlStore {
     sql: SqlStorage,
-    watch: Option<Watch>,
+    pub(super) watch: Option<Watch>,
 }
 
-/// Flags raised when a store writes what an object keeps a copy of in memory (committed or
-/// not): whoever keeps the copy reads it again (`MerchantObject`).
+/// What an object keeps in memory beside SQLite, shared by every store it makes: flags raised
+/// when a store writes what the object keeps a copy of (committed or not), so whoever keeps
+/// the copy reads it again (`MerchantObject`); the rows it keeps as committed (`cache.rs`);
+/// and a count of the statements its stores ran.
 #[derive(Clone, Default)]
 pub struct Watch {
     /// The merchant record.
@@ -81,6 +84,10 @@ pub struct Watch {
     pub schedule: Rc<Cell<bool>>,
     /// The webhooks (made, changed, deleted; a fan-out moving their cursors).
     pub webhooks: Rc<Cell<bool>>,
+    /// Tokens, holders, balances, the chain's state and a holder's lists, as committed.
+    pub cache: Rc<RefCell<Cache>>,
+    /// SQL statements run so far (the object reports them per request in local runs).
+    pub statements: Rc<Cell<u64>>,
 }
 
 pub(crate) fn db(e: worker::Error) -> Error {
@@ -178,6 +185,9 @@ impl SqlStore {
     }
 
     pub fn exec(&self, query: &str, args: Vec<SqlStorageValue>) -> Result<worker::SqlCursor> {
+        if let Some(w) = &self.watch {
+            w.statements.set(w.statements.get().saturating_add(1));
+        }
         self.sql.exec(query, args).map_err(db)
     }
 

@@ -5,9 +5,7 @@
 //! orders the numbers (the token's holder list is an index scan). Addresses are stored as
 //! lowercase hex for exact matching. Entities are JSON documents beside their index columns.
 
-use super::sql::{
-    addr, amount, amount_key, int, parse, text, tok, BalanceRow, SqlStore, CHAIN_KEY, MERCHANT_KEY,
-};
+use super::sql::{amount, amount_key, int, text, tok, BalanceRow, SqlStore, MERCHANT_KEY};
 use serde::Deserialize;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
@@ -46,26 +44,19 @@ impl Store for SqlStore {
     }
 
     fn chain_state(&self) -> Result<ChainState> {
-        Ok(self.meta(CHAIN_KEY)?.unwrap_or_default())
+        self.chain_state_row()
     }
 
     fn put_chain_state(&mut self, state: &ChainState) -> Result<()> {
-        self.put_meta(CHAIN_KEY, state)
+        self.put_chain_state_row(state)
     }
 
     fn token(&self, address: &TokenAddress) -> Result<Option<Token>> {
-        self.doc(
-            "SELECT data FROM tokens WHERE address = ?",
-            vec![tok(address).into()],
-        )
+        self.token_row(address)
     }
 
     fn put_token(&mut self, token: &Token) -> Result<()> {
-        self.exec(
-            "INSERT INTO tokens (address, data) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET data = excluded.data",
-            vec![tok(&token.address).into(), text(token)?.into()],
-        )?;
-        Ok(())
+        self.put_token_row(token)
     }
 
     fn tokens(&self) -> Result<Vec<Token>> {
@@ -73,43 +64,19 @@ impl Store for SqlStore {
     }
 
     fn holder_by_user(&self, user_id: &UserId) -> Result<Option<Holder>> {
-        self.doc(
-            "SELECT data FROM holders WHERE user_id = ?",
-            vec![user_id.as_str().into()],
-        )
+        self.holder_row(user_id)
     }
 
     fn holder_by_address(&self, address: &Address) -> Result<Option<Holder>> {
-        self.doc(
-            "SELECT data FROM holders WHERE address = ?",
-            vec![addr(address).into()],
-        )
+        self.holder_row_at(address)
     }
 
     fn insert_holder(&mut self, holder: &Holder) -> Result<()> {
-        self.exec(
-            "INSERT INTO holders (user_id, address, data) VALUES (?, ?, ?)",
-            vec![
-                holder.user_id.as_str().into(),
-                addr(&holder.address).into(),
-                text(holder)?.into(),
-            ],
-        )?;
-        Ok(())
+        self.insert_holder_row(holder)
     }
 
     fn balance(&self, token: &TokenAddress, owner: &Address) -> Result<Balance> {
-        let rows: Vec<BalanceRow> = self.rows(
-            "SELECT owner, active, locked, NULL AS user_id FROM balances WHERE token = ? AND owner = ?",
-            vec![tok(token).into(), addr(owner).into()],
-        )?;
-        match rows.first() {
-            None => Ok(Balance::default()),
-            Some(r) => Ok(Balance {
-                active: amount(&r.active)?,
-                locked: amount(&r.locked)?,
-            }),
-        }
+        self.balance_row(token, owner)
     }
 
     fn put_balance(
@@ -118,46 +85,11 @@ impl Store for SqlStore {
         owner: &Address,
         balance: &Balance,
     ) -> Result<()> {
-        let total = balance
-            .total()
-            .ok_or_else(|| Error::internal("balance total overflow"))?;
-        self.exec(
-            "INSERT INTO balances (token, owner, active, locked, total_key) VALUES (?, ?, ?, ?, ?) \
-             ON CONFLICT(token, owner) DO UPDATE SET active = excluded.active, locked = excluded.locked, total_key = excluded.total_key",
-            vec![
-                tok(token).into(),
-                addr(owner).into(),
-                balance.active.raw().to_string().into(),
-                balance.locked.raw().to_string().into(),
-                amount_key(total).into(),
-            ],
-        )?;
-        Ok(())
+        self.put_balance_row(token, owner, balance)
     }
 
     fn holdings(&self, owner: &Address) -> Result<Vec<(Token, Balance)>> {
-        #[derive(Deserialize)]
-        struct Row {
-            data: String,
-            active: String,
-            locked: String,
-        }
-        let rows: Vec<Row> = self.rows(
-            "SELECT t.data, b.active, b.locked FROM balances b JOIN tokens t ON t.address = b.token \
-             WHERE b.owner = ? AND b.total_key != ? ORDER BY t.seq",
-            vec![addr(owner).into(), amount_key(Units::ZERO).into()],
-        )?;
-        rows.iter()
-            .map(|r| {
-                Ok((
-                    parse(&r.data)?,
-                    Balance {
-                        active: amount(&r.active)?,
-                        locked: amount(&r.locked)?,
-                    },
-                ))
-            })
-            .collect()
+        self.holdings_rows(owner)
     }
 
     fn top_holders(&self, token: &TokenAddress, limit: u32) -> Result<(Vec<HolderRow>, u64)> {
@@ -195,10 +127,7 @@ impl Store for SqlStore {
     }
 
     fn locks_of(&self, owner: &Address) -> Result<Vec<Lock>> {
-        self.docs(
-            "SELECT data FROM locks WHERE owner = ? ORDER BY id",
-            vec![addr(owner).into()],
-        )
+        self.locks_rows(owner)
     }
 
     fn lock(&self, id: &LockId) -> Result<Option<Lock>> {
@@ -209,21 +138,11 @@ impl Store for SqlStore {
     }
 
     fn put_lock(&mut self, lock: &Lock) -> Result<()> {
-        self.exec(
-            "INSERT INTO locks (id, token, owner, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
-            vec![
-                lock.id.as_str().into(),
-                tok(&lock.token).into(),
-                addr(&lock.owner).into(),
-                text(lock)?.into(),
-            ],
-        )?;
-        Ok(())
+        self.put_lock_row(lock)
     }
 
     fn remove_lock(&mut self, id: &LockId) -> Result<()> {
-        self.exec("DELETE FROM locks WHERE id = ?", vec![id.as_str().into()])?;
-        Ok(())
+        self.remove_lock_row(id)
     }
 
     fn presale(&self, id: &PresaleId) -> Result<Option<Presale>> {
@@ -234,11 +153,7 @@ impl Store for SqlStore {
     }
 
     fn put_presale(&mut self, presale: &Presale) -> Result<()> {
-        self.exec(
-            "INSERT INTO presales (id, data) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
-            vec![presale.id.as_str().into(), text(presale)?.into()],
-        )?;
-        Ok(())
+        self.put_presale_row(presale)
     }
 
     fn presales(&self) -> Result<Vec<Presale>> {
@@ -260,32 +175,11 @@ impl Store for SqlStore {
     }
 
     fn put_participant(&mut self, presale: &PresaleId, participant: &Participant) -> Result<()> {
-        self.exec(
-            "INSERT INTO participants (presale_id, user_id, data) VALUES (?, ?, ?) \
-             ON CONFLICT(presale_id, user_id) DO UPDATE SET data = excluded.data",
-            vec![
-                presale.as_str().into(),
-                participant.user_id.as_str().into(),
-                text(participant)?.into(),
-            ],
-        )?;
-        Ok(())
+        self.put_participant_row(presale, participant)
     }
 
     fn positions(&self, user_id: &UserId) -> Result<Vec<(Presale, Participant)>> {
-        #[derive(Deserialize)]
-        struct Row {
-            presale: String,
-            participant: String,
-        }
-        self.rows::<Row>(
-            "SELECT s.data AS presale, p.data AS participant FROM participants p \
-             JOIN presales s ON s.id = p.presale_id WHERE p.user_id = ? ORDER BY p.seq",
-            vec![user_id.as_str().into()],
-        )?
-        .iter()
-        .map(|r| Ok((parse(&r.presale)?, parse(&r.participant)?)))
-        .collect()
+        self.positions_rows(user_id)
     }
 
     fn append_history(&mut self, record: &TxRecord) -> Result<u64> {

@@ -4,7 +4,11 @@
 //! synchronously inside the transaction; when it returns an error we throw, and SQLite rolls
 //! every write back. That is what makes "completely or not at all" hold even when storage
 //! itself fails half-way through an operation.
+//!
+//! The object's row cache (`cache.rs`, in `watch`) learns where each transaction begins and
+//! how it ended, so it keeps a transaction's writes only once SQLite committed them.
 
+use super::sql::Watch;
 use std::cell::RefCell;
 use std::rc::Rc;
 use tokenpad_core::{Error, Result};
@@ -12,6 +16,25 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
 pub fn transaction<T: 'static>(
+    storage: &worker::Storage,
+    watch: &Watch,
+    f: impl FnOnce() -> Result<T> + 'static,
+) -> Result<T> {
+    watch
+        .cache
+        .try_borrow_mut()
+        .map_err(|_| Error::internal("the row cache is busy"))?
+        .begin();
+    let outcome = run(storage, f);
+    match watch.cache.try_borrow_mut() {
+        Ok(mut cache) => cache.end(outcome.is_ok()),
+        // Never (the object is single-threaded); if it were, the cache would keep nothing.
+        Err(_) => worker::console_error!("the row cache was busy at the end of a transaction"),
+    }
+    outcome
+}
+
+fn run<T: 'static>(
     storage: &worker::Storage,
     f: impl FnOnce() -> Result<T> + 'static,
 ) -> Result<T> {

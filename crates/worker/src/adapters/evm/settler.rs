@@ -105,7 +105,7 @@ impl Settler<'_> {
     ) -> Result<T> {
         let mut store = self.store();
         let base = self.base_url.clone();
-        transaction(&self.storage, move || {
+        transaction(&self.storage, &self.watch, move || {
             let out = f(&mut store)?;
             // What the ledger wrote as it settled (transaction.confirmed, a job's token...),
             // its events rendered in the same transaction.

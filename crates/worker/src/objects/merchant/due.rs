@@ -51,7 +51,7 @@ impl MerchantObject {
         let mut store = self.store()?;
         let key = stored.clone();
         let base = self.base_url();
-        let ran = transaction(&self.state.storage(), move || {
+        let ran = transaction(&self.state.storage(), &self.watch, move || {
             due::run_item(&mut store, &ctx, &key, at)?;
             // The item's events, rendered as it leaves things (`wire::event::seal`).
             seal(&mut store, &base)
@@ -60,7 +60,7 @@ impl MerchantObject {
             let mut store = self.store()?;
             let key = stored.clone();
             let error = e.clone();
-            let retry = transaction(&self.state.storage(), move || {
+            let retry = transaction(&self.state.storage(), &self.watch, move || {
                 due::record_failure(&mut store, &key, &error, now)
             })?;
             match retry {

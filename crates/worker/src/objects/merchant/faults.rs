@@ -7,6 +7,7 @@ use crate::adapters::txn::transaction;
 use crate::adapters::wallet::random;
 use crate::http::Answer;
 use tokenpad_core::auth::key_hash;
+use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::ids::JobId;
 use tokenpad_core::ops;
 use tokenpad_core::store::{DueKey, Store};
@@ -18,7 +19,7 @@ impl MerchantObject {
     pub(super) fn chain_faults(&self, count: u32) -> Result<Answer> {
         let mut store = self.store()?;
         self.merchant()?;
-        transaction(&self.state.storage(), move || {
+        transaction(&self.state.storage(), &self.watch, move || {
             ops::chain::inject_faults(&mut store, count)
         })?;
         Answer::json(
@@ -39,13 +40,14 @@ impl MerchantObject {
             FaultKind::LostAnswers => self.lost_answers.set(count),
             FaultKind::HaltAfterSigning => {
                 let mut store = self.store()?;
-                transaction(&self.state.storage(), move || {
+                transaction(&self.state.storage(), &self.watch, move || {
                     let mut state = store.chain_state()?;
                     state.halt_after_signing = count;
                     store.put_chain_state(&state)
                 })?;
             }
             FaultKind::MerchantRollback => self.merchant_rollback()?,
+            FaultKind::LedgerRollback => self.ledger_rollback()?,
             // The registry's own fault: the edge sends it there.
             FaultKind::RegistryWrites => {}
         }
@@ -65,7 +67,7 @@ impl MerchantObject {
         let mut merchant = self.merchant()?;
         merchant.public_key_hash =
             key_hash(&format!("pk_{}_{}", merchant.id.as_str(), "0".repeat(32)));
-        let failed = transaction(&self.state.storage(), move || {
+        let failed = transaction(&self.state.storage(), &self.watch, move || {
             store.put_merchant(&merchant)?;
             Err::<(), _>(Error::internal(
                 "injected fault: rolled back after writing the merchant",
@@ -79,13 +81,42 @@ impl MerchantObject {
         }
     }
 
+    /// A transaction that credits one whole token to each of the 100 largest holders of
+    /// every token (and counts them held, so the token stays whole), then fails.
+    fn ledger_rollback(&self) -> Result<()> {
+        let mut store = self.store()?;
+        let failed = transaction(&self.state.storage(), &self.watch, move || {
+            for mut token in store.tokens()? {
+                let one = 10u128
+                    .checked_pow(u32::from(token.decimals))
+                    .map(Units::new)
+                    .ok_or_else(|| Error::internal("decimals out of range"))?;
+                let (top, _) = store.top_holders(&token.address, 100)?;
+                for row in top {
+                    let mut balance = store.balance(&token.address, &row.owner)?;
+                    balance.active = balance.active.plus(one)?;
+                    token.held = token.held.plus(one)?;
+                    store.put_balance(&token.address, &row.owner, &balance)?;
+                }
+                store.put_token(&token)?;
+            }
+            Err::<(), _>(Error::internal(
+                "injected fault: rolled back after writing balances",
+            ))
+        });
+        match failed {
+            Err(_) => Ok(()),
+            Ok(()) => Err(Error::internal("the ledger_rollback transaction committed")),
+        }
+    }
+
     /// A job due now whose stored record cannot be read: every run of it fails.
     async fn poison(&self) -> Result<String> {
         let id = format!("poison-{}", hex::encode(random::<8>()?));
         let now = self.now()?;
         let mut store = self.store()?;
         let job = JobId::new_unchecked(id.clone());
-        transaction(&self.state.storage(), move || {
+        transaction(&self.state.storage(), &self.watch, move || {
             store.exec(
                 "INSERT INTO jobs (id, data) VALUES (?, ?)",
                 vec![job.as_str().into(), "{\"poisoned\":".into()],

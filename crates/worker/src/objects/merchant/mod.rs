@@ -111,12 +111,16 @@ pub struct MerchantObject {
     has_webhooks: Cell<Option<bool>>,
     /// When idempotency records older than a day were last forgotten (service time).
     idempotency_pruned_at: Cell<Millis>,
+    /// Local runs and tests (ALLOW_TIME_TRAVEL): each answer names the SQL statements its
+    /// call ran (`x-sql-statements`).
+    count_statements: bool,
     watch: Watch,
 }
 
 impl DurableObject for MerchantObject {
     fn new(state: State, env: Env) -> Self {
         let limit = rate_limit(&env);
+        let count_statements = crate::config::flag(&env, "ALLOW_TIME_TRAVEL");
         let chain = evm::config::read(&env);
         Self {
             state,
@@ -140,6 +144,7 @@ impl DurableObject for MerchantObject {
             due_at: Cell::new(None),
             has_webhooks: Cell::new(None),
             idempotency_pruned_at: Cell::new(0),
+            count_statements,
             watch: Watch::default(),
         }
     }
@@ -344,7 +349,7 @@ impl MerchantObject {
         let outcome = if read {
             work()
         } else {
-            transaction(&self.state.storage(), work)
+            transaction(&self.state.storage(), &self.watch, work)
         };
         match outcome {
             Ok((status, body, queued)) => {
@@ -372,7 +377,7 @@ impl MerchantObject {
                         .map_err(|err| Error::internal(format!("encode: {err}")))?;
                     let store = self.store()?;
                     let (idem, status) = (idem.clone(), e.status());
-                    let kept = transaction(&self.state.storage(), move || {
+                    let kept = transaction(&self.state.storage(), &self.watch, move || {
                         idempotency::record(&store, &idem, status, &body, now)
                     });
                     if let Err(err) = kept {
@@ -415,7 +420,7 @@ impl MerchantObject {
         };
         let mut store = self.store()?;
         let m = merchant.clone();
-        transaction(&self.state.storage(), move || {
+        transaction(&self.state.storage(), &self.watch, move || {
             ops::merchant::init(&mut store, &m)
         })?;
         Answer::json(
@@ -448,7 +453,7 @@ impl MerchantObject {
         let mut store = self.store()?;
         let ctx = self.ctx(now, merchant)?;
         let base = self.base_url();
-        let stamp = transaction(&self.state.storage(), move || {
+        let stamp = transaction(&self.state.storage(), &self.watch, move || {
             let stamp = ops::ledger::deposit_usdc(&mut store, &ctx, &address, usdc)?;
             tokenpad_core::wire::event::seal(&mut store, &base)?;
             Ok(stamp)

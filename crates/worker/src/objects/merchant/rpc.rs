@@ -57,6 +57,7 @@ impl MerchantObject {
         if lose == Some(false) {
             return Err(lost(false));
         }
+        let before = self.watch.statements.get();
         let outcome = match call {
             Ok(call) => self.handle(call).await,
             Err(e) => Err(e),
@@ -64,6 +65,15 @@ impl MerchantObject {
         if lose == Some(true) {
             return Err(lost(true));
         }
-        Ok(outcome.unwrap_or_else(|e| Answer::error(&e)))
+        let answer = outcome.unwrap_or_else(|e| Answer::error(&e));
+        // Local runs and tests: how many SQL statements ran while the call did (the README's
+        // Performance section; tests/http/hot_state.test.mjs holds a warm holder read to none).
+        // Calls that overlap it at an await count too: exact for one call at a time.
+        Ok(if self.count_statements {
+            let ran = self.watch.statements.get().saturating_sub(before);
+            answer.with_header("x-sql-statements", ran.to_string())
+        } else {
+            answer
+        })
     }
 }

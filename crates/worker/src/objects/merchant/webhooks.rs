@@ -121,7 +121,7 @@ impl MerchantObject {
             let now = self.now()?;
             let mut store = self.store()?;
             let base = base.clone();
-            transaction(&self.state.storage(), move || {
+            transaction(&self.state.storage(), &self.watch, move || {
                 // An event a path forgot to seal is rendered now, before it is sent.
                 seal(&mut store, &base)?;
                 deliver::fan_out(&mut store, now)
@@ -169,7 +169,7 @@ impl MerchantObject {
             let after = self.now()?;
             for (seq, attempt) in done {
                 let mut store = self.store()?;
-                let outcome = transaction(&self.state.storage(), move || {
+                let outcome = transaction(&self.state.storage(), &self.watch, move || {
                     deliver::record(&mut store, seq, attempt, after)
                 })?;
                 if let deliver::Outcome::GaveUp = outcome {
@@ -245,7 +245,7 @@ impl MerchantObject {
             return Ok(());
         }
         let mut store: SqlStore = self.store()?;
-        transaction(&self.state.storage(), move || {
+        transaction(&self.state.storage(), &self.watch, move || {
             store.prune_events(now.saturating_sub(RETENTION))
         })?;
         self.pruned_at.set(now);

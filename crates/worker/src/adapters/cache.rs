@@ -1,0 +1,320 @@
+//! The rows a merchant object keeps in memory between requests, only ever as SQLite committed
+//! them: tokens, holders, balances and the embedded chain's state (the rows every ledger write
+//! reads and writes), and a holder's lists (its holdings, locks and presale positions: what a
+//! holder read returns). A read that finds its rows here runs no SQL statement.
+//!
+//! How it stays a copy of committed state, never of a write that may still roll back:
+//! - Every write of these rows goes through the store (`sql_rows.rs`), and every transaction
+//!   through `txn::transaction`, which tells the cache where it begins and ends.
+//! - Inside a transaction a row write is held apart (`pending`) and read back from there; it
+//!   joins the committed rows only when the transaction committed, and is forgotten (with the
+//!   committed row it replaced) when it rolled back. A write outside any transaction commits
+//!   at once in SQLite; the cache forgets the row, and the next read takes it from SQLite.
+//! - A row read from SQLite is kept unless the transaction under way wrote it: then SQLite
+//!   holds the committed value, since every write of it would be in `pending`.
+//! - The lists are kept only from reads outside transactions, forgotten when a write may have
+//!   changed them, and not read inside transactions (where SQLite answers).
+//!
+//! Memory is bounded: a table that would grow past its cap is emptied first and fills again
+//! from the rows requests read. The object is single-threaded, so a request never sees
+//! another one's transaction half-way.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Units;
+use tokenpad_core::model::balance::{Balance, Lock};
+use tokenpad_core::model::chain::ChainState;
+use tokenpad_core::model::holder::Holder;
+use tokenpad_core::model::ids::{TokenAddress, UserId};
+use tokenpad_core::model::presale::{Participant, Presale};
+use tokenpad_core::model::token::Token;
+
+/// Rows of one kind a table keeps: a holder or a balance is a few hundred bytes at most, a
+/// list a few kilobytes, so all of them together stay within tens of megabytes of the
+/// object's 128 MB even when every table is full.
+const MAX_HOLDERS: usize = 10_000;
+const MAX_BALANCES: usize = 50_000;
+const MAX_TOKENS: usize = 1_000;
+const MAX_LISTS: usize = 10_000;
+
+/// One kind of row: the committed values, and the writes of the transaction under way.
+struct Table<K, V> {
+    committed: HashMap<K, V>,
+    pending: HashMap<K, V>,
+    cap: usize,
+}
+
+impl<K: Eq + Hash + Clone, V: Clone> Table<K, V> {
+    fn new(cap: usize) -> Self {
+        Table {
+            committed: HashMap::new(),
+            pending: HashMap::new(),
+            cap,
+        }
+    }
+
+    fn get(&self, key: &K) -> Option<V> {
+        self.pending
+            .get(key)
+            .or_else(|| self.committed.get(key))
+            .cloned()
+    }
+
+    /// A row as SQLite returned it: committed, unless this transaction wrote it.
+    fn keep(&mut self, key: K, value: V) {
+        if !self.pending.contains_key(&key) {
+            insert_capped(&mut self.committed, self.cap, key, value);
+        }
+    }
+
+    fn write(&mut self, key: K, value: V, open: bool) {
+        if open {
+            self.pending.insert(key, value);
+        } else {
+            self.committed.remove(&key);
+        }
+    }
+
+    fn commit(&mut self) {
+        for (key, value) in std::mem::take(&mut self.pending) {
+            insert_capped(&mut self.committed, self.cap, key, value);
+        }
+    }
+
+    fn roll_back(&mut self) {
+        for key in std::mem::take(&mut self.pending).into_keys() {
+            self.committed.remove(&key);
+        }
+    }
+}
+
+fn insert_capped<K: Eq + Hash, V>(map: &mut HashMap<K, V>, cap: usize, key: K, value: V) {
+    if map.len() >= cap && !map.contains_key(&key) {
+        map.clear();
+    }
+    map.insert(key, value);
+}
+
+/// What one object keeps (see the module's doc).
+pub struct Cache {
+    tokens: Table<TokenAddress, Token>,
+    holders: Table<UserId, Holder>,
+    /// Whose wallet an address is; `None`: no holder's (the merchant's own, or an outside
+    /// address a transfer names), so such a lookup runs no statement either.
+    user_at: Table<Address, Option<UserId>>,
+    balances: Table<(TokenAddress, Address), Balance>,
+    chain: Table<(), ChainState>,
+    /// A holder's tokens with a balance above zero, in the order the tokens were created.
+    holdings: HashMap<Address, Vec<TokenAddress>>,
+    locks: HashMap<Address, Vec<Lock>>,
+    positions: HashMap<UserId, Vec<(Presale, Participant)>>,
+    /// Transactions open (more than one only if one ran inside another).
+    open: u32,
+    /// A transaction ran inside another: its writes cannot be told apart, so at the end the
+    /// cache forgets them all, as if the outer one rolled back.
+    nested: bool,
+}
+
+impl Default for Cache {
+    fn default() -> Self {
+        Cache {
+            tokens: Table::new(MAX_TOKENS),
+            holders: Table::new(MAX_HOLDERS),
+            user_at: Table::new(MAX_HOLDERS),
+            balances: Table::new(MAX_BALANCES),
+            chain: Table::new(1),
+            holdings: HashMap::new(),
+            locks: HashMap::new(),
+            positions: HashMap::new(),
+            open: 0,
+            nested: false,
+        }
+    }
+}
+
+impl Cache {
+    /// A transaction begins.
+    pub fn begin(&mut self) {
+        if self.open > 0 {
+            self.nested = true;
+        }
+        self.open += 1;
+    }
+
+    /// A transaction ended: `committed` when SQLite committed it.
+    pub fn end(&mut self, committed: bool) {
+        self.open = self.open.saturating_sub(1);
+        if self.open > 0 {
+            return;
+        }
+        if committed && !std::mem::take(&mut self.nested) {
+            self.tokens.commit();
+            self.holders.commit();
+            self.user_at.commit();
+            self.balances.commit();
+            self.chain.commit();
+        } else {
+            self.nested = false;
+            self.tokens.roll_back();
+            self.holders.roll_back();
+            self.user_at.roll_back();
+            self.balances.roll_back();
+            self.chain.roll_back();
+        }
+    }
+
+    fn open(&self) -> bool {
+        self.open > 0
+    }
+
+    pub fn token(&self, address: &TokenAddress) -> Option<Token> {
+        self.tokens.get(address)
+    }
+
+    pub fn keep_token(&mut self, token: &Token) {
+        self.tokens.keep(token.address, token.clone());
+    }
+
+    pub fn write_token(&mut self, token: &Token) {
+        let open = self.open();
+        self.tokens.write(token.address, token.clone(), open);
+    }
+
+    pub fn holder(&self, user_id: &UserId) -> Option<Holder> {
+        self.holders.get(user_id)
+    }
+
+    /// The holder at an address: `Some(None)` when it is known that there is none.
+    pub fn holder_at(&self, address: &Address) -> Option<Option<Holder>> {
+        match self.user_at.get(address)? {
+            Some(user_id) => self.holder(&user_id).map(Some),
+            None => Some(None),
+        }
+    }
+
+    pub fn keep_holder(&mut self, holder: &Holder) {
+        self.holders.keep(holder.user_id.clone(), holder.clone());
+        self.user_at
+            .keep(holder.address, Some(holder.user_id.clone()));
+    }
+
+    /// SQLite has no holder at this address.
+    pub fn keep_no_holder_at(&mut self, address: &Address) {
+        self.user_at.keep(*address, None);
+    }
+
+    pub fn write_holder(&mut self, holder: &Holder) {
+        let open = self.open();
+        self.holders
+            .write(holder.user_id.clone(), holder.clone(), open);
+        self.user_at
+            .write(holder.address, Some(holder.user_id.clone()), open);
+    }
+
+    pub fn balance(&self, token: &TokenAddress, owner: &Address) -> Option<Balance> {
+        self.balances.get(&(*token, *owner))
+    }
+
+    pub fn keep_balance(&mut self, token: &TokenAddress, owner: &Address, balance: Balance) {
+        self.balances.keep((*token, *owner), balance);
+    }
+
+    /// A balance written: the owner's holdings list stays only if the token's place in it
+    /// (listed while above zero) is the same before and after.
+    pub fn write_balance(&mut self, token: &TokenAddress, owner: &Address, balance: Balance) {
+        let open = self.open();
+        if let Some(list) = self.holdings.get(owner) {
+            let held = balance.total().is_none_or(|t| t != Units::ZERO);
+            if list.contains(token) != held {
+                self.holdings.remove(owner);
+            }
+        }
+        self.balances.write((*token, *owner), balance, open);
+    }
+
+    pub fn chain_state(&self) -> Option<ChainState> {
+        self.chain.get(&())
+    }
+
+    pub fn keep_chain_state(&mut self, state: &ChainState) {
+        self.chain.keep((), state.clone());
+    }
+
+    pub fn write_chain_state(&mut self, state: &ChainState) {
+        let open = self.open();
+        self.chain.write((), state.clone(), open);
+    }
+
+    /// A holder's holdings, when the list and each of its rows are here (never inside a
+    /// transaction).
+    pub fn holdings(&self, owner: &Address) -> Option<Vec<(Token, Balance)>> {
+        if self.open() {
+            return None;
+        }
+        self.holdings
+            .get(owner)?
+            .iter()
+            .map(|t| Some((self.tokens.get(t)?, self.balances.get(&(*t, *owner))?)))
+            .collect()
+    }
+
+    pub fn keep_holdings(&mut self, owner: &Address, holdings: &[(Token, Balance)]) {
+        if self.open() {
+            return;
+        }
+        for (token, balance) in holdings {
+            self.keep_token(token);
+            self.keep_balance(&token.address, owner, *balance);
+        }
+        let list = holdings.iter().map(|(t, _)| t.address).collect();
+        insert_capped(&mut self.holdings, MAX_LISTS, *owner, list);
+    }
+
+    pub fn locks(&self, owner: &Address) -> Option<Vec<Lock>> {
+        (!self.open()).then(|| self.locks.get(owner).cloned())?
+    }
+
+    pub fn keep_locks(&mut self, owner: &Address, locks: &[Lock]) {
+        if !self.open() {
+            insert_capped(&mut self.locks, MAX_LISTS, *owner, locks.to_vec());
+        }
+    }
+
+    pub fn write_lock(&mut self, owner: &Address) {
+        self.locks.remove(owner);
+    }
+
+    /// A lock removed by its id: whose it was is not known here.
+    pub fn remove_lock(&mut self) {
+        self.locks.clear();
+    }
+
+    pub fn positions(&self, user_id: &UserId) -> Option<Vec<(Presale, Participant)>> {
+        (!self.open()).then(|| self.positions.get(user_id).cloned())?
+    }
+
+    pub fn keep_positions(&mut self, user_id: &UserId, positions: &[(Presale, Participant)]) {
+        if !self.open() {
+            insert_capped(
+                &mut self.positions,
+                MAX_LISTS,
+                user_id.clone(),
+                positions.to_vec(),
+            );
+        }
+    }
+
+    pub fn write_participant(&mut self, user_id: &UserId) {
+        self.positions.remove(user_id);
+    }
+
+    /// A presale written: it is part of every position in it.
+    pub fn write_presale(&mut self) {
+        self.positions.clear();
+    }
+}
+
+#[cfg(test)]
+#[path = "cache_tests.rs"]
+mod tests;

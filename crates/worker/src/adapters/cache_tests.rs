@@ -1,0 +1,219 @@
+//! The cache keeps only what SQLite committed: each case a short story of transactions.
+
+use super::*;
+use tokenpad_core::model::amount::Units;
+
+fn addr(n: u8) -> Address {
+    Address([n; 20])
+}
+
+fn token(n: u8) -> Token {
+    let mut t = Token::usdc(addr(100), 0);
+    t.address = TokenAddress(addr(n));
+    t
+}
+
+fn bal(active: u128) -> Balance {
+    Balance {
+        active: Units::new(active),
+        locked: Units::ZERO,
+    }
+}
+
+fn holder(user: &str, n: u8) -> Holder {
+    Holder {
+        user_id: UserId::new_unchecked(user),
+        address: addr(n),
+        sealed_key: "sealed".into(),
+        created_at: 0,
+    }
+}
+
+#[test]
+fn a_committed_write_is_what_later_reads_see() {
+    let (mut c, t, o) = (Cache::default(), TokenAddress(addr(1)), addr(2));
+    c.keep_balance(&t, &o, bal(5));
+    c.begin();
+    c.write_balance(&t, &o, bal(7));
+    assert_eq!(
+        c.balance(&t, &o),
+        Some(bal(7)),
+        "read back inside its transaction"
+    );
+    c.end(true);
+    assert_eq!(c.balance(&t, &o), Some(bal(7)));
+}
+
+#[test]
+fn a_rolled_back_write_is_forgotten_with_the_row_it_replaced() {
+    let (mut c, t, o) = (Cache::default(), TokenAddress(addr(1)), addr(2));
+    c.keep_balance(&t, &o, bal(5));
+    c.begin();
+    c.write_balance(&t, &o, bal(7));
+    c.end(false);
+    assert_eq!(c.balance(&t, &o), None, "SQLite answers the next read");
+    let mut s = ChainState::default();
+    c.keep_chain_state(&s);
+    c.begin();
+    s.tx_count = 9;
+    c.write_chain_state(&s);
+    c.end(false);
+    assert_eq!(c.chain_state(), None);
+}
+
+#[test]
+fn a_write_outside_a_transaction_forgets_the_row() {
+    let (mut c, t, o) = (Cache::default(), TokenAddress(addr(1)), addr(2));
+    c.keep_balance(&t, &o, bal(5));
+    c.write_balance(&t, &o, bal(7));
+    assert_eq!(c.balance(&t, &o), None);
+}
+
+#[test]
+fn a_read_inside_a_transaction_never_replaces_its_own_write() {
+    let (mut c, t, o) = (Cache::default(), TokenAddress(addr(1)), addr(2));
+    c.begin();
+    c.write_balance(&t, &o, bal(7));
+    c.keep_balance(&t, &o, bal(5));
+    assert_eq!(c.balance(&t, &o), Some(bal(7)));
+    c.end(true);
+    assert_eq!(c.balance(&t, &o), Some(bal(7)));
+}
+
+#[test]
+fn a_transaction_inside_another_leaves_nothing_kept() {
+    let (mut c, t, o) = (Cache::default(), TokenAddress(addr(1)), addr(2));
+    c.begin();
+    c.begin();
+    c.write_balance(&t, &o, bal(7));
+    c.end(true);
+    c.end(true);
+    assert_eq!(c.balance(&t, &o), None);
+    c.begin();
+    c.write_balance(&t, &o, bal(8));
+    c.end(true);
+    assert_eq!(
+        c.balance(&t, &o),
+        Some(bal(8)),
+        "the next one is kept again"
+    );
+}
+
+#[test]
+fn holders_are_found_by_user_and_by_address_once_committed() {
+    let mut c = Cache::default();
+    c.begin();
+    c.write_holder(&holder("alice", 3));
+    c.end(false);
+    assert_eq!(c.holder_at(&addr(3)), None);
+    c.begin();
+    c.write_holder(&holder("alice", 3));
+    c.end(true);
+    assert_eq!(
+        c.holder_at(&addr(3)).flatten().map(|h| h.user_id),
+        Some(UserId::new_unchecked("alice"))
+    );
+    assert!(c.holder(&UserId::new_unchecked("alice")).is_some());
+}
+
+#[test]
+fn an_address_known_to_be_no_holders_stays_so_until_a_holder_is_committed_there() {
+    let mut c = Cache::default();
+    c.keep_no_holder_at(&addr(4));
+    assert_eq!(c.holder_at(&addr(4)), Some(None));
+    c.begin();
+    c.write_holder(&holder("dave", 4));
+    assert!(
+        matches!(c.holder_at(&addr(4)), Some(Some(_))),
+        "seen inside its transaction"
+    );
+    c.end(false);
+    assert_eq!(c.holder_at(&addr(4)), None, "rolled back: SQLite answers");
+    c.keep_no_holder_at(&addr(4));
+    c.write_holder(&holder("dave", 4));
+    assert_eq!(
+        c.holder_at(&addr(4)),
+        None,
+        "written outside a transaction: forgotten"
+    );
+}
+
+#[test]
+fn holdings_follow_committed_balances_and_are_never_read_inside_a_transaction() {
+    let (mut c, o) = (Cache::default(), addr(2));
+    let (a, b) = (token(10), token(11));
+    c.keep_holdings(&o, &[(a.clone(), bal(5)), (b.clone(), bal(1))]);
+    assert_eq!(c.holdings(&o).map(|h| h.len()), Some(2));
+
+    c.begin();
+    c.write_balance(&a.address, &o, bal(6));
+    assert_eq!(c.holdings(&o), None, "inside a transaction SQLite answers");
+    c.end(true);
+    let held = c.holdings(&o).unwrap_or_default();
+    assert_eq!(
+        held.first().map(|(t, b)| (t.address, *b)),
+        Some((a.address, bal(6)))
+    );
+
+    c.begin();
+    c.write_balance(&b.address, &o, bal(0));
+    c.end(true);
+    assert_eq!(
+        c.holdings(&o),
+        None,
+        "a token left the list: it is read again"
+    );
+
+    c.keep_holdings(&o, &[(a.clone(), bal(6))]);
+    c.begin();
+    c.write_balance(&a.address, &o, bal(9));
+    c.end(false);
+    assert_eq!(
+        c.holdings(&o),
+        None,
+        "its balance rolled back, so the list is incomplete"
+    );
+}
+
+#[test]
+fn lists_are_forgotten_when_what_they_show_is_written() {
+    let (mut c, o) = (Cache::default(), addr(2));
+    let user = UserId::new_unchecked("alice");
+    c.keep_locks(&o, &[]);
+    c.keep_positions(&user, &[]);
+    assert_eq!(c.locks(&o), Some(vec![]));
+    c.write_lock(&o);
+    assert_eq!(c.locks(&o), None);
+    c.keep_locks(&o, &[]);
+    c.remove_lock();
+    assert_eq!(c.locks(&o), None);
+    assert_eq!(c.positions(&user), Some(vec![]));
+    c.write_presale();
+    assert_eq!(c.positions(&user), None);
+    c.keep_positions(&user, &[]);
+    c.write_participant(&user);
+    assert_eq!(c.positions(&user), None);
+    c.begin();
+    c.keep_locks(&o, &[]);
+    c.end(true);
+    assert_eq!(
+        c.locks(&o),
+        None,
+        "a list read inside a transaction is not kept"
+    );
+}
+
+#[test]
+fn a_full_table_is_emptied_before_it_grows() {
+    let mut t: Table<u8, u8> = Table::new(2);
+    t.keep(1, 1);
+    t.keep(2, 2);
+    t.keep(2, 3);
+    assert_eq!(
+        (t.get(&1), t.get(&2)),
+        (Some(1), Some(3)),
+        "a row replaced in place"
+    );
+    t.keep(3, 3);
+    assert_eq!((t.get(&1), t.get(&3)), (None, Some(3)));
+}

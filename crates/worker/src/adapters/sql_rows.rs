@@ -1,0 +1,278 @@
+//! The rows the merchant object keeps in memory (`cache.rs`), on SQLite: tokens, holders,
+//! balances, the embedded chain's state, and a holder's lists (holdings, locks, presale
+//! positions). Each read looks in the object's cache first and keeps what SQLite returned;
+//! each write tells the cache before it runs, so a write that fails half-way never leaves a
+//! stale copy. `sql_store.rs` implements the storage port with these.
+
+use super::cache::Cache;
+use super::sql::{addr, amount, amount_key, parse, text, tok, BalanceRow, SqlStore, CHAIN_KEY};
+use serde::Deserialize;
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Units;
+use tokenpad_core::model::balance::{Balance, Lock};
+use tokenpad_core::model::chain::ChainState;
+use tokenpad_core::model::holder::Holder;
+use tokenpad_core::model::ids::{LockId, PresaleId, TokenAddress, UserId};
+use tokenpad_core::model::presale::{Participant, Presale};
+use tokenpad_core::model::token::Token;
+use tokenpad_core::{Error, Result};
+
+impl SqlStore {
+    /// Reads from the object's cache (None: this store has none, or it has not the row).
+    fn look<T>(&self, f: impl FnOnce(&Cache) -> Option<T>) -> Option<T> {
+        let watch = self.watch.as_ref()?;
+        let cache = watch.cache.try_borrow().ok()?;
+        f(&cache)
+    }
+
+    /// Tells the object's cache what was read or is about to be written. A cache that
+    /// cannot be told (never, as the object is single-threaded) fails the statement, so a
+    /// write never goes by unseen.
+    fn tell(&self, f: impl FnOnce(&mut Cache)) -> Result<()> {
+        let Some(watch) = &self.watch else {
+            return Ok(());
+        };
+        let mut cache = watch
+            .cache
+            .try_borrow_mut()
+            .map_err(|_| Error::internal("the row cache is busy"))?;
+        f(&mut cache);
+        Ok(())
+    }
+
+    pub(crate) fn chain_state_row(&self) -> Result<ChainState> {
+        if let Some(state) = self.look(Cache::chain_state) {
+            return Ok(state);
+        }
+        let state: ChainState = self.meta(CHAIN_KEY)?.unwrap_or_default();
+        self.tell(|c| c.keep_chain_state(&state))?;
+        Ok(state)
+    }
+
+    pub(crate) fn put_chain_state_row(&self, state: &ChainState) -> Result<()> {
+        self.tell(|c| c.write_chain_state(state))?;
+        self.put_meta(CHAIN_KEY, state)
+    }
+
+    pub(crate) fn token_row(&self, address: &TokenAddress) -> Result<Option<Token>> {
+        if let Some(token) = self.look(|c| c.token(address)) {
+            return Ok(Some(token));
+        }
+        let token: Option<Token> = self.doc(
+            "SELECT data FROM tokens WHERE address = ?",
+            vec![tok(address).into()],
+        )?;
+        if let Some(t) = &token {
+            self.tell(|c| c.keep_token(t))?;
+        }
+        Ok(token)
+    }
+
+    pub(crate) fn put_token_row(&self, token: &Token) -> Result<()> {
+        self.tell(|c| c.write_token(token))?;
+        self.exec(
+            "INSERT INTO tokens (address, data) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET data = excluded.data",
+            vec![tok(&token.address).into(), text(token)?.into()],
+        )?;
+        Ok(())
+    }
+
+    fn kept_holder(&self, holder: Option<Holder>) -> Result<Option<Holder>> {
+        if let Some(h) = &holder {
+            self.tell(|c| c.keep_holder(h))?;
+        }
+        Ok(holder)
+    }
+
+    pub(crate) fn holder_row(&self, user_id: &UserId) -> Result<Option<Holder>> {
+        if let Some(holder) = self.look(|c| c.holder(user_id)) {
+            return Ok(Some(holder));
+        }
+        self.kept_holder(self.doc(
+            "SELECT data FROM holders WHERE user_id = ?",
+            vec![user_id.as_str().into()],
+        )?)
+    }
+
+    pub(crate) fn holder_row_at(&self, address: &Address) -> Result<Option<Holder>> {
+        if let Some(holder) = self.look(|c| c.holder_at(address)) {
+            return Ok(holder);
+        }
+        let holder = self.doc(
+            "SELECT data FROM holders WHERE address = ?",
+            vec![addr(address).into()],
+        )?;
+        if holder.is_none() {
+            self.tell(|c| c.keep_no_holder_at(address))?;
+        }
+        self.kept_holder(holder)
+    }
+
+    pub(crate) fn insert_holder_row(&self, holder: &Holder) -> Result<()> {
+        self.tell(|c| c.write_holder(holder))?;
+        self.exec(
+            "INSERT INTO holders (user_id, address, data) VALUES (?, ?, ?)",
+            vec![
+                holder.user_id.as_str().into(),
+                addr(&holder.address).into(),
+                text(holder)?.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub(crate) fn balance_row(&self, token: &TokenAddress, owner: &Address) -> Result<Balance> {
+        if let Some(balance) = self.look(|c| c.balance(token, owner)) {
+            return Ok(balance);
+        }
+        let rows: Vec<BalanceRow> = self.rows(
+            "SELECT owner, active, locked, NULL AS user_id FROM balances WHERE token = ? AND owner = ?",
+            vec![tok(token).into(), addr(owner).into()],
+        )?;
+        let balance = match rows.first() {
+            None => Balance::default(),
+            Some(r) => Balance {
+                active: amount(&r.active)?,
+                locked: amount(&r.locked)?,
+            },
+        };
+        self.tell(|c| c.keep_balance(token, owner, balance))?;
+        Ok(balance)
+    }
+
+    pub(crate) fn put_balance_row(
+        &self,
+        token: &TokenAddress,
+        owner: &Address,
+        balance: &Balance,
+    ) -> Result<()> {
+        let total = balance
+            .total()
+            .ok_or_else(|| Error::internal("balance total overflow"))?;
+        self.tell(|c| c.write_balance(token, owner, *balance))?;
+        self.exec(
+            "INSERT INTO balances (token, owner, active, locked, total_key) VALUES (?, ?, ?, ?, ?) \
+             ON CONFLICT(token, owner) DO UPDATE SET active = excluded.active, locked = excluded.locked, total_key = excluded.total_key",
+            vec![
+                tok(token).into(),
+                addr(owner).into(),
+                balance.active.raw().to_string().into(),
+                balance.locked.raw().to_string().into(),
+                amount_key(total).into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub(crate) fn holdings_rows(&self, owner: &Address) -> Result<Vec<(Token, Balance)>> {
+        if let Some(holdings) = self.look(|c| c.holdings(owner)) {
+            return Ok(holdings);
+        }
+        #[derive(Deserialize)]
+        struct Row {
+            data: String,
+            active: String,
+            locked: String,
+        }
+        let rows: Vec<Row> = self.rows(
+            "SELECT t.data, b.active, b.locked FROM balances b JOIN tokens t ON t.address = b.token \
+             WHERE b.owner = ? AND b.total_key != ? ORDER BY t.seq",
+            vec![addr(owner).into(), amount_key(Units::ZERO).into()],
+        )?;
+        let holdings = rows
+            .iter()
+            .map(|r| {
+                Ok((
+                    parse(&r.data)?,
+                    Balance {
+                        active: amount(&r.active)?,
+                        locked: amount(&r.locked)?,
+                    },
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.tell(|c| c.keep_holdings(owner, &holdings))?;
+        Ok(holdings)
+    }
+
+    pub(crate) fn locks_rows(&self, owner: &Address) -> Result<Vec<Lock>> {
+        if let Some(locks) = self.look(|c| c.locks(owner)) {
+            return Ok(locks);
+        }
+        let locks: Vec<Lock> = self.docs(
+            "SELECT data FROM locks WHERE owner = ? ORDER BY id",
+            vec![addr(owner).into()],
+        )?;
+        self.tell(|c| c.keep_locks(owner, &locks))?;
+        Ok(locks)
+    }
+
+    pub(crate) fn put_lock_row(&self, lock: &Lock) -> Result<()> {
+        self.tell(|c| c.write_lock(&lock.owner))?;
+        self.exec(
+            "INSERT INTO locks (id, token, owner, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+            vec![
+                lock.id.as_str().into(),
+                tok(&lock.token).into(),
+                addr(&lock.owner).into(),
+                text(lock)?.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub(crate) fn remove_lock_row(&self, id: &LockId) -> Result<()> {
+        self.tell(Cache::remove_lock)?;
+        self.exec("DELETE FROM locks WHERE id = ?", vec![id.as_str().into()])?;
+        Ok(())
+    }
+
+    pub(crate) fn put_presale_row(&self, presale: &Presale) -> Result<()> {
+        self.tell(Cache::write_presale)?;
+        self.exec(
+            "INSERT INTO presales (id, data) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+            vec![presale.id.as_str().into(), text(presale)?.into()],
+        )?;
+        Ok(())
+    }
+
+    pub(crate) fn put_participant_row(
+        &self,
+        presale: &PresaleId,
+        participant: &Participant,
+    ) -> Result<()> {
+        self.tell(|c| c.write_participant(&participant.user_id))?;
+        self.exec(
+            "INSERT INTO participants (presale_id, user_id, data) VALUES (?, ?, ?) \
+             ON CONFLICT(presale_id, user_id) DO UPDATE SET data = excluded.data",
+            vec![
+                presale.as_str().into(),
+                participant.user_id.as_str().into(),
+                text(participant)?.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub(crate) fn positions_rows(&self, user_id: &UserId) -> Result<Vec<(Presale, Participant)>> {
+        if let Some(positions) = self.look(|c| c.positions(user_id)) {
+            return Ok(positions);
+        }
+        #[derive(Deserialize)]
+        struct Row {
+            presale: String,
+            participant: String,
+        }
+        let positions = self
+            .rows::<Row>(
+                "SELECT s.data AS presale, p.data AS participant FROM participants p \
+                 JOIN presales s ON s.id = p.presale_id WHERE p.user_id = ? ORDER BY p.seq",
+                vec![user_id.as_str().into()],
+            )?
+            .iter()
+            .map(|r| Ok((parse(&r.presale)?, parse(&r.participant)?)))
+            .collect::<Result<Vec<_>>>()?;
+        self.tell(|c| c.keep_positions(user_id, &positions))?;
+        Ok(positions)
+    }
+}
