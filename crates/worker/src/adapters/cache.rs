@@ -15,6 +15,11 @@
 //! - The lists are kept only from reads outside transactions, forgotten when a write may have
 //!   changed them, and not read inside transactions (where SQLite answers).
 //!
+//! A transaction's own writes that it reads back as it seals its events (`wire::event::seal`)
+//! are kept for its length only: the history records it wrote, and the events it appended
+//! unrendered. Whether SQLite holds any unrendered event is known once a transaction has
+//! rendered them all and committed; a write's seal then reads nothing back.
+//!
 //! Memory is bounded: a table that would grow past its cap is emptied first and fills again
 //! from the rows requests read. The object is single-threaded, so a request never sees
 //! another one's transaction half-way.
@@ -25,6 +30,8 @@ use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::balance::{Balance, Lock};
 use tokenpad_core::model::chain::ChainState;
+use tokenpad_core::model::event::EventRecord;
+use tokenpad_core::model::history::TxRecord;
 use tokenpad_core::model::holder::Holder;
 use tokenpad_core::model::ids::{TokenAddress, UserId};
 use tokenpad_core::model::presale::{Participant, Presale};
@@ -109,6 +116,14 @@ pub struct Cache {
     holdings: HashMap<Address, Vec<TokenAddress>>,
     locks: HashMap<Address, Vec<Lock>>,
     positions: HashMap<UserId, Vec<(Presale, Participant)>>,
+    /// History records the transaction under way wrote, by sequence number.
+    history: HashMap<u64, TxRecord>,
+    /// Events the transaction under way appended or found unrendered, and has not rendered.
+    unsealed: Vec<EventRecord>,
+    /// `unsealed` is every unrendered event there is (inside a transaction).
+    unsealed_exact: bool,
+    /// SQLite holds no unrendered event (committed state; false: not known).
+    none_unsealed: bool,
     /// Transactions open (more than one only if one ran inside another).
     open: u32,
     /// A transaction ran inside another: its writes cannot be told apart, so at the end the
@@ -127,6 +142,10 @@ impl Default for Cache {
             holdings: HashMap::new(),
             locks: HashMap::new(),
             positions: HashMap::new(),
+            history: HashMap::new(),
+            unsealed: Vec::new(),
+            unsealed_exact: false,
+            none_unsealed: false,
             open: 0,
             nested: false,
         }
@@ -138,6 +157,8 @@ impl Cache {
     pub fn begin(&mut self) {
         if self.open > 0 {
             self.nested = true;
+        } else {
+            self.unsealed_exact = self.none_unsealed;
         }
         self.open += 1;
     }
@@ -148,14 +169,23 @@ impl Cache {
         if self.open > 0 {
             return;
         }
-        if committed && !std::mem::take(&mut self.nested) {
+        self.history.clear();
+        let unsealed = std::mem::take(&mut self.unsealed);
+        let exact = std::mem::take(&mut self.unsealed_exact);
+        let nested = std::mem::take(&mut self.nested);
+        if committed && !nested {
+            self.none_unsealed = exact && unsealed.is_empty();
             self.tokens.commit();
             self.holders.commit();
             self.user_at.commit();
             self.balances.commit();
             self.chain.commit();
         } else {
-            self.nested = false;
+            // A rolled-back transaction leaves the events as they were, unless it ran inside
+            // another (whose events are not known here).
+            if nested {
+                self.none_unsealed = false;
+            }
             self.tokens.roll_back();
             self.holders.roll_back();
             self.user_at.roll_back();
@@ -313,8 +343,61 @@ impl Cache {
     pub fn write_presale(&mut self) {
         self.positions.clear();
     }
+
+    /// A history record written (inside a transaction: kept for its length).
+    pub fn write_history(&mut self, seq: u64, record: &TxRecord) {
+        if self.open() {
+            self.history.insert(seq, record.clone());
+        }
+    }
+
+    /// A history record the transaction under way wrote.
+    pub fn history_at(&self, seq: u64) -> Option<TxRecord> {
+        self.history.get(&seq).cloned()
+    }
+
+    /// An event appended (with its sequence number).
+    pub fn append_event(&mut self, event: &EventRecord) {
+        if event.data.is_some() {
+            return;
+        }
+        if self.open() {
+            self.unsealed.push(event.clone());
+        } else {
+            self.none_unsealed = false;
+        }
+    }
+
+    /// Every unrendered event, oldest first, when that is known without SQLite.
+    pub fn unsealed_events(&self) -> Option<Vec<EventRecord>> {
+        if self.open() {
+            return self.unsealed_exact.then(|| self.unsealed.clone());
+        }
+        self.none_unsealed.then(Vec::new)
+    }
+
+    /// What SQLite answered for the unrendered events.
+    pub fn keep_unsealed_events(&mut self, events: &[EventRecord]) {
+        if self.open() {
+            self.unsealed = events.to_vec();
+            self.unsealed_exact = true;
+        } else {
+            self.none_unsealed = events.is_empty();
+        }
+    }
+
+    /// An event rendered.
+    pub fn seal_event(&mut self, seq: u64) {
+        self.unsealed.retain(|e| e.seq != seq);
+    }
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 #[path = "cache_tests.rs"]
 mod tests;

@@ -217,3 +217,76 @@ fn a_full_table_is_emptied_before_it_grows() {
     t.keep(3, 3);
     assert_eq!((t.get(&1), t.get(&3)), (None, Some(3)));
 }
+
+fn event(seq: u64) -> EventRecord {
+    EventRecord {
+        seq,
+        kind: tokenpad_core::model::event::EventType::ALL[0],
+        at: 0,
+        resource: format!("transaction:{seq}"),
+        subject: tokenpad_core::model::event::Subject::Transaction { seq },
+        data: None,
+    }
+}
+
+#[test]
+fn a_seal_reads_nothing_back_once_every_event_is_known_rendered() {
+    let mut c = Cache::default();
+    assert_eq!(c.unsealed_events(), None, "not known: SQLite answers");
+    c.begin();
+    assert_eq!(c.unsealed_events(), None);
+    c.keep_unsealed_events(&[event(1)]);
+    c.append_event(&event(2));
+    assert_eq!(c.unsealed_events().map(|v| v.len()), Some(2));
+    c.seal_event(1);
+    c.seal_event(2);
+    assert_eq!(c.unsealed_events(), Some(vec![]));
+    c.end(true);
+    assert_eq!(
+        c.unsealed_events(),
+        Some(vec![]),
+        "committed with none left"
+    );
+
+    c.begin();
+    c.append_event(&event(3));
+    assert_eq!(c.unsealed_events(), Some(vec![event(3)]));
+    c.end(false);
+    assert_eq!(c.unsealed_events(), Some(vec![]), "rolled back: as before");
+
+    c.begin();
+    c.append_event(&event(4));
+    c.end(true);
+    assert_eq!(
+        c.unsealed_events(),
+        None,
+        "committed unrendered: SQLite answers"
+    );
+
+    c.keep_unsealed_events(&[]);
+    c.append_event(&event(5));
+    assert_eq!(c.unsealed_events(), None, "appended outside a transaction");
+}
+
+#[test]
+fn history_records_a_transaction_wrote_are_read_back_only_inside_it() {
+    let mut c = Cache::default();
+    let record: TxRecord = serde_json::from_value(serde_json::json!({
+        "id": "0xab-out", "hash": null, "kind": "distribute", "user_id": "alice",
+        "token": "0x0101010101010101010101010101010101010101", "symbol": "T", "decimals": 18,
+        "amount": 1, "from": "0x0101010101010101010101010101010101010101",
+        "to": "0x0202020202020202020202020202020202020202", "at": 0
+    }))
+    .unwrap_or_else(|e| panic!("record: {e}"));
+    c.write_history(7, &record);
+    assert_eq!(
+        c.history_at(7),
+        None,
+        "outside a transaction nothing is kept"
+    );
+    c.begin();
+    c.write_history(7, &record);
+    assert_eq!(c.history_at(7), Some(record));
+    c.end(true);
+    assert_eq!(c.history_at(7), None);
+}

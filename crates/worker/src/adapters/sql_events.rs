@@ -99,7 +99,7 @@ const PENDING: &str = "FROM deliveries d JOIN webhooks w ON w.id = d.webhook \
 
 impl EventStore for SqlStore {
     fn append_event(&mut self, e: &EventRecord) -> Result<u64> {
-        seq(self.rows(
+        let n = seq(self.rows(
             "INSERT INTO events (kind, at, resource, subject, data) VALUES (?, ?, ?, ?, ?) RETURNING seq AS n",
             vec![
                 e.kind.as_str().into(),
@@ -108,7 +108,12 @@ impl EventStore for SqlStore {
                 text(&e.subject)?.into(),
                 e.data.clone().map_or(SqlStorageValue::Null, Into::into),
             ],
-        )?)
+        )?)?;
+        // The object's cache (`cache.rs`) knows which events are left to render.
+        let mut stored = e.clone();
+        stored.seq = n;
+        self.tell(|c| c.append_event(&stored))?;
+        Ok(n)
     }
 
     fn event(&self, seq: u64) -> Result<Option<EventRecord>> {
@@ -137,10 +142,16 @@ impl EventStore for SqlStore {
     }
 
     fn unsealed_events(&self) -> Result<Vec<EventRecord>> {
-        self.events_where("WHERE data IS NULL ORDER BY seq", vec![])
+        if let Some(events) = self.look(|c| c.unsealed_events()) {
+            return Ok(events);
+        }
+        let events = self.events_where("WHERE data IS NULL ORDER BY seq", vec![])?;
+        self.tell(|c| c.keep_unsealed_events(&events))?;
+        Ok(events)
     }
 
     fn seal_event(&mut self, seq: u64, data: &str) -> Result<()> {
+        self.tell(|c| c.seal_event(seq))?;
         self.exec(
             "UPDATE events SET data = ? WHERE seq = ?",
             vec![data.into(), int(seq)],

@@ -19,7 +19,7 @@ use tokenpad_core::{Error, Result};
 
 impl SqlStore {
     /// Reads from the object's cache (None: this store has none, or it has not the row).
-    fn look<T>(&self, f: impl FnOnce(&Cache) -> Option<T>) -> Option<T> {
+    pub(super) fn look<T>(&self, f: impl FnOnce(&Cache) -> Option<T>) -> Option<T> {
         let watch = self.watch.as_ref()?;
         let cache = watch.cache.try_borrow().ok()?;
         f(&cache)
@@ -28,7 +28,7 @@ impl SqlStore {
     /// Tells the object's cache what was read or is about to be written. A cache that
     /// cannot be told (never, as the object is single-threaded) fails the statement, so a
     /// write never goes by unseen.
-    fn tell(&self, f: impl FnOnce(&mut Cache)) -> Result<()> {
+    pub(super) fn tell(&self, f: impl FnOnce(&mut Cache)) -> Result<()> {
         let Some(watch) = &self.watch else {
             return Ok(());
         };

@@ -183,14 +183,20 @@ impl Store for SqlStore {
     }
 
     fn append_history(&mut self, record: &TxRecord) -> Result<u64> {
-        self.insert_history(record)
+        let seq = self.insert_history(record)?;
+        self.tell(|c| c.write_history(seq, record))?;
+        Ok(seq)
     }
 
     fn history_at(&self, seq: u64) -> Result<Option<TxRecord>> {
+        if let Some(record) = self.look(|c| c.history_at(seq)) {
+            return Ok(Some(record));
+        }
         self.history_record(seq)
     }
 
     fn put_history_at(&mut self, seq: u64, record: &TxRecord) -> Result<()> {
+        self.tell(|c| c.write_history(seq, record))?;
         self.rewrite_history(seq, record)
     }
 
