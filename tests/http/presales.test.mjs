@@ -363,3 +363,39 @@ test('a crash in the middle of a launch resumes at its step and never distribute
     await c.stop();
   }
 });
+
+test('a presale event lists its first 100 participants and counts them all; reads list every one', async () => {
+  // An event's size stays bounded however many buy in (a purchase event carrying every
+  // participant made the event log grow with the square of the buyers).
+  const m = await createMerchant(w, 'Presale events bounded');
+  const p = await createPresale(w, m, { targetUsdcAmount: 1000 });
+  const buyers = 101;
+  for (let i = 0; i < buyers; i++) {
+    await funded(w, m, `b${i}`, 5);
+    assert.equal((await buy(m, `b${i}`, p.id, 1)).status, 200);
+  }
+  const events = [];
+  for (let after = ''; ;) {
+    const r = await api(w, 'GET', `/merchant/events?types=presale.purchase&limit=100${after}`, { key: m.secretKey });
+    assert.equal(r.status, 200, r.text);
+    events.push(...r.json.data);
+    if (!r.json.has_more) break;
+    after = `&after=${r.json.next_cursor}`;
+  }
+  const mine = events.filter((e) => e.resource === `presale:${p.id}`);
+  assert.equal(mine.length, buyers);
+  const last = mine.at(-1).data;
+  assert.equal(last.purchase.userId, `b${buyers - 1}`, 'the purchase names its buyer, listed or not');
+  assert.equal(last.object.participants.length, 100);
+  assert.equal(last.object.participantsCount, buyers);
+  assert.deepEqual(last.object.participants.map((x) => x.id), Array.from({ length: 100 }, (_, i) => `b${i}`), 'the first, in order');
+  const early = mine[9].data.object;
+  assert.equal(early.participants.length, 10);
+  assert.equal(early.participantsCount, 10);
+  const read = await merchantRead(m, p.id);
+  assert.equal(read.json.participants.length, buyers);
+  assert.equal(read.json.participantsCount, buyers);
+  const pub = await call('GET', `/token/presales/${p.id}`, { key: m.publicKey }, '/token/presales/{presaleId}');
+  assert.equal(pub.json.participants.length, buyers);
+  assert.equal(pub.json.participantsCount, buyers);
+});

@@ -373,7 +373,7 @@ export interface PingEventData {
   object: Webhook;
 }
 
-/** `presale.*`: the presale's merchant form. */
+/** `presale.*`: the presale's merchant form, listing its first 100 participants (`participantsCount` counts them all; `GET /merchant/presale/:id` lists every one). */
 export interface PresaleEventData {
   object: PresaleMerchant;
   /** `presale.status_changed`: the status before (the new one is `object.status`). */

@@ -195,6 +195,11 @@ impl Store for MemStore {
             .map(|(_, p)| p.clone())
             .collect())
     }
+    fn first_participants(&self, presale: &PresaleId, limit: u32) -> Result<Vec<Participant>> {
+        let mut all = self.participants(presale)?;
+        all.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        Ok(all)
+    }
     fn participant(&self, presale: &PresaleId, user_id: &UserId) -> Result<Option<Participant>> {
         Ok(self
             .participants

@@ -112,6 +112,8 @@ pub trait Store: EventStore + session::SessionStore {
     fn presales(&self) -> Result<Vec<Presale>>;
     /// A presale's participants, in the order of their first purchase.
     fn participants(&self, presale: &PresaleId) -> Result<Vec<Participant>>;
+    /// The first `limit` of them, in the same order (an event's bounded form).
+    fn first_participants(&self, presale: &PresaleId, limit: u32) -> Result<Vec<Participant>>;
     fn participant(&self, presale: &PresaleId, user_id: &UserId) -> Result<Option<Participant>>;
     /// Inserts or updates one participant, keeping its place in the order.
     fn put_participant(&mut self, presale: &PresaleId, participant: &Participant) -> Result<()>;

@@ -11,7 +11,7 @@ use super::deployment::Deployment;
 use super::holder::{HolderFull, ItemKind, ItemStatus, LockItem};
 use super::ledger::TxRecord;
 use super::market::{Pool, Side, TradeFigures, TradeResult};
-use super::presale::PresaleMerchant;
+use super::presale::{PresaleMerchant, EVENT_PARTICIPANTS};
 use super::settlement::Settlement;
 use super::token::{Token, DEFAULT_HOLDERS};
 use super::webhook::Webhook;
@@ -91,7 +91,8 @@ pub struct PresalePurchase {
     pub transaction_id: String,
 }
 
-/// `presale.*`: the presale's merchant form.
+/// `presale.*`: the presale's merchant form, listing its first 100 participants
+/// (`participantsCount` counts them all; `GET /merchant/presale/:id` lists every one).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
@@ -221,7 +222,7 @@ pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Valu
                 }),
             };
             to_value(&PresaleEventData {
-                object: PresaleMerchant::read(store, &p, e.at)?,
+                object: PresaleMerchant::read_first(store, &p, e.at, Some(EVENT_PARTICIPANTS))?,
                 previous_status: previous_status.clone(),
                 purchase,
             })

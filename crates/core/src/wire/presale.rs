@@ -57,8 +57,15 @@ pub struct Presale {
     /// completed once the target is reached or the presale launched; ended when
     /// `endTimestamp` passed below target, or after a refund.
     pub status: PresaleStatus,
-    /// In the order of their first purchase.
+    /// In the order of their first purchase: every one in an answer; in an event
+    /// (`presale.*`) the first 100, as a token's event carries its first 100 holders, so an
+    /// event's size stays bounded however many buy in.
     pub participants: Vec<PresaleParticipant>,
+    /// How many holders bought in (all of them, also where `participants` lists only the
+    /// first 100). tokenpad always sends it; absent from answers of services before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "codegen", ts(optional))]
+    pub participants_count: Option<u64>,
     pub token_info: PresaleTokenInfo,
     /// ISO 8601.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -246,11 +253,34 @@ pub fn progress(p: &Record) -> Decimal {
     percent(p.purchased.raw(), p.target.raw())
 }
 
+/// The participants a presale's event lists (the first, in the order of their first purchase).
+pub const EVENT_PARTICIPANTS: u32 = 100;
+
 impl Presale {
-    /// The public form, with its participants in the order of their first purchase.
+    /// The public form, with every participant in the order of their first purchase.
     pub fn read(store: &dyn Store, p: &Record, now: Millis) -> Result<Presale> {
-        let participants = store
-            .participants(&p.id)?
+        Presale::read_first(store, p, now, None)
+    }
+
+    /// The public form with at most the first `limit` participants (None: all of them).
+    pub fn read_first(
+        store: &dyn Store,
+        p: &Record,
+        now: Millis,
+        limit: Option<u32>,
+    ) -> Result<Presale> {
+        let rows = match limit {
+            None => store.participants(&p.id)?,
+            Some(n) => store.first_participants(&p.id, n)?,
+        };
+        // Records from before the count was kept count 0: the list itself then tells.
+        let participants_count = match limit {
+            None => u64::try_from(rows.len()).unwrap_or(u64::MAX),
+            Some(_) => p
+                .participant_count
+                .max(u64::try_from(rows.len()).unwrap_or(u64::MAX)),
+        };
+        let participants = rows
             .into_iter()
             .map(|x| PresaleParticipant {
                 id: x.user_id,
@@ -270,6 +300,7 @@ impl Presale {
             purchased_usdc_amount: Decimal::of(p.purchased),
             status: p.status(now).into(),
             participants,
+            participants_count: Some(participants_count),
             token_info: PresaleTokenInfo {
                 name: p.token_info.name.clone(),
                 symbol: p.token_info.symbol.clone(),
@@ -290,8 +321,18 @@ pub fn redact(p: &mut Presale) {
 
 impl PresaleMerchant {
     pub fn read(store: &dyn Store, p: &Record, now: Millis) -> Result<PresaleMerchant> {
+        PresaleMerchant::read_first(store, p, now, None)
+    }
+
+    /// The merchant form with at most the first `limit` participants (None: all of them).
+    pub fn read_first(
+        store: &dyn Store,
+        p: &Record,
+        now: Millis,
+        limit: Option<u32>,
+    ) -> Result<PresaleMerchant> {
         Ok(PresaleMerchant {
-            presale: Presale::read(store, p, now)?,
+            presale: Presale::read_first(store, p, now, limit)?,
             signer_address: p.signer,
             lock_duration: p.lock_days,
             auto_launch: p.auto_launch,

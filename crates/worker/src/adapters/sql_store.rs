@@ -167,6 +167,13 @@ impl Store for SqlStore {
         )
     }
 
+    fn first_participants(&self, presale: &PresaleId, limit: u32) -> Result<Vec<Participant>> {
+        self.docs(
+            "SELECT data FROM participants WHERE presale_id = ? ORDER BY seq LIMIT ?",
+            vec![presale.as_str().into(), int(u64::from(limit))],
+        )
+    }
+
     fn participant(&self, presale: &PresaleId, user_id: &UserId) -> Result<Option<Participant>> {
         self.doc(
             "SELECT data FROM participants WHERE presale_id = ? AND user_id = ?",
