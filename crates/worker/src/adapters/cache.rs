@@ -1,6 +1,6 @@
 //! The rows a merchant object keeps in memory between requests, only ever as SQLite committed
 //! them: tokens, holders, balances and the embedded chain's state (the rows every ledger write
-//! reads and writes), and a holder's lists (its holdings, locks and presale positions: what a
+//! reads and writes), presales and liquidity pools, and a holder's lists (its holdings, locks and presale positions: what a
 //! holder read returns). A read that finds its rows here runs no SQL statement.
 //!
 //! How it stays a copy of committed state, never of a write that may still roll back:
@@ -33,7 +33,8 @@ use tokenpad_core::model::chain::ChainState;
 use tokenpad_core::model::event::EventRecord;
 use tokenpad_core::model::history::TxRecord;
 use tokenpad_core::model::holder::Holder;
-use tokenpad_core::model::ids::{TokenAddress, UserId};
+use tokenpad_core::model::ids::{PresaleId, TokenAddress, UserId};
+use tokenpad_core::model::pool::Pool;
 use tokenpad_core::model::presale::{Participant, Presale};
 use tokenpad_core::model::token::Token;
 
@@ -43,6 +44,7 @@ use tokenpad_core::model::token::Token;
 const MAX_HOLDERS: usize = 10_000;
 const MAX_BALANCES: usize = 50_000;
 const MAX_TOKENS: usize = 1_000;
+const MAX_PRESALES: usize = 1_000;
 const MAX_LISTS: usize = 10_000;
 
 /// One kind of row: the committed values, and the writes of the transaction under way.
@@ -112,6 +114,9 @@ pub struct Cache {
     user_at: Table<Address, Option<UserId>>,
     balances: Table<(TokenAddress, Address), Balance>,
     chain: Table<(), ChainState>,
+    presales: Table<PresaleId, Presale>,
+    /// A token's pool; `None`: it has none.
+    pools: Table<TokenAddress, Option<Pool>>,
     /// A holder's tokens with a balance above zero, in the order the tokens were created.
     holdings: HashMap<Address, Vec<TokenAddress>>,
     locks: HashMap<Address, Vec<Lock>>,
@@ -139,6 +144,8 @@ impl Default for Cache {
             user_at: Table::new(MAX_HOLDERS),
             balances: Table::new(MAX_BALANCES),
             chain: Table::new(1),
+            presales: Table::new(MAX_PRESALES),
+            pools: Table::new(MAX_TOKENS),
             holdings: HashMap::new(),
             locks: HashMap::new(),
             positions: HashMap::new(),
@@ -180,6 +187,8 @@ impl Cache {
             self.user_at.commit();
             self.balances.commit();
             self.chain.commit();
+            self.presales.commit();
+            self.pools.commit();
         } else {
             // A rolled-back transaction leaves the events as they were, unless it ran inside
             // another (whose events are not known here).
@@ -191,6 +200,8 @@ impl Cache {
             self.user_at.roll_back();
             self.balances.roll_back();
             self.chain.roll_back();
+            self.presales.roll_back();
+            self.pools.roll_back();
         }
     }
 
@@ -339,9 +350,34 @@ impl Cache {
         self.positions.remove(user_id);
     }
 
-    /// A presale written: it is part of every position in it.
-    pub fn write_presale(&mut self) {
+    pub fn presale(&self, id: &PresaleId) -> Option<Presale> {
+        self.presales.get(id)
+    }
+
+    pub fn keep_presale(&mut self, presale: &Presale) {
+        self.presales.keep(presale.id.clone(), presale.clone());
+    }
+
+    /// A presale written; it is also part of every position in it.
+    pub fn write_presale(&mut self, presale: &Presale) {
+        let open = self.open();
+        self.presales
+            .write(presale.id.clone(), presale.clone(), open);
         self.positions.clear();
+    }
+
+    /// A token's pool: `Some(None)` when it is known that there is none.
+    pub fn pool(&self, token: &TokenAddress) -> Option<Option<Pool>> {
+        self.pools.get(token)
+    }
+
+    pub fn keep_pool(&mut self, token: &TokenAddress, pool: Option<&Pool>) {
+        self.pools.keep(*token, pool.cloned());
+    }
+
+    pub fn write_pool(&mut self, pool: &Pool) {
+        let open = self.open();
+        self.pools.write(pool.token, Some(pool.clone()), open);
     }
 
     /// A history record written (inside a transaction: kept for its length).

@@ -188,7 +188,8 @@ fn lists_are_forgotten_when_what_they_show_is_written() {
     c.remove_lock();
     assert_eq!(c.locks(&o), None);
     assert_eq!(c.positions(&user), Some(vec![]));
-    c.write_presale();
+    let presale: Presale = serde_json::from_value(presale_json()).unwrap();
+    c.write_presale(&presale);
     assert_eq!(c.positions(&user), None);
     c.keep_positions(&user, &[]);
     c.write_participant(&user);
@@ -289,4 +290,30 @@ fn history_records_a_transaction_wrote_are_read_back_only_inside_it() {
     assert_eq!(c.history_at(7), Some(record));
     c.end(true);
     assert_eq!(c.history_at(7), None);
+}
+
+fn presale_json() -> serde_json::Value {
+    serde_json::json!({
+        "id": "p1", "name": "P", "description": "d", "start": 0, "end": 1, "target": 10,
+        "purchased": 0, "token_info": { "name": "T", "symbol": "T", "image_url": "https://x/y.png", "metadata": {}, "lockup_percentage": 20 },
+        "lock_days": 1, "auto_launch": false, "signer": "0x0101010101010101010101010101010101010101",
+        "token_address": "0x0202020202020202020202020202020202020202", "phase": "open",
+        "completion": { "step": "pending", "transactions": {}, "retry_count": 0, "last_error": null }, "distributed": false, "distribute_tx": null, "created_at": 0, "updated_at": 0
+    })
+}
+
+#[test]
+fn presales_and_pools_are_kept_as_committed() {
+    let mut c = Cache::default();
+    let mut p: Presale = serde_json::from_value(presale_json()).unwrap();
+    c.keep_presale(&p);
+    c.begin();
+    p.purchased = tokenpad_core::model::amount::Usdc::new(5);
+    c.write_presale(&p);
+    assert_eq!(c.presale(&p.id).map(|x| x.purchased), Some(p.purchased));
+    c.end(false);
+    assert_eq!(c.presale(&p.id), None, "rolled back: SQLite answers");
+    let t = TokenAddress(addr(9));
+    c.keep_pool(&t, None);
+    assert_eq!(c.pool(&t), Some(None), "known to have none");
 }

@@ -1,5 +1,5 @@
 //! The rows the merchant object keeps in memory (`cache.rs`), on SQLite: tokens, holders,
-//! balances, the embedded chain's state, and a holder's lists (holdings, locks, presale
+//! balances, the embedded chain's state, presales, pools, and a holder's lists (holdings, locks, presale
 //! positions). Each read looks in the object's cache first and keeps what SQLite returned;
 //! each write tells the cache before it runs, so a write that fails half-way never leaves a
 //! stale copy. `sql_store.rs` implements the storage port with these.
@@ -13,6 +13,7 @@ use tokenpad_core::model::balance::{Balance, Lock};
 use tokenpad_core::model::chain::ChainState;
 use tokenpad_core::model::holder::Holder;
 use tokenpad_core::model::ids::{LockId, PresaleId, TokenAddress, UserId};
+use tokenpad_core::model::pool::Pool;
 use tokenpad_core::model::presale::{Participant, Presale};
 use tokenpad_core::model::token::Token;
 use tokenpad_core::{Error, Result};
@@ -227,11 +228,46 @@ impl SqlStore {
         Ok(())
     }
 
+    pub(crate) fn presale_row(&self, id: &PresaleId) -> Result<Option<Presale>> {
+        if let Some(presale) = self.look(|c| c.presale(id)) {
+            return Ok(Some(presale));
+        }
+        let presale: Option<Presale> = self.doc(
+            "SELECT data FROM presales WHERE id = ?",
+            vec![id.as_str().into()],
+        )?;
+        if let Some(p) = &presale {
+            self.tell(|c| c.keep_presale(p))?;
+        }
+        Ok(presale)
+    }
+
     pub(crate) fn put_presale_row(&self, presale: &Presale) -> Result<()> {
-        self.tell(Cache::write_presale)?;
+        self.tell(|c| c.write_presale(presale))?;
         self.exec(
             "INSERT INTO presales (id, data) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
             vec![presale.id.as_str().into(), text(presale)?.into()],
+        )?;
+        Ok(())
+    }
+
+    pub(crate) fn pool_row(&self, token: &TokenAddress) -> Result<Option<Pool>> {
+        if let Some(pool) = self.look(|c| c.pool(token)) {
+            return Ok(pool);
+        }
+        let pool: Option<Pool> = self.doc(
+            "SELECT data FROM pools WHERE token = ?",
+            vec![tok(token).into()],
+        )?;
+        self.tell(|c| c.keep_pool(token, pool.as_ref()))?;
+        Ok(pool)
+    }
+
+    pub(crate) fn put_pool_row(&self, pool: &Pool) -> Result<()> {
+        self.tell(|c| c.write_pool(pool))?;
+        self.exec(
+            "INSERT INTO pools (token, data) VALUES (?, ?) ON CONFLICT(token) DO UPDATE SET data = excluded.data",
+            vec![tok(&pool.token).into(), text(pool)?.into()],
         )?;
         Ok(())
     }

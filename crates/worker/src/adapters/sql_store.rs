@@ -146,10 +146,7 @@ impl Store for SqlStore {
     }
 
     fn presale(&self, id: &PresaleId) -> Result<Option<Presale>> {
-        self.doc(
-            "SELECT data FROM presales WHERE id = ?",
-            vec![id.as_str().into()],
-        )
+        self.presale_row(id)
     }
 
     fn put_presale(&mut self, presale: &Presale) -> Result<()> {
@@ -266,18 +263,11 @@ impl Store for SqlStore {
     }
 
     fn pool(&self, token: &TokenAddress) -> Result<Option<Pool>> {
-        self.doc(
-            "SELECT data FROM pools WHERE token = ?",
-            vec![tok(token).into()],
-        )
+        self.pool_row(token)
     }
 
     fn put_pool(&mut self, pool: &Pool) -> Result<()> {
-        self.exec(
-            "INSERT INTO pools (token, data) VALUES (?, ?) ON CONFLICT(token) DO UPDATE SET data = excluded.data",
-            vec![tok(&pool.token).into(), text(pool)?.into()],
-        )?;
-        Ok(())
+        self.put_pool_row(pool)
     }
 
     fn job(&self, id: &JobId) -> Result<Option<Job>> {
