@@ -1,8 +1,8 @@
 //! The rows the merchant object keeps in memory (`cache.rs`), on SQLite: tokens, holders,
-//! balances, the embedded chain's state, presales, pools, and a holder's lists (holdings, locks, presale
-//! positions). Each read looks in the object's cache first and keeps what SQLite returned;
-//! each write tells the cache before it runs, so a write that fails half-way never leaves a
-//! stale copy. `sql_store.rs` implements the storage port with these.
+//! balances, the embedded chain's state, presales, pools, and a holder's lists (holdings,
+//! locks, presale positions). Each read looks in the object's cache first and keeps what
+//! SQLite returned; each write tells the cache before it runs, so a write that fails half-way
+//! never leaves a stale copy. `sql_store.rs` implements the storage port with these.
 
 use super::cache::Cache;
 use super::sql::{addr, amount, amount_key, parse, text, tok, BalanceRow, SqlStore, CHAIN_KEY};
