@@ -72,7 +72,11 @@ fn expand(tree: &str) -> Vec<String> {
         return vec![path.to_string()];
     };
     let prefix = tree[..open].trim_end_matches("::").trim();
-    let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+    // Text that only looks like a use tree ("in use at the end of ..." in a string literal,
+    // which this reader does not skip) may close no brace after it opens one: read to its end
+    // rather than slice backwards; its words name no `crate`/`super`/`self` path.
+    let close = tree.rfind('}').filter(|&c| c > open).unwrap_or(tree.len());
+    let inner = &tree[open + 1..close];
     // Split the inner list at top-level commas.
     let mut parts = Vec::new();
     let (mut depth, mut start) = (0, 0);
@@ -298,4 +302,15 @@ fn no_source_file_is_over_500_lines() {
             );
         }
     }
+}
+
+#[test]
+fn text_that_only_looks_like_a_use_tree_names_no_path() {
+    // What followed "in use " in an error message once (a `{` opened after its last `}`).
+    let text = "at the end of a transaction\"),\n    }\n    outcome\n}\n\nfn run<T>(\n    f: impl FnOnce() -> Result<T>,\n) -> Result<T> {\n    let raw = storage.as_raw()";
+    let named: Vec<String> = expand(text)
+        .into_iter()
+        .filter(|p| p.starts_with("crate") || p.starts_with("super") || p.starts_with("self"))
+        .collect();
+    assert!(named.is_empty(), "{named:?}");
 }
