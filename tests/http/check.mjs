@@ -205,6 +205,22 @@ export async function faucet(w, m, address, usdcAmount) {
   assert.equal(f.status, 200, f.text);
 }
 
+/** Every event of `m`'s log after `after` (an event id), of `types` if given: all pages. */
+export async function eventLog(w, m, { after, types } = {}) {
+  const out = [];
+  let cursor = after;
+  for (;;) {
+    const q = new URLSearchParams({ limit: '100' });
+    if (cursor) q.set('after', cursor);
+    if (types) q.set('types', types);
+    const r = await checkedCall(w, 'GET', `/merchant/events?${q}`, { key: m.secretKey }, '/merchant/events');
+    assert.equal(r.status, 200, r.text);
+    out.push(...r.json.data);
+    if (!r.json.has_more) return out;
+    cursor = r.json.next_cursor;
+  }
+}
+
 /** The holder `userId`, given `usdcAmount` test USDC; its address. */
 export async function funded(w, m, userId, usdcAmount) {
   const h = await holder(w, m, userId);

@@ -4,7 +4,7 @@
 import test, { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startWorker, api, createMerchant } from './harness.mjs';
-import { advanceTime, checkedCall, createPresale, funded, PRESALE_IMAGE as IMAGE, serviceNow } from './check.mjs';
+import { advanceTime, checkedCall, createPresale, eventLog, funded, PRESALE_IMAGE as IMAGE, serviceNow } from './check.mjs';
 
 let w;
 before(async () => {
@@ -374,15 +374,7 @@ test('a presale event lists its first 100 participants and counts them all; read
     await funded(w, m, `b${i}`, 5);
     assert.equal((await buy(m, `b${i}`, p.id, 1)).status, 200);
   }
-  const events = [];
-  for (let after = ''; ;) {
-    const r = await api(w, 'GET', `/merchant/events?types=presale.purchase&limit=100${after}`, { key: m.secretKey });
-    assert.equal(r.status, 200, r.text);
-    events.push(...r.json.data);
-    if (!r.json.has_more) break;
-    after = `&after=${r.json.next_cursor}`;
-  }
-  const mine = events.filter((e) => e.resource === `presale:${p.id}`);
+  const mine = (await eventLog(w, m, { types: 'presale.purchase' })).filter((e) => e.resource === `presale:${p.id}`);
   assert.equal(mine.length, buyers);
   const last = mine.at(-1).data;
   assert.equal(last.purchase.userId, `b${buyers - 1}`, 'the purchase names its buyer, listed or not');

@@ -11,7 +11,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startWorker, api, createMerchant } from './harness.mjs';
-import { advanceTime, checkedCall, createPresale, funded, holder } from './check.mjs';
+import { advanceTime, checkedCall, createPresale, eventLog, funded, holder } from './check.mjs';
 
 let w;
 before(async () => {
@@ -91,19 +91,7 @@ async function createHook(m, url, events = ['*']) {
   return r.json;
 }
 
-/** Every event of the log after `after` (all pages). */
-async function allEvents(m, after = undefined) {
-  const out = [];
-  let cursor = after;
-  for (;;) {
-    const q = cursor ? `?after=${encodeURIComponent(cursor)}&limit=100` : '?limit=100';
-    const r = await call('GET', `/merchant/events${q}`, { key: m.secretKey }, '/merchant/events');
-    assert.equal(r.status, 200, r.text);
-    out.push(...r.json.data);
-    if (!r.json.has_more) return out;
-    cursor = r.json.next_cursor;
-  }
-}
+const allEvents = (m, after = undefined) => eventLog(w, m, { after });
 
 /** A presale of `m` raising 1000 USDC: every purchase below is one more event of it. */
 async function presale(m) {
