@@ -269,17 +269,13 @@ impl Presale {
         now: Millis,
         limit: Option<u32>,
     ) -> Result<Presale> {
-        let rows = match limit {
-            None => store.participants(&p.id)?,
-            Some(n) => store.first_participants(&p.id, n)?,
+        // A full list counts itself; a first page is counted by the record, which counts 0
+        // for presales from before it kept the count (the page then tells at least).
+        let (rows, recorded) = match limit {
+            None => (store.participants(&p.id)?, 0),
+            Some(n) => (store.first_participants(&p.id, n)?, p.participant_count),
         };
-        // Records from before the count was kept count 0: the list itself then tells.
-        let participants_count = match limit {
-            None => u64::try_from(rows.len()).unwrap_or(u64::MAX),
-            Some(_) => p
-                .participant_count
-                .max(u64::try_from(rows.len()).unwrap_or(u64::MAX)),
-        };
+        let participants_count = recorded.max(u64::try_from(rows.len()).unwrap_or(u64::MAX));
         let participants = rows
             .into_iter()
             .map(|x| PresaleParticipant {

@@ -85,7 +85,15 @@ impl<K: Eq + Hash + Clone, V: Clone> Table<K, V> {
             self.committed.remove(&key);
         }
     }
+}
 
+/// What a transaction's end does to a table, whatever its rows.
+trait Pending {
+    fn commit(&mut self);
+    fn roll_back(&mut self);
+}
+
+impl<K: Eq + Hash + Clone, V: Clone> Pending for Table<K, V> {
     fn commit(&mut self) {
         for (key, value) in std::mem::take(&mut self.pending) {
             insert_capped(&mut self.committed, self.cap, key, value);
@@ -181,29 +189,34 @@ impl Cache {
         let unsealed = std::mem::take(&mut self.unsealed);
         let exact = std::mem::take(&mut self.unsealed_exact);
         let nested = std::mem::take(&mut self.nested);
-        if committed && !nested {
+        let keep = committed && !nested;
+        if keep {
             self.none_unsealed = exact && unsealed.is_empty();
-            self.tokens.commit();
-            self.holders.commit();
-            self.user_at.commit();
-            self.balances.commit();
-            self.chain.commit();
-            self.presales.commit();
-            self.pools.commit();
-        } else {
+        } else if nested {
             // A rolled-back transaction leaves the events as they were, unless it ran inside
             // another (whose events are not known here).
-            if nested {
-                self.none_unsealed = false;
-            }
-            self.tokens.roll_back();
-            self.holders.roll_back();
-            self.user_at.roll_back();
-            self.balances.roll_back();
-            self.chain.roll_back();
-            self.presales.roll_back();
-            self.pools.roll_back();
+            self.none_unsealed = false;
         }
+        for table in self.tables() {
+            if keep {
+                table.commit();
+            } else {
+                table.roll_back();
+            }
+        }
+    }
+
+    /// Every table of rows, the one list `end` settles.
+    fn tables(&mut self) -> [&mut dyn Pending; 7] {
+        [
+            &mut self.tokens,
+            &mut self.holders,
+            &mut self.user_at,
+            &mut self.balances,
+            &mut self.chain,
+            &mut self.presales,
+            &mut self.pools,
+        ]
     }
 
     fn open(&self) -> bool {
