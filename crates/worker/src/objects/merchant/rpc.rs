@@ -8,9 +8,10 @@
 //! building the object field by field (serde-wasm-bindgen) and reading it back took some 55
 //! crossings a holder read (counted on a scratch build; CPU did not change measurably).
 //!
-//! An edge of a previous version may still call during a deployment: the object answers the
+//! An edge of an older version may still call during a deployment: the object answers the
 //! same call sent with `fetch` (`DurableObject::fetch`, which the live channel's upgrade
-//! needs anyway) and by `answerCall` (the answer as a JavaScript object), the earlier hops.
+//! needs anyway), the earliest hop. `answerCall` (the answer as a JavaScript object), the
+//! hop of the release before the last, is gone: the last release's edge calls `answerText`.
 //! The runtime offers RPC only on classes deriving from its `DurableObject`;
 //! `crates/worker/entry.mjs` makes the exported classes do so.
 
@@ -27,22 +28,8 @@ impl MerchantObject {
     /// `unavailable`).
     #[wasm_bindgen(js_name = answerText)]
     pub async fn answer_text(&self, call: String) -> std::result::Result<String, JsValue> {
-        let answer = self.answer_of(&call).await?;
+        let answer = self.answer(hop::parse::<MerchantCall>(&call)).await?;
         serde_json::to_string(&answer).map_err(|e| JsValue::from(e.to_string()))
-    }
-
-    /// `stub.answerCall(json)`: the same, the answer as a JavaScript object (the previous
-    /// version's edge calls this).
-    #[wasm_bindgen(js_name = answerCall)]
-    pub async fn answer_call(&self, call: String) -> std::result::Result<JsValue, JsValue> {
-        let answer = self.answer_of(&call).await?;
-        serde_wasm_bindgen::to_value(&answer).map_err(JsValue::from)
-    }
-}
-
-impl MerchantObject {
-    async fn answer_of(&self, call: &str) -> std::result::Result<Answer, JsValue> {
-        Ok(self.answer(hop::parse::<MerchantCall>(call)).await?)
     }
 }
 
