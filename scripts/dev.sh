@@ -14,6 +14,8 @@
 #   TOKENPAD_DIR=/tmp/tp ./scripts/dev.sh  (keys, state and demo.json there, not in .tokenpad)
 #   RATE_LIMIT_PER_SECOND=0 ./scripts/dev.sh   (each merchant's request budget: 0 turns it off;
 #                                    default 200; RATE_LIMIT_BURST too, default twice the rate)
+#   REQUEST_LOG=errors ./scripts/dev.sh   (which requests write their JSON log line: all, the
+#                                    default; errors, those answered 400 and above; off)
 #
 # Dev-only switches ALLOW_TIME_TRAVEL, ENABLE_FAUCET and ALLOW_PRIVATE_WEBHOOK_URLS (webhooks to a
 # receiver on this machine) are on here (never in wrangler.toml).
@@ -111,7 +113,8 @@ if [[ "$CHAIN_KIND" == anvil ]]; then
   log "anvil answers on $CHAIN_RPC_URL (chain $(chain_value CHAIN_ID))"
 fi
 
-# The per-merchant rate limit, when set in the environment (a whole number; 0 turns it off).
+# The per-merchant rate limit, when set in the environment (a whole number; 0 turns it off),
+# and which requests write their log line.
 LIMIT_VARS=()
 for name in RATE_LIMIT_PER_SECOND RATE_LIMIT_BURST; do
   value="${!name:-}"
@@ -120,6 +123,11 @@ for name in RATE_LIMIT_PER_SECOND RATE_LIMIT_BURST; do
   LIMIT_VARS+=(--var "$name:$value")
   log "$name=$value"
 done
+if [[ -n "${REQUEST_LOG:-}" ]]; then
+  [[ "$REQUEST_LOG" =~ ^(all|errors|off)$ ]] || die "REQUEST_LOG must be all, errors or off, not '$REQUEST_LOG'"
+  LIMIT_VARS+=(--var "REQUEST_LOG:$REQUEST_LOG")
+  log "REQUEST_LOG=$REQUEST_LOG"
+fi
 
 node -e "const s=require('net').createServer().once('error',()=>process.exit(1)).listen($PORT,'127.0.0.1',()=>s.close())" \
   || die "port $PORT on 127.0.0.1 is in use (another ./scripts/dev.sh?). Stop it or use PORT=<other> ./scripts/dev.sh"

@@ -79,7 +79,7 @@ test('./scripts/dev.sh starts, seeds, prints keys, keeps secrets off command lin
     // A rate limit of 1 request a second after a burst of 400: seeding fits in the burst, and
     // the burst of reads below shows the limit reached the worker (the default refills 200/s).
     env: { ...process.env, PORT: String(port), TOKENPAD_DIR: dir, SKIP_BUILD: '1', NO_COLOR: '1', CI: 'true',
-      RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '400' },
+      RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '400', REQUEST_LOG: 'errors' },
   });
   let output = '';
   child.stdout.on('data', (b) => { output += b; });
@@ -114,6 +114,12 @@ test('./scripts/dev.sh starts, seeds, prints keys, keeps secrets off command lin
   const limited = burst.filter((r) => r.status === 429);
   assert.ok(limited.length > 0, `no 429 in 450 reads: ${JSON.stringify(burst.map((r) => r.status).slice(-5))}`);
   assert.equal(limited[0].json.code, 'rate_limited');
+  // REQUEST_LOG passed through: the refusals wrote their lines, the successes none.
+  const requestLines = () => output.split('\n').map((l) => l.slice(l.indexOf('{"')))
+    .flatMap((l) => { try { return [JSON.parse(l)]; } catch { return []; } }).filter((l) => l.type === 'request');
+  for (let i = 0; i < 100 && !requestLines().some((l) => l.code === 'rate_limited'); i++) await sleep(100);
+  assert.ok(requestLines().some((l) => l.status === 429 && l.code === 'rate_limited'), 'no line for a 429');
+  assert.ok(!requestLines().some((l) => l.status < 400), 'a line for a success');
 
   // The secrets are on no command line, and in files only this user can read.
   for (const p of processes()) {

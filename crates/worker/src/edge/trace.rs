@@ -2,10 +2,12 @@
 //! when it sent a sane one: 1 to 128 letters, digits and `-_.:`; else a fresh `req_...`),
 //! and every request writes one JSON log line: its id, method, route pattern (never the
 //! path, which may carry a userId), the merchant its key names, the status, the error code
-//! and how long it took. Never a key, a URL, a body or a secret.
+//! and how long it took. Never a key, a URL, a body or a secret. `REQUEST_LOG` chooses which
+//! requests write it ([`RequestLog`]).
 
 use super::incoming::Incoming;
 use crate::adapters::wallet::random;
+use crate::config;
 use crate::http::{self, ERROR_CODE_HEADER};
 use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::wire::routes::Matched;
@@ -40,6 +42,40 @@ fn fresh() -> String {
         *n = n.wrapping_add(1);
         format!("req_{}{:08x}", hex::encode(*prefix), n)
     })
+}
+
+/// Which requests write their log line: the var `REQUEST_LOG` (any case). `all` (the default,
+/// and what any other value means): every request. `errors`: those answered 400 or above. `off`: none
+/// (the service's own error lines, such as an internal error's detail, are written still).
+/// Where a line costs (locally each one crosses wrangler's inspector; on Cloudflare, Workers
+/// Logs bills per line beyond its allowance), an operator chooses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestLog {
+    All,
+    Errors,
+    Off,
+}
+
+impl RequestLog {
+    pub fn parse(value: Option<&str>) -> RequestLog {
+        let value = value.map(str::trim).unwrap_or_default();
+        if value.eq_ignore_ascii_case("errors") {
+            RequestLog::Errors
+        } else if value.eq_ignore_ascii_case("off") {
+            RequestLog::Off
+        } else {
+            RequestLog::All
+        }
+    }
+
+    /// Whether an answer with this status writes its line.
+    pub fn writes(self, status: u16) -> bool {
+        match self {
+            RequestLog::All => true,
+            RequestLog::Errors => status >= 400,
+            RequestLog::Off => false,
+        }
+    }
 }
 
 /// What a request's log line names, filled in by `super::handle` as it learns it (the route
@@ -84,8 +120,12 @@ pub async fn serve(req: Incoming, env: &Env) -> worker::Result<Response> {
         Err(e) => http::error(&e)?,
     };
     let status = resp.status_code();
-    let code = resp.headers().get(ERROR_CODE_HEADER).ok().flatten();
-    let replayed = resp.headers().has("idempotent-replayed").unwrap_or(false);
+    let log = RequestLog::parse(config::string(env, "REQUEST_LOG").as_deref()).writes(status);
+    let code = if log {
+        resp.headers().get(ERROR_CODE_HEADER).ok().flatten()
+    } else {
+        None
+    };
     // A WebSocket upgrade goes back as it came (its socket is part of the answer).
     let resp = if status == 101 {
         resp
@@ -95,6 +135,10 @@ pub async fn serve(req: Incoming, env: &Env) -> worker::Result<Response> {
             headers.delete(ERROR_CODE_HEADER)
         })?
     };
+    if !log {
+        return Ok(resp);
+    }
+    let replayed = resp.headers().has("idempotent-replayed").unwrap_or(false);
     let line = serde_json::json!({
         "type": "request",
         "requestId": id,
@@ -112,4 +156,32 @@ pub async fn serve(req: Incoming, env: &Env) -> worker::Result<Response> {
         worker::console_log!("{line}");
     }
     Ok(resp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RequestLog;
+
+    #[test]
+    fn request_log_settings() {
+        let cases: [(Option<&str>, RequestLog, [bool; 4]); 6] = [
+            // the setting, what it reads as, whether 200, 404, 429, 500 write a line
+            (None, RequestLog::All, [true, true, true, true]),
+            (Some("all"), RequestLog::All, [true, true, true, true]),
+            (
+                Some(" errors "),
+                RequestLog::Errors,
+                [false, true, true, true],
+            ),
+            (Some("off"), RequestLog::Off, [false, false, false, false]),
+            (Some("OFF"), RequestLog::Off, [false, false, false, false]),
+            (Some("none"), RequestLog::All, [true, true, true, true]),
+        ];
+        for (value, reads, writes) in cases {
+            let setting = RequestLog::parse(value);
+            assert_eq!(setting, reads, "{value:?}");
+            let got = [200, 404, 429, 500].map(|s| setting.writes(s));
+            assert_eq!(got, writes, "{value:?}");
+        }
+    }
 }
