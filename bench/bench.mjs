@@ -14,7 +14,9 @@
 // read and write is also shown. Then it times a presale launch with --buyers
 // buyers (resolve -> `completed`), reports the gzip sizes of the Worker and of the npm package,
 // and the cold start (V8 compiling the Worker's wasm, in Chromium; the first answers of a freshly started
-// worker: /health, then a merchant read that has to create its Durable Object).
+// worker: /health, then a merchant read that has to create its Durable Object). Every route
+// is loaded a second time with tokenpad restarted under REQUEST_LOG=off, against floors
+// without the log line: what the line costs in this runtime.
 //
 //   node bench/bench.mjs [--seconds 3] [--connections 32] [--buyers 10000] [--quick]
 //                        [--only <substring of a route name>] [--no-launch] [--json <file>]
@@ -219,10 +221,31 @@ async function main() {
       await tpAssets.stop();
     }
   }
+  // The same routes with REQUEST_LOG=off (no request log line), against floors without the
+  // line: what the line costs tokenpad in this runtime, where each line crosses wrangler's
+  // inspector. The default (every request logged) is what the table above measures.
+  const quiet = { floors: [], results: [] };
+  const quietRoutes = routes.filter((route) => !opts.only || route.name.includes(opts.only));
+  if (quietRoutes.length) {
+    await tp.restart({ env: { REQUEST_LOG: 'off' } });
+    try {
+      await load(tp, { path: `/holder/h0?publicKey=${pk}` }, opts.connections, 1);
+      quiet.floors.push(await measure(hello, { name: 'hello-world + object read (1 SQL row), no log line', path: '/object-quiet', kind: 'floor' }));
+      quiet.floors.push(await measure(hello, { name: 'hello-world + object write (1 SQL update), no log line', method: 'POST', path: '/object-write-quiet', kind: 'floor' }));
+      for (const route of quietRoutes) quiet.results.push(await measure(tp, route));
+    } finally {
+      await tp.restart({ env: { REQUEST_LOG: null } });
+    }
+  }
   const helloLast = await measure(hello, { ...helloRoute, name: 'hello-world Worker (again, last)' });
-  const distributed = results.find((r) => r.route === 'POST distribute');
-  const long = results.find((r) => r.route.includes('long history'));
-  if (distributed && long) long.route = `GET /holder/:id/transactions (${distributed.ok + 1} records)`;
+  // h0 received every distribute: its history is as long as both runs made it.
+  let records = 1;
+  for (const rows of [results, quiet.results]) {
+    const distributed = rows.find((r) => r.route === 'POST distribute');
+    const long = rows.find((r) => r.route.includes('long history'));
+    records += distributed?.ok ?? 0;
+    if (long) long.route = `GET /holder/:id/transactions (${records} records)`;
+  }
 
   // --- a presale launch with --buyers buyers ----------------------------------------------------
   let launch = null;
@@ -238,9 +261,10 @@ async function main() {
   const pct = (x) => `${Math.round((100 * x) / base)} %`;
   // Each route against the runtime's floor for its kind: a write against the object write, a
   // read against the object read, a route without an object against the log line alone.
-  const floorOf = (r) => (r.kind === 'write' || r.kind === 'replay' ? helloObjectWrite
-    : r.kind === 'read' || r.kind === 'history' ? helloObject : helloLog);
-  const pctFloor = (r) => (r.kind === 'floor' || r.route.includes('hello-world') ? '' : `${Math.round((100 * r.reqPerSec) / floorOf(r).reqPerSec)} %`);
+  const floorOf = (r, [read, write, none] = [helloObject, helloObjectWrite, helloLog]) => (
+    r.kind === 'write' || r.kind === 'replay' ? write : r.kind === 'read' || r.kind === 'history' ? read : none);
+  const pctFloor = (r, floors) => (r.kind === 'floor' || r.route.includes('hello-world') ? ''
+    : `${Math.round((100 * r.reqPerSec) / floorOf(r, floors).reqPerSec)} %`);
   const cpu = (key) => {
     const baseCpu = (helloFirst[key] + helloLast[key]) / 2;
     return (r) => (r[key] === null ? '?' : `${r[key].toFixed(2)} (${(r[key] / baseCpu).toFixed(1)}x)`);
@@ -250,12 +274,20 @@ async function main() {
   lines.push(`tokenpad benchmark: ${opts.seconds} s per route, ${opts.connections} connections, autocannon ${autocannonVersion()}, ${new Date().toISOString()}`);
   lines.push(`machine: ${cpuInfo()}; load average before the run: ${loadBefore}`);
   lines.push('');
-  lines.push('| route | req/s | share of hello-world | share of its floor | CPU ms per request (x hello-world) | of which workerd | p50 ms | p99 ms | p99 / hello-world p99 | failed |');
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of [helloFirst, helloLog, helloObject, helloObjectWrite, ...rust, ...results, helloLast]) {
-    lines.push(`| ${r.route} | ${r.reqPerSec} | ${pct(r.reqPerSec)} | ${pctFloor(r)} | ${cpuAll(r)} | ${cpuWorkerd(r)} | ${r.p50} | ${r.p99} | ${(r.p99 / baseP99).toFixed(1)}x | ${r.failed} |`);
-  }
+  const head = ['| route | req/s | share of hello-world | share of its floor | CPU ms per request (x hello-world) | of which workerd | p50 ms | p99 ms | p99 / hello-world p99 | failed |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  lines.push(...head);
+  const row = (r, floors) => `| ${r.route} | ${r.reqPerSec} | ${pct(r.reqPerSec)} | ${pctFloor(r, floors)} | ${cpuAll(r)} | ${cpuWorkerd(r)} | ${r.p50} | ${r.p99} | ${(r.p99 / baseP99).toFixed(1)}x | ${r.failed} |`;
+  for (const r of [helloFirst, helloLog, helloObject, helloObjectWrite, ...rust, ...results, helloLast]) lines.push(row(r));
   lines.push('');
+  if (quiet.results.length) {
+    lines.push('With REQUEST_LOG=off (no request log line; shares against the same hello-world, floors without the line):');
+    lines.push('');
+    lines.push(...head);
+    const [read, write] = quiet.floors;
+    for (const r of [...quiet.floors, ...quiet.results]) lines.push(row(r, [read, write, helloFirst]));
+    lines.push('');
+  }
   if (launch) {
     lines.push(`presale launch, ${launch.buyers} buyers: resolve -> completed in ${(launch.ms / 1000).toFixed(1)} s ` +
       `(${launch.steps} chain steps of ${launch.blockMs / 1000} s each: target ${((launch.steps * launch.blockMs) / 1000 + 2).toFixed(0)} s); ` +
@@ -268,9 +300,9 @@ async function main() {
     `first GET /health ${cold.healthMs.toFixed(0)} ms, first merchant read (new Durable Object) ${cold.objectMs.toFixed(0)} ms, then ${cold.warmMs.toFixed(1)} ms warm`);
   console.log(lines.join('\n'));
   if (opts.json) {
-    writeFileSync(opts.json, JSON.stringify({ opts, hello: [helloFirst, helloLast], helloLog, helloObject, helloObjectWrite, rust, results, launch, sizes, cold }, null, 2));
+    writeFileSync(opts.json, JSON.stringify({ opts, hello: [helloFirst, helloLast], helloLog, helloObject, helloObjectWrite, rust, results, quiet, launch, sizes, cold }, null, 2));
   }
-  const failed = [helloFirst, helloLog, helloObject, helloObjectWrite, ...rust, ...results, helloLast].filter((r) => r.failed > 0);
+  const failed = [helloFirst, helloLog, helloObject, helloObjectWrite, ...rust, ...results, ...quiet.floors, ...quiet.results, helloLast].filter((r) => r.failed > 0);
   if (failed.length) {
     console.log(`\n${failed.length} route(s) had failed requests: ${failed.map((r) => r.route).join(', ')}`);
     process.exitCode = 1;

@@ -3,8 +3,11 @@
 // Prints the functions with the most self time, and the share of the whole.
 //
 //   ./scripts/bench.sh --profile holder        (builds first when needed, then runs this)
-//   node bench/profile.mjs [holder|token|spend|distribute|replay|health] [--seconds 5]
-//                          [--top 40] [--json profile.cpuprofile]
+//   node bench/profile.mjs [holder|token|history|spend|distribute|replay|health] [--seconds 5]
+//                          [--top 40] [--json profile.cpuprofile] [--request-log all|errors|off]
+//
+// As the benchmark: a token with 100 holders, h0's history 50 records or more, every request
+// logged unless --request-log says otherwise.
 //
 // The .cpuprofile written with --json opens in Chromium's DevTools (Performance panel). Wasm
 // functions appear under their Rust names when the build keeps its name section
@@ -15,7 +18,7 @@ import { api, createMerchant, createToken, startWorker } from '../tests/http/har
 import { load, ok } from './common.mjs';
 
 const argv = process.argv.slice(2);
-const opts = { route: 'holder', seconds: 5, top: 40, json: '', connections: 32 };
+const opts = { route: 'holder', seconds: 5, top: 40, json: '', connections: 32, requestLog: 'all' };
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   if (a === '--seconds') opts.seconds = Number(argv[++i]);
@@ -24,6 +27,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--callers') opts.callers = argv[++i];
   else if (a === '--callees') opts.callees = argv[++i];
   else if (a === '--connections') opts.connections = Number(argv[++i]);
+  else if (a === '--request-log') opts.requestLog = argv[++i];
   else if (!a.startsWith('-')) opts.route = a;
   else throw new Error(`unknown option ${a}`);
 }
@@ -45,23 +49,27 @@ const anonymous = (f) => {
 const log = (m) => process.stderr.write(`[profile] ${m}\n`);
 
 // As the benchmark runs it: the API alone, no assets router in front (bench.mjs says why).
-const w = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0' }, assets: false });
+const w = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0', REQUEST_LOG: opts.requestLog }, assets: false });
 try {
   const m = await createMerchant(w, 'Profile');
   const sk = m.secretKey;
   const token = await createToken(w, sk, { name: 'Profile', symbol: 'PRF', totalSupply: 1_000_000_000_000 });
   const T = token.address;
   const holders = [];
-  for (let i = 0; i < 5; i++) {
-    const h = ok(await api(w, 'PUT', `/holder/h${i}`, { key: sk }), 'holder');
-    holders.push(h);
-    ok(await api(w, 'POST', `/token/${T}/distribute`, { key: sk, body: { sendToId: `h${i}`, amount: 1_000_000_000 } }), 'distribute');
+  for (let i = 0; i < 100; i += 10) {
+    holders.push(...await Promise.all(Array.from({ length: 10 }, async (_, j) => {
+      const h = ok(await api(w, 'PUT', `/holder/h${i + j}`, { key: sk }), 'holder');
+      ok(await api(w, 'POST', `/token/${T}/distribute`, { key: sk, body: { sendToId: `h${i + j}`, amount: 1_000_000_000 } }), 'distribute');
+      return h;
+    })));
   }
+  for (let i = 0; i < 49; i++) ok(await api(w, 'POST', `/token/${T}/distribute`, { key: sk, body: { sendToId: 'h0', amount: 1 } }), 'distribute');
   const json = { 'content-type': 'application/json', 'x-api-key': sk };
   const routes = {
     health: { path: '/health' },
     holder: { path: `/holder/h0?publicKey=${m.publicKey}` },
     token: { path: `/token/${T}?publicKey=${m.publicKey}` },
+    history: { path: '/holder/h0/transactions', headers: { 'x-api-key': sk } },
     distribute: { method: 'POST', path: `/token/${T}/distribute`, headers: json, body: { sendToId: 'h0', amount: 1 } },
     spend: { method: 'POST', path: '/holder/h1/spend', headers: json, body: { tokenAddress: T, amount: 1 } },
     transfer: { method: 'POST', path: '/holder/h2/transfer', headers: json, body: { tokenAddress: T, amount: 1, toAddress: holders[3].address } },

@@ -15,8 +15,9 @@
 #   ./scripts/bench.sh --connections 64 --buyers 1000 --only spend --json out.json
 #   ./scripts/bench.sh --no-launch         every route, no 10,000-buyer launch (about 2 minutes)
 #   ./scripts/bench.sh --quick             1 s per route, 200 buyers: a smoke run
-#   ./scripts/bench.sh --profile spend     where one route's time goes (bench/profile.mjs:
-#                                          holder, token, spend, transfer, distribute, replay, health)
+#   ./scripts/bench.sh --profile spend     where one route's time goes (bench/profile.mjs: holder,
+#                                          token, history, spend, transfer, distribute, replay, health;
+#                                          --request-log off profiles it without the log line)
 #
 # ./scripts/test.sh runs it once with --quick so it cannot rot, and checks none of its figures:
 # they depend on the machine and what else runs on it.

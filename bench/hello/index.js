@@ -9,6 +9,8 @@
 // SQL query, the write updates that row in a transaction and answers it. Nothing else: no key,
 // no routing, no JSON decoding. They are the floor the runtime sets for any route that reaches a
 // merchant's ledger; tokenpad's reads and writes are measured against them too.
+// `/object-quiet` and `/object-write-quiet` are the same without the log line: the floor for
+// tokenpad run with `REQUEST_LOG=off`.
 import { DurableObject } from 'cloudflare:workers';
 
 export class Ledger extends DurableObject {
@@ -38,11 +40,11 @@ const logLine = (method, route) => console.log(JSON.stringify({
 
 const json = (body) => new Response(body, { headers: { 'content-type': 'application/json' } });
 
-/** The object routes: a call to the one ledger, then the log line. */
-async function object(env, write) {
+/** The object routes: a call to the one ledger, then the log line (unless quiet). */
+async function object(env, write, quiet = false) {
   const ledger = env.LEDGER.get(env.LEDGER.idFromName('bench'));
   const body = write ? await ledger.add('h0', 1) : await ledger.read('h0');
-  logLine(write ? 'POST' : 'GET', write ? '/holder/:userId/spend' : '/holder/:userId');
+  if (!quiet) logLine(write ? 'POST' : 'GET', write ? '/holder/:userId/spend' : '/holder/:userId');
   return json(body);
 }
 
@@ -54,6 +56,8 @@ export default {
     if (url.endsWith('/log')) logLine('GET', '/holder/:userId');
     else if (url.endsWith('/object')) return object(env, false);
     else if (url.endsWith('/object-write')) return object(env, true);
+    else if (url.endsWith('/object-quiet')) return object(env, false, true);
+    else if (url.endsWith('/object-write-quiet')) return object(env, true, true);
     return json('{"hello":"world"}');
   },
 };

@@ -334,9 +334,20 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
         tempDirs.delete(dir);
       }
     },
-    /** Stops the process and starts a new one on the same state dir; baseUrl may change. */
-    async restart() {
+    /**
+     * Stops the process and starts a new one on the same state dir; baseUrl may change. `env`
+     * changes vars for the new process and those after it (null removes one), as a deploy
+     * with new vars would.
+     */
+    async restart({ env: changed = {} } = {}) {
       await kill();
+      for (const [k, v] of Object.entries(changed)) {
+        if (v === null || v === undefined) delete vars[k];
+        else vars[k] = v;
+      }
+      if (Object.keys(changed).some((k) => SECRET_VARS.includes(k))) {
+        await writeSecrets(envFile, Object.fromEntries(Object.entries(vars).filter(([k]) => SECRET_VARS.includes(k))));
+      }
       await launch();
     },
     /** Kills wrangler and workerd with SIGKILL mid-flight, then starts anew on the same state. */
