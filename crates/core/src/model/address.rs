@@ -5,6 +5,8 @@
 //! emit uses the EIP-55 mixed-case form so that wallets and explorers that do
 //! check it are happy.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -97,23 +99,54 @@ impl Address {
     /// The EIP-55 mixed-case form (`0x...`): each letter is uppercased when
     /// the matching nibble of keccak256(lowercase hex) is >= 8, which lets
     /// checksum-aware clients catch typos.
+    ///
+    /// Remembered per thread ([`CHECKSUMS`]): a keccak per address was a tenth of the CPU of
+    /// a 100-holder token read, and pages name the same addresses request after request.
     pub fn to_checksum(&self) -> String {
-        let lower = hex::encode(self.0);
-        let hash = keccak256(lower.as_bytes());
-        let nibbles = hash.iter().flat_map(|h| [h >> 4, h & 0x0f]);
-        let mut out = String::with_capacity(42);
-        out.push_str("0x");
-        out.extend(lower.chars().zip(nibbles).map(
-            |(c, n)| {
-                if n >= 8 {
-                    c.to_ascii_uppercase()
-                } else {
-                    c
+        let known = CHECKSUMS.with(|c| c.try_borrow().ok()?.get(&self.0).copied());
+        let form = known.unwrap_or_else(|| {
+            let form = self.checksum_form();
+            CHECKSUMS.with(|c| {
+                if let Ok(mut c) = c.try_borrow_mut() {
+                    if c.len() >= CHECKSUMS_KEPT {
+                        c.clear();
+                    }
+                    c.insert(self.0, form);
                 }
-            },
-        ));
+            });
+            form
+        });
+        form.iter().map(|&b| char::from(b)).collect()
+    }
+
+    /// The EIP-55 form computed, as ASCII bytes.
+    fn checksum_form(&self) -> [u8; 42] {
+        let mut lower = [0u8; 40];
+        // 40 bytes for 20: hex encoding into a buffer of exactly that size cannot fail.
+        let _ = hex::encode_to_slice(self.0, &mut lower);
+        let hash = keccak256(&lower);
+        let nibbles = hash.iter().flat_map(|h| [h >> 4, h & 0x0f]);
+        let digits = lower
+            .iter()
+            .zip(nibbles)
+            .map(|(&c, n)| if n >= 8 { c.to_ascii_uppercase() } else { c });
+        let mut out = [0u8; 42];
+        for (o, c) in out.iter_mut().zip(b"0x".iter().copied().chain(digits)) {
+            *o = c;
+        }
         out
     }
+}
+
+/// How many EIP-55 forms a thread remembers; the map is emptied when full (some 400 KB at
+/// most), so a merchant with more addresses than this pays a keccak now and then, never
+/// unbounded memory.
+const CHECKSUMS_KEPT: usize = 4096;
+
+thread_local! {
+    /// EIP-55 forms already computed, by address. The same address always has the same
+    /// form: remembering one changes no answer.
+    static CHECKSUMS: RefCell<HashMap<[u8; 20], [u8; 42]>> = RefCell::new(HashMap::new());
 }
 
 impl fmt::Display for Address {
@@ -174,6 +207,32 @@ mod tests {
             let a = Address::parse(v).expect(v);
             assert_eq!(a.to_checksum(), v);
             assert_eq!(a.to_string(), v);
+        }
+    }
+
+    #[test]
+    fn remembered_forms_are_the_computed_ones() {
+        // Twice each (the second from memory), and past the bound (the map emptied and
+        // filled again): every answer is the form computed afresh.
+        for round in 0..2 {
+            for v in EIP55 {
+                let a = Address::parse(v).unwrap();
+                assert_eq!(a.to_checksum(), v, "round {round}");
+            }
+        }
+        for i in 0..(CHECKSUMS_KEPT as u32 + 10) {
+            let mut bytes = [7u8; 20];
+            for (b, x) in bytes.iter_mut().zip(i.to_be_bytes()) {
+                *b = x;
+            }
+            let a = Address(bytes);
+            let fresh: String = a.checksum_form().iter().map(|&b| char::from(b)).collect();
+            assert_eq!(a.to_checksum(), fresh);
+            assert_eq!(a.to_checksum(), fresh);
+        }
+        assert!(CHECKSUMS.with(|c| c.borrow().len()) <= CHECKSUMS_KEPT);
+        for v in EIP55 {
+            assert_eq!(Address::parse(v).unwrap().to_checksum(), v);
         }
     }
 
