@@ -124,6 +124,16 @@ pub(crate) fn tok(t: &TokenAddress) -> String {
     addr(&t.address())
 }
 
+/// A scalar SQL expression: the rows of `query` as the text of one JSON array, which SQLite
+/// assembles. `query` selects a column `item`, each row's JSON (`json_array(...)` of its
+/// columns, or a document stored as JSON text, as it is), and the columns `order` sorts by.
+/// One string then crosses into wasm, where reading rows as objects costs an object per row
+/// and a crossing per field: for a page of 100 holders, the cursor building those objects
+/// was 15 % of the token read's CPU.
+pub(crate) fn json_items(query: &str, order: &str) -> String {
+    format!("(SELECT '[' || ifnull(group_concat(item, ',' ORDER BY {order}), '') || ']' FROM ({query}))")
+}
+
 pub(crate) const MERCHANT_KEY: &str = "merchant";
 pub(crate) const CHAIN_KEY: &str = "chain";
 
@@ -197,6 +207,22 @@ impl SqlStore {
         args: Vec<SqlStorageValue>,
     ) -> Result<Vec<T>> {
         self.exec(query, args)?.to_array::<T>().map_err(db)
+    }
+
+    /// The rows of `query` (see [`json_items`]) as `T`s, read in one string.
+    pub(crate) fn json_rows<T: DeserializeOwned>(
+        &self,
+        query: &str,
+        order: &str,
+        args: Vec<SqlStorageValue>,
+    ) -> Result<Vec<T>> {
+        #[derive(Deserialize)]
+        struct Items {
+            items: String,
+        }
+        let query = format!("SELECT {} AS items", json_items(query, order));
+        let rows: Vec<Items> = self.rows(&query, args)?;
+        rows.first().map_or(Ok(Vec::new()), |r| parse(&r.items))
     }
 
     pub(crate) fn docs<T: DeserializeOwned>(

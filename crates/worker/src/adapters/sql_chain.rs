@@ -3,7 +3,7 @@
 //! A holder's history pages, and rewriting a record in place (its chain status as it
 //! settles), are here too.
 
-use super::sql::{int, parse, text, tok, SqlStore};
+use super::sql::{int, text, tok, SqlStore};
 use serde::Deserialize;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::history::TxRecord;
@@ -64,12 +64,10 @@ impl SqlStore {
         before: Option<u64>,
         limit: u32,
     ) -> Result<Vec<(u64, TxRecord)>> {
-        #[derive(Deserialize)]
-        struct Row {
-            seq: i64,
-            data: String,
-        }
-        let mut query = String::from("SELECT seq, data FROM history WHERE user_id = ?");
+        // Each record as `[seq, record]`, the page as one JSON text.
+        let mut query = String::from(
+            "SELECT seq, '[' || seq || ',' || data || ']' AS item FROM history WHERE user_id = ?",
+        );
         let mut args: Vec<SqlStorageValue> = vec![user_id.as_str().into()];
         if let Some(t) = token {
             query.push_str(" AND token = ?");
@@ -81,10 +79,7 @@ impl SqlStore {
         }
         query.push_str(" ORDER BY seq DESC LIMIT ?");
         args.push(int(u64::from(limit)));
-        self.rows::<Row>(&query, args)?
-            .iter()
-            .map(|r| Ok((u64::try_from(r.seq).unwrap_or(0), parse(&r.data)?)))
-            .collect()
+        self.json_rows(&query, "seq DESC", args)
     }
 
     pub(crate) fn history_record(&self, seq: u64) -> Result<Option<TxRecord>> {

@@ -5,7 +5,9 @@
 //! orders the numbers (the token's holder list is an index scan). Addresses are stored as
 //! lowercase hex for exact matching. Entities are JSON documents beside their index columns.
 
-use super::sql::{amount, amount_key, int, text, tok, BalanceRow, SqlStore, MERCHANT_KEY};
+use super::sql::{
+    amount, amount_key, int, json_items, parse, text, tok, BalanceRow, SqlStore, MERCHANT_KEY,
+};
 use serde::Deserialize;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
@@ -93,23 +95,31 @@ impl Store for SqlStore {
     }
 
     fn top_holders(&self, token: &TokenAddress, limit: u32) -> Result<(Vec<HolderRow>, u64)> {
-        let rows: Vec<BalanceRow> = self.rows(
-            "SELECT b.owner, b.active, b.locked, h.user_id FROM balances b LEFT JOIN holders h ON h.address = b.owner \
+        // The page and the count in one statement, the page as one JSON text.
+        #[derive(Deserialize)]
+        struct Page {
+            n: Option<i64>,
+            items: String,
+        }
+        let items = json_items(
+            "SELECT json_array(b.owner, b.active, b.locked, h.user_id) AS item, b.total_key AS k, b.owner AS o \
+             FROM balances b LEFT JOIN holders h ON h.address = b.owner \
              WHERE b.token = ? AND b.total_key != ? ORDER BY b.total_key DESC, b.owner LIMIT ?",
+            "k DESC, o",
+        );
+        let page: Vec<Page> = self.rows(
+            &format!("SELECT (SELECT n FROM holder_counts WHERE token = ?) AS n, {items} AS items"),
             vec![
+                tok(token).into(),
                 tok(token).into(),
                 amount_key(Units::ZERO).into(),
                 int(u64::from(limit)),
             ],
         )?;
-        #[derive(Deserialize)]
-        struct Count {
-            n: i64,
-        }
-        let count: Vec<Count> = self.rows(
-            "SELECT n FROM holder_counts WHERE token = ?",
-            vec![tok(token).into()],
-        )?;
+        let (n, rows): (i64, Vec<BalanceRow>) = match page.first() {
+            Some(p) => (p.n.unwrap_or(0), parse(&p.items)?),
+            None => (0, Vec::new()),
+        };
         let holders = rows
             .iter()
             .map(|r| {
@@ -122,7 +132,6 @@ impl Store for SqlStore {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        let n = count.first().map(|c| c.n).unwrap_or(0);
         Ok((holders, u64::try_from(n).unwrap_or(0)))
     }
 
