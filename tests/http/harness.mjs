@@ -384,7 +384,36 @@ export async function api(target, method, urlPath, { key, adminKey, body, header
   } catch {
     json = undefined;
   }
+  // JSON.parse keeps the last of a repeated key silently; the service writes each object
+  // straight from its wire type, where a flattened field could repeat its parent's name.
+  const repeated = json === undefined ? null : repeatedKey(text);
+  if (repeated !== null) throw new Error(`${method} ${urlPath}: the answer repeats the key "${repeated}": ${text.slice(0, 500)}`);
   return { status: res.status, headers: res.headers, json, text };
+}
+
+/** The first key that one object of the JSON text `text` (well-formed) names twice, or null. */
+export function repeatedKey(text) {
+  const open = []; // per open container: its keys so far (an object) or null (an array)
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{') open.push(new Set());
+    else if (c === '[') open.push(null);
+    else if (c === '}' || c === ']') open.pop();
+    else if (c === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      let next = end + 1;
+      while (' \t\n\r'.includes(text[next])) next++;
+      const keys = open.at(-1);
+      if (text[next] === ':' && keys) {
+        const key = JSON.parse(text.slice(i, end + 1));
+        if (keys.has(key)) return key;
+        keys.add(key);
+      }
+      i = end;
+    }
+  }
+  return null;
 }
 
 function expectOk(res, what) {
