@@ -172,8 +172,8 @@ fn request(body: &str) -> Result<Request> {
 extern "C" {
     /// A merchant object's stub, as its RPC methods (`objects/merchant/rpc.rs`).
     type MerchantRpc;
-    #[wasm_bindgen(method, js_name = answerText)]
-    fn answer_text(this: &MerchantRpc, call: &str) -> js_sys::Promise;
+    #[wasm_bindgen(method, js_name = answerFramed)]
+    fn answer_framed(this: &MerchantRpc, call: &str) -> js_sys::Promise;
 }
 
 /// Sends a call to merchant `id`'s object, by RPC on its stub; its answer is the client's
@@ -185,12 +185,12 @@ pub async fn merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Result
         .and_then(|ns| ns.id_from_name(id.as_str())?.get_stub())
         .map_err(internal)?;
     let rpc = stub.into_rpc::<MerchantRpc>();
-    let answer = wasm_bindgen_futures::JsFuture::from(rpc.answer_text(&body))
+    let answer = wasm_bindgen_futures::JsFuture::from(rpc.answer_framed(&body))
         .await
         .map_err(|e| unavailable(worker::Error::from(e)))?
         .as_string()
         .unwrap_or_default();
-    serde_json::from_str(&answer)
+    Answer::unframe(&answer)
         .map_err(|e| unavailable(worker::Error::RustError(format!("not an answer: {e}"))))
 }
 

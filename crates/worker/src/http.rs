@@ -75,6 +75,38 @@ impl Answer {
         self
     }
 
+    /// The answer as it crosses from a merchant's object to the edge (`answerFramed`): its
+    /// status and headers as one line of JSON, a newline, then the body as it is. As one JSON
+    /// document the body was escaped into a string and read back out of one, every quote of
+    /// it twice: a tenth of a 50-record history page's CPU. Compact JSON has no raw newline,
+    /// so the first one ends the head.
+    pub fn framed(&self) -> Result<String, serde_json::Error> {
+        let head = serde_json::to_string(&Head {
+            status: self.status,
+            headers: &self.headers,
+        })?;
+        Ok(format!("{head}\n{}", self.body))
+    }
+
+    /// An answer read back from [`Answer::framed`] text; else from one JSON document (an
+    /// object of the previous release, during a deployment).
+    pub fn unframe(text: &str) -> Result<Answer, serde_json::Error> {
+        let Some((head, body)) = text.split_once('\n') else {
+            return serde_json::from_str(text);
+        };
+        #[derive(Deserialize)]
+        struct Head {
+            status: u16,
+            headers: Vec<(String, String)>,
+        }
+        let head: Head = serde_json::from_str(head)?;
+        Ok(Answer {
+            status: head.status,
+            headers: head.headers,
+            body: body.to_string(),
+        })
+    }
+
     /// The response to send (its headers still mutable, for the edge's own).
     pub fn into_response(self) -> worker::Result<Response> {
         let headers = Headers::new();
@@ -85,6 +117,13 @@ impl Answer {
             .with_status(self.status)
             .with_headers(headers))
     }
+}
+
+/// An answer's head as [`Answer::framed`] writes it.
+#[derive(Serialize)]
+struct Head<'a> {
+    status: u16,
+    headers: &'a [(String, String)],
 }
 
 /// A JSON response from text already serialized.
@@ -171,4 +210,32 @@ pub fn header(req: &Request, name: &str) -> Option<String> {
 /// A header's value in `headers`; an empty one counts as absent.
 pub fn header_in(headers: &worker::web_sys::Headers, name: &str) -> Option<String> {
     headers.get(name).ok().flatten().filter(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::Answer;
+
+    #[test]
+    fn an_answer_crosses_framed_and_comes_back_the_same() {
+        let bodies = ["", "{\"a\":\"x\\\"y\"}", "line one\nline two\n", "\n"];
+        for body in bodies {
+            let answer = Answer::json_text(201, body.to_string()).with_header("x-a", "b\nc");
+            let framed = answer.framed().unwrap();
+            let back = Answer::unframe(&framed).unwrap();
+            assert_eq!(
+                (back.status, &back.headers, back.body.as_str()),
+                (201, &answer.headers, body),
+                "{framed:?}"
+            );
+        }
+        // One JSON document, as an object of the previous release answers.
+        let whole = r#"{"status":404,"headers":[["content-type","application/json"]],"body":"{\"code\":\"not_found\"}"}"#;
+        let back = Answer::unframe(whole).unwrap();
+        assert_eq!(
+            (back.status, back.body.as_str()),
+            (404, r#"{"code":"not_found"}"#)
+        );
+    }
 }

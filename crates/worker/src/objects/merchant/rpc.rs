@@ -1,17 +1,19 @@
-//! How the edge calls the object (`hop::merchant`): by RPC on its stub (`answerText`), the
+//! How the edge calls the object (`hop::merchant`): by RPC on its stub (`answerFramed`), the
 //! typed call as JSON text in, the client's HTTP response out as data (`http::Answer`), as
-//! JSON text too. The RPC skips a Request, its body stream and the fetch machinery around them:
-//! measured locally, a call to an object that does nothing served 294-340 req/s by fetch and
-//! 873-972 by RPC, at a third of the CPU per request. The answer as data rather than a
-//! `Response` spares a body streamed across and two Response objects; as one string rather
-//! than a JavaScript object it crosses between wasm and JavaScript once on each side, where
-//! building the object field by field (serde-wasm-bindgen) and reading it back took some 55
-//! crossings a holder read (counted on a scratch build; CPU did not change measurably).
+//! text too: its head in JSON, a newline, its body as it is (`Answer::framed`). The RPC skips
+//! a Request, its body stream and the fetch machinery around them: measured locally, a call to
+//! an object that does nothing served 294-340 req/s by fetch and 873-972 by RPC, at a third of
+//! the CPU per request. The answer as data rather than a `Response` spares a body streamed
+//! across and two Response objects; as one string rather than a JavaScript object it crosses
+//! between wasm and JavaScript once on each side, where building the object field by field
+//! (serde-wasm-bindgen) and reading it back took some 55 crossings a holder read (counted on a
+//! scratch build; CPU did not change measurably). Framed rather than one JSON document, the
+//! body is not escaped into a string and back out of it.
 //!
 //! An edge of an older version may still call during a deployment: the object answers the
 //! same call sent with `fetch` (`DurableObject::fetch`, which the live channel's upgrade
-//! needs anyway), the earliest hop. `answerCall` (the answer as a JavaScript object), the
-//! hop of the release before the last, is gone: the last release's edge calls `answerText`.
+//! needs anyway), the earliest hop, and by `answerText` (the answer as one JSON document),
+//! which the last release's edge calls; the next release drops it.
 //! The runtime offers RPC only on classes deriving from its `DurableObject`;
 //! `crates/worker/entry.mjs` makes the exported classes do so.
 
@@ -30,6 +32,14 @@ impl MerchantObject {
     pub async fn answer_text(&self, call: String) -> std::result::Result<String, JsValue> {
         let answer = self.answer(hop::parse::<MerchantCall>(&call)).await?;
         serde_json::to_string(&answer).map_err(|e| JsValue::from(e.to_string()))
+    }
+
+    /// `stub.answerFramed(json)`: the same, the answer framed (`http::Answer::framed`: its
+    /// head in JSON, a newline, its body as it is). The edge calls this.
+    #[wasm_bindgen(js_name = answerFramed)]
+    pub async fn answer_framed(&self, call: String) -> std::result::Result<String, JsValue> {
+        let answer = self.answer(hop::parse::<MerchantCall>(&call)).await?;
+        answer.framed().map_err(|e| JsValue::from(e.to_string()))
     }
 }
 
