@@ -209,20 +209,20 @@ fn segments(path: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The path's parameters when it matches `pattern`. Walks the pattern's segments as it goes
+/// (no list of them per pattern tried: every request tries the table's patterns in turn).
 fn matches(pattern: &str, path: &[&str]) -> Option<Vec<String>> {
-    let pat = segments(pattern);
-    if pat.len() != path.len() {
-        return None;
-    }
+    let mut pat = pattern.split('/').filter(|s| !s.is_empty());
     let mut params = Vec::new();
-    for (p, s) in pat.iter().zip(path) {
+    for s in path {
+        let p = pat.next()?;
         if p.starts_with(':') {
             params.push((*s).to_string());
-        } else if p != s {
+        } else if p != *s {
             return None;
         }
     }
-    Some(params)
+    pat.next().is_none().then_some(params)
 }
 
 /// Finds the route. Unknown path: 404 `not_found`; known path, other method: 405.
@@ -299,6 +299,22 @@ mod tests {
             ErrorCode::MethodNotAllowed
         );
         assert_eq!(route("GET", "/nope").unwrap_err().code, ErrorCode::NotFound);
+        // A path one segment short of a pattern, or one longer, is not that pattern.
+        for path in [
+            "/holder/a/token",
+            "/holder/a/token/0xabc/more",
+            "/holder/a/b/c/d/e",
+        ] {
+            assert_eq!(
+                route("GET", path).unwrap_err().code,
+                ErrorCode::NotFound,
+                "{path}"
+            );
+        }
+        assert_eq!(
+            route("GET", "//holder//a/").unwrap().route,
+            Route::GetHolder
+        );
         assert_eq!(route("HEAD", "/health").unwrap().route, Route::Health);
         assert!(is_public_path("/token/0xabc"));
         assert!(!is_public_path("/merchant/all-tokens"));
