@@ -95,30 +95,10 @@ impl Store for SqlStore {
     }
 
     fn top_holders(&self, token: &TokenAddress, limit: u32) -> Result<(Vec<HolderRow>, u64)> {
-        // The page and the count in one statement, the page as one JSON text.
-        #[derive(Deserialize)]
-        struct Page {
-            n: Option<i64>,
-            items: String,
-        }
-        let items = json_items(
-            "SELECT json_array(b.owner, b.active, b.locked, h.user_id) AS item, b.total_key AS k, b.owner AS o \
-             FROM balances b LEFT JOIN holders h ON h.address = b.owner \
-             WHERE b.token = ? AND b.total_key != ? ORDER BY b.total_key DESC, b.owner LIMIT ?",
-            "k DESC, o",
-        );
-        let page: Vec<Page> = self.rows(
-            &format!("SELECT (SELECT n FROM holder_counts WHERE token = ?) AS n, {items} AS items"),
-            vec![
-                tok(token).into(),
-                tok(token).into(),
-                amount_key(Units::ZERO).into(),
-                int(u64::from(limit)),
-            ],
-        )?;
-        let (n, rows): (i64, Vec<BalanceRow>) = match page.first() {
-            Some(p) => (p.n.unwrap_or(0), parse(&p.items)?),
-            None => (0, Vec::new()),
+        let (n, rows) = if limit <= TEXT_PAGE_MAX {
+            self.holders_page(token, limit)?
+        } else {
+            self.every_holder(token)?
         };
         let holders = rows
             .iter()
@@ -396,5 +376,52 @@ impl SqlStore {
             .into_iter()
             .map(|r| (r.key, u64::try_from(r.at).unwrap_or(0)))
             .collect())
+    }
+}
+
+/// The largest page of holders read as one JSON text: twice the most a reader may ask for
+/// (1,000), some 300 KB at most, well under the 2 MB a string may hold in a Durable Object's
+/// SQLite. Reconciliation asks for every holder and reads them row by row.
+const TEXT_PAGE_MAX: u32 = 2_000;
+
+impl SqlStore {
+    /// A page of a token's holders, and their count, in one statement, the page as one JSON
+    /// text.
+    fn holders_page(&self, token: &TokenAddress, limit: u32) -> Result<(i64, Vec<BalanceRow>)> {
+        #[derive(Deserialize)]
+        struct Page {
+            n: Option<i64>,
+            items: String,
+        }
+        let items = json_items(
+            "SELECT json_array(b.owner, b.active, b.locked, h.user_id) AS item, b.total_key AS k, b.owner AS o \
+             FROM balances b LEFT JOIN holders h ON h.address = b.owner \
+             WHERE b.token = ? AND b.total_key != ? ORDER BY b.total_key DESC, b.owner LIMIT ?",
+            "k DESC, o",
+        );
+        let page: Vec<Page> = self.rows(
+            &format!("SELECT (SELECT n FROM holder_counts WHERE token = ?) AS n, {items} AS items"),
+            vec![
+                tok(token).into(),
+                tok(token).into(),
+                amount_key(Units::ZERO).into(),
+                int(u64::from(limit)),
+            ],
+        )?;
+        match page.first() {
+            Some(p) => Ok((p.n.unwrap_or(0), parse(&p.items)?)),
+            None => Ok((0, Vec::new())),
+        }
+    }
+
+    /// Every holder of a token (reconciliation asks), row by row: as one text, a large
+    /// token's list would pass the 2 MB a string may hold in a Durable Object's SQLite.
+    fn every_holder(&self, token: &TokenAddress) -> Result<(i64, Vec<BalanceRow>)> {
+        let rows: Vec<BalanceRow> = self.rows(
+            "SELECT b.owner, b.active, b.locked, h.user_id FROM balances b LEFT JOIN holders h ON h.address = b.owner \
+             WHERE b.token = ? AND b.total_key != ? ORDER BY b.total_key DESC, b.owner",
+            vec![tok(token).into(), amount_key(Units::ZERO).into()],
+        )?;
+        Ok((i64::try_from(rows.len()).unwrap_or(i64::MAX), rows))
     }
 }
