@@ -178,6 +178,19 @@ export async function checkedCall(w, method, path, opts = {}, template = undefin
   return res;
 }
 
+/**
+ * Waits until `check()` (sync or async) is true, trying every 150 ms; `between()` runs between
+ * tries (to move time forward, say). Throws naming `what` after `timeoutMs`.
+ */
+export async function until(what, check, { timeoutMs = 20_000, between = null } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (between) await between();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
 /** Moves the service clock forward (time travel, for every merchant of `w`); its new time, in s. */
 export async function advanceTime(w, seconds) {
   const r = await api(w, 'POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds } });

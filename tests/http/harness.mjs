@@ -391,6 +391,12 @@ export async function api(target, method, urlPath, { key, adminKey, body, header
   return { status: res.status, headers: res.headers, json, text };
 }
 
+/** The JSON log lines (the request log among them) in a worker's or dev.sh's output. */
+export function logLines(output) {
+  return output.split('\n').map((l) => l.slice(l.indexOf('{"')))
+    .flatMap((l) => { try { return [JSON.parse(l)]; } catch { return []; } });
+}
+
 /** The first key that one object of the JSON text `text` (well-formed) names twice, or null. */
 export function repeatedKey(text) {
   const open = []; // per open container: its keys so far (an object) or null (an array)

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { api, startWorker, ROOT, TEST_WALLET_ENCRYPTION_KEY } from './harness.mjs';
+import { api, logLines, startWorker, ROOT, TEST_WALLET_ENCRYPTION_KEY } from './harness.mjs';
 
 /** Every process's command line (NUL-separated arguments joined by spaces), with its pid and process group. */
 function processes() {
@@ -115,8 +115,7 @@ test('./scripts/dev.sh starts, seeds, prints keys, keeps secrets off command lin
   assert.ok(limited.length > 0, `no 429 in 450 reads: ${JSON.stringify(burst.map((r) => r.status).slice(-5))}`);
   assert.equal(limited[0].json.code, 'rate_limited');
   // REQUEST_LOG passed through: the refusals wrote their lines, the successes none.
-  const requestLines = () => output.split('\n').map((l) => l.slice(l.indexOf('{"')))
-    .flatMap((l) => { try { return [JSON.parse(l)]; } catch { return []; } }).filter((l) => l.type === 'request');
+  const requestLines = () => logLines(output).filter((l) => l.type === 'request');
   for (let i = 0; i < 100 && !requestLines().some((l) => l.code === 'rate_limited'); i++) await sleep(100);
   assert.ok(requestLines().some((l) => l.status === 429 && l.code === 'rate_limited'), 'no line for a 429');
   assert.ok(!requestLines().some((l) => l.status < 400), 'a line for a success');

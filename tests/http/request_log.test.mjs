@@ -4,8 +4,8 @@
 // `REQUEST_LOG=errors` writes lines only for answers of 400 and above.
 import test, { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { startWorker, api, createMerchant } from './harness.mjs';
+import { startWorker, api, createMerchant, logLines } from './harness.mjs';
+import { until } from './check.mjs';
 
 let w;
 let quiet;
@@ -20,17 +20,8 @@ after(async () => {
   await Promise.all([w?.stop(), quiet?.stop()]);
 });
 
-async function until(what, check, { timeoutMs = 20_000 } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(150);
-  }
-}
-
-/** The worker's JSON log lines so far. */
-const lines = (worker) => worker.logs().split('\n').map((l) => l.slice(l.indexOf('{'))).filter((l) => l.startsWith('{"'))
-  .map((l) => { try { return JSON.parse(l); } catch { return null; } }).filter(Boolean);
+/** The worker's request log lines so far. */
+const lines = (worker) => logLines(worker.logs()).filter((l) => l.type === 'request');
 
 describe('request ids and the request log', () => {
   test('every answer carries x-request-id: the caller\'s when sane, else a fresh one', async () => {

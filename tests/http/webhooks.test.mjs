@@ -10,7 +10,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startWorker, createMerchant } from './harness.mjs';
-import { advanceTime, checkedCall, createPresale, eventLog, funded, holder } from './check.mjs';
+import { advanceTime, checkedCall, createPresale, eventLog, funded, holder, until } from './check.mjs';
 
 let w;
 before(async () => {
@@ -71,16 +71,6 @@ function verify(raw, header, secret) {
 }
 
 const call = (method, path, opts, template) => checkedCall(w, method, path, opts, template);
-
-async function until(what, check, { timeoutMs = 20_000, advanceSeconds = 0 } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    if (advanceSeconds) await advanceTime(w, advanceSeconds);
-    await sleep(150);
-  }
-}
 
 async function createHook(m, url, events = ['*']) {
   const r = await call('POST', '/merchant/webhooks', { key: m.secretKey, body: { url, events } }, '/merchant/webhooks');
@@ -182,7 +172,7 @@ describe('webhooks', () => {
       }
       // Failing for a while: attempts come, are answered 500, and are retried (time travel
       // moves the service clock past each backoff).
-      await until('failed attempts', () => rx.got.length >= 3, { advanceSeconds: 60 });
+      await until('failed attempts', () => rx.got.length >= 3, { between: () => advanceTime(w, 60) });
       await advanceTime(w, 300);
       await sleep(500);
       const failedIds = new Set(rx.got.map((g) => g.body.id));
@@ -202,7 +192,7 @@ describe('webhooks', () => {
       await until('every event delivered', async () => {
         log = await allEvents(m, before?.id);
         return log.every((e) => unique().has(e.id));
-      }, { timeoutMs: 60_000, advanceSeconds: 6 * 3600 });
+      }, { timeoutMs: 60_000, between: () => advanceTime(w, 6 * 3600) });
       await sleep(1000);
       log = await allEvents(m, before?.id);
       const want = log.map((e) => e.id);
