@@ -190,8 +190,13 @@ pub async fn merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Result
         .map_err(|e| unavailable(worker::Error::from(e)))?
         .as_string()
         .unwrap_or_default();
-    Answer::unframe(&answer)
-        .map_err(|e| unavailable(worker::Error::RustError(format!("not an answer: {e}"))))
+    // Its text is not logged: an answer may carry a secret (a webhook's, a session token).
+    Answer::unframe(&answer).ok_or_else(|| {
+        let len = answer.len();
+        unavailable(worker::Error::RustError(format!(
+            "not an answer ({len} bytes)"
+        )))
+    })
 }
 
 /// Hands a client's WebSocket upgrade request (`GET /live`) to merchant `id`'s object as it

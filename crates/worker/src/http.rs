@@ -88,19 +88,16 @@ impl Answer {
         Ok(format!("{head}\n{}", self.body))
     }
 
-    /// An answer read back from [`Answer::framed`] text; else from one JSON document (an
-    /// object of the previous release, during a deployment).
-    pub fn unframe(text: &str) -> Result<Answer, serde_json::Error> {
-        let Some((head, body)) = text.split_once('\n') else {
-            return serde_json::from_str(text);
-        };
+    /// An answer read back from [`Answer::framed`] text: `None` when it is not one.
+    pub fn unframe(text: &str) -> Option<Answer> {
+        let (head, body) = text.split_once('\n')?;
         #[derive(Deserialize)]
         struct Head {
             status: u16,
             headers: Vec<(String, String)>,
         }
-        let head: Head = serde_json::from_str(head)?;
-        Ok(Answer {
+        let head: Head = serde_json::from_str(head).ok()?;
+        Some(Answer {
             status: head.status,
             headers: head.headers,
             body: body.to_string(),
@@ -230,12 +227,13 @@ mod tests {
                 "{framed:?}"
             );
         }
-        // One JSON document, as an object of the previous release answers.
-        let whole = r#"{"status":404,"headers":[["content-type","application/json"]],"body":"{\"code\":\"not_found\"}"}"#;
-        let back = Answer::unframe(whole).unwrap();
-        assert_eq!(
-            (back.status, back.body.as_str()),
-            (404, r#"{"code":"not_found"}"#)
-        );
+        // Text that is no framed answer: no head line, or a head that is not one.
+        for text in [
+            r#"{"status":404,"headers":[],"body":""}"#,
+            "{}\n{}",
+            "oops\n",
+        ] {
+            assert!(Answer::unframe(text).is_none(), "{text:?}");
+        }
     }
 }
