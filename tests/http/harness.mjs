@@ -103,6 +103,14 @@ process.once('exit', () => {
   for (const child of live) killGroup(child, 'SIGKILL');
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
+// A signal (timeout(1), Ctrl-C, a cancelled test file) ends the process without 'exit'
+// handlers unless it is handled: exit on it, so the hook above stops the workers. A script
+// with its own handler (bench.mjs stops its workers gracefully) keeps its own way.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+  process.on(signal, () => {
+    if (process.listenerCount(signal) === 1) process.exit(code);
+  });
+}
 
 function killGroup(child, signal) {
   try {
