@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 use tokenpad_core::{Error, ErrorCode};
 use worker::{Headers, Request, Response};
 
@@ -83,7 +84,7 @@ impl Answer {
     pub fn framed(&self) -> Result<String, serde_json::Error> {
         let head = serde_json::to_string(&Head {
             status: self.status,
-            headers: &self.headers,
+            headers: Cow::Borrowed(&self.headers),
         })?;
         Ok(format!("{head}\n{}", self.body))
     }
@@ -91,15 +92,10 @@ impl Answer {
     /// An answer read back from [`Answer::framed`] text: `None` when it is not one.
     pub fn unframe(text: &str) -> Option<Answer> {
         let (head, body) = text.split_once('\n')?;
-        #[derive(Deserialize)]
-        struct Head {
-            status: u16,
-            headers: Vec<(String, String)>,
-        }
         let head: Head = serde_json::from_str(head).ok()?;
         Some(Answer {
             status: head.status,
-            headers: head.headers,
+            headers: head.headers.into_owned(),
             body: body.to_string(),
         })
     }
@@ -116,11 +112,11 @@ impl Answer {
     }
 }
 
-/// An answer's head as [`Answer::framed`] writes it.
-#[derive(Serialize)]
+/// An answer's head as [`Answer::framed`] writes it (borrowed) and `unframe` reads it (owned).
+#[derive(Serialize, Deserialize)]
 struct Head<'a> {
     status: u16,
-    headers: &'a [(String, String)],
+    headers: Cow<'a, [(String, String)]>,
 }
 
 /// A JSON response from text already serialized.

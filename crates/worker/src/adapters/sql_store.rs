@@ -379,6 +379,11 @@ impl SqlStore {
     }
 }
 
+/// A token's holders (the token, then the zero balance's key, bound), largest first: one
+/// order for a page and for the whole list.
+const HOLDERS: &str = "FROM balances b LEFT JOIN holders h ON h.address = b.owner \
+     WHERE b.token = ? AND b.total_key != ? ORDER BY b.total_key DESC, b.owner";
+
 /// The largest page of holders read as one JSON text: twice the most a reader may ask for
 /// (1,000), some 300 KB at most, well under the 2 MB a string may hold in a Durable Object's
 /// SQLite. Reconciliation asks for every holder and reads them row by row.
@@ -394,9 +399,10 @@ impl SqlStore {
             items: String,
         }
         let items = json_items(
-            "SELECT json_array(b.owner, b.active, b.locked, h.user_id) AS item, b.total_key AS k, b.owner AS o \
-             FROM balances b LEFT JOIN holders h ON h.address = b.owner \
-             WHERE b.token = ? AND b.total_key != ? ORDER BY b.total_key DESC, b.owner LIMIT ?",
+            &format!(
+                "SELECT json_array(b.owner, b.active, b.locked, h.user_id) AS item, \
+                 b.total_key AS k, b.owner AS o {HOLDERS} LIMIT ?"
+            ),
             "k DESC, o",
         );
         let page: Vec<Page> = self.rows(
@@ -418,8 +424,7 @@ impl SqlStore {
     /// token's list would pass the 2 MB a string may hold in a Durable Object's SQLite.
     fn every_holder(&self, token: &TokenAddress) -> Result<(i64, Vec<BalanceRow>)> {
         let rows: Vec<BalanceRow> = self.rows(
-            "SELECT b.owner, b.active, b.locked, h.user_id FROM balances b LEFT JOIN holders h ON h.address = b.owner \
-             WHERE b.token = ? AND b.total_key != ? ORDER BY b.total_key DESC, b.owner",
+            &format!("SELECT b.owner, b.active, b.locked, h.user_id {HOLDERS}"),
             vec![tok(token).into(), amount_key(Units::ZERO).into()],
         )?;
         Ok((i64::try_from(rows.len()).unwrap_or(i64::MAX), rows))
