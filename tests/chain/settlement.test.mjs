@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { artifact, balanceOf, deployBase, DEV_ACCOUNTS, rpc, send, startAnvil } from './anvil.mjs';
 import { startProxy } from './rpc_proxy.mjs';
 import { startWorker } from '../http/harness.mjs';
-import { checkedClient } from '../http/check.mjs';
+import { checkedClient, eventLog } from '../http/check.mjs';
 
 let anvil;
 let proxy;
@@ -34,14 +34,7 @@ const distribute = async (userId, amount) => c.assertMovement(ok(await call('POS
 const history = async (userId) => ok(await call('GET', `/holder/${userId}/transactions`, { key: M.secretKey })).data;
 /** The transaction.* events of one history record, oldest first (every page of the log). */
 async function eventsOf(rec) {
-  const out = [];
-  let after = '';
-  for (;;) {
-    const page = ok(await call('GET', `/merchant/events?types=transaction.*&limit=200${after ? `&after=${after}` : ''}`, { key: M.secretKey }));
-    out.push(...page.data.filter((e) => e.resource === `transaction:${rec.id}`));
-    if (!page.has_more) return out;
-    after = page.next_cursor;
-  }
+  return (await eventLog(w, M, { types: 'transaction.*' })).filter((e) => e.resource === `transaction:${rec.id}`);
 }
 async function until(what, check, timeoutMs = 30_000) {
   const t0 = Date.now();
