@@ -7,18 +7,7 @@
 //   const m = await c.newMerchant('Acme');
 //   c.ok(await c.call('GET', '/health'));
 import assert from 'node:assert/strict';
-import { api } from './harness.mjs';
-
-/** One JSON-RPC call to a node (anvil's test methods among them). */
-export async function rpc(rpcUrl, method, params = []) {
-  const res = await fetch(rpcUrl, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = await res.json();
-  if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result;
-}
+import { api, fundRelayer } from './harness.mjs';
 import { assertMatches } from './openapi.mjs';
 
 export function checkedClient(worker) {
@@ -56,8 +45,7 @@ export function checkedClient(worker) {
   async function newMerchant(name = 'Merchant') {
     const m = ok(await call('POST', '/admin/merchants', { adminKey: worker().adminKey, body: { name } }), 201);
     merchants.push(m);
-    // On an EVM chain the merchant's wallet is its relayer: it pays the gas (1000 test ETH).
-    if (evm()) await rpc(worker().chain.rpcUrl, 'anvil_setBalance', [m.merchantAddress, '0x3635c9adc5dea00000']);
+    await fundRelayer(worker(), m.merchantAddress);
     return m;
   }
   async function advance(seconds) {

@@ -437,14 +437,31 @@ function expectOk(res, what) {
   return res.json;
 }
 
-/** Creates a merchant through the admin API: {id, name, secretKey, publicKey}. */
+/**
+ * Creates a merchant through the admin API: {id, name, secretKey, publicKey, merchantAddress}.
+ * On an EVM chain its relayer is funded (fundRelayer), as every test merchant's must be.
+ */
 export async function createMerchant(w, name = 'Test Merchant') {
-  return expectOk(await api(w, 'POST', '/admin/merchants', { adminKey: w.adminKey, body: { name } }), 'create merchant');
+  const m = expectOk(await api(w, 'POST', '/admin/merchants', { adminKey: w.adminKey, body: { name } }), 'create merchant');
+  await fundRelayer(w, m.merchantAddress);
+  return m;
+}
+
+/**
+ * On an EVM chain (a local anvil), gives the merchant wallet `address` 1000 test ETH: it is the
+ * merchant's relayer and pays the gas of its settlement, which stalls without it. Does nothing
+ * on the embedded chain.
+ */
+export async function fundRelayer(w, address) {
+  if (w.chain?.kind !== 'evm') return;
+  const { fund } = await import('../chain/anvil.mjs');
+  await fund(w.chain.rpcUrl, address, 1000n * 10n ** 18n);
 }
 
 /**
  * Creates a token and waits for its job: polls GET /jobs/:id and, when the job is still pending,
- * moves the chain forward with POST /admin/time/advance (time travel is on in the harness).
+ * moves the embedded chain forward with POST /admin/time/advance (time travel is on in the
+ * harness); on an EVM chain it waits for the node to mine the deployment.
  * Returns the job's data, the Token object (with `address`).
  */
 export async function createToken(w, secretKey, body = {}, { timeoutMs = 60_000, advanceSeconds = 5 } = {}) {
@@ -465,7 +482,8 @@ export async function waitForJob(w, secretKey, jobId, { timeoutMs = 60_000, adva
       throw new Error(`job ${jobId} ${job.status}: ${res.text}`);
     }
     if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms`);
-    if (advanceSeconds > 0 && w.adminKey) {
+    // The embedded chain mines on the service clock; a real one in its own time.
+    if (advanceSeconds > 0 && w.adminKey && w.chain?.kind !== 'evm') {
       await api(w, 'POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds: advanceSeconds } });
     }
     await sleep(POLL_MS * 2);
