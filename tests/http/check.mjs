@@ -179,6 +179,38 @@ export async function until(what, check, { timeoutMs = 20_000, between = null } 
   }
 }
 
+/**
+ * On an EVM chain: the node's receipt of `hash`, which must be mined and successful (in block
+ * `blockNumber` when given).
+ */
+export async function minedReceipt(w, hash, blockNumber) {
+  const { rpc } = await import('../chain/anvil.mjs');
+  const receipt = await rpc(w.chain.rpcUrl, 'eth_getTransactionReceipt', [hash]);
+  assert.ok(receipt, `${hash}: no receipt on the node`);
+  assert.equal(receipt.status, '0x1', `${hash} reverted`);
+  if (blockNumber !== undefined) assert.equal(Number(receipt.blockNumber), blockNumber, `${hash}'s block`);
+  return receipt;
+}
+
+/**
+ * On an EVM chain: the first record of `type` in holder `userId`'s history, once the node has
+ * mined it (an answer comes before, with no hash), checked against the node's receipt.
+ */
+export async function minedRecord(w, m, userId, type, timeoutMs = 60_000) {
+  let rec;
+  await until(`${userId}'s ${type} confirmed on chain`, async () => {
+    const h = await checkedCall(w, 'GET', `/holder/${userId}/transactions`, { key: m.secretKey }, '/holder/{userId}/transactions');
+    assert.equal(h.status, 200, h.text);
+    rec = h.json.data.find((r) => r.type === type);
+    assert.ok(rec, `${userId} has no ${type} record`);
+    assert.notEqual(rec.chainStatus, 'failed', JSON.stringify(rec));
+    return rec.chainStatus === 'confirmed';
+  }, { timeoutMs });
+  assert.match(rec.transactionHash, /^0x[0-9a-f]{64}$/, JSON.stringify(rec));
+  await minedReceipt(w, rec.transactionHash, rec.blockNumber);
+  return rec;
+}
+
 /** Moves the service clock forward (time travel, for every merchant of `w`); its new time, in s. */
 export async function advanceTime(w, seconds) {
   const r = await api(w, 'POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds } });

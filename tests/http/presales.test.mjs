@@ -1,16 +1,25 @@
 // Presales against the real worker in workerd: create, read in both forms, buy, launch
 // through the five completion steps into locks, unlock, refund, resolve, retries after chain
-// faults, and a crash (SIGKILL of workerd) in the middle of a launch.
+// faults, and a crash (SIGKILL of workerd) in the middle of a launch. With
+// TOKENPAD_TEST_CHAIN=anvil every movement also settles on a real node, and the suite ends
+// with ledger and chain agreeing.
 import test, { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, api, createMerchant } from './harness.mjs';
-import { advanceTime, checkedCall, createPresale, eventLog, funded, PRESALE_IMAGE as IMAGE, serviceNow } from './check.mjs';
+import { startWorker, api } from './harness.mjs';
+import {
+  advanceTime, checkedCall, checkedClient, createPresale, eventLog, funded, minedReceipt, minedRecord,
+  PRESALE_IMAGE as IMAGE, serviceNow, until,
+} from './check.mjs';
+import { balanceOf, codeAt } from '../chain/anvil.mjs';
 
 let w;
+const { newMerchant, evm, assertMovement, settled, reconcileAll } = checkedClient(() => w);
 before(async () => {
   w = await startWorker();
 });
 after(async () => {
+  // Every merchant's ledger agrees with the chain (on an EVM chain: balanceOf, once settled).
+  if (w) await reconcileAll();
   await w?.stop();
 });
 
@@ -21,9 +30,19 @@ const buy = (m, userId, presaleId, usdcAmount, headers = {}) =>
 
 const merchantRead = (m, id) => call('GET', `/merchant/presale/${id}`, { key: m.secretKey }, '/merchant/presale/{presaleId}');
 
+const HASH = /^0x[0-9a-f]{64}$/;
+/** 1 USDC in base units (6 decimals), on chain. */
+const USDC_UNIT = 1_000_000n;
+
+/** A locked balance as the holder's token read writes it (decimal), in base units (18 decimals). */
+function lockedUnits(text) {
+  const [whole, frac = ''] = text.match(/"lockedBalance":([0-9.]+)/)[1].split('.');
+  return BigInt(whole) * 10n ** 18n + BigInt(frac.padEnd(18, '0'));
+}
+
 describe('create, list and read', () => {
   test('creation answers the interface shape, and bad input is a 400 naming the field', async () => {
-    const m = await createMerchant(w, 'Presale shapes');
+    const m = await newMerchant('Presale shapes');
     const p = await createPresale(w, m);
     assert.match(p.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     assert.equal(p.purchasedUsdcAmount, 0);
@@ -55,7 +74,7 @@ describe('create, list and read', () => {
   });
 
   test('the merchant list and read show the merchant form; the public read hides it', async () => {
-    const m = await createMerchant(w, 'Presale forms');
+    const m = await newMerchant('Presale forms');
     const first = await createPresale(w, m, { name: 'First' });
     const second = await createPresale(w, m, { name: 'Second', autoLaunch: false, lockDuration: 3 });
     const list = await call('GET', '/merchant/presales', { key: m.secretKey }, '/merchant/presales');
@@ -83,7 +102,7 @@ describe('create, list and read', () => {
     assert.equal(noKey.status, 401);
     assert.equal(noKey.json.message, 'Public key not found');
 
-    const other = await createMerchant(w, 'Someone else');
+    const other = await newMerchant('Someone else');
     for (const r of [
       await call('GET', `/merchant/presale/${first.id}`, { key: other.secretKey }),
       await call('GET', `/token/presales/${first.id}?publicKey=${other.publicKey}`),
@@ -97,8 +116,8 @@ describe('create, list and read', () => {
 
 describe('buying', () => {
   test('buy rules: not active 409, over target 422 with the remainder, over balance 422', async () => {
-    const m = await createMerchant(w, 'Buyers');
-    await funded(w, m, 'ann', 200);
+    const m = await newMerchant('Buyers');
+    const ann = await funded(w, m, 'ann', 200);
     const now = await serviceNow(w);
     const later = await createPresale(w, m, { startTimestamp: now + 3600, endTimestamp: now + 7200 });
     const early = await buy(m, 'ann', later.id, 5);
@@ -108,8 +127,15 @@ describe('buying', () => {
     const p = await createPresale(w, m, { targetUsdcAmount: 50 });
     const ok = await buy(m, 'ann', p.id, 30);
     assert.equal(ok.status, 200, ok.text);
-    assert.deepEqual(Object.keys(ok.json).sort(), ['blockNumber', 'chainStatus', 'presaleId', 'success', 'transactionHash', 'usdcAmount']);
-    assert.equal(ok.json.chainStatus, 'confirmed');
+    if (evm()) {
+      // The answer comes before the node has the transfer: no block (nor hash) yet.
+      assert.deepEqual(Object.keys(ok.json).sort(), ['chainStatus', 'presaleId', 'success', 'transactionHash', 'usdcAmount']);
+    } else {
+      assert.deepEqual(Object.keys(ok.json).sort(), ['blockNumber', 'chainStatus', 'presaleId', 'success', 'transactionHash', 'usdcAmount']);
+      assert.equal(ok.json.chainStatus, 'confirmed');
+    }
+    // Embedded: confirmed in its block with its hash. EVM: pending, with no hash invented.
+    assertMovement(ok.json);
     assert.equal(ok.json.usdcAmount, 30);
 
     const over = await buy(m, 'ann', p.id, 20.000001);
@@ -142,11 +168,19 @@ describe('buying', () => {
     assert.equal(pub.json.purchasedUsdcAmount, 30);
     assert.equal(pub.json.participants[0].id, 'ann');
     assert.equal(pub.json.participants[0].tokenPercentage, 100);
+
+    if (evm()) {
+      // On chain: the buy is mined (a real receipt, in the block its record names), and only
+      // the one accepted buy left ann's wallet.
+      await minedRecord(w, m, 'ann', 'presale_buy');
+      await settled(m);
+      assert.equal(await balanceOf(w.chain.rpcUrl, w.chain.usdc, ann), 170n * USDC_UNIT);
+    }
   });
 
   test('a buy retried with its idempotency key is debited once', async () => {
-    const m = await createMerchant(w, 'Idempotent buyer');
-    await funded(w, m, 'cat', 100);
+    const m = await newMerchant('Idempotent buyer');
+    const cat = await funded(w, m, 'cat', 100);
     const p = await createPresale(w, m, { targetUsdcAmount: 100 });
     const headers = { 'Idempotency-Key': 'buy-1' };
     const one = await buy(m, 'cat', p.id, 10, headers);
@@ -155,13 +189,18 @@ describe('buying', () => {
     assert.equal(two.text, one.text);
     const pub = await call('GET', `/token/presales/${p.id}?publicKey=${m.publicKey}`);
     assert.equal(pub.json.purchasedUsdcAmount, 10);
+    if (evm()) {
+      await settled(m);
+      assert.equal(await balanceOf(w.chain.rpcUrl, w.chain.usdc, cat), 90n * USDC_UNIT, 'debited once on chain too');
+    }
   });
 });
 
 describe('launch, locks, unlock, refund, resolve', () => {
   test('reaching the target launches: five steps, locks with an unlock date, then active tokens', async () => {
-    const m = await createMerchant(w, 'Launcher');
-    for (const u of ['a', 'b', 'c']) await funded(w, m, u, 100);
+    const m = await newMerchant('Launcher');
+    const addresses = {};
+    for (const u of ['a', 'b', 'c']) addresses[u] = await funded(w, m, u, 100);
     const p = await createPresale(w, m, { targetUsdcAmount: 90, lockDuration: 7 });
     assert.equal((await buy(m, 'a', p.id, 30)).status, 200);
     assert.equal((await buy(m, 'b', p.id, 30)).status, 200);
@@ -171,14 +210,35 @@ describe('launch, locks, unlock, refund, resolve', () => {
     const s = done.json;
     assert.equal(s.status, 'completed');
     assert.equal(s.completionState.step, 'completed');
-    for (const tx of ['swapApprovalTx', 'swapTx', 'tokenCreationTx', 'withdrawTx', 'distributionApprovalTx', 'distributionTx']) {
-      assert.match(s.completionState.transactions[tx], /^0x[0-9a-f]{64}$/, tx);
-    }
     assert.equal(s.presaleInfo.distributed, true);
-    assert.equal(s.presaleInfo.distributeTxHash, s.completionState.transactions.distributionTx);
     const info = s.tokenDeploymentInfo;
     assert.equal(info.amountTokensBought, (250_000_000n * 10n ** 18n).toString());
-    assert.equal(info.hash, s.completionState.transactions.tokenCreationTx);
+    if (evm()) {
+      // On a real chain the steps are the ledger's; of their transactions only the token's
+      // deployment is one of its own (the allocations are transfers, each in its buyer's
+      // history), and its hash appears once the node has mined it, never before.
+      const names = Object.keys(s.completionState.transactions);
+      assert.ok(names.every((n) => n === 'tokenCreationTx'), JSON.stringify(s.completionState));
+      assert.equal(s.presaleInfo.distributeTxHash, undefined, 'no single distribution transaction');
+      assert.equal(info.hash ?? undefined, s.completionState.transactions.tokenCreationTx);
+      let mined;
+      await until('the presale token deployed on chain', async () => {
+        mined = (await merchantRead(m, p.id)).json;
+        return mined.tokenDeploymentInfo.hash != null;
+      }, { timeoutMs: 60_000 });
+      const hash = mined.tokenDeploymentInfo.hash;
+      assert.match(hash, HASH);
+      assert.deepEqual(mined.completionState.transactions, { tokenCreationTx: hash });
+      const receipt = await minedReceipt(w, hash);
+      assert.equal(receipt.to.toLowerCase(), w.chain.factory.toLowerCase(), 'deployed through the factory');
+      assert.notEqual(await codeAt(w.chain.rpcUrl, info.tokenAddress), '0x', 'the token has code at its reserved address');
+    } else {
+      for (const tx of ['swapApprovalTx', 'swapTx', 'tokenCreationTx', 'withdrawTx', 'distributionApprovalTx', 'distributionTx']) {
+        assert.match(s.completionState.transactions[tx], HASH, tx);
+      }
+      assert.equal(s.presaleInfo.distributeTxHash, s.completionState.transactions.distributionTx);
+      assert.equal(info.hash, s.completionState.transactions.tokenCreationTx);
+    }
 
     // Each buyer holds a lock of a third; the shares sum to the amount bought exactly.
     let sum = 0n;
@@ -193,9 +253,13 @@ describe('launch, locks, unlock, refund, resolve', () => {
       assert.equal(lock.address, info.tokenAddress);
       unlockDate = lock.unlockDate;
       const raw = await call('GET', `/holder/${u}/token/${info.tokenAddress}`, { key: m.secretKey });
-      const locked = raw.text.match(/"lockedBalance":([0-9.]+)/)[1];
-      const [whole, frac = ''] = locked.split('.');
-      sum += BigInt(whole) * 10n ** 18n + BigInt(frac.padEnd(18, '0'));
+      const locked = lockedUnits(raw.text);
+      sum += locked;
+      if (evm()) {
+        // The share was transferred to the buyer's wallet on chain (the ledger keeps it locked).
+        await minedRecord(w, m, u, 'presale_allocation');
+        assert.equal(await balanceOf(w.chain.rpcUrl, info.tokenAddress, addresses[u]), locked, `${u}'s tokens on chain`);
+      }
     }
     assert.equal(sum.toString(), info.amountTokensBought);
     const unlockMs = Date.parse(unlockDate);
@@ -228,9 +292,8 @@ describe('launch, locks, unlock, refund, resolve', () => {
   });
 
   test('below 70 % at the end, every buyer is refunded in full, with no request arriving', async () => {
-    const m = await createMerchant(w, 'Refunder');
-    await funded(w, m, 'r1', 100);
-    await funded(w, m, 'r2', 100);
+    const m = await newMerchant('Refunder');
+    const addresses = { r1: await funded(w, m, 'r1', 100), r2: await funded(w, m, 'r2', 100) };
     const now = await serviceNow(w);
     const p = await createPresale(w, m, { targetUsdcAmount: 100, endTimestamp: now + 60 });
     await buy(m, 'r1', p.id, 40);
@@ -245,13 +308,20 @@ describe('launch, locks, unlock, refund, resolve', () => {
     }
     const hist = await call('GET', '/holder/r1/transactions', { key: m.secretKey });
     assert.ok(hist.json.data.some((r) => r.type === 'presale_refund' && r.amount === 40));
+    if (evm()) {
+      // The refunds are real transfers back: each buyer's wallet holds its 100 USDC again.
+      for (const u of ['r1', 'r2']) {
+        await minedRecord(w, m, u, 'presale_refund');
+        assert.equal(await balanceOf(w.chain.rpcUrl, w.chain.usdc, addresses[u]), 100n * USDC_UNIT, u);
+      }
+    }
     const again = await call('POST', '/resolve-presale', { key: m.secretKey, body: { presaleId: p.id } });
     assert.equal(again.status, 200);
     assert.equal(again.json.outcome, 'refunded');
   });
 
   test('resolve: below 70 % is 422, at 70 % it launches, a second resolve is 409; both paths work', async () => {
-    const m = await createMerchant(w, 'Resolver');
+    const m = await newMerchant('Resolver');
     await funded(w, m, 'z', 100);
     const p = await createPresale(w, m, { targetUsdcAmount: 100, autoLaunch: false });
     await buy(m, 'z', p.id, 69);
@@ -272,7 +342,7 @@ describe('launch, locks, unlock, refund, resolve', () => {
   });
 
   test('with no request arriving, the alarm runs the launch on time', async () => {
-    const m = await createMerchant(w, 'Alarm driven');
+    const m = await newMerchant('Alarm driven');
     await funded(w, m, 'al', 20);
     const p = await createPresale(w, m, { targetUsdcAmount: 20 });
     assert.equal((await buy(m, 'al', p.id, 20)).status, 200);
@@ -287,7 +357,7 @@ describe('launch, locks, unlock, refund, resolve', () => {
   });
 
   test('a failing chain step is retried with backoff and counted in retryCount', async () => {
-    const m = await createMerchant(w, 'Flaky chain');
+    const m = await newMerchant('Flaky chain');
     await funded(w, m, 'f', 10);
     const faults = await api(w, 'POST', '/admin/chain/faults', { adminKey: w.adminKey, body: { merchantId: m.id, count: 2 } });
     assert.equal(faults.status, 200, faults.text);
@@ -303,13 +373,17 @@ describe('launch, locks, unlock, refund, resolve', () => {
 });
 
 test('a crash in the middle of a launch resumes at its step and never distributes twice', async () => {
-  // Its own worker, on real time: the launch takes a block (2 s) per step.
+  // Its own worker, on real time: the launch takes a block (2 s) per step. On an EVM chain the
+  // kill also lands while the deployment and the allocations are being settled.
   const c = await startWorker();
+  const onC = checkedClient(() => c);
   try {
-    const m = await createMerchant(c, 'Crash test');
+    const m = await onC.newMerchant('Crash test');
     const buyers = ['k1', 'k2', 'k3', 'k4'];
+    const addresses = {};
     for (const u of buyers) {
       const h = await api(c, 'PUT', `/holder/${u}`, { key: m.secretKey });
+      addresses[u] = h.json.address;
       const f = await api(c, 'POST', '/admin/faucet', { adminKey: c.adminKey, body: { address: h.json.address, usdcAmount: 50, merchantId: m.id } });
       assert.equal(f.status, 200, f.text);
     }
@@ -339,26 +413,35 @@ test('a crash in the middle of a launch resumes at its step and never distribute
 
     // After the restart the launch goes on from where it was and completes.
     let s;
-    const until = Date.now() + 60_000;
+    const finishBy = Date.now() + 60_000;
     do {
       await new Promise((r) => setTimeout(r, 500));
       s = (await api(c, 'GET', `/merchant/presale/${id}`, { key: m.secretKey })).json;
-    } while (s.completionState.step !== 'completed' && Date.now() < until);
+    } while (s.completionState.step !== 'completed' && Date.now() < finishBy);
     assert.equal(s.completionState.step, 'completed');
     const bought = BigInt(s.tokenDeploymentInfo.amountTokensBought);
     const token = s.tokenDeploymentInfo.tokenAddress;
+    if (onC.evm()) await onC.settled(m);
     let total = 0n;
     for (const u of buyers) {
       const hist = await api(c, 'GET', `/holder/${u}/transactions`, { key: m.secretKey });
       const allocations = hist.json.data.filter((r) => r.type === 'presale_allocation');
       assert.equal(allocations.length, 1, `${u} got exactly one allocation`);
       const bal = await api(c, 'GET', `/holder/${u}/token/${token}`, { key: m.secretKey });
-      const [whole, frac = ''] = bal.text.match(/"lockedBalance":([0-9.]+)/)[1].split('.');
-      total += BigInt(whole) * 10n ** 18n + BigInt(frac.padEnd(18, '0'));
+      const locked = lockedUnits(bal.text);
+      total += locked;
+      if (onC.evm()) {
+        // On chain too: one allocation mined, the buyer's wallet holding exactly its share.
+        assert.equal(allocations[0].chainStatus, 'confirmed', JSON.stringify(allocations[0]));
+        await minedReceipt(c, allocations[0].transactionHash, allocations[0].blockNumber);
+        assert.equal(await balanceOf(c.chain.rpcUrl, token, addresses[u]), locked, `${u}'s tokens on chain`);
+      }
     }
     assert.equal(total, bought, 'the locks sum to the amount bought: nothing distributed twice');
     const t = await api(c, 'GET', `/token/${token}`, { key: m.secretKey });
     assert.equal(t.json.holdersCount, buyers.length, 'only the buyers hold the token');
+    // The ledger and the chain agree: nothing lost or doubled across the crash.
+    await onC.reconcileAll();
   } finally {
     await c.stop();
   }
@@ -367,7 +450,7 @@ test('a crash in the middle of a launch resumes at its step and never distribute
 test('a presale event lists its first 100 participants and counts them all; reads list every one', async () => {
   // An event's size stays bounded however many buy in (a purchase event carrying every
   // participant made the event log grow with the square of the buyers).
-  const m = await createMerchant(w, 'Presale events bounded');
+  const m = await newMerchant('Presale events bounded');
   const p = await createPresale(w, m, { targetUsdcAmount: 1000 });
   const buyers = 101;
   for (let i = 0; i < buyers; i++) {
