@@ -3,19 +3,24 @@
 // `Authorization: Bearer` on the holder's reads and on buy-presale, transfer and spend within
 // their scopes and limits; forged, expired, revoked, other-merchant and other-holder tokens
 // refused with 401/403 and nothing changed; limits held under concurrent requests; private
-// mode (holder reads need a session, public reads show addresses).
+// mode (holder reads need a session, public reads show addresses). With
+// TOKENPAD_TEST_CHAIN=anvil every movement also settles on a real node, and the suite ends with
+// ledger and chain agreeing.
 import test, { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorker, createMerchant, createToken } from './harness.mjs';
-import { advanceTime, checkedCall, createPresale, faucet, holder } from './check.mjs';
+import { startWorker } from './harness.mjs';
+import { advanceTime, checkedCall, checkedClient, createPresale, faucet, holder } from './check.mjs';
 
 const OUTSIDE = '0x000000000000000000000000000000000000dEaD';
 
 let w;
+const { newMerchant, newToken, reconcileAll } = checkedClient(() => w);
 before(async () => {
   w = await startWorker();
 });
 after(async () => {
+  // Every merchant's ledger agrees with the chain (on an EVM chain: balanceOf, once settled).
+  if (w) await reconcileAll();
   await w?.stop();
 });
 
@@ -25,8 +30,8 @@ const bearer = (token, headers = {}) => ({ headers: { authorization: `Bearer ${t
 
 /** A merchant with a token, and `users` holders each given 100 of it. */
 async function setup(name, users = ['alice', 'bob']) {
-  const m = await createMerchant(w, name);
-  const t = await createToken(w, m.secretKey, { symbol: 'SESS' });
+  const m = await newMerchant(name);
+  const t = await newToken(m, { symbol: 'SESS', canDistribute: true });
   const holders = {};
   for (const u of users) {
     holders[u] = (await holder(w, m, u)).address;
