@@ -52,12 +52,13 @@ fi
 step evm-vectors node crates/evm/tests/vectors.mjs --check
 # tests/chain/settlement.test.mjs: settlement through the Worker, with its faults.
 step chain-tests node --test --test-concurrency=1 tests/chain/ crates/evm/tests/anvil.test.mjs
-# The HTTP suites for tokens, holders, the ledger and idempotency, and the README walkthroughs,
-# again, each worker on its own anvil (every movement settled on chain; each ends reconciling
-# ledger and chain); and webhooks, delivered while movements settle on chain.
+# The HTTP suites for tokens, holders, the ledger, idempotency, presales and sessions, and the
+# README walkthroughs, again, each worker on its own anvil (every movement settled on chain;
+# each ends reconciling ledger and chain); and webhooks, delivered while movements settle on
+# chain.
 step chain-http-tests env TOKENPAD_TEST_CHAIN=anvil node "${ws_flag[@]}" --test --test-concurrency=1 \
   tests/http/tokens.test.mjs tests/http/holders.test.mjs tests/http/ledger.test.mjs tests/http/idempotency.test.mjs \
-  tests/http/readme.test.mjs tests/http/webhooks.test.mjs
+  tests/http/presales.test.mjs tests/http/sessions.test.mjs tests/http/readme.test.mjs tests/http/webhooks.test.mjs
 
 step e2e-tests node --test --test-concurrency=1 tests/e2e/
 step consumer-tests node --test --test-concurrency=1 tests/consumer/
