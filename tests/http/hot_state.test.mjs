@@ -4,7 +4,8 @@
 // fails leaves neither SQLite nor the copy changed; a clock moved by time travel is what every
 // later answer reads, before and after a restart; a committed write is what the next request
 // reads. With ALLOW_TIME_TRAVEL (as here) each merchant answer names the SQL statements it ran
-// (`x-sql-statements`): a holder read the object has served before runs none.
+// (`x-sql-statements`): a holder read, a token's holder page and a holder's newest records the
+// object has served before run none.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { api, createMerchant, createToken, startWorker } from './harness.mjs';
@@ -124,9 +125,56 @@ describe('the ledger rows the object keeps', () => {
     assert.ok(statements(s) <= 8, `spend: ${statements(s)} statements`);
   });
 
+  test('a token page and a holder\'s newest records served before run no SQL statement, and show every write', async () => {
+    const token = async () => {
+      const r = await api(w, 'GET', `/token/${T}?publicKey=${n.publicKey}`);
+      assert.equal(r.status, 200, r.text);
+      const { holders, holdersCount } = r.json;
+      return { statements: statements(r), holders: holders.map((h) => `${h.id ?? h.address}:${h.balance}`), holdersCount };
+    };
+    const history = async (user, query = '') => {
+      const r = await api(w, 'GET', `/holder/${user}/transactions${query}`, { key: n.secretKey });
+      assert.equal(r.status, 200, r.text);
+      return { statements: statements(r), ids: r.json.data.map((t) => t.id) };
+    };
+    await ok('PUT', '/holder/dave');
+    const first = await token();
+    assert.ok(first.statements > 0, 'the first read comes from SQLite');
+    assert.deepEqual(await token(), { ...first, statements: 0 });
+    // A balance written, a new holder on the list, a holder leaving it: each shows at once.
+    await ok('POST', `/token/${T}/distribute`, { sendToId: 'dave', amount: 7 });
+    const dave = await token();
+    assert.ok(dave.holders.includes('dave:7'), JSON.stringify(dave));
+    assert.equal(dave.holdersCount, first.holdersCount + 1);
+    assert.deepEqual(await token(), { ...dave, statements: 0 });
+    await ok('POST', '/holder/dave/spend', { tokenAddress: T, amount: 7 });
+    const gone = await token();
+    assert.ok(!gone.holders.some((h) => h.startsWith('dave:')), JSON.stringify(gone));
+    assert.equal(gone.holdersCount, first.holdersCount);
+
+    const records = await history('bob');
+    assert.ok(records.statements > 0);
+    assert.deepEqual(await history('bob'), { ...records, statements: 0 });
+    // A smaller page is the kept page's first records; a cursor's page comes from SQLite.
+    assert.deepEqual((await history('bob', '?limit=2')).ids, records.ids.slice(0, 2));
+    const older = await history('bob', `?limit=2&cursor=c1`);
+    assert.ok(older.statements > 0);
+    // A record of bob's, written by a transfer to him, is on his next read; carol's stay kept.
+    await history('carol');
+    const carolWas = await history('carol');
+    assert.equal(carolWas.statements, 0);
+    await ok('POST', `/token/${T}/distribute`, { sendToId: 'bob', amount: 1 });
+    const now = await history('bob');
+    assert.equal(now.ids.length, Math.min(records.ids.length + 1, 50));
+    assert.deepEqual(now.ids.slice(1), records.ids.slice(0, now.ids.length - 1));
+    assert.deepEqual(await history('carol'), carolWas);
+  });
+
   test('a rolled-back ledger write changes neither SQLite nor the rows the object keeps', async () => {
     const was = await holder('bob');
     assert.equal(was.statements, 0);
+    // The token's page is kept too, before the write that rolls back.
+    await api(w, 'GET', `/token/${T}?publicKey=${n.publicKey}`);
     const fault = await api(w, 'POST', '/admin/faults', { adminKey: w.adminKey, body: { kind: 'ledger_rollback', merchantId: n.id } });
     assert.equal(fault.status, 200, fault.text);
     assert.equal((await holder('bob')).balance, was.balance, 'bob was credited, then rolled back');

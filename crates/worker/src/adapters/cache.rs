@@ -25,6 +25,7 @@
 //! from the rows requests read. The object is single-threaded, so a request never sees
 //! another one's transaction half-way.
 
+use super::pages::{insert_capped, Pages};
 use std::collections::HashMap;
 use std::hash::Hash;
 use tokenpad_core::model::address::Address;
@@ -107,13 +108,6 @@ impl<K: Eq + Hash + Clone, V: Clone> Pending for Table<K, V> {
     }
 }
 
-fn insert_capped<K: Eq + Hash, V>(map: &mut HashMap<K, V>, cap: usize, key: K, value: V) {
-    if map.len() >= cap && !map.contains_key(&key) {
-        map.clear();
-    }
-    map.insert(key, value);
-}
-
 /// What one object keeps (see the module's doc).
 pub struct Cache {
     tokens: Table<TokenAddress, Token>,
@@ -130,6 +124,8 @@ pub struct Cache {
     holdings: HashMap<Address, Vec<TokenAddress>>,
     locks: HashMap<Address, Vec<Lock>>,
     positions: HashMap<UserId, Vec<(Presale, Participant)>>,
+    /// A token's holder page and a holder's newest records (`pages.rs`).
+    pages: Pages,
     /// History records the transaction under way wrote, by sequence number.
     history: HashMap<u64, TxRecord>,
     /// Events the transaction under way appended or found unrendered, and has not rendered.
@@ -158,6 +154,7 @@ impl Default for Cache {
             holdings: HashMap::new(),
             locks: HashMap::new(),
             positions: HashMap::new(),
+            pages: Pages::default(),
             history: HashMap::new(),
             unsealed: Vec::new(),
             unsealed_exact: false,
@@ -261,6 +258,7 @@ impl Cache {
 
     pub fn write_holder(&mut self, holder: &Holder) {
         let open = self.open();
+        self.pages.forget_holder_pages();
         self.holders
             .write(holder.user_id.clone(), holder.clone(), open);
         self.user_at
@@ -279,6 +277,7 @@ impl Cache {
     /// (listed while above zero) is the same before and after.
     pub fn write_balance(&mut self, token: &TokenAddress, owner: &Address, balance: Balance) {
         let open = self.open();
+        self.pages.forget_token(token);
         if let Some(list) = self.holdings.get(owner) {
             let held = balance.total().is_none_or(|t| t != Units::ZERO);
             if list.contains(token) != held {
@@ -396,9 +395,20 @@ impl Cache {
 
     /// A history record written (inside a transaction: kept for its length).
     pub fn write_history(&mut self, seq: u64, record: &TxRecord) {
+        self.pages.forget_history(&record.user_id);
         if self.open() {
             self.history.insert(seq, record.clone());
         }
+    }
+
+    /// The kept pages (never inside a transaction).
+    pub fn pages(&self) -> Option<&Pages> {
+        (!self.open()).then_some(&self.pages)
+    }
+
+    /// The kept pages, to keep one read from SQLite (never inside a transaction).
+    pub fn keep_pages(&mut self) -> Option<&mut Pages> {
+        (!self.open()).then_some(&mut self.pages)
     }
 
     /// A history record the transaction under way wrote.

@@ -292,6 +292,66 @@ fn history_records_a_transaction_wrote_are_read_back_only_inside_it() {
     assert_eq!(c.history_at(7), None);
 }
 
+#[test]
+fn pages_are_kept_outside_transactions_and_forgotten_by_any_write_under_them() {
+    use tokenpad_core::model::token::HolderRow;
+    let (mut c, t, o) = (Cache::default(), TokenAddress(addr(1)), addr(2));
+    let rows = vec![HolderRow {
+        owner: o,
+        balance: Units::new(5),
+        user_id: None,
+    }];
+    let alice = UserId::new_unchecked("alice");
+    let keep = |c: &mut Cache| {
+        let pages = c
+            .keep_pages()
+            .unwrap_or_else(|| panic!("outside a transaction"));
+        pages.keep_top_holders(&t, 100, &rows, 1);
+        pages.keep_history(&alice, None, 51, &[]);
+    };
+    let page = |c: &Cache| c.pages().and_then(|p| p.top_holders(&t, 100));
+    let history = |c: &Cache| c.pages().and_then(|p| p.history(&alice, None, 51));
+    keep(&mut c);
+    assert_eq!(page(&c), Some((rows.clone(), 1)));
+    assert_eq!(history(&c), Some(vec![]));
+
+    c.begin();
+    assert!(
+        c.keep_pages().is_none() && page(&c).is_none(),
+        "inside a transaction SQLite answers"
+    );
+    c.write_balance(&t, &o, bal(7));
+    c.end(false);
+    assert_eq!(
+        page(&c),
+        None,
+        "a write forgets the page, even one rolled back"
+    );
+    assert_eq!(
+        history(&c),
+        Some(vec![]),
+        "a balance is not in a history page"
+    );
+
+    keep(&mut c);
+    c.write_holder(&holder("bob", 3));
+    assert_eq!(page(&c), None, "a new holder may be named on any page");
+
+    let record: TxRecord = serde_json::from_value(serde_json::json!({
+        "id": "0xab-in", "hash": null, "kind": "distribute", "user_id": "alice",
+        "token": "0x0101010101010101010101010101010101010101", "symbol": "T", "decimals": 18,
+        "amount": 1, "from": "0x0101010101010101010101010101010101010101",
+        "to": "0x0202020202020202020202020202020202020202", "at": 0
+    }))
+    .unwrap_or_else(|e| panic!("record: {e}"));
+    keep(&mut c);
+    c.begin();
+    c.write_history(8, &record);
+    c.end(true);
+    assert_eq!(history(&c), None, "a record of alice's forgets her pages");
+    assert_eq!(page(&c), Some((rows, 1)));
+}
+
 fn presale_json() -> serde_json::Value {
     serde_json::json!({
         "id": "p1", "name": "P", "description": "d", "start": 0, "end": 1, "target": 10,

@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod evm;
+pub mod pages;
 pub mod sql;
 pub mod sql_chain;
 pub mod sql_events;

@@ -95,6 +95,9 @@ impl Store for SqlStore {
     }
 
     fn top_holders(&self, token: &TokenAddress, limit: u32) -> Result<(Vec<HolderRow>, u64)> {
+        if let Some(page) = self.look(|c| c.pages()?.top_holders(token, limit)) {
+            return Ok(page);
+        }
         let (n, rows) = if limit <= TEXT_PAGE_MAX {
             self.holders_page(token, limit)?
         } else {
@@ -112,7 +115,13 @@ impl Store for SqlStore {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok((holders, u64::try_from(n).unwrap_or(0)))
+        let n = u64::try_from(n).unwrap_or(0);
+        self.tell(|c| {
+            if let Some(pages) = c.keep_pages() {
+                pages.keep_top_holders(token, limit, &holders, n);
+            }
+        })?;
+        Ok((holders, n))
     }
 
     fn locks_of(&self, owner: &Address) -> Result<Vec<Lock>> {
@@ -248,7 +257,20 @@ impl Store for SqlStore {
         before: Option<u64>,
         limit: u32,
     ) -> Result<Vec<(u64, TxRecord)>> {
-        self.history_page(user_id, token, before, limit)
+        // The newest records (no cursor) are the page readers poll.
+        if before.is_some() {
+            return self.history_page(user_id, token, before, limit);
+        }
+        if let Some(page) = self.look(|c| c.pages()?.history(user_id, token, limit)) {
+            return Ok(page);
+        }
+        let page = self.history_page(user_id, token, None, limit)?;
+        self.tell(|c| {
+            if let Some(pages) = c.keep_pages() {
+                pages.keep_history(user_id, token, limit, &page);
+            }
+        })?;
+        Ok(page)
     }
 
     fn pool(&self, token: &TokenAddress) -> Result<Option<Pool>> {
