@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { artifact, balanceOf, deployBase, DEV_ACCOUNTS, rpc, send, startAnvil } from './anvil.mjs';
 import { startProxy } from './rpc_proxy.mjs';
 import { startWorker } from '../http/harness.mjs';
-import { checkedClient, eventLog } from '../http/check.mjs';
+import { checkedClient, eventLog, until as waitFor } from '../http/check.mjs';
 
 let anvil;
 let proxy;
@@ -36,15 +36,8 @@ const history = async (userId) => ok(await call('GET', `/holder/${userId}/transa
 async function eventsOf(rec) {
   return (await eventLog(w, M, { types: 'transaction.*' })).filter((e) => e.resource === `transaction:${rec.id}`);
 }
-async function until(what, check, timeoutMs = 30_000) {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+/** check.mjs's `until`, polling a real node: every 50 ms, for up to 30 s. */
+const until = (what, check) => waitFor(what, check, { timeoutMs: 30_000, every: 50 });
 async function receipt(hash) {
   return rpc(anvil.rpcUrl, 'eth_getTransactionReceipt', [hash]);
 }

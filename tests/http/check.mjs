@@ -167,15 +167,18 @@ export async function checkedCall(w, method, path, opts = {}, template = undefin
 }
 
 /**
- * Waits until `check()` (sync or async) is true, trying every 150 ms; `between()` runs between
- * tries (to move time forward, say). Throws naming `what` after `timeoutMs`.
+ * Waits until `check()` (sync or async) returns a truthy value, and returns it; tries every
+ * `every` ms, and `between()` runs between tries (to move time forward, say). Throws naming
+ * `what` after `timeoutMs`.
  */
-export async function until(what, check, { timeoutMs = 20_000, between = null } = {}) {
+export async function until(what, check, { timeoutMs = 20_000, between = null, every = 150 } = {}) {
   const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
+  for (;;) {
+    const value = await check();
+    if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     if (between) await between();
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await new Promise((resolve) => setTimeout(resolve, every));
   }
 }
 
