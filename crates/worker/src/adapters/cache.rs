@@ -25,6 +25,7 @@
 //! from the rows requests read. The object is single-threaded, so a request never sees
 //! another one's transaction half-way.
 
+use super::cache_events::EventLog;
 use super::pages::{insert_capped, Pages};
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -128,12 +129,8 @@ pub struct Cache {
     pages: Pages,
     /// History records the transaction under way wrote, by sequence number.
     history: HashMap<u64, TxRecord>,
-    /// Events the transaction under way appended or found unrendered, and has not rendered.
-    unsealed: Vec<EventRecord>,
-    /// `unsealed` is every unrendered event there is (inside a transaction).
-    unsealed_exact: bool,
-    /// SQLite holds no unrendered event (committed state; false: not known).
-    none_unsealed: bool,
+    /// The events left to render, and those held back from SQLite (`cache_events.rs`).
+    events: EventLog,
     /// Transactions open (more than one only if one ran inside another).
     open: u32,
     /// A transaction ran inside another: its writes cannot be told apart, so at the end the
@@ -156,9 +153,7 @@ impl Default for Cache {
             positions: HashMap::new(),
             pages: Pages::default(),
             history: HashMap::new(),
-            unsealed: Vec::new(),
-            unsealed_exact: false,
-            none_unsealed: false,
+            events: EventLog::default(),
             open: 0,
             nested: false,
         }
@@ -171,7 +166,7 @@ impl Cache {
         if self.open > 0 {
             self.nested = true;
         } else {
-            self.unsealed_exact = self.none_unsealed;
+            self.events.begin();
         }
         self.open += 1;
     }
@@ -183,17 +178,9 @@ impl Cache {
             return;
         }
         self.history.clear();
-        let unsealed = std::mem::take(&mut self.unsealed);
-        let exact = std::mem::take(&mut self.unsealed_exact);
         let nested = std::mem::take(&mut self.nested);
         let keep = committed && !nested;
-        if keep {
-            self.none_unsealed = exact && unsealed.is_empty();
-        } else if nested {
-            // A rolled-back transaction leaves the events as they were, unless it ran inside
-            // another (whose events are not known here).
-            self.none_unsealed = false;
-        }
+        self.events.end(keep, nested);
         for table in self.tables() {
             if keep {
                 table.commit();
@@ -416,39 +403,45 @@ impl Cache {
         self.history.get(&seq).cloned()
     }
 
-    /// An event appended (with its sequence number).
+    /// An event inserted (with its sequence number).
     pub fn append_event(&mut self, event: &EventRecord) {
-        if event.data.is_some() {
-            return;
+        let open = self.open();
+        self.events.append(event, open);
+    }
+
+    /// An unrendered event appended inside a transaction, held back from SQLite and numbered
+    /// (`cache_events.rs`): its number, or `None` when it is to be inserted now.
+    pub fn hold_event(&mut self, event: &EventRecord) -> Option<u64> {
+        if !self.open() {
+            return None;
         }
-        if self.open() {
-            self.unsealed.push(event.clone());
-        } else {
-            self.none_unsealed = false;
-        }
+        self.events.hold(event)
+    }
+
+    /// A held event, to insert now (rendered or not).
+    pub fn take_held_event(&mut self, seq: u64) -> Option<EventRecord> {
+        self.events.take_held(seq)
+    }
+
+    /// Every held event, to insert now, unrendered.
+    pub fn take_held_events(&mut self) -> Vec<EventRecord> {
+        self.events.take_all_held()
     }
 
     /// Every unrendered event, oldest first, when that is known without SQLite.
     pub fn unsealed_events(&self) -> Option<Vec<EventRecord>> {
-        if self.open() {
-            return self.unsealed_exact.then(|| self.unsealed.clone());
-        }
-        self.none_unsealed.then(Vec::new)
+        self.events.unsealed(self.open())
     }
 
     /// What SQLite answered for the unrendered events.
     pub fn keep_unsealed_events(&mut self, events: &[EventRecord]) {
-        if self.open() {
-            self.unsealed = events.to_vec();
-            self.unsealed_exact = true;
-        } else {
-            self.none_unsealed = events.is_empty();
-        }
+        let open = self.open();
+        self.events.keep_unsealed(events, open);
     }
 
     /// An event rendered.
     pub fn seal_event(&mut self, seq: u64) {
-        self.unsealed.retain(|e| e.seq != seq);
+        self.events.seal(seq);
     }
 }
 

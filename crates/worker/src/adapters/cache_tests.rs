@@ -377,3 +377,72 @@ fn presales_and_pools_are_kept_as_committed() {
     c.keep_pool(&t, None);
     assert_eq!(c.pool(&t), Some(None), "known to have none");
 }
+
+#[test]
+fn events_are_held_back_and_numbered_next_only_inside_a_transaction_once_the_number_is_known() {
+    let mut c = Cache::default();
+    c.begin();
+    assert_eq!(
+        c.hold_event(&event(0)),
+        None,
+        "no number known yet: inserted"
+    );
+    c.append_event(&event(5));
+    assert_eq!(c.hold_event(&event(0)), Some(6));
+    assert_eq!(c.hold_event(&event(0)), Some(7));
+    assert_eq!(
+        c.unsealed_events()
+            .map(|v| v.iter().map(|e| e.seq).collect::<Vec<_>>()),
+        None,
+        "not exact: SQLite answers (and gets the held events first)"
+    );
+    // Sealing 6 inserts it rendered; 7 is inserted unrendered as the transaction ends.
+    assert_eq!(c.take_held_event(6).map(|e| e.seq), Some(6));
+    assert_eq!(c.take_held_event(6), None, "taken once");
+    c.seal_event(6);
+    assert_eq!(
+        c.take_held_events()
+            .iter()
+            .map(|e| e.seq)
+            .collect::<Vec<_>>(),
+        vec![7]
+    );
+    assert_eq!(c.take_held_events(), vec![]);
+    c.end(true);
+    assert_eq!(
+        c.hold_event(&event(0)),
+        None,
+        "outside a transaction: inserted"
+    );
+
+    c.begin();
+    assert_eq!(
+        c.hold_event(&event(0)),
+        Some(8),
+        "committed: the number goes on"
+    );
+    c.end(false);
+    c.begin();
+    assert_eq!(
+        c.hold_event(&event(0)),
+        None,
+        "rolled back: not known, inserted"
+    );
+    assert_eq!(
+        c.take_held_events(),
+        vec![],
+        "and nothing is held from before"
+    );
+    c.append_event(&event(8));
+    c.begin();
+    assert_eq!(c.hold_event(&event(0)), Some(9));
+    c.end(true);
+    c.end(true);
+    c.begin();
+    assert_eq!(
+        c.hold_event(&event(0)),
+        None,
+        "after a nested transaction: not known"
+    );
+    c.end(true);
+}

@@ -2,6 +2,7 @@
 //! and the webhook sender.
 
 pub mod cache;
+pub mod cache_events;
 pub mod evm;
 pub mod pages;
 pub mod sql;

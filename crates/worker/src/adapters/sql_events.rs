@@ -75,6 +75,7 @@ fn seq(rows: Vec<Num>) -> Result<u64> {
 
 impl SqlStore {
     fn events_where(&self, clause: &str, args: Vec<SqlStorageValue>) -> Result<Vec<EventRecord>> {
+        self.insert_held_events()?;
         self.rows::<EventRow>(&format!("{EVENT_COLUMNS} {clause}"), args)?
             .iter()
             .map(EventRow::record)
@@ -97,8 +98,46 @@ impl SqlStore {
 const PENDING: &str = "FROM deliveries d JOIN webhooks w ON w.id = d.webhook \
      WHERE d.state = 'pending' AND json_extract(w.data, '$.enabled') = 1";
 
+impl SqlStore {
+    /// Inserts an event with its number (one the object's cache held back, `cache_events.rs`).
+    fn insert_event_at(&self, e: &EventRecord, data: Option<&str>) -> Result<()> {
+        self.exec(
+            "INSERT INTO events (seq, kind, at, resource, subject, data) VALUES (?, ?, ?, ?, ?, ?)",
+            vec![
+                int(e.seq),
+                e.kind.as_str().into(),
+                int(e.at),
+                e.resource.as_str().into(),
+                text(&e.subject)?.into(),
+                data.map_or(SqlStorageValue::Null, Into::into),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Inserts, unrendered, every event the cache holds back: before the log is read or
+    /// written otherwise, and as a transaction ends (`txn.rs`).
+    pub(crate) fn insert_held_events(&self) -> Result<()> {
+        let mut held = Vec::new();
+        self.tell(|c| held = c.take_held_events())?;
+        for e in &held {
+            self.insert_event_at(e, None)?;
+        }
+        Ok(())
+    }
+}
+
 impl EventStore for SqlStore {
     fn append_event(&mut self, e: &EventRecord) -> Result<u64> {
+        if e.data.is_none() {
+            let mut held = None;
+            self.tell(|c| held = c.hold_event(e))?;
+            if let Some(n) = held {
+                return Ok(n);
+            }
+        }
+        // In order: the log numbers this one after every event held back.
+        self.insert_held_events()?;
         let n = seq(self.rows(
             "INSERT INTO events (kind, at, resource, subject, data) VALUES (?, ?, ?, ?, ?) RETURNING seq AS n",
             vec![
@@ -151,7 +190,14 @@ impl EventStore for SqlStore {
     }
 
     fn seal_event(&mut self, seq: u64, data: &str) -> Result<()> {
-        self.tell(|c| c.seal_event(seq))?;
+        let mut held = None;
+        self.tell(|c| {
+            held = c.take_held_event(seq);
+            c.seal_event(seq);
+        })?;
+        if let Some(e) = held {
+            return self.insert_event_at(&e, Some(data));
+        }
         self.exec(
             "UPDATE events SET data = ? WHERE seq = ?",
             vec![data.into(), int(seq)],
@@ -160,6 +206,7 @@ impl EventStore for SqlStore {
     }
 
     fn last_event_seq(&self) -> Result<u64> {
+        self.insert_held_events()?;
         let rows: Vec<Num> = self.rows("SELECT MAX(seq) AS n FROM events", vec![])?;
         Ok(rows
             .first()

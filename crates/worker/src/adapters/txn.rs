@@ -6,9 +6,10 @@
 //! itself fails half-way through an operation.
 //!
 //! The object's row cache (`cache.rs`, in `watch`) learns where each transaction begins and
-//! how it ended, so it keeps a transaction's writes only once SQLite committed them.
+//! how it ended, so it keeps a transaction's writes only once SQLite committed them, and the
+//! events it held back from SQLite are inserted before the commit.
 
-use super::sql::Watch;
+use super::sql::{SqlStore, Watch};
 use std::cell::RefCell;
 use std::rc::Rc;
 use tokenpad_core::{Error, Result};
@@ -25,7 +26,14 @@ pub fn transaction<T: 'static>(
         .try_borrow_mut()
         .map_err(|_| Error::internal("the row cache is busy"))?
         .begin();
-    let outcome = run(storage, f);
+    // Events the cache still holds back (`cache_events.rs`; a path that did not seal them) go
+    // into SQLite before the commit.
+    let events = SqlStore::new(storage.sql()).watching(watch.clone());
+    let outcome = run(storage, move || {
+        let value = f()?;
+        events.insert_held_events()?;
+        Ok(value)
+    });
     match watch.cache.try_borrow_mut() {
         Ok(mut cache) => cache.end(outcome.is_ok()),
         // Never (the object is single-threaded); if it were, the cache would keep nothing.
