@@ -168,9 +168,27 @@ describe('the ledger rows the object keeps', () => {
     assert.equal(now.ids.length, Math.min(records.ids.length + 1, 50));
     assert.deepEqual(now.ids.slice(1), records.ids.slice(0, now.ids.length - 1));
     assert.deepEqual(await history('carol'), carolWas);
+
+    // What the kept pages answer is what SQLite answers a new object, byte for byte.
+    const kept = [];
+    for (const path of [`/token/${T}?publicKey=${n.publicKey}`, '/holder/bob/transactions', '/holder/carol/transactions']) {
+      const [a, b] = [await api(w, 'GET', path, { key: n.secretKey }), await api(w, 'GET', path, { key: n.secretKey })];
+      assert.equal(statements(b), 0, path);
+      assert.equal(b.text, a.text);
+      kept.push(b.text);
+    }
+    await w.restart();
+    const fresh = [];
+    for (const path of [`/token/${T}?publicKey=${n.publicKey}`, '/holder/bob/transactions', '/holder/carol/transactions']) {
+      const r = await api(w, 'GET', path, { key: n.secretKey });
+      assert.ok(statements(r) > 0, 'a new object reads SQLite');
+      fresh.push(r.text);
+    }
+    assert.deepEqual(fresh, kept);
   });
 
   test('a rolled-back ledger write changes neither SQLite nor the rows the object keeps', async () => {
+    await holder('bob');
     const was = await holder('bob');
     assert.equal(was.statements, 0);
     // The token's page is kept too, before the write that rolls back.
