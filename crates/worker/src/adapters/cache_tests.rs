@@ -269,16 +269,21 @@ fn a_seal_reads_nothing_back_once_every_event_is_known_rendered() {
     assert_eq!(c.unsealed_events(), None, "appended outside a transaction");
 }
 
-#[test]
-fn history_records_a_transaction_wrote_are_read_back_only_inside_it() {
-    let mut c = Cache::default();
-    let record: TxRecord = serde_json::from_value(serde_json::json!({
-        "id": "0xab-out", "hash": null, "kind": "distribute", "user_id": "alice",
+/// One of alice's history records.
+fn record(id: &str) -> TxRecord {
+    serde_json::from_value(serde_json::json!({
+        "id": id, "hash": null, "kind": "distribute", "user_id": "alice",
         "token": "0x0101010101010101010101010101010101010101", "symbol": "T", "decimals": 18,
         "amount": 1, "from": "0x0101010101010101010101010101010101010101",
         "to": "0x0202020202020202020202020202020202020202", "at": 0
     }))
-    .unwrap_or_else(|e| panic!("record: {e}"));
+    .unwrap_or_else(|e| panic!("record: {e}"))
+}
+
+#[test]
+fn history_records_a_transaction_wrote_are_read_back_only_inside_it() {
+    let mut c = Cache::default();
+    let record = record("0xab-out");
     c.write_history(7, &record);
     assert_eq!(
         c.history_at(7),
@@ -337,13 +342,7 @@ fn pages_are_kept_outside_transactions_and_forgotten_by_any_write_under_them() {
     c.write_holder(&holder("bob", 3));
     assert_eq!(page(&c), None, "a new holder may be named on any page");
 
-    let record: TxRecord = serde_json::from_value(serde_json::json!({
-        "id": "0xab-in", "hash": null, "kind": "distribute", "user_id": "alice",
-        "token": "0x0101010101010101010101010101010101010101", "symbol": "T", "decimals": 18,
-        "amount": 1, "from": "0x0101010101010101010101010101010101010101",
-        "to": "0x0202020202020202020202020202020202020202", "at": 0
-    }))
-    .unwrap_or_else(|e| panic!("record: {e}"));
+    let record = record("0xab-in");
     keep(&mut c);
     c.begin();
     c.write_history(8, &record);
