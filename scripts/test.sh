@@ -63,9 +63,11 @@ step chain-http-tests env TOKENPAD_TEST_CHAIN=anvil node "${ws_flag[@]}" --test 
 step e2e-tests node --test --test-concurrency=1 tests/e2e/
 step consumer-tests node --test --test-concurrency=1 tests/consumer/
 step bundler-tests node --test --test-concurrency=1 tests/browser/
-# The benchmark and the profiler, once each, so neither can rot unnoticed: a failed request
-# or a crash fails the step; the figures are not checked (they depend on the machine).
+# The benchmark, the profiler and the benchmark without wrangler dev, once each, so none can
+# rot unnoticed: a failed request or a crash fails the step; the figures are not checked (they
+# depend on the machine).
 step bench-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --quick
 step profile-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --profile spend --seconds 1 --top 5
+step plain-smoke node "$ROOT/bench/plain.mjs" --seconds 1
 
 log "all checks passed in $(( $(date +%s) - t_all )) s"
