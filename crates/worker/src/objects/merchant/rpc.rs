@@ -12,8 +12,9 @@
 //!
 //! An edge of an older version may still call during a deployment: the object answers the
 //! same call sent with `fetch` (`DurableObject::fetch`, which the live channel's upgrade
-//! needs anyway), the earliest hop, and by `answerText` (the answer as one JSON document),
-//! which the last release's edge calls; the next release drops it.
+//! needs anyway), the earliest hop. `answerText` (the answer as one JSON document) served
+//! the edge of the release before last during its deploy and is gone: the last release's
+//! edge, the oldest one left, calls `answerFramed`.
 //! The runtime offers RPC only on classes deriving from its `DurableObject`;
 //! `crates/worker/entry.mjs` makes the exported classes do so.
 
@@ -25,17 +26,9 @@ use worker::wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(wasm_bindgen = ::worker::wasm_bindgen, wasm_bindgen_futures = ::worker::wasm_bindgen_futures)]
 impl MerchantObject {
-    /// `stub.answerText(json)`: a `MerchantCall`, answered as an `Answer` in JSON text. A
-    /// rejected promise is what a lost or failed call looks like to the edge (a 503
-    /// `unavailable`).
-    #[wasm_bindgen(js_name = answerText)]
-    pub async fn answer_text(&self, call: String) -> std::result::Result<String, JsValue> {
-        let answer = self.answer(hop::parse::<MerchantCall>(&call)).await?;
-        serde_json::to_string(&answer).map_err(|e| JsValue::from(e.to_string()))
-    }
-
-    /// `stub.answerFramed(json)`: the same, the answer framed (`http::Answer::framed`: its
-    /// head in JSON, a newline, its body as it is). The edge calls this.
+    /// `stub.answerFramed(json)`: a `MerchantCall`, answered as an `Answer` framed
+    /// (`http::Answer::framed`: its head in JSON, a newline, its body as it is). A rejected
+    /// promise is what a lost or failed call looks like to the edge (a 503 `unavailable`).
     #[wasm_bindgen(js_name = answerFramed)]
     pub async fn answer_framed(&self, call: String) -> std::result::Result<String, JsValue> {
         let answer = self.answer(hop::parse::<MerchantCall>(&call)).await?;
