@@ -20,7 +20,7 @@ pub const CORS_EXPOSE_HEADERS: &str =
     "retry-after, x-request-id, x-service-time, idempotent-replayed";
 
 /// An HTTP answer as data: its status, headers and text body.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug)]
 pub struct Answer {
     pub status: u16,
     pub headers: Vec<(String, String)>,
