@@ -12,7 +12,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ROOT } from '../tests/http/harness.mjs';
+import { ROOT, TEST_WALLET_ENCRYPTION_KEY, api, createMerchant, createToken } from '../tests/http/harness.mjs';
 import { ok } from './common.mjs';
 
 const require = createRequire(import.meta.url);
@@ -47,34 +47,22 @@ async function start(dir, bindings = {}) {
     // here it would cost this process, and flood the terminal.
     handleRuntimeStdio: (stdout, stderr) => { stdout.resume(); stderr.resume(); },
   });
-  const url = await mf.ready;
-  const api = async (method, p, { key, body } = {}) => {
-    const headers = { 'content-type': 'application/json', 'x-admin-key': ADMIN, ...(key ? { 'x-api-key': key } : {}) };
-    const res = await fetch(new URL(p, url), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, text, json: text ? JSON.parse(text) : undefined };
-  };
-  return { mf, url, api };
+  // A handle the test harness's helpers take (api, createMerchant, createToken).
+  return { mf, url: await mf.ready, get baseUrl() { return this.url.origin; }, adminKey: ADMIN };
 }
 
 /** tokenpad with a token, 100 holders holding it, as bench.mjs seeds it. */
 async function tokenpad(requestLog) {
   const w = await start(path.join(ROOT, 'crates/worker'), {
-    ADMIN_API_KEY: ADMIN, WALLET_ENCRYPTION_KEY: '0123456789abcdef'.repeat(4),
+    ADMIN_API_KEY: ADMIN, WALLET_ENCRYPTION_KEY: TEST_WALLET_ENCRYPTION_KEY,
     RATE_LIMIT_PER_SECOND: '0', REQUEST_LOG: requestLog, ALLOW_TIME_TRAVEL: 'true',
   });
-  const m = ok(await w.api('POST', '/admin/merchants', { body: { name: 'Plain' } }), 'merchant');
-  const job = ok(await w.api('POST', '/merchant/create-token', { key: m.secretKey, body: { name: 'Plain', symbol: 'PLN', totalSupply: 1_000_000_000_000 } }), 'token');
-  for (let i = 0; !w.token; i++) {
-    if (i > 100) throw new Error('the token was never created');
-    ok(await w.api('POST', '/admin/time/advance', { body: { seconds: 5 } }), 'advance');
-    const j = ok(await w.api('GET', `/jobs/${job.jobId}`, { key: m.secretKey }), 'job');
-    if (j.status === 'success') w.token = j.data.address;
-  }
+  const m = await createMerchant(w, 'Plain');
+  w.token = (await createToken(w, m.secretKey, { name: 'Plain', symbol: 'PLN', totalSupply: 1_000_000_000_000 })).address;
   w.holders = [];
   for (let i = 0; i < 100; i++) {
-    w.holders.push(ok(await w.api('PUT', `/holder/h${i}`, { key: m.secretKey }), 'holder').address);
-    ok(await w.api('POST', `/token/${w.token}/distribute`, { key: m.secretKey, body: { sendToId: `h${i}`, amount: 1_000_000_000 } }), 'distribute');
+    w.holders.push(ok(await api(w, 'PUT', `/holder/h${i}`, { key: m.secretKey }), 'holder').address);
+    ok(await api(w, 'POST', `/token/${w.token}/distribute`, { key: m.secretKey, body: { sendToId: `h${i}`, amount: 1_000_000_000 } }), 'distribute');
   }
   w.m = m;
   return w;
