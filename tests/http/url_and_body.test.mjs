@@ -98,3 +98,27 @@ test('the deployment page answers its documented errors, as HTML', async () => {
     assertMatches('GET', `/deployments/${id}`, 404, text);
   }
 });
+
+test('an answer carries its length: Content-Length is the body\'s UTF-8 bytes, not chunked, for an object\'s answer (non-ASCII text too), its error and the edge\'s own', async () => {
+  const named = await newToken(A, { name: 'Crème brûlée ☕', symbol: 'CREME', totalSupply: 1000 });
+  ok(await call('POST', `/token/${named.address}/distribute`, { key: A.secretKey, body: { amount: 3, sendToId: 'alice' } }));
+  const cases = [
+    ['/holder/alice/transactions', A.secretKey, 200], // the object's answer, a page
+    [`/token/${named.address}`, A.publicKey, 200],
+    ['/holder/nobody', A.publicKey, 404], // the object's refusal
+    ['/holder/alice', undefined, 401], // the edge's own (no key)
+    ['/health', undefined, 200],
+  ];
+  for (const [path, key, status] of cases) {
+    const headers = { 'accept-encoding': 'identity', ...(key ? { 'x-api-key': key } : {}) };
+    const res = await fetch(`${w.baseUrl}${path}`, { headers });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    assert.equal(res.status, status, path);
+    assert.equal(res.headers.get('transfer-encoding'), null, path);
+    assert.equal(res.headers.get('content-length'), String(bytes.length), path);
+    assert.ok(bytes.length > 0, path);
+    JSON.parse(bytes.toString('utf8'));
+  }
+  const page = ok(await call('GET', `/token/${named.address}`, { key: A.publicKey }));
+  assert.equal(page.name, 'Crème brûlée ☕');
+});

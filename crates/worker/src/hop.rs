@@ -4,7 +4,7 @@
 //! it. No operation travels as a string. A merchant's object answers with an [`Answer`]:
 //! the client's HTTP response as data.
 
-use crate::http::{self, Answer};
+use crate::http::{self, Answer, Returned};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tokenpad_core::model::address::Address;
@@ -17,6 +17,8 @@ use tokenpad_core::ops::settle::reconcile::Expected;
 use tokenpad_core::wire::admin::FaultKind;
 use tokenpad_core::wire::Op;
 use tokenpad_core::{Error, ErrorCode, Result};
+use wasm_bindgen::JsCast;
+use worker::js_sys::JsString;
 use worker::{wasm_bindgen_futures, Env, Method, Request, RequestInit, Response};
 
 /// A merchant API request, as its object receives it.
@@ -177,8 +179,15 @@ extern "C" {
 }
 
 /// Sends a call to merchant `id`'s object, by RPC on its stub; its answer is the client's
-/// HTTP response, as data. A call that brings no answer back is `unavailable`.
-pub async fn merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Result<Answer> {
+/// HTTP response, its body as the call returned it (see [`Returned`]). A call that brings no
+/// answer back is `unavailable`.
+pub async fn merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Result<Returned> {
+    let answer = call_merchant(env, id, call).await?;
+    Returned::unframe(&answer).ok_or_else(|| not_an_answer(answer.length()))
+}
+
+/// The framed text ([`Answer::framed`]) merchant `id`'s object answers `call` with.
+async fn call_merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Result<JsString> {
     let body = serde_json::to_string(call).map_err(|e| Error::internal(e.to_string()))?;
     let stub = env
         .durable_object("MERCHANT")
@@ -187,16 +196,15 @@ pub async fn merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Result
     let rpc = stub.into_rpc::<MerchantRpc>();
     let answer = wasm_bindgen_futures::JsFuture::from(rpc.answer_framed(&body))
         .await
-        .map_err(|e| unavailable(worker::Error::from(e)))?
-        .as_string()
-        .unwrap_or_default();
-    // Its text is not logged: an answer may carry a secret (a webhook's, a session token).
-    Answer::unframe(&answer).ok_or_else(|| {
-        let len = answer.len();
-        unavailable(worker::Error::RustError(format!(
-            "not an answer ({len} bytes)"
-        )))
-    })
+        .map_err(|e| unavailable(worker::Error::from(e)))?;
+    answer.dyn_into::<JsString>().map_err(|_| not_an_answer(0))
+}
+
+/// Its text is not logged: an answer may carry a secret (a webhook's, a session token).
+fn not_an_answer(len: u32) -> Error {
+    unavailable(worker::Error::RustError(format!(
+        "not an answer ({len} units)"
+    )))
 }
 
 /// Hands a client's WebSocket upgrade request (`GET /live`) to merchant `id`'s object as it
@@ -216,7 +224,8 @@ pub async fn merchant_typed<T: DeserializeOwned>(
     id: &MerchantId,
     call: &MerchantCall,
 ) -> Result<T> {
-    let answer = merchant(env, id, call).await?;
+    let text = String::from(call_merchant(env, id, call).await?);
+    let answer = Answer::unframe(&text).ok_or_else(|| not_an_answer(0))?;
     if !(200..300).contains(&answer.status) {
         return Err(http::error_from_body(&answer.body));
     }
