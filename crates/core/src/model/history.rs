@@ -6,7 +6,7 @@ use super::ids::{TokenAddress, UserId};
 use super::time::Millis;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "codegen", schemars(inline))]
 #[serde(rename_all = "snake_case")]
@@ -67,7 +67,7 @@ impl TxType {
 }
 
 /// Where a movement stands on chain.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ChainStatus {

@@ -92,15 +92,20 @@ impl LedgerResult {
     }
 }
 
+// `R` is a record as the page carries it: its wire type, or the same record already written
+// as JSON (the merchant object keeps the records it rendered, `objects/merchant/render.rs`,
+// and writes a page of them without rendering them again). Not a doc comment: the schema's
+// description is the first line's.
 /// `GET /holder/:userId/transactions`: one page, newest first.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
-pub struct TxPage {
+#[cfg_attr(feature = "codegen", schemars(rename = "TxPage"))]
+pub struct TxPage<R = TxRecord> {
     pub has_more: bool,
     /// Pass as `cursor` for the next page; null on the last page.
     pub next_cursor: Option<String>,
     /// Newest first.
-    pub data: Vec<TxRecord>,
+    pub data: Vec<R>,
 }
 
 impl TxPage {
@@ -114,7 +119,7 @@ impl TxPage {
 }
 
 /// One record of a holder's history.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TxRecord {

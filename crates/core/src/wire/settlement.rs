@@ -11,7 +11,7 @@ use crate::model::history::{ChainStatus, TxRecord};
 use crate::ops::chain::Stamp;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("blockNumber")))]
 #[serde(rename_all = "camelCase")]

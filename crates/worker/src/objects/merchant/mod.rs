@@ -15,6 +15,7 @@ mod followup;
 mod idempotency;
 mod memory;
 mod outbox;
+mod render;
 mod rpc;
 mod settle;
 mod webhooks;
@@ -28,6 +29,7 @@ use crate::hop::{self, ApiCall, Credential, InitArgs, MerchantCall};
 use crate::http::{self, Answer};
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Usdc;
 use tokenpad_core::model::decimal::Decimal;
@@ -114,6 +116,8 @@ pub struct MerchantObject {
     /// Local runs and tests (ALLOW_TIME_TRAVEL): each answer names the SQL statements its
     /// call ran (`x-sql-statements`).
     count_statements: bool,
+    /// History records kept as the JSON they were written as (`render.rs`).
+    rendered: Rc<RefCell<render::Rendered>>,
     watch: Watch,
 }
 
@@ -145,6 +149,7 @@ impl DurableObject for MerchantObject {
             has_webhooks: Cell::new(None),
             idempotency_pruned_at: Cell::new(0),
             count_statements,
+            rendered: Rc::default(),
             watch: Watch::default(),
         }
     }
@@ -331,10 +336,14 @@ impl MerchantObject {
             && now.saturating_sub(self.idempotency_pruned_at.get()) >= idempotency::PRUNE_EVERY;
         let mut tx_store = self.store()?;
         let read = op.is_read();
+        let rendered = Rc::clone(&self.rendered);
         let work = move || {
             let reply = tokenpad_core::wire::apply(&mut tx_store, &ctx, &caller, op, &mut shell)?;
-            let body =
-                http::encode(&reply.body).map_err(|e| Error::internal(format!("encode: {e}")))?;
+            let body = match rendered.try_borrow_mut() {
+                Ok(mut memo) => memo.encode(&reply.body),
+                Err(_) => http::encode(&reply.body),
+            }
+            .map_err(|e| Error::internal(format!("encode: {e}")))?;
             if let Some(idem) = &idem {
                 if prune {
                     idempotency::prune(&tx_store, ctx.now)?;
