@@ -17,12 +17,16 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_HOLDERS: u32 = 100;
 pub const MAX_HOLDERS: u64 = 1000;
 
+// `H` is a holder row as the token carries it: its wire type, or the same row already
+// written as JSON (the merchant object keeps the rows it rendered, `objects/merchant/render.rs`).
 /// `GET /token/:tokenAddress`: the interface's Token, plus additive fields.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", ts(concrete(H = TokenHolder)))]
+#[cfg_attr(feature = "codegen", schemars(rename = "Token"))]
 #[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("origin marketplace")))]
 #[serde(rename_all = "camelCase")]
-pub struct Token {
+pub struct Token<H = TokenHolder> {
     /// Same value as `address`.
     #[cfg_attr(feature = "codegen", schemars(with = "Address"))]
     pub id: String,
@@ -58,7 +62,7 @@ pub struct Token {
     /// Listed on the service's marketplace (template deployments).
     pub marketplace: bool,
     /// Largest balances first, at most `holdersLimit`.
-    pub holders: Vec<TokenHolder>,
+    pub holders: Vec<H>,
     /// All holders, regardless of `holdersLimit`.
     pub holders_count: u64,
     /// Metal's name for `startingAppSupply`.
@@ -74,7 +78,7 @@ pub struct Token {
 }
 
 /// One holder of a token.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
 pub struct TokenHolder {
     /// The holder's userId, or the address for a non-custodial address.
@@ -129,6 +133,40 @@ impl Token {
             remaining_reward_supply: Some(amount(token.remaining_app_supply)),
             pool: pool.map(|p| super::market::Pool::of(&p, token)),
         })
+    }
+}
+
+impl<H> Token<H> {
+    /// The same token carrying `holders` in place of its rows (the same rows, written
+    /// another way).
+    pub fn with_holders<G>(&self, holders: Vec<G>) -> Token<G> {
+        Token {
+            id: self.id.clone(),
+            address: self.address,
+            name: self.name.clone(),
+            symbol: self.symbol.clone(),
+            decimals: self.decimals,
+            network: self.network,
+            total_supply: self.total_supply.clone(),
+            starting_app_supply: self.starting_app_supply.clone(),
+            remaining_app_supply: self.remaining_app_supply.clone(),
+            merchant_supply: self.merchant_supply.clone(),
+            liquidity_supply: self.liquidity_supply.clone(),
+            merchant_address: self.merchant_address,
+            price: self.price.clone(),
+            can_distribute: self.can_distribute,
+            can_airdrop: self.can_airdrop,
+            can_lp: self.can_lp,
+            image_url: self.image_url.clone(),
+            created_at: self.created_at.clone(),
+            origin: self.origin,
+            marketplace: self.marketplace,
+            holders,
+            holders_count: self.holders_count,
+            starting_reward_supply: self.starting_reward_supply.clone(),
+            remaining_reward_supply: self.remaining_reward_supply.clone(),
+            pool: self.pool.clone(),
+        }
     }
 }
 

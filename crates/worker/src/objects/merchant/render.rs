@@ -1,70 +1,101 @@
-//! A merchant operation's answer as JSON text, with the records of history pages kept
-//! rendered: a holder's page is read again and again (a wallet polls it), and writing its
-//! records was most of the page's own CPU (three addresses in checksum form each, a decimal,
-//! a timestamp, then the JSON). A record rendered once is written again as the text it gave.
+//! A merchant operation's answer as JSON text, with the rows of the pages readers poll kept
+//! rendered: a holder's history records (a wallet polls its newest page) and a token's holder
+//! rows (`GET /token/:address`). Writing those rows was most of such a read's own CPU (each
+//! a few addresses in checksum form, decimals, a timestamp, then the JSON); a row rendered
+//! once is written again as the text it gave.
 //!
-//! Kept by the record's whole wire form, so a record whose settlement moved (its hash, its
-//! status, its block) is a different key and is rendered anew: nothing here can be stale, and
-//! nothing needs forgetting. Bounded: a full memo is emptied and fills again from the pages
-//! read after.
+//! Kept by the row's whole wire form, so a row that changed (a record whose settlement moved,
+//! a balance) is a different key and is rendered anew: nothing here can be stale, and nothing
+//! needs forgetting. Bounded: a full memo is emptied and fills again from the reads after.
 
 use crate::http;
+use serde::Serialize;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
+use std::hash::Hash;
 use tokenpad_core::wire::apply::Response;
 use tokenpad_core::wire::ledger::{TxPage, TxRecord};
+use tokenpad_core::wire::token::TokenHolder;
 
-/// Records kept rendered: at about 700 bytes each (the record and its text), 3 MB at most.
-const MAX_RECORDS: usize = 4_096;
+/// Rows of each kind kept rendered: at most a few MB (a record and its text are about 700
+/// bytes, a holder row about 300).
+const MAX_ROWS: usize = 4_096;
+
+type Written = Result<String, serde_json::Error>;
 
 #[derive(Default)]
 pub struct Rendered {
-    records: HashMap<TxRecord, Box<RawValue>>,
+    records: Kept<TxRecord>,
+    holders: Kept<TokenHolder>,
 }
 
 impl Rendered {
     /// `body` as the answer's JSON text: the same bytes as [`http::encode`] writes.
-    pub fn encode(&mut self, body: &Response) -> Result<String, serde_json::Error> {
-        let Response::History(page) = body else {
-            return http::encode(body);
+    pub fn encode(&mut self, body: &Response) -> Written {
+        let written = match body {
+            Response::History(page) => self.records.write(&page.data, |data| {
+                http::encode(&TxPage {
+                    has_more: page.has_more,
+                    next_cursor: page.next_cursor.clone(),
+                    data,
+                })
+            })?,
+            Response::Token(token) => self.holders.write(&token.holders, |rows| {
+                http::encode(&token.with_holders(rows))
+            })?,
+            _ => None,
         };
-        if page.data.len() > MAX_RECORDS {
-            return http::encode(body);
-        }
-        // A page read before: each record looked up once.
-        if let Some(text) = self.write(page)? {
-            return Ok(text);
-        }
-        if self.records.len().saturating_add(page.data.len()) > MAX_RECORDS {
-            self.records.clear();
-        }
-        for record in &page.data {
-            if !self.records.contains_key(record) {
-                let text = RawValue::from_string(http::encode(record)?)?;
-                self.records.insert(record.clone(), text);
-            }
-        }
-        match self.write(page)? {
+        match written {
             Some(text) => Ok(text),
             None => http::encode(body),
         }
     }
+}
 
-    /// The page written from its records' kept text, when every one is kept.
-    fn write(&self, page: &TxPage) -> Result<Option<String>, serde_json::Error> {
-        let data: Option<Vec<&RawValue>> = page
-            .data
-            .iter()
-            .map(|r| self.records.get(r).map(|t| &**t))
-            .collect();
-        data.map(|data| {
-            http::encode(&TxPage {
-                has_more: page.has_more,
-                next_cursor: page.next_cursor.clone(),
-                data,
-            })
-        })
-        .transpose()
+/// Rows of one kind, each with the JSON text it was written as.
+struct Kept<T> {
+    texts: HashMap<T, Box<RawValue>>,
+}
+
+impl<T> Default for Kept<T> {
+    fn default() -> Self {
+        Kept {
+            texts: HashMap::new(),
+        }
+    }
+}
+
+impl<T: Serialize + Eq + Hash + Clone> Kept<T> {
+    /// `write` given each row's kept text, the rows not kept yet rendered first; `None` for
+    /// more rows than are kept.
+    fn write(
+        &mut self,
+        rows: &[T],
+        write: impl Fn(Vec<&RawValue>) -> Written,
+    ) -> Result<Option<String>, serde_json::Error> {
+        if rows.len() > MAX_ROWS {
+            return Ok(None);
+        }
+        // Rows read before: each looked up once.
+        if let Some(texts) = self.texts(rows) {
+            return write(texts).map(Some);
+        }
+        if self.texts.len().saturating_add(rows.len()) > MAX_ROWS {
+            self.texts.clear();
+        }
+        for row in rows {
+            if !self.texts.contains_key(row) {
+                let text = RawValue::from_string(http::encode(row)?)?;
+                self.texts.insert(row.clone(), text);
+            }
+        }
+        self.texts(rows).map(write).transpose()
+    }
+
+    fn texts(&self, rows: &[T]) -> Option<Vec<&RawValue>> {
+        rows.iter()
+            .map(|r| self.texts.get(r).map(|t| &**t))
+            .collect()
     }
 }
 
@@ -140,10 +171,10 @@ mod tests {
             for chunk in records.chunks(100) {
                 let body = page(chunk.to_vec());
                 assert_eq!(memo.encode(&body).unwrap(), http::encode(&body).unwrap());
-                assert!(memo.records.len() <= MAX_RECORDS);
+                assert!(memo.records.texts.len() <= MAX_ROWS);
             }
         }
-        let long: Vec<TxRecord> = (0..MAX_RECORDS + 1)
+        let long: Vec<TxRecord> = (0..MAX_ROWS + 1)
             .map(|n| {
                 let mut r = record(9, ChainStatus::Pending);
                 r.id = format!("long-{n}");
@@ -152,6 +183,44 @@ mod tests {
             .collect();
         let body = page(long);
         assert_eq!(memo.encode(&body).unwrap(), http::encode(&body).unwrap());
-        assert!(memo.records.len() <= MAX_RECORDS);
+        assert!(memo.records.texts.len() <= MAX_ROWS);
+    }
+
+    fn token(balances: &[u128]) -> Response {
+        let holders: Vec<serde_json::Value> = balances
+            .iter()
+            .enumerate()
+            .map(|(n, b)| {
+                serde_json::json!({
+                    "id": format!("user-{n}"),
+                    "address": Address([u8::try_from(n).unwrap(); 20]),
+                    "balance": Decimal::from_units(*b, 18),
+                    "value": "0",
+                })
+            })
+            .collect();
+        let token = serde_json::json!({
+            "id": "0x0101010101010101010101010101010101010101",
+            "address": "0x0101010101010101010101010101010101010101",
+            "name": "Crème", "symbol": "CRM", "decimals": 18, "network": "base",
+            "totalSupply": "1000", "startingAppSupply": "900", "remainingAppSupply": "800",
+            "merchantSupply": "100", "liquiditySupply": "0",
+            "merchantAddress": "0x0202020202020202020202020202020202020202",
+            "price": null, "canDistribute": true, "canAirdrop": true, "canLP": false,
+            "imageUrl": null, "createdAt": "2026-11-24T10:00:00.000Z", "origin": "dashboard",
+            "marketplace": false, "holders": holders, "holdersCount": balances.len(),
+        });
+        Response::Token(Box::new(serde_json::from_value(token).unwrap()))
+    }
+
+    #[test]
+    fn a_token_is_written_as_plain_encoding_writes_it_before_and_after_a_balance_moves() {
+        let mut memo = Rendered::default();
+        for balances in [&[5, 3, 1][..], &[5, 3, 1], &[6, 3, 1], &[], &[6, 3, 1, 1]] {
+            let body = token(balances);
+            assert_eq!(memo.encode(&body).unwrap(), http::encode(&body).unwrap());
+        }
+        let text = memo.encode(&token(&[7_000_000_000_000_000_000])).unwrap();
+        assert!(text.contains(r#""balance":7,"#), "{text}");
     }
 }
