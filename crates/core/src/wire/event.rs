@@ -174,8 +174,11 @@ impl schemars::JsonSchema for EventData {
     }
 }
 
-fn to_value<T: Serialize>(v: &T) -> Result<Value> {
-    serde_json::to_value(v).map_err(|e| Error::internal(format!("event payload: {e}")))
+/// A payload's JSON text, written straight from its wire type (no value tree: its keys stay
+/// in the type's order; a reader parses the text into a value, whose keys it sorts, so an
+/// event reads the same either way).
+fn to_text<T: Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(|e| Error::internal(format!("event payload: {e}")))
 }
 
 fn missing(what: &str) -> Error {
@@ -183,24 +186,24 @@ fn missing(what: &str) -> Error {
 }
 
 /// An event's payload, rendered from the store as it is now.
-pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Value> {
+pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<String> {
     match &e.subject {
         Subject::Holder { user_id } => {
             let h = ops::holder::find(store, user_id)?;
-            to_value(&HolderEventData {
+            to_text(&HolderEventData {
                 object: HolderFull::read(store, &h)?,
             })
         }
         Subject::Transaction { seq } => {
             let r = store.history_at(*seq)?.ok_or_else(|| missing("record"))?;
-            to_value(&TransactionEventData {
+            to_text(&TransactionEventData {
                 object: TxRecord::of(&r),
                 user_id: r.user_id.clone(),
             })
         }
         Subject::Token { address } => {
             let t = ops::token::find(store, address)?;
-            to_value(&TokenEventData {
+            to_text(&TokenEventData {
                 object: Token::read(store, &t, DEFAULT_HOLDERS)?,
             })
         }
@@ -221,7 +224,7 @@ pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Valu
                         .id,
                 }),
             };
-            to_value(&PresaleEventData {
+            to_text(&PresaleEventData {
                 object: PresaleMerchant::read_first(store, &p, e.at, Some(EVENT_PARTICIPANTS))?,
                 previous_status: previous_status.clone(),
                 purchase,
@@ -229,7 +232,7 @@ pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Valu
         }
         Subject::Lock { lock, user_id } => {
             let t = ops::token::find(store, &lock.token)?;
-            to_value(&LockEventData {
+            to_text(&LockEventData {
                 object: LockItem {
                     id: t.address.to_checksum(),
                     address: t.address,
@@ -246,14 +249,14 @@ pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Valu
         }
         Subject::Deployment { id } => {
             let d = ops::deployment::find(store, id, None)?;
-            to_value(&DeploymentEventData {
+            to_text(&DeploymentEventData {
                 object: Deployment::of(&d, base_url),
             })
         }
         Subject::Liquidity { token } => {
             let t = ops::token::find(store, token)?;
             let pool = store.pool(token)?.ok_or_else(|| missing("pool"))?;
-            to_value(&LiquidityEventData {
+            to_text(&LiquidityEventData {
                 object: Pool::of(&pool, &t),
                 token_address: t.address,
             })
@@ -270,7 +273,7 @@ pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Valu
                 .history_at(*record)?
                 .ok_or_else(|| missing("trade record"))?;
             let side = if *buy { Side::Buy } else { Side::Sell };
-            to_value(&TradeEventData {
+            to_text(&TradeEventData {
                 object: TradeResult {
                     success: true,
                     settlement: Settlement::of_record(&r),
@@ -281,7 +284,7 @@ pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Valu
         }
         Subject::Ping { webhook } => {
             let w = ops::webhook::find(store, webhook)?;
-            to_value(&PingEventData {
+            to_text(&PingEventData {
                 object: Webhook::of(&w),
             })
         }
@@ -294,7 +297,7 @@ pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Valu
 pub fn seal(store: &mut dyn Store, base_url: &str) -> Result<()> {
     for e in store.unsealed_events()? {
         let data = render(store, &e, base_url)?;
-        store.seal_event(e.seq, &data.to_string())?;
+        store.seal_event(e.seq, &data)?;
     }
     Ok(())
 }
@@ -308,11 +311,16 @@ impl Event {
         e: &EventRecord,
         base_url: &str,
     ) -> Result<Event> {
-        let data = match &e.data {
-            Some(text) => serde_json::from_str(text)
-                .map_err(|err| Error::internal(format!("stored event payload: {err}")))?,
-            None => render(store, e, base_url)?,
+        let rendered;
+        let text = match &e.data {
+            Some(text) => text,
+            None => {
+                rendered = render(store, e, base_url)?;
+                &rendered
+            }
         };
+        let data = serde_json::from_str(text)
+            .map_err(|err| Error::internal(format!("stored event payload: {err}")))?;
         Ok(Event {
             id: event_id(merchant, e.seq),
             kind: e.kind,
