@@ -153,9 +153,22 @@ pub async fn serve(req: Incoming, env: &Env) -> worker::Result<Response> {
     if status >= 500 {
         worker::console_error!("{line}");
     } else {
-        worker::console_log!("{line}");
+        log_soon(&line.to_string());
     }
     Ok(resp)
+}
+
+// The line is printed from a microtask of its own, right after this request's code returns,
+// still within the request. Where an inspector is attached (wrangler dev attaches one),
+// each console call is sent with its stack trace, and this function runs deep in wasm under
+// the runtime's and wasm-bindgen's futures: printed from here, the line cost a holder read
+// 0.13 ms of workerd's CPU more (about a tenth of the read) than printed from an empty
+// stack. An error's line (5xx) is printed at once, beside the error logged before it.
+#[wasm_bindgen::prelude::wasm_bindgen(
+    inline_js = "export function log_soon(line) { queueMicrotask(() => console.log(line)); }"
+)]
+extern "C" {
+    fn log_soon(line: &str);
 }
 
 #[cfg(test)]
