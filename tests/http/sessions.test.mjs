@@ -323,8 +323,13 @@ describe('presales and private mode', () => {
     const pub = await call('GET', `/token/presales/${id}?publicKey=${m.publicKey}`, {}, '/token/presales/{presaleId}');
     assert.equal(pub.json.participants[0].id.toLowerCase(), holders.alice.toLowerCase());
     assert.ok(!pub.text.includes('"alice"'), pub.text);
+    // The secret key's read first: its rows (named by userId) are kept as written, and the
+    // public read after it must not be served them.
+    const own = await call('GET', `/token/${token}`, { key: m.secretKey });
+    assert.ok(own.json.holders.some((h) => h.id === 'alice'), own.text);
     const t = await call('GET', `/token/${token}?publicKey=${m.publicKey}`);
     assert.ok(t.json.holders.length > 0 && !t.text.includes('"alice"'), t.text);
+    assert.ok((await call('GET', `/token/${token}`, { key: m.secretKey })).json.holders.some((h) => h.id === 'alice'));
     const merchantView = await call('GET', `/merchant/presale/${id}`, { key: m.secretKey });
     assert.ok(merchantView.text.includes('alice'));
     assert.equal((await call('GET', `/holder/alice`, { key: m.secretKey })).status, 200);
