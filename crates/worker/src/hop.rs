@@ -183,7 +183,7 @@ extern "C" {
 /// answer back is `unavailable`.
 pub async fn merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Result<Returned> {
     let answer = call_merchant(env, id, call).await?;
-    Returned::unframe(&answer).ok_or_else(|| not_an_answer(answer.length()))
+    Returned::unframe(&answer).ok_or_else(|| not_an_answer(answer.length() as usize))
 }
 
 /// The framed text ([`Answer::framed`]) merchant `id`'s object answers `call` with.
@@ -201,9 +201,9 @@ async fn call_merchant(env: &Env, id: &MerchantId, call: &MerchantCall) -> Resul
 }
 
 /// Its text is not logged: an answer may carry a secret (a webhook's, a session token).
-fn not_an_answer(len: u32) -> Error {
+fn not_an_answer(len: usize) -> Error {
     unavailable(worker::Error::RustError(format!(
-        "not an answer ({len} units)"
+        "not an answer ({len} long)"
     )))
 }
 
@@ -225,7 +225,7 @@ pub async fn merchant_typed<T: DeserializeOwned>(
     call: &MerchantCall,
 ) -> Result<T> {
     let text = String::from(call_merchant(env, id, call).await?);
-    let answer = Answer::unframe(&text).ok_or_else(|| not_an_answer(0))?;
+    let answer = Answer::unframe(&text).ok_or_else(|| not_an_answer(text.len()))?;
     if !(200..300).contains(&answer.status) {
         return Err(http::error_from_body(&answer.body));
     }

@@ -105,14 +105,20 @@ impl Answer {
 
     /// The response to send (its headers still mutable, for the edge's own).
     pub fn into_response(self) -> worker::Result<Response> {
-        let headers = Headers::new();
-        for (name, value) in &self.headers {
-            headers.set(name, value)?;
-        }
+        let headers = headers_of(&self.headers)?;
         Ok(Response::from_bytes(self.body.into_bytes())?
             .with_status(self.status)
             .with_headers(headers))
     }
+}
+
+/// An answer's headers as the runtime's `Headers`.
+fn headers_of(pairs: &[(String, String)]) -> worker::Result<Headers> {
+    let headers = Headers::new();
+    for (name, value) in pairs {
+        headers.set(name, value)?;
+    }
+    Ok(headers)
 }
 
 /// An answer's head as [`Answer::framed`] writes it (borrowed) and `unframe` reads it (owned).
@@ -155,10 +161,7 @@ impl Returned {
 
     /// The response to send (its headers still mutable, for the edge's own).
     pub fn into_response(self) -> worker::Result<Response> {
-        let headers = Headers::new();
-        for (name, value) in &self.headers {
-            headers.set(name, value)?;
-        }
+        let headers = headers_of(&self.headers)?;
         let init = worker::web_sys::ResponseInit::new();
         init.set_status(self.status);
         init.set_headers(&headers.0);
