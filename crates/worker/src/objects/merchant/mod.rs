@@ -116,7 +116,8 @@ pub struct MerchantObject {
     /// Local runs and tests (ALLOW_TIME_TRAVEL): each answer names the SQL statements its
     /// call ran (`x-sql-statements`).
     count_statements: bool,
-    /// History records kept as the JSON they were written as (`render.rs`).
+    /// The rows of the pages readers poll (history records, token holder rows) kept as the
+    /// JSON they were written as (`render.rs`).
     rendered: Rc<RefCell<render::Rendered>>,
     watch: Watch,
 }
