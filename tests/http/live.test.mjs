@@ -2,8 +2,9 @@
 // hibernation API) against the real worker in workerd: the current public answer at once,
 // then every change (a distribution, a purchase, a faucet deposit, due work after time
 // travel), nothing for a change that does not touch a topic, never the merchant form, and
-// the refusals answered before any upgrade. Also the service clock header and what CORS
-// exposes to browsers.
+// the refusals answered before any upgrade. A holder's session token (the subprotocols
+// `tokenpad-session, <token>`) follows its own holder, in private mode too, until its session
+// is revoked or expires. Also the service clock header and what CORS exposes to browsers.
 // Needs a global WebSocket: Node 22+, or Node 20 with --experimental-websocket (scripts/test.sh
 // adds it).
 import test, { after, before, describe } from 'node:test';
@@ -34,12 +35,13 @@ async function ok(res, what) {
   return res.json;
 }
 
-/** A socket on /live with a queue of its parsed messages. */
-async function connect(query) {
+/** A socket on /live with a queue of its parsed messages, and how it closed. */
+async function connect(query, protocols) {
   const url = `${w.baseUrl.replace('http', 'ws')}/live?${query}`;
-  const ws = new WebSocket(url);
+  const ws = new WebSocket(url, protocols);
   const queue = [];
   const waiters = [];
+  const closed = new Promise((resolve) => ws.addEventListener('close', (ev) => resolve({ code: ev.code, reason: ev.reason })));
   ws.addEventListener('message', (ev) => {
     const msg = JSON.parse(ev.data);
     msg.data = JSON.parse(msg.body);
@@ -53,6 +55,10 @@ async function connect(query) {
   return {
     ws,
     queue,
+    /** How the socket closed, within `ms`. */
+    async closed(ms = 10_000) {
+      return Promise.race([closed, sleep(ms).then(() => assert.fail(`still open after ${ms} ms`))]);
+    },
     /** The next message matching `pred`, within `ms`. */
     async next(pred = () => true, ms = 10_000) {
       const deadline = Date.now() + ms;
@@ -187,6 +193,128 @@ describe('GET /live', () => {
     const plain = await api(w, 'GET', `/live?publicKey=${m.publicKey}&presale=${p.id}`);
     assert.equal(plain.status, 400);
     assert.equal(plain.json.code, 'invalid_request');
+  });
+});
+
+describe('GET /live with a holder session token', () => {
+  // A merchant in private mode: its holders are followed only with their own session token.
+  let pm;
+  let pmToken;
+  before(async () => {
+    pm = await createMerchant(w, 'Private Live');
+    pmToken = await createToken(w, pm.secretKey, { name: 'Private Token', symbol: 'PRIV' });
+    for (const u of ['carol', 'dave']) await ok(await api(w, 'PUT', `/holder/${u}`, { key: pm.secretKey }), u);
+    await ok(await api(w, 'PATCH', '/merchant/settings', { key: pm.secretKey, body: { privateMode: true } }), 'private mode');
+  });
+  const session = async (userId, body = {}) =>
+    ok(await api(w, 'POST', `/holder/${userId}/session`, { key: pm.secretKey, body }), 'session');
+  const offer = (token) => ({ 'Sec-WebSocket-Protocol': `tokenpad-session, ${token}` });
+  const distribute = async (to, amount = '1') => ok(await api(w, 'POST', `/token/${pmToken.address}/distribute`, {
+    key: pm.secretKey, body: { sendToId: to, amount },
+  }), 'distribute');
+
+  test('follows its own holder in private mode, pushed, with the token out of the URL', async () => {
+    const s = await session('carol');
+    const live = await connect('holder=carol', ['tokenpad-session', s.token]);
+    try {
+      // The service selected the protocol (a browser fails the socket otherwise).
+      assert.equal(live.ws.protocol, 'tokenpad-session');
+      assert.ok(!live.ws.url.includes(s.token));
+      const first = await live.next((x) => x.type === 'holder');
+      const read = await api(w, 'GET', '/holder/carol', { headers: { authorization: `Bearer ${s.token}` } });
+      assert.equal(read.status, 200, read.text);
+      assert.equal(first.body, read.text);
+      await distribute('carol', '2.5');
+      const after = await live.next((x) => x.type === 'holder');
+      assert.match(after.body, /"balance":2\.5\b/);
+      // dave's changes are not carol's.
+      await distribute('dave');
+      await sleep(300);
+      assert.deepEqual(live.queue, [], 'a push for another holder');
+    } finally {
+      live.close();
+    }
+  });
+
+  test('refusals: another holder, no read scope, a forged token, the public key in private mode', async () => {
+    const carol = await session('carol');
+    const spendOnly = await session('carol', { scopes: ['spend'] });
+    const [h, , sig] = carol.token.split('.');
+    const forged = `${h}.${Buffer.from(JSON.stringify({ aud: pm.id, sub: 'carol', jti: 'x' })).toString('base64url')}.${sig}`;
+    const cases = [
+      ['holder=dave', offer(carol.token), 403, 'session_holder_mismatch'],
+      ['holder=carol', offer(spendOnly.token), 403, 'insufficient_scope'],
+      ['holder=carol', offer(forged), 401, 'invalid_session_token'],
+      ['holder=carol', offer('eyJnot-a-token'), 401, 'invalid_session_token'],
+      [`publicKey=${pm.publicKey}&holder=carol`, {}, 403, 'session_token_required'],
+      ['holder=nobody', offer(carol.token), 403, 'session_holder_mismatch'],
+    ];
+    for (const [query, headers, status, code] of cases) {
+      const r = await upgrade(query, headers);
+      assert.equal(r.status, status, `${query} ${JSON.stringify(headers)}`);
+      assert.equal(r.json.code, code, `${query} ${JSON.stringify(headers)}`);
+    }
+    // A session token wins over a public key in the query, as on reads; a server may send it
+    // as a Bearer header instead of the subprotocol.
+    assert.equal((await upgrade(`publicKey=${pm.publicKey}&holder=carol`, offer(carol.token))).status, 101);
+    assert.equal((await upgrade('holder=carol', { authorization: `Bearer ${carol.token}` })).status, 101);
+    // Another merchant's token is for another merchant's holders.
+    const other = await createMerchant(w, 'Other Live');
+    await ok(await api(w, 'PUT', '/holder/carol', { key: other.secretKey }), 'other carol');
+    const theirs = await ok(await api(w, 'POST', '/holder/carol/session', { key: other.secretKey, body: {} }), 'their session');
+    const r = await upgrade('holder=carol', offer(theirs.token));
+    assert.equal(r.status, 101, 'their carol, on their merchant');
+  });
+
+  test('a socket that may no longer receive is closed: its session revoked or expired, a public key in private mode', async () => {
+    // Locally the close frame (its code and reason) arrives at once, and the connection ends
+    // about 10 s later (workerd's, not ours): the three closes are awaited together.
+    const revoked = await connect('holder=carol', ['tokenpad-session', (await session('carol')).token]);
+    const expiring = await connect('holder=dave', ['tokenpad-session', (await session('dave', { ttlSeconds: 60 })).token]);
+    const open = await createMerchant(w, 'Turning Private');
+    await ok(await api(w, 'PUT', '/holder/erin', { key: open.secretKey }), 'erin');
+    const now = Math.floor(Date.now() / 1000);
+    const p = await ok(await api(w, 'POST', '/merchant/presale', {
+      key: open.secretKey,
+      body: {
+        name: 'Open', description: 'Stays followed', startTimestamp: now + 86_400 * 365, endTimestamp: now + 86_400 * 366,
+        targetUsdcAmount: 10, tokenInfo: { name: 'Open', symbol: 'OPEN', imageUrl: 'https://example.com/o.png' },
+      },
+    }), 'presale');
+    const publicHolder = await connect(`publicKey=${open.publicKey}&holder=erin`);
+    const presaleOnly = await connect(`publicKey=${open.publicKey}&presale=${p.id}`);
+    try {
+      for (const live of [revoked, expiring, publicHolder, presaleOnly]) await live.next();
+      const closing = async (live, what) => {
+        const deadline = Date.now() + 3_000;
+        while (live.ws.readyState < WebSocket.CLOSING) {
+          if (Date.now() > deadline) assert.fail(`${what}: still open 3 s later`);
+          await sleep(50);
+        }
+      };
+      // The merchant's server revokes carol's sessions: her socket is closed at once.
+      await ok(await api(w, 'DELETE', '/holder/carol/sessions', { key: pm.secretKey }), 'revoke');
+      await closing(revoked, 'revoked');
+      // The clock passes dave's session's expiry.
+      await ok(await api(w, 'POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds: 120 } }), 'advance');
+      await closing(expiring, 'expired');
+      // The other merchant turns private mode on: erin's public-key socket is closed; a presale
+      // stays public (its participants named by address).
+      await ok(await api(w, 'PATCH', '/merchant/settings', { key: open.secretKey, body: { privateMode: true } }), 'private');
+      await closing(publicHolder, 'public holder');
+      assert.deepEqual(await Promise.all([revoked.closed(20_000), expiring.closed(20_000), publicHolder.closed(20_000)]), [
+        { code: 4401, reason: 'session_revoked' },
+        { code: 4401, reason: 'session_expired' },
+        { code: 4403, reason: 'session_token_required' },
+      ]);
+      assert.equal(presaleOnly.ws.readyState, WebSocket.OPEN);
+      // Nothing was sent to them after.
+      await distribute('carol');
+      await distribute('dave');
+      assert.deepEqual([...revoked.queue, ...expiring.queue, ...publicHolder.queue], []);
+    } finally {
+      presaleOnly.close();
+    }
   });
 });
 

@@ -49,6 +49,55 @@ impl Credential {
             Credential::Key(t) | Credential::Session(t) => t,
         }
     }
+
+    /// The credential of a WebSocket upgrade (`GET /live`), read alike by the edge (to route
+    /// it) and by the merchant's object (to check it). A key in `x-api-key` (a server) wins;
+    /// then a holder's session token, offered by a browser as the WebSocket subprotocols
+    /// `tokenpad-session, <token>` (browsers cannot set headers on a WebSocket, and a token
+    /// in the URL would land in logs) or by a server as `Authorization: Bearer <token>`; then
+    /// the `publicKey` query.
+    pub fn of_upgrade(
+        public_key: Option<String>,
+        header: impl Fn(&str) -> Option<String>,
+    ) -> Result<Credential> {
+        if let Some(key) = header("x-api-key") {
+            return Ok(Credential::Key(key));
+        }
+        let offered = header("sec-websocket-protocol");
+        let bearer = header("authorization").and_then(|v| {
+            let (scheme, value) = v.split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| value.trim().to_string())
+        });
+        if let Some(token) = offered.as_deref().and_then(session_protocol) {
+            return Ok(Credential::Session(token.to_string()));
+        }
+        if let Some(b) = bearer.filter(|b| !b.is_empty()) {
+            // As on every route: a JWT's shape is a session token, anything else a key.
+            let jwt = tokenpad_core::auth::parse_key(&b).is_none() && b.starts_with("eyJ");
+            return Ok(if jwt {
+                Credential::Session(b)
+            } else {
+                Credential::Key(b)
+            });
+        }
+        public_key
+            .map(Credential::Key)
+            .ok_or_else(|| Error::new(ErrorCode::PublicKeyNotFound, "Public key not found"))
+    }
+}
+
+/// The WebSocket subprotocol a browser offers, followed by its holder's session token, to
+/// open `GET /live` with the token; the service answers with this one protocol selected.
+pub const SESSION_PROTOCOL: &str = "tokenpad-session";
+
+/// The session token a `Sec-WebSocket-Protocol` value offers: the entry after
+/// [`SESSION_PROTOCOL`] (`tokenpad-session, eyJ...`), if there is one.
+pub fn session_protocol(offered: &str) -> Option<&str> {
+    let mut entries = offered.split(',').map(str::trim);
+    entries.find(|p| *p == SESSION_PROTOCOL)?;
+    entries.next().filter(|t| !t.is_empty())
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -258,4 +307,62 @@ pub async fn read<T: DeserializeOwned>(mut req: Request) -> Result<T> {
 /// A call's JSON text (a `fetch` body, or an RPC argument) as `T`.
 pub fn parse<T: DeserializeOwned>(text: &str) -> Result<T> {
     serde_json::from_str(text).map_err(|e| Error::internal(format!("bad call: {e}")))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::{session_protocol, Credential};
+
+    fn of(public_key: Option<&str>, headers: &[(&str, &str)]) -> Option<Credential> {
+        let headers: Vec<(String, String)> = headers
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Credential::of_upgrade(public_key.map(str::to_string), |name| {
+            headers
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        })
+        .ok()
+    }
+
+    #[test]
+    fn the_session_protocol_carries_the_token_after_it() {
+        assert_eq!(
+            session_protocol("tokenpad-session, eyJa.b.c"),
+            Some("eyJa.b.c")
+        );
+        assert_eq!(
+            session_protocol("chat,tokenpad-session,eyJa.b.c"),
+            Some("eyJa.b.c")
+        );
+        assert_eq!(session_protocol("tokenpad-session"), None);
+        assert_eq!(session_protocol("eyJa.b.c, tokenpad-session"), None);
+        assert_eq!(session_protocol("chat, eyJa.b.c"), None);
+    }
+
+    #[test]
+    fn an_upgrade_names_its_credential_as_a_request_does() {
+        let key = |c: Option<Credential>| match c {
+            Some(Credential::Key(k)) => format!("key {k}"),
+            Some(Credential::Session(t)) => format!("session {t}"),
+            None => "none".into(),
+        };
+        let proto = ("sec-websocket-protocol", "tokenpad-session, eyJt");
+        assert_eq!(key(of(Some("pk_a"), &[])), "key pk_a");
+        assert_eq!(key(of(Some("pk_a"), &[proto])), "session eyJt");
+        assert_eq!(key(of(None, &[("x-api-key", "sk_b"), proto])), "key sk_b");
+        assert_eq!(
+            key(of(None, &[("authorization", "Bearer eyJu")])),
+            "session eyJu"
+        );
+        assert_eq!(
+            key(of(None, &[("authorization", "bearer sk_b_1")])),
+            "key sk_b_1"
+        );
+        assert_eq!(key(of(None, &[("authorization", "Basic eyJu")])), "none");
+        assert_eq!(key(of(None, &[])), "none");
+    }
 }

@@ -5,9 +5,12 @@
 //!
 //! `GET /live?publicKey=pk_...&presale=<presaleId>&holder=<userId>` (each repeatable, at most
 //! eight topics). Browsers cannot set headers on a WebSocket, so the public key travels in the
-//! query, as on every public read; a server may send `x-api-key` instead.
+//! query, as on every public read; a server may send `x-api-key` instead. A holder's session
+//! token travels as the subprotocols `tokenpad-session, <token>` (or, from a server,
+//! `Authorization: Bearer <token>`): never in the URL (`hop::Credential::of_upgrade`).
 
 use super::incoming::Incoming;
+use crate::hop::Credential;
 use tokenpad_core::auth::parse_key;
 use tokenpad_core::{Error, ErrorCode, Result};
 use worker::{Env, Response};
@@ -31,14 +34,18 @@ pub async fn serve(
             "Secret keys must be sent in the x-api-key header, never in the URL",
         ));
     }
-    let key = url
+    let public_key = url
         .query_pairs()
         .find(|(k, _)| k == "publicKey")
-        .map(|(_, v)| v.into_owned())
-        .or_else(|| req.header("x-api-key"))
-        .ok_or_else(|| Error::new(ErrorCode::PublicKeyNotFound, "Public key not found"))?;
-    let (_, merchant) =
-        parse_key(&key).ok_or_else(|| Error::new(ErrorCode::InvalidApiKey, "Invalid API key"))?;
+        .map(|(_, v)| v.into_owned());
+    let merchant = match Credential::of_upgrade(public_key, |h| req.header(h))? {
+        Credential::Key(key) => {
+            parse_key(&key)
+                .ok_or_else(|| Error::new(ErrorCode::InvalidApiKey, "Invalid API key"))?
+                .1
+        }
+        Credential::Session(token) => super::session_merchant(&token)?,
+    };
     trace.merchant(&merchant);
     crate::hop::merchant_upgrade(env, &merchant, req.into_worker()).await
 }

@@ -206,13 +206,7 @@ async fn keyed(
                     "This operation needs the merchant's secret key; a session token acts only for its holder, within its scopes",
                 ));
             }
-            // Routed to the merchant the token names; that merchant's object verifies it
-            // (a token naming no merchant, or one it did not sign, is refused there or here).
-            let merchant = session_token::audience(token)
-                .and_then(|m| MerchantId::parse(&m).ok())
-                .ok_or_else(|| {
-                    Error::new(ErrorCode::InvalidSessionToken, "Invalid session token")
-                })?;
+            let merchant = session_merchant(token)?;
             trace.merchant(&merchant);
             merchant
         }
@@ -248,6 +242,15 @@ async fn keyed(
         .await?
         .into_response()
         .map_err(internal)
+}
+
+/// The merchant a session token names: the request is routed to it, and that merchant's
+/// object verifies the token (a token naming no merchant, or one it did not sign, is refused
+/// here or there).
+pub(super) fn session_merchant(token: &str) -> Result<MerchantId> {
+    session_token::audience(token)
+        .and_then(|m| MerchantId::parse(&m).ok())
+        .ok_or_else(|| Error::new(ErrorCode::InvalidSessionToken, "Invalid session token"))
 }
 
 /// The credential of a keyed request. `Authorization: Bearer <v>` is a session token when

@@ -13,17 +13,28 @@
 //! digits through a client's `JSON.parse`. `serviceTime` is the service clock, which local
 //! time travel moves: clients count down with it.
 //!
-//! Private mode (a merchant setting): holders are neither followed nor pushed (they need a
-//! session token, which this channel does not take), and presales name their participants
-//! by address.
+//! Who may follow what: a key follows presales, and holders unless the merchant is in private
+//! mode; a holder's session token (the subprotocols `tokenpad-session, <token>`, see
+//! `hop::Credential::of_upgrade`) follows presales and its own holder (with the `read` scope),
+//! in private mode too. The socket's attachment says who opened it: a socket of a session is
+//! closed (4401, the reason `session_expired` or `session_revoked`) the first time anything
+//! is published after its session ended, and a revocation publishes at once; a public-key
+//! socket following a holder is closed (4403, `session_token_required`) once the merchant
+//! turns private mode on. Nothing is sent to either after that. In private mode presales name
+//! their participants by address.
 
 use crate::adapters::sql::SqlStore;
+use crate::hop::{session_protocol, SESSION_PROTOCOL};
 use crate::http::{self, Answer};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use tokenpad_core::crypto::sha256_hex;
 use tokenpad_core::model::ids::{PresaleId, UserId};
+use tokenpad_core::model::session::{Scope, SessionId};
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::ops;
+use tokenpad_core::ops::session::access::{self, Caller};
+use tokenpad_core::store::session::SessionStore;
 use tokenpad_core::store::Store;
 use tokenpad_core::wire::holder::HolderFull;
 use tokenpad_core::wire::presale::Presale;
@@ -75,24 +86,19 @@ impl Topic {
         UserId::parse(id).ok().map(Topic::Holder)
     }
 
-    /// The topic's public answer now: the message to send and the digest of its body.
-    fn read(&self, store: &SqlStore, now: Millis) -> Result<(String, String)> {
+    /// The topic's public answer now: the message to send and the digest of its body. Who
+    /// may receive it is decided before (`accept`, `publish`).
+    fn read(&self, store: &SqlStore, now: Millis, private: bool) -> Result<(String, String)> {
         let (kind, id, body) = match self {
             Topic::Presale(id) => {
                 let p = ops::presale::find(store, id)?;
                 let mut view = Presale::read(store, &p, now)?;
-                if private(store) {
+                if private {
                     tokenpad_core::wire::presale::redact(&mut view);
                 }
                 ("presale", id.as_str(), encode(&view)?)
             }
             Topic::Holder(id) => {
-                if private(store) {
-                    return Err(Error::new(
-                        ErrorCode::SessionTokenRequired,
-                        "private mode: holders are not pushed",
-                    ));
-                }
                 let h = ops::holder::find(store, id)?;
                 (
                     "holder",
@@ -149,38 +155,76 @@ fn topics(req: &Request) -> Result<Vec<Topic>> {
     Ok(out)
 }
 
-/// Accepts a client's socket: `check_key` is the object's key check (the key comes from
-/// `publicKey` or `x-api-key`); each topic must exist (a 404 otherwise, before any upgrade).
-/// The socket gets each topic's current answer at once, then every change.
+/// Who opened a socket, kept in its attachment (which survives hibernation).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+enum Opener {
+    /// The public key (and what an attachment that does not read as this type counts as:
+    /// the narrowest).
+    #[default]
+    Public,
+    Secret,
+    Session {
+        id: SessionId,
+        expires_at: Millis,
+    },
+}
+
+/// A socket's attachment: who opened it, and per topic tag the digest of the last answer sent.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Attachment {
+    #[serde(default)]
+    opener: Opener,
+    #[serde(default)]
+    seen: BTreeMap<String, String>,
+}
+
+/// Whether `caller` may follow holder `user`: a key unless the merchant is in private mode, a
+/// session only its own holder, with the `read` scope (the refusals of `GET /holder/:userId`).
+fn may_follow(caller: &Caller, user: &UserId, private: bool) -> Result<()> {
+    match caller {
+        Caller::Public if private => Err(Error::new(
+            ErrorCode::SessionTokenRequired,
+            "This merchant is in private mode: a holder is not followed with the public key; follow it with the holder's session token",
+        )),
+        Caller::Public | Caller::Secret => Ok(()),
+        Caller::Session(s) => access::permit(s, user, Some(Scope::Read)),
+    }
+}
+
+/// Accepts a client's socket: `caller` is who its credential checked as (the object's check,
+/// `Credential::of_upgrade`); each topic must be one it may follow and must exist (a 403 or
+/// 404 otherwise, before any upgrade). The socket gets each topic's current answer at once,
+/// then every change. A socket opened with the session subprotocol gets it selected.
 pub fn accept(
     state: &State,
     store: &SqlStore,
     req: &Request,
     now: Millis,
-    check_key: impl Fn(&str) -> Result<()>,
+    caller: &Caller,
 ) -> Result<Response> {
-    let url = req.url().map_err(|e| Error::internal(e.to_string()))?;
-    let key = url
-        .query_pairs()
-        .find(|(k, _)| k == "publicKey")
-        .map(|(_, v)| v.into_owned())
-        .or_else(|| http::header(req, "x-api-key"))
-        .unwrap_or_default();
-    check_key(&key)?;
     let topics = topics(req)?;
-    if private(store) && topics.iter().any(|t| matches!(t, Topic::Holder(_))) {
-        return Err(Error::new(
-            ErrorCode::SessionTokenRequired,
-            "This merchant is in private mode: a holder is not followed with the public key; read it with a session token",
-        ));
+    let private = private(store);
+    for t in &topics {
+        if let Topic::Holder(user) = t {
+            may_follow(caller, user, private)?;
+        }
     }
-    let mut first = BTreeMap::new();
+    let mut seen = BTreeMap::new();
     let mut messages = Vec::with_capacity(topics.len());
     for t in &topics {
-        let (message, digest) = t.read(store, now)?;
-        first.insert(t.tag(), digest);
+        let (message, digest) = t.read(store, now, private)?;
+        seen.insert(t.tag(), digest);
         messages.push(message);
     }
+    let opener = match caller {
+        Caller::Public => Opener::Public,
+        Caller::Secret => Opener::Secret,
+        Caller::Session(s) => Opener::Session {
+            id: s.id.clone(),
+            expires_at: s.expires_at,
+        },
+    };
     let ws = |e: worker::Error| Error::internal(format!("websocket: {e}"));
     let pair = WebSocketPair::new().map_err(ws)?;
     let tags: Vec<String> = topics.iter().map(Topic::tag).collect();
@@ -190,43 +234,104 @@ pub fn accept(
     if let Ok(pong) = WebSocketRequestResponsePair::new("ping", "pong") {
         state.set_websocket_auto_response(&pong);
     }
-    pair.server.serialize_attachment(&first).map_err(ws)?;
+    pair.server
+        .serialize_attachment(&Attachment { opener, seen })
+        .map_err(ws)?;
     for m in &messages {
         pair.server.send_with_str(m).map_err(ws)?;
     }
-    Response::from_websocket(pair.client).map_err(ws)
+    let mut response = Response::from_websocket(pair.client).map_err(ws)?;
+    // A browser that offered the subprotocol fails the socket unless it is selected.
+    let offered = http::header(req, "sec-websocket-protocol");
+    if matches!(caller, Caller::Session(_))
+        && offered.as_deref().and_then(session_protocol).is_some()
+    {
+        response
+            .headers_mut()
+            .set("sec-websocket-protocol", SESSION_PROTOCOL)
+            .map_err(ws)?;
+    }
+    Ok(response)
 }
 
-/// Sends every followed topic whose public answer changed to the sockets following it.
-/// Best effort: a socket that is closing is skipped, and a topic that cannot be read (it
-/// cannot disappear, but a storage error can happen) is left for the next change.
+/// Why a socket may no longer receive anything, as its close code and reason: its session
+/// ended, or it follows a holder with the public key and the merchant turned private mode on.
+/// `sessions` remembers each session looked up in this round.
+fn ended(
+    opener: &Opener,
+    tags: &[String],
+    private: bool,
+    store: &SqlStore,
+    now: Millis,
+    sessions: &mut BTreeMap<SessionId, Option<ErrorCode>>,
+) -> Option<(u16, ErrorCode)> {
+    match opener {
+        Opener::Session { expires_at, .. } if now >= *expires_at => {
+            Some((4401, ErrorCode::SessionExpired))
+        }
+        Opener::Session { id, .. } => sessions
+            .entry(id.clone())
+            .or_insert_with(|| match store.session(id) {
+                Ok(Some(s)) if s.revoked_at.is_none() => None,
+                Ok(_) => Some(ErrorCode::SessionRevoked),
+                // A storage error: judged again at the next change.
+                Err(_) => None,
+            })
+            .map(|code| (4401, code)),
+        Opener::Public if private && tags.iter().any(|t| t.starts_with("h:")) => {
+            Some((4403, ErrorCode::SessionTokenRequired))
+        }
+        _ => None,
+    }
+}
+
+/// Sends every followed topic whose public answer changed to the sockets following it, and
+/// closes the sockets that may no longer receive anything (`ended`). Best effort: a socket
+/// that is closing is skipped, and a topic that cannot be read (it cannot disappear, but a
+/// storage error can happen) is left for the next change.
 pub fn publish(state: &State, store: &SqlStore, now: Millis) {
     let sockets = state.get_websockets();
     if sockets.is_empty() {
         return;
     }
+    let private = private(store);
     let mut answers: BTreeMap<String, Option<(String, String)>> = BTreeMap::new();
+    let mut sessions = BTreeMap::new();
     for socket in sockets {
-        let mut seen: BTreeMap<String, String> = socket
+        let mut attachment: Attachment = socket
             .deserialize_attachment()
             .ok()
             .flatten()
             .unwrap_or_default();
+        let tags = state.get_tags(&socket);
+        if let Some((code, why)) = ended(
+            &attachment.opener,
+            &tags,
+            private,
+            store,
+            now,
+            &mut sessions,
+        ) {
+            let _ = socket.close(Some(code), Some(why.as_str()));
+            continue;
+        }
         let mut changed = false;
-        for tag in state.get_tags(&socket) {
-            let answer = answers
-                .entry(tag.clone())
-                .or_insert_with(|| Topic::from_tag(&tag).and_then(|t| t.read(store, now).ok()));
+        for tag in tags {
+            let answer = answers.entry(tag.clone()).or_insert_with(|| {
+                Topic::from_tag(&tag).and_then(|t| t.read(store, now, private).ok())
+            });
             let Some((message, digest)) = answer else {
                 continue;
             };
-            if seen.get(&tag) != Some(digest) && socket.send_with_str(message.as_str()).is_ok() {
-                seen.insert(tag, digest.clone());
+            if attachment.seen.get(&tag) != Some(digest)
+                && socket.send_with_str(message.as_str()).is_ok()
+            {
+                attachment.seen.insert(tag, digest.clone());
                 changed = true;
             }
         }
         if changed {
-            let _ = socket.serialize_attachment(&seen);
+            let _ = socket.serialize_attachment(&attachment);
         }
     }
 }

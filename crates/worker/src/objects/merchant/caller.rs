@@ -30,6 +30,16 @@ impl MerchantObject {
     }
 }
 
+/// The refusal of a credential that names no merchant this object holds.
+pub(super) fn unknown(credential: &Credential) -> Error {
+    match credential {
+        Credential::Key(_) => Error::new(ErrorCode::InvalidApiKey, "Invalid API key"),
+        Credential::Session(_) => {
+            Error::new(ErrorCode::InvalidSessionToken, "Invalid session token")
+        }
+    }
+}
+
 /// The key must be well formed, name this merchant, and hash to the stored hash of its kind.
 pub(super) fn check_key(merchant: &Merchant, key: &str) -> Result<Caller> {
     let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");

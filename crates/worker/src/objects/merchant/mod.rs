@@ -285,12 +285,7 @@ impl MerchantObject {
         let store = self.store()?;
         let merchant = self
             .hot_merchant(&store)?
-            .ok_or_else(|| match call.credential {
-                Credential::Key(_) => Error::new(ErrorCode::InvalidApiKey, "Invalid API key"),
-                Credential::Session(_) => {
-                    Error::new(ErrorCode::InvalidSessionToken, "Invalid session token")
-                }
-            })?;
+            .ok_or_else(|| caller::unknown(&call.credential))?;
         let caller = self.caller(&store, &merchant, &call.credential)?;
         // Only a request whose key checked spends the merchant's budget: strangers with
         // forged keys cannot use it up (the edge limits them per client address).
@@ -403,16 +398,20 @@ impl MerchantObject {
     /// A client's WebSocket for live updates (`GET /live`, see `live.rs`).
     fn live(&self, req: &Request) -> Result<Response> {
         let store = self.store()?;
-        let merchant = store
-            .merchant()?
-            .ok_or_else(|| Error::new(ErrorCode::InvalidApiKey, "Invalid API key"))?;
-        let now = self.now()?;
-        live::accept(&self.state, &store, req, now, |key| {
-            caller::check_key(&merchant, key)?;
-            self.bucket
-                .borrow_mut()
-                .take(self.limit, crate::clock::now_ms())
-        })
+        let url = req.url().map_err(|e| Error::internal(e.to_string()))?;
+        let public_key = url
+            .query_pairs()
+            .find(|(k, _)| k == "publicKey")
+            .map(|(_, v)| v.into_owned());
+        let credential = Credential::of_upgrade(public_key, |h| http::header(req, h))?;
+        let merchant = self
+            .hot_merchant(&store)?
+            .ok_or_else(|| caller::unknown(&credential))?;
+        let caller = self.caller(&store, &merchant, &credential)?;
+        self.bucket
+            .borrow_mut()
+            .take(self.limit, crate::clock::now_ms())?;
+        live::accept(&self.state, &store, req, self.now()?, &caller)
     }
 
     fn init(&self, args: InitArgs) -> Result<Answer> {
@@ -451,6 +450,8 @@ impl MerchantObject {
         if let Some(merchant) = self.store()?.merchant()? {
             self.run_due(now, &merchant);
         }
+        // The clock moved: a socket whose session the jump ended is closed now.
+        live::publish(&self.state, &self.store()?, now);
         self.deliver_followups(now).await;
         self.sync_alarm().await?;
         Answer::json(200, &serde_json::json!({ "now": iso8601(now) }))
