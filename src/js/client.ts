@@ -11,7 +11,7 @@ import type {
 } from './generated/api.js';
 import type { HolderFull, Presale, Token, TokenBalance } from './generated/wire.js';
 import { send, httpConfig, newIdempotencyKey, readJson, type CallOptions, type HttpConfig } from './http.js';
-import { watch, type Watch, type WatchCallback, type WatchOptions } from './live.js';
+import { SESSION_PROTOCOL, watch, type Watch, type WatchCallback, type WatchOptions } from './live.js';
 import { assertReady } from './ready.js';
 import * as wasm from './wasm.js';
 
@@ -165,7 +165,12 @@ export class TokenpadClient {
     return this.#watch('presale', presaleId, callback, options, (o) => this.getPresale(presaleId, o));
   }
 
-  /** Follows a holder's wallet (`GET /holder/:userId`), as `watchPresale` follows a presale. */
+  /**
+   * Follows a holder's wallet (`GET /holder/:userId`), as `watchPresale` follows a presale. A
+   * client with a session token follows its own holder with it, pushed in private mode too;
+   * when the session ends (expired, revoked) the service closes the socket and the next read
+   * reports `session_expired` or `session_revoked`.
+   */
   watchHolder(userId: string, callback: WatchCallback<HolderFull>, options?: number | WatchOptions): Watch {
     return this.#watch('holder', userId, callback, options, (o) => this.getHolder(userId, o));
   }
@@ -173,17 +178,25 @@ export class TokenpadClient {
   #watch<T>(topic: 'presale' | 'holder', id: string, callback: WatchCallback<T>, options: number | WatchOptions | undefined,
     read: (o: CallOptions) => Promise<T>): Watch {
     const o: WatchOptions = typeof options === 'number' ? { intervalMs: options } : (options ?? {});
-    const live = this.#ws && o.live !== false
-      ? { url: this.#liveUrl(topic, id), WebSocket: this.#ws, read: (body: string) => wasm.readAnswer(topic, 200, body) as T }
+    const WS = this.#ws;
+    const live = WS && o.live !== false
+      ? { open: () => this.#openLive(WS, topic, id), read: (body: string) => wasm.readAnswer(topic, 200, body) as T }
       : undefined;
     return watch(callback, o, read, live);
   }
 
-  #liveUrl(topic: string, id: string): string {
+  /**
+   * A socket on `GET /live` following one topic, opened with the client's credential at the
+   * time (a token set since is used at the next connect). A session token wins over the public
+   * key, as on reads, and travels as the subprotocols `tokenpad-session, <token>`: browsers
+   * cannot set headers on a WebSocket, and a token in the URL would land in logs.
+   */
+  #openLive(WS: typeof WebSocket, topic: string, id: string): WebSocket {
     const q = new URLSearchParams();
-    if (this.#key) q.set('publicKey', this.#key);
+    if (this.#key && !this.#session) q.set('publicKey', this.#key);
     q.set(topic, id);
-    return `${this.#http.baseUrl.replace(/^http/i, 'ws')}/live?${q}`;
+    const url = `${this.#http.baseUrl.replace(/^http/i, 'ws')}/live?${q}`;
+    return this.#session ? new WS(url, [SESSION_PROTOCOL, this.#session]) : new WS(url);
   }
 
   /**

@@ -30,11 +30,14 @@ export interface Watch {
 }
 
 export interface LiveSource<T> {
-  url: string;
-  WebSocket: typeof WebSocket;
+  /** Opens a socket on `GET /live` (at each connect: a credential changed since is used). */
+  open: () => WebSocket;
   /** Reads a message's body (the exact JSON text of the public answer). */
   read: (body: string) => T;
 }
+
+/** The WebSocket subprotocol offered, followed by the session token, to follow with a token. */
+export const SESSION_PROTOCOL = 'tokenpad-session';
 
 const PING_MS = 25_000;
 const MAX_RECONNECT_MS = 30_000;
@@ -92,7 +95,7 @@ export function watch<T>(callback: WatchCallback<T>, options: WatchOptions, read
     if (stopped || !live) return;
     let ws: WebSocket;
     try {
-      ws = new live.WebSocket(live.url);
+      ws = live.open();
     } catch {
       return;
     }

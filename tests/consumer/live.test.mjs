@@ -177,4 +177,33 @@ describe('@tokenpad/client against the worker', { timeout: 240_000 }, () => {
     assert.equal(after - before, 1n, `${out.balances}`);
     assert.deepEqual(out.raised.map(Number), [0, 1]);
   });
+
+  test('watchHolder with a session token is pushed in private mode, and ends with its session', async () => {
+    const pm = await createMerchant(w, 'Private Consumer');
+    const t = await createToken(w, pm.secretKey, { name: 'Private Token', symbol: 'PRIV' });
+    await api(w, 'PUT', '/holder/carol', { key: pm.secretKey });
+    await api(w, 'PATCH', '/merchant/settings', { key: pm.secretKey, body: { privateMode: true } });
+    const s = (await api(w, 'POST', '/holder/carol/session', { key: pm.secretKey, body: {} })).json;
+    const out = JSON.parse(await js('watch-session.mjs', `
+      import { TokenpadClient } from '@tokenpad/client';
+      const client = new TokenpadClient({ baseUrl: process.env.BASE_URL, publicKey: process.env.PK, sessionToken: process.env.SESSION });
+      const seen = [];
+      const lives = [];
+      // A long poll interval: the second balance must have been pushed.
+      const wh = client.watchHolder('carol', (h, e) => seen.push(h ? h.tokens.find((t) => t.symbol === 'PRIV')?.balance ?? 0 : e.code),
+        { intervalMs: 60_000, onLive: (l) => lives.push(l) });
+      const until = async (f, ms = 10_000) => { for (let i = 0; i < ms / 100 && !f(); i++) await new Promise((r) => setTimeout(r, 100)); };
+      await until(() => seen.length && wh.live);
+      const h = { 'x-api-key': process.env.SK, 'content-type': 'application/json' };
+      await fetch(process.env.BASE_URL + '/token/' + process.env.TOKEN + '/distribute', { method: 'POST', headers: h, body: JSON.stringify({ sendToId: 'carol', amount: '7' }) });
+      await until(() => seen.length >= 2);
+      // The merchant's server revokes the session: the socket is closed, the next read refused.
+      await fetch(process.env.BASE_URL + '/holder/carol/sessions', { method: 'DELETE', headers: { 'x-api-key': process.env.SK } });
+      await until(() => seen.length >= 3, 20_000);
+      wh.stop();
+      console.log(JSON.stringify({ seen, lives }));
+    `, { PK: pm.publicKey, SK: pm.secretKey, TOKEN: t.address, SESSION: s.token }));
+    assert.deepEqual(out.seen.map(String), ['0', '7', 'session_revoked']);
+    assert.deepEqual(out.lives, [true, false]);
+  });
 });

@@ -349,7 +349,11 @@ describe('www demo in Chromium', { timeout: 240_000 }, () => {
     await closeClean(p);
   });
 
-  test('wallet: a signed-in user (session token) sees their wallet and buys into a presale', async () => {
+  test('wallet: a signed-in user (session token) sees their wallet and buys into a presale', async (t) => {
+    // In private mode, where the public key reads no wallet: the session token reads it and
+    // follows it live.
+    await ok(await api(w, 'PATCH', '/merchant/settings', { key: m.secretKey, body: { privateMode: true } }), 'private mode');
+    t.after(() => api(w, 'PATCH', '/merchant/settings', { key: m.secretKey, body: { privateMode: false } }));
     const now = Math.floor(Date.now() / 1000);
     const sun = await ok(await api(w, 'POST', '/merchant/presale', {
       key: m.secretKey,
@@ -371,6 +375,13 @@ describe('www demo in Chromium', { timeout: 240_000 }, () => {
     assert.ok(!p.url().includes('#session') && !p.url().includes(s.token), `the token stays in the address bar: ${p.url()}`);
     await waitForText(p, '#summary', /Wallet of carol/);
     assert.match(await text(p, '#session-scopes'), /read, buy-presale · 30 USDC left/);
+    // A distribution shows up pushed (the page polls every 30 s), over a socket opened with
+    // the token as a subprotocol: neither the token nor the public key is in its URL.
+    await ok(await api(w, 'POST', `/token/${token.address}/distribute`, { key: m.secretKey, body: { sendToId: 'carol', amount: '3' } }), 'distribute');
+    await waitForText(p, '.row[data-symbol=DEMO]', /\b3 DEMO/, 5_000);
+    const socket = p.sockets.find((u) => u.includes('/live?'));
+    assert.ok(socket?.includes('holder=carol'), `no WebSocket: ${p.sockets}`);
+    assert.ok(!socket.includes(s.token) && !socket.includes('publicKey'), socket);
     // Buy 20 USDC: the purchase goes through with the session token alone.
     await p.locator('#buy-form input[name=usdcAmount]').fill('20');
     await p.locator('#buy-form button').click();
