@@ -54,7 +54,10 @@ pub const BLOCK_MS: Millis = 2_000;
 pub struct ChainState {
     /// The merchant wallet's next CREATE nonce.
     pub deploy_nonce: u64,
-    /// Transactions submitted so far; part of every hash, so no two hashes are equal.
+    /// The last movement number handed out; the next is one past it. Part of every embedded
+    /// hash and of every movement id, so no two are equal. The worker stores it reserved
+    /// ahead in blocks (`adapters/sql_rows.rs`): after a restart numbering resumes past the
+    /// block, with a gap, never a repeat.
     pub tx_count: u64,
     /// Fault injection (local runs and tests only): this many of the next fallible
     /// submissions fail, so retries and backoff can be exercised end to end.

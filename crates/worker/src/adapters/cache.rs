@@ -117,7 +117,9 @@ pub struct Cache {
     /// address a transfer names), so such a lookup runs no statement either.
     user_at: Table<Address, Option<UserId>>,
     balances: Table<(TokenAddress, Address), Balance>,
-    chain: Table<(), ChainState>,
+    /// The embedded chain's state, with the transaction count SQLite holds (`sql_rows`:
+    /// counts are reserved in blocks, so SQLite's may run ahead of the state's).
+    chain: Table<(), (ChainState, u64)>,
     presales: Table<PresaleId, Presale>,
     /// A token's pool; `None`: it has none.
     pools: Table<TokenAddress, Option<Pool>>,
@@ -274,17 +276,18 @@ impl Cache {
         self.balances.write((*token, *owner), balance, open);
     }
 
-    pub fn chain_state(&self) -> Option<ChainState> {
+    /// The chain state, and the transaction count SQLite holds.
+    pub fn chain_state(&self) -> Option<(ChainState, u64)> {
         self.chain.get(&())
     }
 
-    pub fn keep_chain_state(&mut self, state: &ChainState) {
-        self.chain.keep((), state.clone());
+    pub fn keep_chain_state(&mut self, state: &ChainState, stored_count: u64) {
+        self.chain.keep((), (state.clone(), stored_count));
     }
 
-    pub fn write_chain_state(&mut self, state: &ChainState) {
+    pub fn write_chain_state(&mut self, state: &ChainState, stored_count: u64) {
         let open = self.open();
-        self.chain.write((), state.clone(), open);
+        self.chain.write((), (state.clone(), stored_count), open);
     }
 
     /// A holder's holdings, when the list and each of its rows are here (never inside a

@@ -53,10 +53,10 @@ fn a_rolled_back_write_is_forgotten_with_the_row_it_replaced() {
     c.end(false);
     assert_eq!(c.balance(&t, &o), None, "SQLite answers the next read");
     let mut s = ChainState::default();
-    c.keep_chain_state(&s);
+    c.keep_chain_state(&s, 0);
     c.begin();
     s.tx_count = 9;
-    c.write_chain_state(&s);
+    c.write_chain_state(&s, 64);
     c.end(false);
     assert_eq!(c.chain_state(), None);
 }

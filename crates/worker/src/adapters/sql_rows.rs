@@ -18,6 +18,9 @@ use tokenpad_core::model::presale::{Participant, Presale};
 use tokenpad_core::model::token::Token;
 use tokenpad_core::{Error, Result};
 
+/// Transaction counts reserved at once (`put_chain_state_row`).
+const TX_COUNT_BLOCK: u64 = 64;
+
 impl SqlStore {
     /// Reads from the object's cache (None: this store has none, or it has not the row).
     pub(super) fn look<T>(&self, f: impl FnOnce(&Cache) -> Option<T>) -> Option<T> {
@@ -42,17 +45,50 @@ impl SqlStore {
     }
 
     pub(crate) fn chain_state_row(&self) -> Result<ChainState> {
-        if let Some(state) = self.look(Cache::chain_state) {
-            return Ok(state);
-        }
-        let state: ChainState = self.meta(CHAIN_KEY)?.unwrap_or_default();
-        self.tell(|c| c.keep_chain_state(&state))?;
-        Ok(state)
+        Ok(self.chain_row()?.0)
     }
 
+    /// The chain state, and the transaction count SQLite holds.
+    fn chain_row(&self) -> Result<(ChainState, u64)> {
+        if let Some(row) = self.look(Cache::chain_state) {
+            return Ok(row);
+        }
+        // Read back from SQLite, the count is where the last reserved block ends: numbers up
+        // to it may have been handed out, so the next one is past it.
+        let state: ChainState = self.meta(CHAIN_KEY)?.unwrap_or_default();
+        let stored = state.tx_count;
+        self.tell(|c| c.keep_chain_state(&state, stored))?;
+        Ok((state, stored))
+    }
+
+    /// Writes the chain state. Every movement takes the next transaction count, which would
+    /// be a statement per movement for one number: with the object's cache, counts are
+    /// reserved in blocks of [`TX_COUNT_BLOCK`] instead, and a write that only moves the count
+    /// within the block is kept in the cache alone (committed or rolled back with the
+    /// transaction, like every cached row). SQLite then holds the block's end; after a restart
+    /// counting resumes past it, so a number is never handed out twice (there may be gaps,
+    /// and nothing reads the count but the next movement). Every other field is written
+    /// through at once: the deploy nonce must stay exact.
     pub(crate) fn put_chain_state_row(&self, state: &ChainState) -> Result<()> {
-        self.tell(|c| c.write_chain_state(state))?;
-        self.put_meta(CHAIN_KEY, state)
+        let (before, stored) = self.chain_row()?;
+        let only_the_count = ChainState {
+            tx_count: before.tx_count,
+            ..state.clone()
+        } == before;
+        if self.watch.is_some() && only_the_count && state.tx_count <= stored {
+            return self.tell(|c| c.write_chain_state(state, stored));
+        }
+        let stored = if self.watch.is_some() {
+            state.tx_count.saturating_add(TX_COUNT_BLOCK)
+        } else {
+            state.tx_count
+        };
+        self.tell(|c| c.write_chain_state(state, stored))?;
+        let written = ChainState {
+            tx_count: stored,
+            ..state.clone()
+        };
+        self.put_meta(CHAIN_KEY, &written)
     }
 
     pub(crate) fn token_row(&self, address: &TokenAddress) -> Result<Option<Token>> {
