@@ -17,8 +17,9 @@
 //! mode; a holder's session token (the subprotocols `tokenpad-session, <token>`, see
 //! `hop::Credential::of_upgrade`) follows presales and its own holder (with the `read` scope),
 //! in private mode too. The socket's attachment says who opened it: a socket of a session is
-//! closed (4401, the reason `session_expired` or `session_revoked`) the first time anything
-//! is published after its session ended, and a revocation publishes at once; a public-key
+//! closed (4401, the reason `session_expired` or `session_revoked`) when its session ends: a
+//! revocation publishes at once, and the object's alarm wakes it at the earliest expiry of
+//! its sockets ([`next_expiry`], [`close_ended`]); every publish checks too. A public-key
 //! socket following a holder is closed (4403, `session_token_required`) once the merchant
 //! turns private mode on. Nothing is sent to either after that. In private mode presales name
 //! their participants by address.
@@ -285,6 +286,68 @@ fn ended(
     }
 }
 
+/// When the next socket's session expires (after `now`): the object's alarm wakes it then,
+/// and [`close_ended`] closes the socket on time, changes or not.
+pub fn next_expiry(state: &State, now: Millis) -> Option<Millis> {
+    state
+        .get_websockets()
+        .iter()
+        .filter_map(|socket| match attachment(socket).opener {
+            Opener::Session { expires_at, .. } if expires_at > now => Some(expires_at),
+            _ => None,
+        })
+        .min()
+}
+
+/// Closes the sockets that may no longer receive anything (`ended`), sending nothing.
+pub fn close_ended(state: &State, store: &SqlStore, now: Millis) {
+    let sockets = state.get_websockets();
+    if sockets.is_empty() {
+        return;
+    }
+    let private = private(store);
+    let mut sessions = BTreeMap::new();
+    for socket in sockets {
+        let tags = state.get_tags(&socket);
+        close_if_ended(
+            &socket,
+            &attachment(&socket),
+            &tags,
+            private,
+            store,
+            now,
+            &mut sessions,
+        );
+    }
+}
+
+/// A socket's attachment; one that does not read as one counts as the narrowest (a public
+/// key's, nothing seen yet).
+fn attachment(socket: &WebSocket) -> Attachment {
+    socket
+        .deserialize_attachment()
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
+
+/// Closes `socket` if it may no longer receive anything (`ended`); whether it did.
+fn close_if_ended(
+    socket: &WebSocket,
+    attachment: &Attachment,
+    tags: &[String],
+    private: bool,
+    store: &SqlStore,
+    now: Millis,
+    sessions: &mut BTreeMap<SessionId, Option<ErrorCode>>,
+) -> bool {
+    let Some((code, why)) = ended(&attachment.opener, tags, private, store, now, sessions) else {
+        return false;
+    };
+    let _ = socket.close(Some(code), Some(why.as_str()));
+    true
+}
+
 /// Sends every followed topic whose public answer changed to the sockets following it, and
 /// closes the sockets that may no longer receive anything (`ended`). Best effort: a socket
 /// that is closing is skipped, and a topic that cannot be read (it cannot disappear, but a
@@ -298,21 +361,17 @@ pub fn publish(state: &State, store: &SqlStore, now: Millis) {
     let mut answers: BTreeMap<String, Option<(String, String)>> = BTreeMap::new();
     let mut sessions = BTreeMap::new();
     for socket in sockets {
-        let mut attachment: Attachment = socket
-            .deserialize_attachment()
-            .ok()
-            .flatten()
-            .unwrap_or_default();
+        let mut attachment = attachment(&socket);
         let tags = state.get_tags(&socket);
-        if let Some((code, why)) = ended(
-            &attachment.opener,
+        if close_if_ended(
+            &socket,
+            &attachment,
             &tags,
             private,
             store,
             now,
             &mut sessions,
         ) {
-            let _ = socket.close(Some(code), Some(why.as_str()));
             continue;
         }
         let mut changed = false;

@@ -18,6 +18,7 @@ mod outbox;
 mod render;
 mod rpc;
 mod settle;
+mod sockets;
 mod webhooks;
 
 use super::live;
@@ -25,7 +26,7 @@ use crate::adapters::evm::{self, config::ChainConfig};
 use crate::adapters::sql::{SqlStore, Watch};
 use crate::adapters::txn::transaction;
 use crate::adapters::wallet::{WalletMaker, WorkerShell};
-use crate::hop::{self, ApiCall, Credential, InitArgs, MerchantCall};
+use crate::hop::{self, ApiCall, InitArgs, MerchantCall};
 use crate::http::{self, Answer};
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
@@ -157,7 +158,7 @@ impl DurableObject for MerchantObject {
 
     async fn fetch(&self, req: Request) -> worker::Result<Response> {
         if live::is_upgrade(&req) {
-            return self.live(&req).or_else(|e| http::error(&e));
+            return self.live(&req).await;
         }
         self.answer(hop::read::<MerchantCall>(req).await)
             .await?
@@ -171,6 +172,8 @@ impl DurableObject for MerchantObject {
         if let Some(merchant) = self.store().and_then(|s| s.merchant()).map_err(to_worker)? {
             // Items that fail are recorded and retried or parked: they never fail the alarm.
             self.run_due(now, &merchant);
+            // Live sockets whose session expired: closed on time.
+            live::close_ended(&self.state, &self.store().map_err(to_worker)?, now);
             let id = merchant.id.clone();
             // The settler's round (an EVM chain): its failures are recorded, never the alarm's.
             self.settle(now, merchant).await;
@@ -393,25 +396,6 @@ impl MerchantObject {
             }
             Err(e) => Err(e),
         }
-    }
-
-    /// A client's WebSocket for live updates (`GET /live`, see `live.rs`).
-    fn live(&self, req: &Request) -> Result<Response> {
-        let store = self.store()?;
-        let url = req.url().map_err(|e| Error::internal(e.to_string()))?;
-        let public_key = url
-            .query_pairs()
-            .find(|(k, _)| k == "publicKey")
-            .map(|(_, v)| v.into_owned());
-        let credential = Credential::of_upgrade(public_key, |h| http::header(req, h))?;
-        let merchant = self
-            .hot_merchant(&store)?
-            .ok_or_else(|| caller::unknown(&credential))?;
-        let caller = self.caller(&store, &merchant, &credential)?;
-        self.bucket
-            .borrow_mut()
-            .take(self.limit, crate::clock::now_ms())?;
-        live::accept(&self.state, &store, req, self.now()?, &caller)
     }
 
     fn init(&self, args: InitArgs) -> Result<Answer> {
