@@ -64,27 +64,36 @@ impl Credential {
             return Ok(Credential::Key(key));
         }
         let offered = header("sec-websocket-protocol");
-        let bearer = header("authorization").and_then(|v| {
-            let (scheme, value) = v.split_once(' ')?;
-            scheme
-                .eq_ignore_ascii_case("bearer")
-                .then(|| value.trim().to_string())
-        });
         if let Some(token) = offered.as_deref().and_then(session_protocol) {
             return Ok(Credential::Session(token.to_string()));
         }
-        if let Some(b) = bearer.filter(|b| !b.is_empty()) {
-            // As on every route: a JWT's shape is a session token, anything else a key.
-            let jwt = tokenpad_core::auth::parse_key(&b).is_none() && b.starts_with("eyJ");
-            return Ok(if jwt {
-                Credential::Session(b)
-            } else {
-                Credential::Key(b)
-            });
+        if let Some(bearer) = Credential::of_authorization(header("authorization")) {
+            return Ok(bearer);
         }
         public_key
             .map(Credential::Key)
             .ok_or_else(|| Error::new(ErrorCode::PublicKeyNotFound, "Public key not found"))
+    }
+
+    /// What an `Authorization: Bearer <v>` header carries: a session token when `v` has a
+    /// JWT's shape, else an API key (some Metal clients send their secret key that way).
+    /// None for no header, another scheme, or an empty value.
+    pub fn of_authorization(header: Option<String>) -> Option<Credential> {
+        let header = header?;
+        let (scheme, value) = header.split_once(' ')?;
+        let value = value.trim();
+        if !scheme.eq_ignore_ascii_case("bearer") || value.is_empty() {
+            return None;
+        }
+        // `eyJ`: base64url of `{"`, how every JWT starts (a malformed one is an invalid
+        // session token, not an invalid API key).
+        Some(
+            if tokenpad_core::auth::parse_key(value).is_none() && value.starts_with("eyJ") {
+                Credential::Session(value.to_string())
+            } else {
+                Credential::Key(value.to_string())
+            },
+        )
     }
 }
 

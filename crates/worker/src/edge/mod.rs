@@ -264,18 +264,10 @@ fn credential(
     access: Access,
 ) -> Result<Credential> {
     let x_api_key = req.header("x-api-key");
-    let bearer = req.header("authorization").and_then(|v| {
-        let (scheme, value) = v.split_once(' ')?;
-        scheme
-            .eq_ignore_ascii_case("bearer")
-            .then(|| value.trim().to_string())
-            .filter(|k| !k.is_empty())
-    });
-    let (session, bearer_key) = match bearer {
-        // `eyJ`: base64url of `{"`, how every JWT starts (a malformed one is an invalid
-        // session token, not an invalid API key).
-        Some(b) if parse_key(&b).is_none() && b.starts_with("eyJ") => (Some(b), None),
-        other => (None, other),
+    let (session, bearer_key) = match Credential::of_authorization(req.header("authorization")) {
+        Some(Credential::Session(token)) => (Some(token), None),
+        Some(Credential::Key(key)) => (None, Some(key)),
+        None => (None, None),
     };
     if let (None, Some(token)) = (&x_api_key, session) {
         return Ok(Credential::Session(token));
