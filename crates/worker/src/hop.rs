@@ -7,6 +7,7 @@
 use crate::http::{self, Answer, Returned};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Usdc;
 use tokenpad_core::model::ids::{DeploymentId, MerchantId};
@@ -55,9 +56,9 @@ impl Credential {
     /// then a holder's session token, offered by a browser as the WebSocket subprotocols
     /// `tokenpad-session, <token>` (browsers cannot set headers on a WebSocket, and a token
     /// in the URL would land in logs) or by a server as `Authorization: Bearer <token>`; then
-    /// the `publicKey` query.
-    pub fn of_upgrade(
-        public_key: Option<String>,
+    /// the `publicKey` query (`query`: the URL's query pairs).
+    pub fn of_upgrade<'q>(
+        query: impl IntoIterator<Item = (Cow<'q, str>, Cow<'q, str>)>,
         header: impl Fn(&str) -> Option<String>,
     ) -> Result<Credential> {
         if let Some(key) = header("x-api-key") {
@@ -70,8 +71,10 @@ impl Credential {
         if let Some(bearer) = Credential::of_authorization(header("authorization")) {
             return Ok(bearer);
         }
-        public_key
-            .map(Credential::Key)
+        query
+            .into_iter()
+            .find(|(k, _)| k == "publicKey")
+            .map(|(_, v)| Credential::Key(v.into_owned()))
             .ok_or_else(|| Error::new(ErrorCode::PublicKeyNotFound, "Public key not found"))
     }
 
@@ -322,13 +325,15 @@ pub fn parse<T: DeserializeOwned>(text: &str) -> Result<T> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::{session_protocol, Credential};
+    use std::borrow::Cow;
 
     fn of(public_key: Option<&str>, headers: &[(&str, &str)]) -> Option<Credential> {
         let headers: Vec<(String, String)> = headers
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        Credential::of_upgrade(public_key.map(str::to_string), |name| {
+        let query = public_key.map(|k| (Cow::Borrowed("publicKey"), Cow::Borrowed(k)));
+        Credential::of_upgrade(query, |name| {
             headers
                 .iter()
                 .find(|(k, _)| k == name)

@@ -34,11 +34,7 @@ pub async fn serve(
             "Secret keys must be sent in the x-api-key header, never in the URL",
         ));
     }
-    let public_key = url
-        .query_pairs()
-        .find(|(k, _)| k == "publicKey")
-        .map(|(_, v)| v.into_owned());
-    let merchant = match Credential::of_upgrade(public_key, |h| req.header(h))? {
+    let merchant = match Credential::of_upgrade(url.query_pairs(), |h| req.header(h))? {
         Credential::Key(key) => {
             parse_key(&key)
                 .ok_or_else(|| Error::new(ErrorCode::InvalidApiKey, "Invalid API key"))?

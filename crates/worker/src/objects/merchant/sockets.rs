@@ -25,11 +25,7 @@ impl MerchantObject {
     fn accept_socket(&self, req: &Request) -> Result<Response> {
         let store = self.store()?;
         let url = req.url().map_err(|e| Error::internal(e.to_string()))?;
-        let public_key = url
-            .query_pairs()
-            .find(|(k, _)| k == "publicKey")
-            .map(|(_, v)| v.into_owned());
-        let credential = Credential::of_upgrade(public_key, |h| http::header(req, h))?;
+        let credential = Credential::of_upgrade(url.query_pairs(), |h| http::header(req, h))?;
         let merchant = self
             .hot_merchant(&store)?
             .ok_or_else(|| caller::unknown(&credential))?;
