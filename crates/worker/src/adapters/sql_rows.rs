@@ -71,14 +71,16 @@ impl SqlStore {
     /// through at once: the deploy nonce must stay exact.
     pub(crate) fn put_chain_state_row(&self, state: &ChainState) -> Result<()> {
         let (before, stored) = self.chain_row()?;
+        // Without the object's cache nothing remembers a block: the count is written exactly.
+        let cached = self.watch.is_some();
         let only_the_count = ChainState {
             tx_count: before.tx_count,
             ..state.clone()
         } == before;
-        if self.watch.is_some() && only_the_count && state.tx_count <= stored {
+        if cached && only_the_count && state.tx_count <= stored {
             return self.tell(|c| c.write_chain_state(state, stored));
         }
-        let stored = if self.watch.is_some() {
+        let stored = if cached {
             state.tx_count.saturating_add(TX_COUNT_BLOCK)
         } else {
             state.tx_count

@@ -41,7 +41,7 @@ pub(super) fn unknown(credential: &Credential) -> Error {
 }
 
 /// The key must be well formed, name this merchant, and hash to the stored hash of its kind.
-pub(super) fn check_key(merchant: &Merchant, key: &str) -> Result<Caller> {
+fn check_key(merchant: &Merchant, key: &str) -> Result<Caller> {
     let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");
     let (kind, id) = parse_key(key).ok_or_else(invalid)?;
     let stored = match kind {
