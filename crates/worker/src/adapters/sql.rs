@@ -47,24 +47,21 @@ const SCHEMA: &[&str] = &[
     "CREATE INDEX IF NOT EXISTS followups_by_time ON followups (next_at)",
 ];
 
-/// The number of holders of each token (rows of `balances` with a total above zero), kept by
-/// triggers inside the same transaction as the balance itself, so a token read counts its
-/// holders with one lookup instead of a scan. Created and filled from `balances` in one
-/// statement (atomic), once; the triggers keep it from then on.
+/// The number of holders of each token (rows of `balances` with a total above zero), so a
+/// token read counts its holders with one lookup instead of a scan. Created and filled from
+/// `balances` in one statement (atomic), once; from then on the balance write keeps it, in the
+/// same transaction (`sql_rows.rs`, `put_balance_row`: a row only when a balance starts or
+/// stops being held). Releases before kept it by triggers, dropped here: SQLite ran the update
+/// trigger on every balance write (its WHEN clause false nearly always), which in workerd cost
+/// about as much as the write itself (~15 µs of ~30). A release that still creates them would
+/// keep the count right on its own; this one drops them again as it starts.
 const HOLDER_COUNTS: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS holder_counts AS SELECT token, COUNT(*) AS n FROM balances \
      WHERE total_key != '000000000000000000000000000000000000000' GROUP BY token",
     "CREATE UNIQUE INDEX IF NOT EXISTS holder_counts_by_token ON holder_counts (token)",
-    "CREATE TRIGGER IF NOT EXISTS holder_counts_insert AFTER INSERT ON balances \
-     WHEN NEW.total_key != '000000000000000000000000000000000000000' BEGIN \
-     INSERT INTO holder_counts (token, n) VALUES (NEW.token, 1) ON CONFLICT(token) DO UPDATE SET n = n + 1; END",
-    "CREATE TRIGGER IF NOT EXISTS holder_counts_update AFTER UPDATE OF total_key ON balances \
-     WHEN (OLD.total_key = '000000000000000000000000000000000000000') != (NEW.total_key = '000000000000000000000000000000000000000') BEGIN \
-     INSERT INTO holder_counts (token, n) VALUES (NEW.token, CASE WHEN NEW.total_key = '000000000000000000000000000000000000000' THEN -1 ELSE 1 END) \
-     ON CONFLICT(token) DO UPDATE SET n = n + excluded.n; END",
-    "CREATE TRIGGER IF NOT EXISTS holder_counts_delete AFTER DELETE ON balances \
-     WHEN OLD.total_key != '000000000000000000000000000000000000000' BEGIN \
-     UPDATE holder_counts SET n = n - 1 WHERE token = OLD.token; END",
+    "DROP TRIGGER IF EXISTS holder_counts_insert",
+    "DROP TRIGGER IF EXISTS holder_counts_update",
+    "DROP TRIGGER IF EXISTS holder_counts_delete",
 ];
 
 pub struct SqlStore {

@@ -17,6 +17,7 @@ use tokenpad_core::model::pool::Pool;
 use tokenpad_core::model::presale::{Participant, Presale};
 use tokenpad_core::model::token::Token;
 use tokenpad_core::{Error, Result};
+use worker::SqlStorageValue;
 
 /// Transaction counts reserved at once (`put_chain_state_row`).
 const TX_COUNT_BLOCK: u64 = 64;
@@ -188,6 +189,8 @@ impl SqlStore {
         let total = balance
             .total()
             .ok_or_else(|| Error::internal("balance total overflow"))?;
+        // The row as it was (the cache has it: every write reads its balance first).
+        let before = self.balance_row(token, owner)?;
         self.tell(|c| c.write_balance(token, owner, *balance))?;
         self.exec(
             "INSERT INTO balances (token, owner, active, locked, total_key) VALUES (?, ?, ?, ?, ?) \
@@ -200,6 +203,20 @@ impl SqlStore {
                 amount_key(total).into(),
             ],
         )?;
+        // The token's holder count moves only when the owner starts or stops holding it. Kept
+        // here rather than by a trigger: SQLite ran the trigger's program on every balance
+        // write, about as costly as the write itself (`sql.rs`, HOLDER_COUNTS).
+        let held = |b: &Balance| b.active != Units::ZERO || b.locked != Units::ZERO;
+        if held(&before) != held(balance) {
+            self.exec(
+                "INSERT INTO holder_counts (token, n) VALUES (?, ?) \
+                 ON CONFLICT(token) DO UPDATE SET n = n + excluded.n",
+                vec![
+                    tok(token).into(),
+                    SqlStorageValue::Integer(if held(balance) { 1 } else { -1 }),
+                ],
+            )?;
+        }
         Ok(())
     }
 
