@@ -131,6 +131,8 @@ pub struct Cache {
     pages: Pages,
     /// History records the transaction under way wrote, by sequence number.
     history: HashMap<u64, TxRecord>,
+    /// The last sequence number the history gave (`sql_chain.rs` numbers the next records).
+    history_seq: Table<(), u64>,
     /// The events left to render, and those held back from SQLite (`cache_events.rs`).
     events: EventLog,
     /// Transactions open (more than one only if one ran inside another).
@@ -155,6 +157,7 @@ impl Default for Cache {
             positions: HashMap::new(),
             pages: Pages::default(),
             history: HashMap::new(),
+            history_seq: Table::new(1),
             events: EventLog::default(),
             open: 0,
             nested: false,
@@ -193,7 +196,7 @@ impl Cache {
     }
 
     /// Every table of rows, the one list `end` settles.
-    fn tables(&mut self) -> [&mut dyn Pending; 7] {
+    fn tables(&mut self) -> [&mut dyn Pending; 8] {
         [
             &mut self.tokens,
             &mut self.holders,
@@ -202,6 +205,7 @@ impl Cache {
             &mut self.chain,
             &mut self.presales,
             &mut self.pools,
+            &mut self.history_seq,
         ]
     }
 
@@ -389,6 +393,17 @@ impl Cache {
         if self.open() {
             self.history.insert(seq, record.clone());
         }
+    }
+
+    /// The last sequence number the history gave, when known.
+    pub fn history_seq(&self) -> Option<u64> {
+        self.history_seq.get(&())
+    }
+
+    /// A history record inserted with this sequence number.
+    pub fn write_history_seq(&mut self, seq: u64) {
+        let open = self.open();
+        self.history_seq.write((), seq, open);
     }
 
     /// The kept pages (never inside a transaction).

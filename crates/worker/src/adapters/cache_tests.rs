@@ -62,6 +62,22 @@ fn a_rolled_back_write_is_forgotten_with_the_row_it_replaced() {
 }
 
 #[test]
+fn the_history_number_is_known_once_committed_and_forgotten_otherwise() {
+    let mut c = Cache::default();
+    c.begin();
+    c.write_history_seq(7);
+    assert_eq!(c.history_seq(), Some(7), "the transaction numbers its next record");
+    c.end(true);
+    assert_eq!(c.history_seq(), Some(7));
+    c.begin();
+    c.write_history_seq(8);
+    c.end(false);
+    assert_eq!(c.history_seq(), None, "rolled back: SQLite numbers the next one");
+    c.write_history_seq(9);
+    assert_eq!(c.history_seq(), None, "outside a transaction: not kept");
+}
+
+#[test]
 fn a_write_outside_a_transaction_forgets_the_row() {
     let (mut c, t, o) = (Cache::default(), TokenAddress(addr(1)), addr(2));
     c.keep_balance(&t, &o, bal(5));
