@@ -124,6 +124,13 @@ describe('the ledger rows the object keeps', () => {
     const s = await keyed('/holder/bob/spend', { tokenAddress: T, amount: 1 }, `s-${Date.now()}`);
     assert.equal(s.status, 200, s.text);
     assert.ok(statements(s) <= 6, `spend: ${statements(s)} statements`);
+    // A transfer between two holders of the token: both balances, a record in each history,
+    // the event, the idempotency lookup and record. The token's row is not written (its
+    // supplies do not change), nor the holder count (both hold the token before and after).
+    await keyed('/holder/bob/transfer', { tokenAddress: T, amount: 1, toAddress: carol }, `t0-${Date.now()}`);
+    const t = await keyed('/holder/bob/transfer', { tokenAddress: T, amount: 1, toAddress: carol }, `t-${Date.now()}`);
+    assert.equal(t.status, 200, t.text);
+    assert.ok(statements(t) <= 7, `transfer: ${statements(t)} statements`);
   });
 
   test('a token page and a holder\'s newest records served before run no SQL statement, and show every write', async () => {

@@ -66,13 +66,21 @@ fn the_history_number_is_known_once_committed_and_forgotten_otherwise() {
     let mut c = Cache::default();
     c.begin();
     c.write_history_seq(7);
-    assert_eq!(c.history_seq(), Some(7), "the transaction numbers its next record");
+    assert_eq!(
+        c.history_seq(),
+        Some(7),
+        "the transaction numbers its next record"
+    );
     c.end(true);
     assert_eq!(c.history_seq(), Some(7));
     c.begin();
     c.write_history_seq(8);
     c.end(false);
-    assert_eq!(c.history_seq(), None, "rolled back: SQLite numbers the next one");
+    assert_eq!(
+        c.history_seq(),
+        None,
+        "rolled back: SQLite numbers the next one"
+    );
     c.write_history_seq(9);
     assert_eq!(c.history_seq(), None, "outside a transaction: not kept");
 }
