@@ -3,7 +3,7 @@
 // Prints the functions with the most self time, and the share of the whole.
 //
 //   ./scripts/bench.sh --profile holder        (builds first when needed, then runs this)
-//   node bench/profile.mjs [holder|token|history|spend|distribute|replay|health] [--seconds 5]
+//   node bench/profile.mjs [holder|token|history|spend|distribute|transfer|buy|replay|health] [--seconds 5]
 //                          [--top 40] [--json profile.cpuprofile] [--request-log all|errors|off]
 //
 // As the benchmark: a token with 100 holders, h0's history 50 records or more, every request
@@ -64,6 +64,14 @@ try {
     })));
   }
   for (let i = 0; i < 49; i++) ok(await api(w, 'POST', `/token/${T}/distribute`, { key: sk, body: { sendToId: 'h0', amount: 1 } }), 'distribute');
+  // As the benchmark's buy-presale: an open presale, one buyer with USDC for every purchase.
+  const now = ok(await api(w, 'GET', '/admin/time', { adminKey: w.adminKey }), 'time').nowUnix;
+  const presale = ok(await api(w, 'POST', '/merchant/presale', { key: sk, body: {
+    name: 'Open', description: 'profile', startTimestamp: now, endTimestamp: now + 30 * 86_400, targetUsdcAmount: 200_000,
+    tokenInfo: { name: 'Open', symbol: 'OPEN', imageUrl: 'https://example.com/x.png' }, lockDuration: 7, autoLaunch: false,
+  } }), 'presale');
+  const buyer = ok(await api(w, 'PUT', '/holder/pb', { key: sk }), 'PUT holder pb');
+  ok(await api(w, 'POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: buyer.address, usdcAmount: 200_000 } }), 'faucet');
   const json = { 'content-type': 'application/json', 'x-api-key': sk };
   const routes = {
     health: { path: '/health' },
@@ -73,6 +81,7 @@ try {
     distribute: { method: 'POST', path: `/token/${T}/distribute`, headers: json, body: { sendToId: 'h0', amount: 1 } },
     spend: { method: 'POST', path: '/holder/h1/spend', headers: json, body: { tokenAddress: T, amount: 1 } },
     transfer: { method: 'POST', path: '/holder/h2/transfer', headers: json, body: { tokenAddress: T, amount: 1, toAddress: holders[3].address } },
+    buy: { method: 'POST', path: '/holder/pb/buy-presale', headers: json, body: { presaleId: presale.id, usdcAmount: 1 } },
     replay: { method: 'POST', path: '/holder/h1/spend', headers: { ...json, 'idempotency-key': 'profile-replay' }, body: { tokenAddress: T, amount: 1 } },
   };
   const route = routes[opts.route];
