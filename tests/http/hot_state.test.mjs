@@ -195,6 +195,46 @@ describe('the ledger rows the object keeps', () => {
     assert.deepEqual(fresh, kept);
   });
 
+  test('a purchase reads neither its buyer\'s row nor the presale\'s first participants again, and each shows every purchase', async () => {
+    const now = (await api(w, 'GET', '/admin/time', { adminKey: w.adminKey })).json.nowUnix;
+    const presale = (await ok('POST', '/merchant/presale', {
+      name: 'Rows sale', description: 'kept rows', startTimestamp: now, endTimestamp: now + 30 * 86_400, targetUsdcAmount: 1000,
+      tokenInfo: { name: 'Rows sale', symbol: 'RSALE', imageUrl: 'https://example.com/x.png' }, lockDuration: 7, autoLaunch: false,
+    })).json;
+    for (const user of ['dan', 'erin']) {
+      const h = (await ok('PUT', `/holder/${user}`)).json;
+      const f = await api(w, 'POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: h.address, usdcAmount: 100 } });
+      assert.equal(f.status, 200, f.text);
+    }
+    const buy = async (user, usdcAmount) => {
+      const r = await api(w, 'POST', `/holder/${user}/buy-presale`, {
+        key: n.secretKey, body: { presaleId: presale.id, usdcAmount }, headers: { 'idempotency-key': `buy-${user}-${Date.now()}-${Math.random()}` },
+      });
+      assert.equal(r.status, 200, r.text);
+      return r;
+    };
+    await buy('dan', 1);
+    await buy('erin', 2);
+    // Dan again: the idempotency lookup, then writes only (his USDC balance, USDC's supplies,
+    // his participant row, his history record, the events, the presale, the idempotency
+    // record). His row and the presale's first participants are not read again.
+    const again = await buy('dan', 3);
+    assert.ok(statements(again) <= 8, `buy-presale: ${statements(again)} statements`);
+    const listed = (e) => e.object.participants.map((x) => `${x.id}:${x.usdcAmount}`);
+    const lastEvent = async () => {
+      const r = await api(w, 'GET', '/merchant/events?types=presale.purchase&limit=200', { key: n.secretKey });
+      assert.equal(r.status, 200, r.text);
+      return r.json.data.filter((e) => e.resource === `presale:${presale.id}`).at(-1).data;
+    };
+    const event = await lastEvent();
+    assert.deepEqual(listed(event), ['dan:4', 'erin:2'], 'his place is his first purchase; the amount every one');
+    assert.equal(event.object.participantsCount, 2);
+    // What a new object reads from SQLite for the next purchase is what the kept rows gave.
+    await w.restart();
+    await buy('erin', 1);
+    assert.deepEqual(listed(await lastEvent()), ['dan:4', 'erin:3']);
+  });
+
   test('a rolled-back ledger write changes neither SQLite nor the rows the object keeps', async () => {
     await holder('bob');
     const was = await holder('bob');

@@ -26,9 +26,10 @@
 //! another one's transaction half-way.
 
 use super::cache_events::EventLog;
+use super::cache_participants::Participants;
+use super::cache_table::{Pending, Table};
 use super::pages::{insert_capped, Pages};
 use std::collections::HashMap;
-use std::hash::Hash;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::balance::{Balance, Lock};
@@ -50,65 +51,6 @@ const MAX_TOKENS: usize = 1_000;
 const MAX_PRESALES: usize = 1_000;
 const MAX_LISTS: usize = 10_000;
 
-/// One kind of row: the committed values, and the writes of the transaction under way.
-struct Table<K, V> {
-    committed: HashMap<K, V>,
-    pending: HashMap<K, V>,
-    cap: usize,
-}
-
-impl<K: Eq + Hash + Clone, V: Clone> Table<K, V> {
-    fn new(cap: usize) -> Self {
-        Table {
-            committed: HashMap::new(),
-            pending: HashMap::new(),
-            cap,
-        }
-    }
-
-    fn get(&self, key: &K) -> Option<V> {
-        self.pending
-            .get(key)
-            .or_else(|| self.committed.get(key))
-            .cloned()
-    }
-
-    /// A row as SQLite returned it: committed, unless this transaction wrote it.
-    fn keep(&mut self, key: K, value: V) {
-        if !self.pending.contains_key(&key) {
-            insert_capped(&mut self.committed, self.cap, key, value);
-        }
-    }
-
-    fn write(&mut self, key: K, value: V, open: bool) {
-        if open {
-            self.pending.insert(key, value);
-        } else {
-            self.committed.remove(&key);
-        }
-    }
-}
-
-/// What a transaction's end does to a table, whatever its rows.
-trait Pending {
-    fn commit(&mut self);
-    fn roll_back(&mut self);
-}
-
-impl<K: Eq + Hash + Clone, V: Clone> Pending for Table<K, V> {
-    fn commit(&mut self) {
-        for (key, value) in std::mem::take(&mut self.pending) {
-            insert_capped(&mut self.committed, self.cap, key, value);
-        }
-    }
-
-    fn roll_back(&mut self) {
-        for key in std::mem::take(&mut self.pending).into_keys() {
-            self.committed.remove(&key);
-        }
-    }
-}
-
 /// What one object keeps (see the module's doc).
 pub struct Cache {
     tokens: Table<TokenAddress, Token>,
@@ -127,6 +69,8 @@ pub struct Cache {
     holdings: HashMap<Address, Vec<TokenAddress>>,
     locks: HashMap<Address, Vec<Lock>>,
     positions: HashMap<UserId, Vec<(Presale, Participant)>>,
+    /// A presale's buyers, and its first participants (`cache_participants.rs`).
+    participants: Participants,
     /// A token's holder page and a holder's newest records (`pages.rs`).
     pages: Pages,
     /// History records the transaction under way wrote, by sequence number.
@@ -155,6 +99,7 @@ impl Default for Cache {
             holdings: HashMap::new(),
             locks: HashMap::new(),
             positions: HashMap::new(),
+            participants: Participants::default(),
             pages: Pages::default(),
             history: HashMap::new(),
             history_seq: Table::new(1),
@@ -196,7 +141,7 @@ impl Cache {
     }
 
     /// Every table of rows, the one list `end` settles.
-    fn tables(&mut self) -> [&mut dyn Pending; 8] {
+    fn tables(&mut self) -> [&mut dyn Pending; 9] {
         [
             &mut self.tokens,
             &mut self.holders,
@@ -206,6 +151,7 @@ impl Cache {
             &mut self.presales,
             &mut self.pools,
             &mut self.history_seq,
+            &mut self.participants,
         ]
     }
 
@@ -353,8 +299,19 @@ impl Cache {
         }
     }
 
-    pub fn write_participant(&mut self, user_id: &UserId) {
-        self.positions.remove(user_id);
+    /// A participant written: its row, the presale's first participants, its positions.
+    pub fn write_participant(&mut self, presale: &PresaleId, participant: &Participant) {
+        let open = self.open();
+        self.positions.remove(&participant.user_id);
+        self.participants.write(presale, participant, open);
+    }
+
+    pub fn participants(&self) -> &Participants {
+        &self.participants
+    }
+
+    pub fn keep_participants(&mut self) -> &mut Participants {
+        &mut self.participants
     }
 
     pub fn presale(&self, id: &PresaleId) -> Option<Presale> {

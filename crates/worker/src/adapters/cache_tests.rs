@@ -216,7 +216,12 @@ fn lists_are_forgotten_when_what_they_show_is_written() {
     c.write_presale(&presale);
     assert_eq!(c.positions(&user), None);
     c.keep_positions(&user, &[]);
-    c.write_participant(&user);
+    let buyer = Participant {
+        user_id: user.clone(),
+        address: o,
+        usdc: tokenpad_core::model::amount::Usdc::new(1),
+    };
+    c.write_participant(&presale.id, &buyer);
     assert_eq!(c.positions(&user), None);
     c.begin();
     c.keep_locks(&o, &[]);

@@ -3,6 +3,8 @@
 
 pub mod cache;
 pub mod cache_events;
+pub mod cache_participants;
+pub mod cache_table;
 pub mod evm;
 pub mod pages;
 pub mod sql;

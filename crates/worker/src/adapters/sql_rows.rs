@@ -332,7 +332,7 @@ impl SqlStore {
         presale: &PresaleId,
         participant: &Participant,
     ) -> Result<()> {
-        self.tell(|c| c.write_participant(&participant.user_id))?;
+        self.tell(|c| c.write_participant(presale, participant))?;
         self.exec(
             "INSERT INTO participants (presale_id, user_id, data) VALUES (?, ?, ?) \
              ON CONFLICT(presale_id, user_id) DO UPDATE SET data = excluded.data",

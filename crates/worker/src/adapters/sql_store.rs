@@ -163,17 +163,30 @@ impl Store for SqlStore {
     }
 
     fn first_participants(&self, presale: &PresaleId, limit: u32) -> Result<Vec<Participant>> {
-        self.docs(
+        if let Some(list) = self.look(|c| c.participants().first(presale, limit)) {
+            return Ok(list);
+        }
+        let list: Vec<Participant> = self.docs(
             "SELECT data FROM participants WHERE presale_id = ? ORDER BY seq LIMIT ?",
             vec![presale.as_str().into(), int(u64::from(limit))],
-        )
+        )?;
+        self.tell(|c| c.keep_participants().keep_first(presale, limit, &list))?;
+        Ok(list)
     }
 
     fn participant(&self, presale: &PresaleId, user_id: &UserId) -> Result<Option<Participant>> {
-        self.doc(
+        if let Some(row) = self.look(|c| c.participants().participant(presale, user_id)) {
+            return Ok(row);
+        }
+        let row: Option<Participant> = self.doc(
             "SELECT data FROM participants WHERE presale_id = ? AND user_id = ?",
             vec![presale.as_str().into(), user_id.as_str().into()],
-        )
+        )?;
+        self.tell(|c| {
+            c.keep_participants()
+                .keep_participant(presale, user_id, row.as_ref());
+        })?;
+        Ok(row)
     }
 
     fn put_participant(&mut self, presale: &PresaleId, participant: &Participant) -> Result<()> {

@@ -1,0 +1,200 @@
+//! A presale's participants in the object's cache (`cache.rs`): each buyer's row, and the
+//! first participants a presale's payload lists (`wire::presale`, its event's first 100).
+//! A purchase reads both (its buyer's row to add to it, the first ones as its event renders
+//! the presale): two statements, about an eighth of a purchase's CPU, now read from memory
+//! once a purchase or a read brought them in.
+//!
+//! The first participants are kept as read (`First`: what a read with `limit` returned) and
+//! kept up to date by each participant written: a participant on the list is replaced in place
+//! (its place is its first purchase), and a new one joins the end of a list that held every
+//! participant. A write to a presale whose list is not here marks it written, so a read inside
+//! the same transaction (which sees the uncommitted write) is not kept as committed.
+
+use super::cache_table::{Pending, Table};
+use tokenpad_core::model::ids::{PresaleId, UserId};
+use tokenpad_core::model::presale::Participant;
+
+const MAX_PARTICIPANTS: usize = 50_000;
+const MAX_PRESALES: usize = 1_000;
+
+/// The first participants of a presale in order, as a read with `limit` returned them: all of
+/// them when fewer than `limit`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct First {
+    pub limit: u32,
+    pub list: Vec<Participant>,
+}
+
+impl First {
+    fn complete(&self) -> bool {
+        u32::try_from(self.list.len()).is_ok_and(|n| n < self.limit)
+    }
+
+    /// The first `limit`, when this holds them.
+    fn first(&self, limit: u32) -> Option<Vec<Participant>> {
+        let n = usize::try_from(limit).ok()?;
+        if limit <= self.limit || self.complete() {
+            return Some(self.list.iter().take(n).cloned().collect());
+        }
+        None
+    }
+
+    /// The list after `participant` is written.
+    fn with(mut self, participant: &Participant) -> First {
+        let complete = self.complete();
+        match self
+            .list
+            .iter_mut()
+            .find(|p| p.user_id == participant.user_id)
+        {
+            Some(p) => *p = participant.clone(),
+            None if complete => self.list.push(participant.clone()),
+            None => {}
+        }
+        self
+    }
+}
+
+pub struct Participants {
+    /// A buyer's row; `None`: it has none in this presale.
+    rows: Table<(PresaleId, UserId), Option<Participant>>,
+    /// `None`: written in this transaction without the list at hand (not known).
+    first: Table<PresaleId, Option<First>>,
+}
+
+impl Default for Participants {
+    fn default() -> Self {
+        Participants {
+            rows: Table::new(MAX_PARTICIPANTS),
+            first: Table::new(MAX_PRESALES),
+        }
+    }
+}
+
+impl Participants {
+    pub fn participant(&self, presale: &PresaleId, user: &UserId) -> Option<Option<Participant>> {
+        self.rows.get(&(presale.clone(), user.clone()))
+    }
+
+    pub fn keep_participant(
+        &mut self,
+        presale: &PresaleId,
+        user: &UserId,
+        row: Option<&Participant>,
+    ) {
+        self.rows
+            .keep((presale.clone(), user.clone()), row.cloned());
+    }
+
+    pub fn first(&self, presale: &PresaleId, limit: u32) -> Option<Vec<Participant>> {
+        self.first.get(presale)??.first(limit)
+    }
+
+    pub fn keep_first(&mut self, presale: &PresaleId, limit: u32, list: &[Participant]) {
+        let first = First {
+            limit,
+            list: list.to_vec(),
+        };
+        self.first.keep(presale.clone(), Some(first));
+    }
+
+    pub fn write(&mut self, presale: &PresaleId, participant: &Participant, open: bool) {
+        let key = (presale.clone(), participant.user_id.clone());
+        self.rows.write(key, Some(participant.clone()), open);
+        let first = self
+            .first
+            .get(presale)
+            .flatten()
+            .map(|f| f.with(participant));
+        self.first.write(presale.clone(), first, open);
+    }
+}
+
+impl Pending for Participants {
+    fn commit(&mut self) {
+        self.rows.commit();
+        self.first.commit();
+    }
+
+    fn roll_back(&mut self) {
+        self.rows.roll_back();
+        self.first.roll_back();
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use tokenpad_core::model::address::Address;
+    use tokenpad_core::model::amount::Usdc;
+
+    fn buyer(n: u8, usdc: u128) -> Participant {
+        Participant {
+            user_id: UserId::new_unchecked(format!("u{n}")),
+            address: Address([n; 20]),
+            usdc: Usdc::new(usdc),
+        }
+    }
+
+    fn users(list: &[Participant]) -> Vec<(String, u128)> {
+        list.iter()
+            .map(|p| (p.user_id.as_str().to_string(), p.usdc.raw()))
+            .collect()
+    }
+
+    #[test]
+    fn purchases_keep_the_first_participants_in_order() {
+        let p = PresaleId::new_unchecked("ps_1");
+        let mut c = Participants::default();
+        c.keep_first(&p, 3, &[buyer(1, 5)]);
+        c.begin_commit(|c, open| {
+            c.write(&p, &buyer(2, 1), open); // new: joins the end of a complete list
+            c.write(&p, &buyer(1, 7), open); // again: in its place, its amount updated
+        });
+        let first = c.first(&p, 3).unwrap();
+        assert_eq!(users(&first), [("u1".into(), 7), ("u2".into(), 1)]);
+        assert_eq!(
+            c.first(&p, 10).map(|l| l.len()),
+            Some(2),
+            "the list is every one"
+        );
+        c.begin_commit(|c, open| c.write(&p, &buyer(3, 1), open));
+        c.begin_commit(|c, open| c.write(&p, &buyer(4, 1), open)); // fourth: past the first 3
+        assert_eq!(users(&c.first(&p, 3).unwrap()).len(), 3);
+        assert_eq!(
+            c.first(&p, 2).map(|l| l.len()),
+            Some(2),
+            "a shorter page is its start"
+        );
+        assert_eq!(c.first(&p, 4), None, "a fourth is not known here");
+        assert_eq!(
+            c.participant(&p, &buyer(4, 0).user_id),
+            Some(Some(buyer(4, 1)))
+        );
+    }
+
+    #[test]
+    fn a_write_without_the_list_keeps_no_read_of_its_own_transaction() {
+        let p = PresaleId::new_unchecked("ps_1");
+        let mut c = Participants::default();
+        c.write(&p, &buyer(1, 5), true);
+        // SQLite, read inside the transaction, shows the write that may still roll back.
+        c.keep_first(&p, 100, &[buyer(1, 5)]);
+        c.keep_participant(&p, &buyer(1, 0).user_id, Some(&buyer(1, 5)));
+        assert_eq!(c.first(&p, 100), None);
+        c.roll_back();
+        assert_eq!(c.first(&p, 100), None);
+        assert_eq!(c.participant(&p, &buyer(1, 0).user_id), None);
+        c.keep_participant(&p, &buyer(1, 0).user_id, None);
+        assert_eq!(c.participant(&p, &buyer(1, 0).user_id), Some(None));
+    }
+
+    impl Participants {
+        /// Writes in a transaction that commits.
+        fn begin_commit(&mut self, f: impl FnOnce(&mut Participants, bool)) {
+            f(self, true);
+            self.commit();
+        }
+    }
+}
