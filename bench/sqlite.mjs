@@ -1,0 +1,49 @@
+// What one SQL statement costs in a Durable Object under this runtime: bench/sqlite/ runs a
+// statement of one kind n times in one transaction per request; autocannon loads each kind,
+// and the difference in time per request from running none, divided by n, is the statement's
+// cost (the isolate is saturated at 32 connections, so 1 / req/s is its busy time).
+//
+//   node bench/sqlite.mjs [--n 20] [--seconds 4] [--rounds 2] [--only <substring of a kind>]
+//
+// The README's per-statement figures (a balance write, a history or event insert) come from it.
+import path from 'node:path';
+import { ROOT, startWorker } from '../tests/http/harness.mjs';
+import { load } from './common.mjs';
+
+const opts = { n: 20, seconds: 4, rounds: 2, only: '' };
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
+  if (a === '--n') opts.n = Number(argv[++i]);
+  else if (a === '--seconds') opts.seconds = Number(argv[++i]);
+  else if (a === '--rounds') opts.rounds = Number(argv[++i]);
+  else if (a === '--only') opts.only = argv[++i];
+  else throw new Error(`unknown option ${a}`);
+}
+
+const w = await startWorker({ workerDir: path.join(ROOT, 'bench', 'sqlite') });
+try {
+  const kinds = await (await fetch(`${w.baseUrl}/none`)).json();
+  const chosen = kinds.filter((k) => k === 'none' || !opts.only || k.includes(opts.only));
+  await load(w, { path: '/none' }, 32, 1); // warm
+  const ms = new Map();
+  for (let round = 0; round < opts.rounds; round++) {
+    for (const kind of chosen) {
+      const n = kind === 'none' ? 0 : opts.n;
+      const r = await load(w, { path: `/${encodeURIComponent(kind)}?n=${n}` }, 32, opts.seconds);
+      if (r.non2xx || r.errors) throw new Error(`${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      ms.set(kind, [...(ms.get(kind) ?? []), 1000 / (r['2xx'] / r.duration)]);
+    }
+  }
+  const none = ms.get('none');
+  console.log(`| statement (${opts.n} per transaction) | ${none.map((_, i) => `µs each, round ${i + 1}`).join(' | ')} |`);
+  console.log(`|---|${none.map(() => '---:').join('|')}|`);
+  for (const kind of chosen.filter((k) => k !== 'none')) {
+    const us = ms.get(kind).map((m, i) => (((m - none[i]) * 1000) / opts.n).toFixed(1));
+    console.log(`| ${kind} | ${us.join(' | ')} |`);
+  }
+  console.log('\n(a "two rows" kind runs one statement for two rows: its figure is per row)');
+  console.log(`none: ${none.map((m) => `${(1000 / m).toFixed(0)} req/s`).join(', ')}`);
+} finally {
+  await w.stop();
+}

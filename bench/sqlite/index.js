@@ -1,0 +1,95 @@
+// The statements a ledger write runs, one kind at a time (bench/sqlite.mjs drives it):
+// `GET /<kind>?n=20` runs the kind's statement 20 times in one transaction. The tables copy
+// tokenpad's (crates/worker/src/adapters/sql.rs, sql_events.rs) with variants beside them, so
+// a change to the schema can be priced before it is made: a balance row with and without the
+// holder-count trigger, a history row with and without its user index or `RETURNING`, an event
+// row with and without its time index, two rows in one statement.
+import { DurableObject } from 'cloudflare:workers';
+
+const ZERO = '0'.repeat(39);
+const TOKEN = `0x${'ab'.repeat(20)}`;
+const owner = (i) => `0x${(i * 7919).toString(16).padStart(40, '0')}`;
+const key = (v) => String(v).padStart(39, '0');
+// A stored document about the size of a token or a history record.
+const DOC = JSON.stringify({
+  address: TOKEN, name: 'Bench token', symbol: 'BENCH', decimals: 18, totalSupply: '1000000000000000000000000000000',
+  remaining: '999999999999999999999', merchantSupply: '123456789', held: '987654321000', canDistribute: true,
+  kind: 'merchant', merchantAddress: owner(3), createdAt: 1700000000, description: 'x'.repeat(200),
+});
+const BALANCE = (table) => `CREATE TABLE IF NOT EXISTS ${table} (token TEXT NOT NULL, owner TEXT NOT NULL, active TEXT NOT NULL, locked TEXT NOT NULL, total_key TEXT NOT NULL, PRIMARY KEY (token, owner))`;
+const UPSERT = (table, rows = 1) => `INSERT INTO ${table} (token, owner, active, locked, total_key) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?)').join(', ')} ON CONFLICT(token, owner) DO UPDATE SET active = excluded.active, locked = excluded.locked, total_key = excluded.total_key`;
+const EVENTS = (table) => `CREATE TABLE IF NOT EXISTS ${table} (seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, at INTEGER NOT NULL, resource TEXT NOT NULL, subject TEXT NOT NULL, data TEXT)`;
+const EVENT = (table, rows = 1) => `INSERT INTO ${table} (kind, at, resource, subject, data) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?)').join(', ')}`;
+
+const SCHEMA = [
+  BALANCE('balances'), BALANCE('balances_untriggered'),
+  ...['balances', 'balances_untriggered'].flatMap((t) => [
+    `CREATE INDEX IF NOT EXISTS ${t}_by_total_owner ON ${t} (token, total_key DESC, owner)`,
+    `CREATE INDEX IF NOT EXISTS ${t}_by_owner ON ${t} (owner)`,
+  ]),
+  'CREATE TABLE IF NOT EXISTS holder_counts (token TEXT NOT NULL, n INTEGER NOT NULL)',
+  'CREATE UNIQUE INDEX IF NOT EXISTS holder_counts_by_token ON holder_counts (token)',
+  // The trigger tokenpad kept holder counts with until it counted them in the balance write.
+  `CREATE TRIGGER IF NOT EXISTS holder_counts_update AFTER UPDATE OF total_key ON balances WHEN (OLD.total_key = '${ZERO}') != (NEW.total_key = '${ZERO}') BEGIN INSERT INTO holder_counts (token, n) VALUES (NEW.token, CASE WHEN NEW.total_key = '${ZERO}' THEN -1 ELSE 1 END) ON CONFLICT(token) DO UPDATE SET n = n + excluded.n; END`,
+  'CREATE TABLE IF NOT EXISTS tokens (seq INTEGER PRIMARY KEY AUTOINCREMENT, address TEXT NOT NULL UNIQUE, data TEXT NOT NULL)',
+  'CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT NOT NULL, token TEXT NOT NULL, data TEXT NOT NULL)',
+  'CREATE INDEX IF NOT EXISTS history_by_user ON history (user_id, seq)',
+  'CREATE TABLE IF NOT EXISTS history_unindexed (seq INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT NOT NULL, token TEXT NOT NULL, data TEXT NOT NULL)',
+  EVENTS('events'), EVENTS('events_untimed'),
+  ...['events', 'events_untimed'].flatMap((t) => [
+    `CREATE INDEX IF NOT EXISTS ${t}_by_kind ON ${t} (kind, seq)`,
+    `CREATE INDEX IF NOT EXISTS ${t}_unsealed ON ${t} (seq) WHERE data IS NULL`,
+  ]),
+  'CREATE INDEX IF NOT EXISTS events_by_time ON events (at)',
+];
+
+/** Each kind: the statement for the i-th run (some run once for two rows). */
+const KINDS = {
+  none: () => {},
+  'select 1': (sql) => sql.exec('SELECT 1'),
+  'balance upsert': (sql, i) => sql.exec(UPSERT('balances'), TOKEN, owner(i % 1000), String(i), '0', key(i)),
+  'balance upsert, no trigger': (sql, i) => sql.exec(UPSERT('balances_untriggered'), TOKEN, owner(i % 1000), String(i), '0', key(i)),
+  'balance upsert, two rows': (sql, i) => i % 2 === 0 && sql.exec(UPSERT('balances_untriggered', 2),
+    TOKEN, owner(i % 1000), String(i), '0', key(i), TOKEN, owner((i + 1) % 1000), String(i), '0', key(i)),
+  'token upsert': (sql) => sql.exec('INSERT INTO tokens (address, data) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET data = excluded.data', TOKEN, DOC),
+  'history insert': (sql, i) => sql.exec('INSERT INTO history (user_id, token, data) VALUES (?, ?, ?)', `h${i % 100}`, TOKEN, DOC),
+  'history insert, RETURNING seq': (sql, i) => sql.exec('INSERT INTO history (user_id, token, data) VALUES (?, ?, ?) RETURNING seq', `h${i % 100}`, TOKEN, DOC).toArray(),
+  'history insert, no user index': (sql, i) => sql.exec('INSERT INTO history_unindexed (user_id, token, data) VALUES (?, ?, ?)', `h${i % 100}`, TOKEN, DOC),
+  'event insert': (sql, i) => sql.exec(EVENT('events'), 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
+  'event insert, no time index': (sql, i) => sql.exec(EVENT('events_untimed'), 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
+  'event insert, two rows': (sql, i) => i % 2 === 0 && sql.exec(EVENT('events_untimed', 2),
+    'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
+};
+
+export class Tables extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    for (const s of SCHEMA) this.sql.exec(s);
+    if (this.sql.exec('SELECT count(*) AS n FROM balances').one().n === 0) {
+      // 1,000 holders of one token, at a balance above zero (no trigger fires its body).
+      for (let i = 0; i < 1000; i++) {
+        for (const t of ['balances', 'balances_untriggered']) this.sql.exec(UPSERT(t), TOKEN, owner(i), '1000000', '0', key(1000000));
+      }
+    }
+    this.i = 1_000_000;
+  }
+
+  run(kind, n) {
+    const statement = KINDS[kind];
+    if (!statement) throw new Error(`unknown kind ${kind}`);
+    this.ctx.storage.transactionSync(() => {
+      for (let j = 0; j < n; j++) statement(this.sql, this.i++);
+    });
+    return Object.keys(KINDS);
+  }
+}
+
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    const tables = env.TABLES.get(env.TABLES.idFromName('bench'));
+    const kinds = await tables.run(decodeURIComponent(url.pathname.slice(1)) || 'none', Number(url.searchParams.get('n') ?? 0));
+    return Response.json(kinds);
+  },
+};
