@@ -63,7 +63,8 @@ step chain-http-tests env TOKENPAD_TEST_CHAIN=anvil node "${ws_flag[@]}" --test 
 step e2e-tests node --test --test-concurrency=1 tests/e2e/
 step consumer-tests node --test --test-concurrency=1 tests/consumer/
 step bundler-tests node --test --test-concurrency=1 tests/browser/
-# The benchmark, the profiler and the benchmark without wrangler dev, once each, so none can
+# The benchmark, the profiler, the benchmark without wrangler dev and the SQL statement
+# benchmark, once each, so none can
 # rot unnoticed: a failed request or a crash fails the step; the figures are not checked (they
 # depend on the machine). bench/ab.mjs's table is printed from the smoke run's figures (its
 # runs would build another commit: too long here).
@@ -73,5 +74,6 @@ step bench-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --quick --json "$ROOT
 step ab-table-smoke node "$ROOT/bench/ab.mjs" --table "$ROOT/target/bench-smoke"
 step profile-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --profile spend --seconds 1 --top 5
 step plain-smoke node "$ROOT/bench/plain.mjs" --seconds 1
+step sqlite-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2
 
 log "all checks passed in $(( $(date +%s) - t_all )) s"
