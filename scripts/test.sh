@@ -64,9 +64,8 @@ step e2e-tests node --test --test-concurrency=1 tests/e2e/
 step consumer-tests node --test --test-concurrency=1 tests/consumer/
 step bundler-tests node --test --test-concurrency=1 tests/browser/
 # The benchmark, the profiler, the benchmark without wrangler dev and the SQL statement
-# benchmark, once each, so none can
-# rot unnoticed: a failed request or a crash fails the step; the figures are not checked (they
-# depend on the machine). bench/ab.mjs's table is printed from the smoke run's figures (its
+# benchmark, once each, so none can rot unnoticed: a failed request or a crash fails the step;
+# the figures are not checked (they depend on the machine). bench/ab.mjs's table is printed from the smoke run's figures (its
 # runs would build another commit: too long here).
 rm -rf "$ROOT/target/bench-smoke"
 mkdir -p "$ROOT/target/bench-smoke"
