@@ -21,9 +21,8 @@ pub trait EventStore {
     ) -> Result<Vec<EventRecord>>;
     /// Events whose payload is not rendered yet, oldest first.
     fn unsealed_events(&self) -> Result<Vec<EventRecord>>;
-    /// Fixes the payloads (JSON text) of events, by sequence number: all of a transaction's
-    /// at once, so a store may write them together.
-    fn seal_events(&mut self, sealed: &[(u64, String)]) -> Result<()>;
+    /// Fixes an event's payload (JSON text).
+    fn seal_event(&mut self, seq: u64, data: &str) -> Result<()>;
     /// The latest event's sequence number (0 before the first).
     fn last_event_seq(&self) -> Result<u64>;
     /// Forgets events from before `before`, and finished deliveries that finished before it.

@@ -73,11 +73,9 @@ impl EventStore for MemStore {
             .collect())
     }
 
-    fn seal_events(&mut self, sealed: &[(u64, String)]) -> Result<()> {
-        for (seq, data) in sealed {
-            if let Some(e) = self.log.events.get_mut(seq) {
-                e.data = Some(data.clone());
-            }
+    fn seal_event(&mut self, seq: u64, data: &str) -> Result<()> {
+        if let Some(e) = self.log.events.get_mut(&seq) {
+            e.data = Some(data.to_string());
         }
         Ok(())
     }

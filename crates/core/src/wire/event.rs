@@ -295,15 +295,11 @@ pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Stri
 /// transaction that may have written events, before it commits: the payload then shows the
 /// resource exactly as the change left it.
 pub fn seal(store: &mut dyn Store, base_url: &str) -> Result<()> {
-    let sealed = store
-        .unsealed_events()?
-        .iter()
-        .map(|e| Ok((e.seq, render(store, e, base_url)?)))
-        .collect::<Result<Vec<_>>>()?;
-    if sealed.is_empty() {
-        return Ok(());
+    for e in store.unsealed_events()? {
+        let data = render(store, &e, base_url)?;
+        store.seal_event(e.seq, &data)?;
     }
-    store.seal_events(&sealed)
+    Ok(())
 }
 
 impl Event {

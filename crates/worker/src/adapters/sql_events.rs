@@ -94,40 +94,24 @@ impl SqlStore {
     }
 }
 
-/// Events inserted in one statement at most: six parameters each, within the 100 a Durable
-/// Object's SQL statement may bind.
-const EVENTS_PER_INSERT: usize = 16;
-
 /// The pending deliveries of enabled endpoints (the sender's view).
 const PENDING: &str = "FROM deliveries d JOIN webhooks w ON w.id = d.webhook \
      WHERE d.state = 'pending' AND json_extract(w.data, '$.enabled') = 1";
 
 impl SqlStore {
-    /// Inserts events with their numbers (ones the object's cache held back,
-    /// `cache_events.rs`) and payloads, rendered or not: up to [`EVENTS_PER_INSERT`] in one
-    /// statement (a transfer's two events were two statements, each about 10 µs of the
-    /// binding's crossing beside SQLite's own work).
-    fn insert_events_at(&self, events: &[(EventRecord, Option<&str>)]) -> Result<()> {
-        for chunk in events.chunks(EVENTS_PER_INSERT) {
-            let mut args = Vec::with_capacity(chunk.len() * 6);
-            for (e, data) in chunk {
-                args.extend([
-                    int(e.seq),
-                    e.kind.as_str().into(),
-                    int(e.at),
-                    e.resource.as_str().into(),
-                    text(&e.subject)?.into(),
-                    data.map_or(SqlStorageValue::Null, Into::into),
-                ]);
-            }
-            let rows = vec!["(?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
-            self.exec(
-                &format!(
-                    "INSERT INTO events (seq, kind, at, resource, subject, data) VALUES {rows}"
-                ),
-                args,
-            )?;
-        }
+    /// Inserts an event with its number (one the object's cache held back, `cache_events.rs`).
+    fn insert_event_at(&self, e: &EventRecord, data: Option<&str>) -> Result<()> {
+        self.exec(
+            "INSERT INTO events (seq, kind, at, resource, subject, data) VALUES (?, ?, ?, ?, ?, ?)",
+            vec![
+                int(e.seq),
+                e.kind.as_str().into(),
+                int(e.at),
+                e.resource.as_str().into(),
+                text(&e.subject)?.into(),
+                data.map_or(SqlStorageValue::Null, Into::into),
+            ],
+        )?;
         Ok(())
     }
 
@@ -136,8 +120,10 @@ impl SqlStore {
     pub(crate) fn insert_held_events(&self) -> Result<()> {
         let mut held = Vec::new();
         self.tell(|c| held = c.take_held_events())?;
-        let held: Vec<_> = held.into_iter().map(|e| (e, None)).collect();
-        self.insert_events_at(&held)
+        for e in &held {
+            self.insert_event_at(e, None)?;
+        }
+        Ok(())
     }
 }
 
@@ -203,27 +189,20 @@ impl EventStore for SqlStore {
         Ok(events)
     }
 
-    /// Events the cache held back are inserted now, rendered, together; any other (inserted
-    /// unrendered, as the first event after a start is) has its payload set.
-    fn seal_events(&mut self, sealed: &[(u64, String)]) -> Result<()> {
-        let mut inserts = Vec::new();
-        for (seq, data) in sealed {
-            let mut held = None;
-            self.tell(|c| {
-                held = c.take_held_event(*seq);
-                c.seal_event(*seq);
-            })?;
-            match held {
-                Some(e) => inserts.push((e, Some(data.as_str()))),
-                None => {
-                    self.exec(
-                        "UPDATE events SET data = ? WHERE seq = ?",
-                        vec![data.as_str().into(), int(*seq)],
-                    )?;
-                }
-            }
+    fn seal_event(&mut self, seq: u64, data: &str) -> Result<()> {
+        let mut held = None;
+        self.tell(|c| {
+            held = c.take_held_event(seq);
+            c.seal_event(seq);
+        })?;
+        if let Some(e) = held {
+            return self.insert_event_at(&e, Some(data));
         }
-        self.insert_events_at(&inserts)
+        self.exec(
+            "UPDATE events SET data = ? WHERE seq = ?",
+            vec![data.into(), int(seq)],
+        )?;
+        Ok(())
     }
 
     fn last_event_seq(&self) -> Result<u64> {
