@@ -57,7 +57,7 @@ const KINDS = {
   'history insert, no user index': (sql, i) => sql.exec('INSERT INTO history_unindexed (user_id, token, data) VALUES (?, ?, ?)', `h${i % 100}`, TOKEN, DOC),
   'event insert': (sql, i) => sql.exec(EVENT('events'), 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
   'event insert, no time index': (sql, i) => sql.exec(EVENT('events_untimed'), 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
-  'event insert, two rows': (sql, i) => i % 2 === 0 && sql.exec(EVENT('events_untimed', 2),
+  'event insert, two rows': (sql, i) => i % 2 === 0 && sql.exec(EVENT('events', 2),
     'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
 };
 

@@ -1,8 +1,10 @@
 //! The rows a merchant object keeps in memory between requests, only ever as SQLite committed
 //! them: tokens, holders, balances and the embedded chain's state (the rows every ledger write
-//! reads and writes), presales and liquidity pools, and a holder's lists (its holdings, locks
-//! and presale positions: what a holder read returns). A read that finds its rows here runs no
-//! SQL statement.
+//! reads and writes), presales, their participants (a buyer's position and the first ones a
+//! presale's events list) and liquidity pools, the last history record's number (so the object
+//! numbers the records it inserts, as it numbers its events), and a holder's lists (its
+//! holdings, locks and presale positions: what a holder read returns). A read that finds its
+//! rows here runs no SQL statement.
 //!
 //! How it stays a copy of committed state, never of a write that may still roll back:
 //! - Every write of these rows goes through the store (`sql_rows.rs`), and every transaction
