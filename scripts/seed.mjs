@@ -18,16 +18,38 @@ const JOB_TIMEOUT_MS = Number(process.env.SEED_JOB_TIMEOUT_MS ?? 90_000);
 
 class CallError extends Error {}
 
-async function call(method, urlPath, { key, admin = false, body } = {}) {
+/**
+ * fetch, sent again (twice at most) when the connection broke under it and the request is one
+ * that may be repeated. Node's fetch keeps connections alive and sends the next request on one
+ * the server may be closing at that moment: it fails with ECONNRESET, and fetch does not retry.
+ */
+async function send(url, init, repeatable) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, init);
+    } catch (err) {
+      const broken = ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(err?.cause?.code);
+      if (!repeatable || !broken || attempt === 3) throw err;
+      await sleep(100 * attempt);
+    }
+  }
+}
+
+/**
+ * One call. GETs are repeated when the connection breaks, and so are writes made safe to
+ * repeat: `idempotencyKey` (the service applies the write once) or `repeatable`.
+ */
+async function call(method, urlPath, { key, admin = false, body, idempotencyKey, repeatable = false } = {}) {
   const headers = {};
   if (key) headers['x-api-key'] = key;
   if (admin) headers['x-admin-key'] = adminKey;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${baseUrl}${urlPath}`, {
+  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+  const res = await send(`${baseUrl}${urlPath}`, {
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  }, method === 'GET' || Boolean(idempotencyKey) || repeatable);
   const text = await res.text();
   let json;
   try {
@@ -72,7 +94,8 @@ async function waitForJob(jobId, secretKey) {
     if (Date.now() > deadline) throw new CallError(`token job ${jobId} still ${job.status} after ${JOB_TIMEOUT_MS} ms`);
     if (advance) {
       // Time travel is on in dev; if it is not, just keep polling (blocks come every few seconds).
-      const r = await call('POST', '/admin/time/advance', { admin: true, body: { seconds: 5 } });
+      // Repeatable: a second advance only moves the clock further, which a seed does not mind.
+      const r = await call('POST', '/admin/time/advance', { admin: true, body: { seconds: 5 }, repeatable: true });
       advance = r.status >= 200 && r.status < 300;
     }
     await sleep(500);
@@ -86,11 +109,12 @@ async function waitForJob(jobId, secretKey) {
 async function fundRelayer(address) {
   const rpcUrl = process.env.TOKENPAD_FUND_RPC;
   if (!rpcUrl) return;
-  const res = await fetch(rpcUrl, {
+  // Setting a balance may be repeated.
+  const res = await send(rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [address, '0x3635c9adc5dea00000'] }),
-  });
+  }, true);
   const body = await res.json();
   if (body.error) throw new CallError(`funding the relayer ${address}: ${body.error.message}`);
 }
@@ -109,6 +133,7 @@ async function main() {
     const job = await must('POST', '/merchant/create-token', {
       key: merchant.secretKey,
       body: { name: 'Demo Token', symbol: 'DEMO', canDistribute: true, canLP: true },
+      idempotencyKey: `seed-demo-token-${merchant.id}`,
     });
     const token = await waitForJob(job.jobId, merchant.secretKey);
     if (!token?.address) throw new CallError(`token job finished without an address: ${JSON.stringify(token)}`);
