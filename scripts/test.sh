@@ -65,8 +65,8 @@ step consumer-tests node --test --test-concurrency=1 tests/consumer/
 step bundler-tests node --test --test-concurrency=1 tests/browser/
 # The benchmark, the profiler, the benchmark without wrangler dev and the SQL statement
 # benchmark, once each, so none can rot unnoticed: a failed request or a crash fails the step;
-# the figures are not checked (they depend on the machine). bench/ab.mjs's table is printed from the smoke run's figures (its
-# runs would build another commit: too long here).
+# the figures are not checked (they depend on the machine). bench/ab.mjs's table is printed
+# from the smoke run's figures (its runs would build another commit: too long here).
 rm -rf "$ROOT/target/bench-smoke"
 mkdir -p "$ROOT/target/bench-smoke"
 step bench-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --quick --json "$ROOT/target/bench-smoke/1-B.json"
