@@ -3,14 +3,18 @@
 // and the difference in time per request from running none, divided by n, is the statement's
 // cost (the isolate is saturated at 32 connections, so 1 / req/s is its busy time).
 //
-//   node bench/sqlite.mjs [--n 20] [--seconds 4] [--rounds 2] [--only <substring of a kind>]
+//   node bench/sqlite.mjs [--n 20] [--seconds 4] [--rounds 2] [--only <substring of a kind>] [--each]
+//
+// --each runs every statement in a transaction of its own (and `none` n empty transactions):
+// the price a request pays, which dirties and commits its pages alone; without it, n
+// statements share one transaction and the pages they touch, the statement's marginal price.
 //
 // The README's per-statement figures (a balance write, a history or event insert) come from it.
 import path from 'node:path';
 import { ROOT, startWorker } from '../tests/http/harness.mjs';
 import { load } from './common.mjs';
 
-const opts = { n: 20, seconds: 4, rounds: 2, only: '' };
+const opts = { n: 20, seconds: 4, rounds: 2, only: '', each: false };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
@@ -18,6 +22,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--seconds') opts.seconds = Number(argv[++i]);
   else if (a === '--rounds') opts.rounds = Number(argv[++i]);
   else if (a === '--only') opts.only = argv[++i];
+  else if (a === '--each') opts.each = true;
   else throw new Error(`unknown option ${a}`);
 }
 
@@ -29,14 +34,14 @@ try {
   const ms = new Map();
   for (let round = 0; round < opts.rounds; round++) {
     for (const kind of chosen) {
-      const n = kind === 'none' ? 0 : opts.n;
-      const r = await load(w, { path: `/${encodeURIComponent(kind)}?n=${n}` }, 32, opts.seconds);
+      const n = kind === 'none' && !opts.each ? 0 : opts.n;
+      const r = await load(w, { path: `/${encodeURIComponent(kind)}?n=${n}${opts.each ? '&each' : ''}` }, 32, opts.seconds);
       if (r.non2xx || r.errors) throw new Error(`${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
       ms.set(kind, [...(ms.get(kind) ?? []), 1000 / (r['2xx'] / r.duration)]);
     }
   }
   const none = ms.get('none');
-  console.log(`| statement (${opts.n} per transaction) | ${none.map((_, i) => `µs each, round ${i + 1}`).join(' | ')} |`);
+  console.log(`| statement (${opts.each ? `each in its own transaction, ${opts.n} a request` : `${opts.n} per transaction`}) | ${none.map((_, i) => `µs each, round ${i + 1}`).join(' | ')} |`);
   console.log(`|---|${none.map(() => '---:').join('|')}|`);
   for (const kind of chosen.filter((k) => k !== 'none')) {
     const us = ms.get(kind).map((m, i) => (((m - none[i]) * 1000) / opts.n).toFixed(1));

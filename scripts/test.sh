@@ -74,5 +74,6 @@ step ab-table-smoke node "$ROOT/bench/ab.mjs" --table "$ROOT/target/bench-smoke"
 step profile-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --profile spend --seconds 1 --top 5
 step plain-smoke node "$ROOT/bench/plain.mjs" --seconds 1
 step sqlite-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2
+step sqlite-each-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2 --each --only "seq given"
 
 log "all checks passed in $(( $(date +%s) - t_all )) s"

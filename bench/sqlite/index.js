@@ -1,9 +1,10 @@
 // The statements a ledger write runs, one kind at a time (bench/sqlite.mjs drives it):
-// `GET /<kind>?n=20` runs the kind's statement 20 times in one transaction. The tables copy
+// `GET /<kind>?n=20` runs the kind's statement 20 times in one transaction (`&each`: in 20). The tables copy
 // tokenpad's (crates/worker/src/adapters/sql.rs, sql_events.rs) with variants beside them, so
 // a change to the schema can be priced before it is made: a balance row with and without the
 // holder-count trigger, a history row with and without its user index or `RETURNING`, an event
-// row with and without its time index, two rows in one statement.
+// row with and without its time index, two rows in one statement, and history and event rows
+// numbered by the caller (as tokenpad inserts them) in tables with and without AUTOINCREMENT.
 import { DurableObject } from 'cloudflare:workers';
 
 const ZERO = '0'.repeat(39);
@@ -18,8 +19,11 @@ const DOC = JSON.stringify({
 });
 const BALANCE = (table) => `CREATE TABLE IF NOT EXISTS ${table} (token TEXT NOT NULL, owner TEXT NOT NULL, active TEXT NOT NULL, locked TEXT NOT NULL, total_key TEXT NOT NULL, PRIMARY KEY (token, owner))`;
 const UPSERT = (table, rows = 1) => `INSERT INTO ${table} (token, owner, active, locked, total_key) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?)').join(', ')} ON CONFLICT(token, owner) DO UPDATE SET active = excluded.active, locked = excluded.locked, total_key = excluded.total_key`;
-const EVENTS = (table) => `CREATE TABLE IF NOT EXISTS ${table} (seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, at INTEGER NOT NULL, resource TEXT NOT NULL, subject TEXT NOT NULL, data TEXT)`;
+const EVENTS = (table, autoincrement = true) => `CREATE TABLE IF NOT EXISTS ${table} (seq INTEGER PRIMARY KEY${autoincrement ? ' AUTOINCREMENT' : ''}, kind TEXT NOT NULL, at INTEGER NOT NULL, resource TEXT NOT NULL, subject TEXT NOT NULL, data TEXT)`;
 const EVENT = (table, rows = 1) => `INSERT INTO ${table} (kind, at, resource, subject, data) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?)').join(', ')}`;
+// As tokenpad inserts them: the object numbers its events and history records itself.
+const NUMBERED_EVENT = (table) => `INSERT INTO ${table} (seq, kind, at, resource, subject, data) VALUES (?, ?, ?, ?, ?, ?)`;
+const HISTORY = (table, autoincrement = true) => `CREATE TABLE IF NOT EXISTS ${table} (seq INTEGER PRIMARY KEY${autoincrement ? ' AUTOINCREMENT' : ''}, user_id TEXT NOT NULL, token TEXT NOT NULL, data TEXT NOT NULL)`;
 
 const SCHEMA = [
   BALANCE('balances'), BALANCE('balances_untriggered'),
@@ -32,15 +36,18 @@ const SCHEMA = [
   // The trigger tokenpad kept holder counts with until it counted them in the balance write.
   `CREATE TRIGGER IF NOT EXISTS holder_counts_update AFTER UPDATE OF total_key ON balances WHEN (OLD.total_key = '${ZERO}') != (NEW.total_key = '${ZERO}') BEGIN INSERT INTO holder_counts (token, n) VALUES (NEW.token, CASE WHEN NEW.total_key = '${ZERO}' THEN -1 ELSE 1 END) ON CONFLICT(token) DO UPDATE SET n = n + excluded.n; END`,
   'CREATE TABLE IF NOT EXISTS tokens (seq INTEGER PRIMARY KEY AUTOINCREMENT, address TEXT NOT NULL UNIQUE, data TEXT NOT NULL)',
-  'CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT NOT NULL, token TEXT NOT NULL, data TEXT NOT NULL)',
+  HISTORY('history'), HISTORY('history_unindexed'), HISTORY('history_numbered'), HISTORY('history_plain', false),
   'CREATE INDEX IF NOT EXISTS history_by_user ON history (user_id, seq)',
-  'CREATE TABLE IF NOT EXISTS history_unindexed (seq INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT NOT NULL, token TEXT NOT NULL, data TEXT NOT NULL)',
-  EVENTS('events'), EVENTS('events_untimed'),
-  ...['events', 'events_untimed'].flatMap((t) => [
+  'CREATE INDEX IF NOT EXISTS history_numbered_by_user ON history_numbered (user_id, seq)',
+  'CREATE INDEX IF NOT EXISTS history_plain_by_user ON history_plain (user_id, seq)',
+  EVENTS('events'), EVENTS('events_untimed'), EVENTS('events_numbered'), EVENTS('events_plain', false),
+  ...['events', 'events_untimed', 'events_numbered', 'events_plain'].flatMap((t) => [
     `CREATE INDEX IF NOT EXISTS ${t}_by_kind ON ${t} (kind, seq)`,
     `CREATE INDEX IF NOT EXISTS ${t}_unsealed ON ${t} (seq) WHERE data IS NULL`,
   ]),
   'CREATE INDEX IF NOT EXISTS events_by_time ON events (at)',
+  'CREATE INDEX IF NOT EXISTS events_numbered_by_time ON events_numbered (at)',
+  'CREATE INDEX IF NOT EXISTS events_plain_by_time ON events_plain (at)',
 ];
 
 /** Each kind: the statement for the i-th run (some run once for two rows). */
@@ -54,9 +61,13 @@ const KINDS = {
   'token upsert': (sql) => sql.exec('INSERT INTO tokens (address, data) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET data = excluded.data', TOKEN, DOC),
   'history insert': (sql, i) => sql.exec('INSERT INTO history (user_id, token, data) VALUES (?, ?, ?)', `h${i % 100}`, TOKEN, DOC),
   'history insert, RETURNING seq': (sql, i) => sql.exec('INSERT INTO history (user_id, token, data) VALUES (?, ?, ?) RETURNING seq', `h${i % 100}`, TOKEN, DOC).toArray(),
+  'history insert, seq given': (sql, i) => sql.exec('INSERT INTO history_numbered (seq, user_id, token, data) VALUES (?, ?, ?, ?)', i, `h${i % 100}`, TOKEN, DOC),
+  'history insert, seq given, no AUTOINCREMENT': (sql, i) => sql.exec('INSERT INTO history_plain (seq, user_id, token, data) VALUES (?, ?, ?, ?)', i, `h${i % 100}`, TOKEN, DOC),
   'history insert, no user index': (sql, i) => sql.exec('INSERT INTO history_unindexed (user_id, token, data) VALUES (?, ?, ?)', `h${i % 100}`, TOKEN, DOC),
   'event insert': (sql, i) => sql.exec(EVENT('events'), 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
-  'event insert, no time index': (sql, i) => sql.exec(EVENT('events_untimed'), 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
+  'event insert, seq given': (sql, i) => sql.exec(NUMBERED_EVENT('events_numbered'), i, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
+  'event insert, seq given, no AUTOINCREMENT': (sql, i) => sql.exec(NUMBERED_EVENT('events_plain'), i, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
+  'event insert, seq given, no time index': (sql, i) => sql.exec(NUMBERED_EVENT('events_untimed'), i, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
   'event insert, two rows': (sql, i) => i % 2 === 0 && sql.exec(EVENT('events', 2),
     'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
 };
@@ -75,12 +86,18 @@ export class Tables extends DurableObject {
     this.i = 1_000_000;
   }
 
-  run(kind, n) {
+  /** `each`: every statement in a transaction of its own, as a request's write runs it (its
+   * pages dirtied and committed alone), rather than n in one (which shares the pages). */
+  run(kind, n, each) {
     const statement = KINDS[kind];
     if (!statement) throw new Error(`unknown kind ${kind}`);
-    this.ctx.storage.transactionSync(() => {
-      for (let j = 0; j < n; j++) statement(this.sql, this.i++);
-    });
+    if (each) {
+      for (let j = 0; j < n; j++) this.ctx.storage.transactionSync(() => statement(this.sql, this.i++));
+    } else {
+      this.ctx.storage.transactionSync(() => {
+        for (let j = 0; j < n; j++) statement(this.sql, this.i++);
+      });
+    }
     return Object.keys(KINDS);
   }
 }
@@ -89,7 +106,7 @@ export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     const tables = env.TABLES.get(env.TABLES.idFromName('bench'));
-    const kinds = await tables.run(decodeURIComponent(url.pathname.slice(1)) || 'none', Number(url.searchParams.get('n') ?? 0));
+    const kinds = await tables.run(decodeURIComponent(url.pathname.slice(1)) || 'none', Number(url.searchParams.get('n') ?? 0), url.searchParams.has('each'));
     return Response.json(kinds);
   },
 };
