@@ -112,7 +112,7 @@ try {
 
 async function main() {
   // --- fixtures -------------------------------------------------------------------------------
-  log('seeding: a merchant, a token with 100 holders, a presale');
+  log('seeding: a merchant, a token with 100 holders, two presales (one with 100 buyers)');
   const m = await createMerchant(tp, 'Bench');
   const sk = m.secretKey;
   const pk = m.publicKey;
@@ -141,6 +141,13 @@ async function main() {
   const open = ok(await api(tp, 'POST', '/merchant/presale', { key: sk, body: presaleBody('Open', 200_000) }), 'presale');
   const buyer = ok(await api(tp, 'PUT', '/holder/pb', { key: sk }), 'PUT holder pb');
   ok(await api(tp, 'POST', '/admin/faucet', { adminKey: tp.adminKey, body: { address: buyer.address, usdcAmount: 200_000 } }), 'faucet');
+  // A presale 100 holders bought into first: each purchase's event lists them all (an event
+  // lists a presale's first 100), which a presale with one buyer does not show.
+  const crowded = ok(await api(tp, 'POST', '/merchant/presale', { key: sk, body: presaleBody('Crowded', 200_000) }), 'presale');
+  await pool(100, 16, async (i) => {
+    ok(await api(tp, 'POST', '/admin/faucet', { adminKey: tp.adminKey, body: { address: holders[i].address, usdcAmount: 1 } }), 'faucet');
+    ok(await api(tp, 'POST', `/holder/h${i}/buy-presale`, { key: sk, body: { presaleId: crowded.id, usdcAmount: 1 } }), `h${i} buys`);
+  });
 
   const json = { 'content-type': 'application/json' };
   const skh = { 'x-api-key': sk };
@@ -154,6 +161,7 @@ async function main() {
     { name: 'POST spend', method: 'POST', path: '/holder/h1/spend', headers: { ...skh, ...json }, body: { tokenAddress: T, amount: 1 }, kind: 'write' },
     { name: 'POST transfer', method: 'POST', path: '/holder/h2/transfer', headers: { ...skh, ...json }, body: { tokenAddress: T, amount: 1, toAddress: holders[3].address }, kind: 'write' },
     { name: 'POST buy-presale', method: 'POST', path: '/holder/pb/buy-presale', headers: { ...skh, ...json }, body: { presaleId: open.id, usdcAmount: 1 }, kind: 'write' },
+    { name: 'POST buy-presale (100 buyers before)', method: 'POST', path: '/holder/pb/buy-presale', headers: { ...skh, ...json }, body: { presaleId: crowded.id, usdcAmount: 1 }, kind: 'write' },
     { name: 'POST spend, idempotent replay', method: 'POST', path: '/holder/h1/spend', headers: { ...skh, ...json, 'idempotency-key': 'bench-replay' }, body: { tokenAddress: T, amount: 1 }, kind: 'replay' },
     { name: 'GET /holder/:id/transactions (50 records)', path: '/holder/h5/transactions', headers: skh, kind: 'history' },
     // h0 received every distribute above: its history is as long as that run made it. Both

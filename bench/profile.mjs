@@ -3,7 +3,7 @@
 // Prints the functions with the most self time, and the share of the whole.
 //
 //   ./scripts/bench.sh --profile holder        (builds first when needed, then runs this)
-//   node bench/profile.mjs [holder|token|history|spend|distribute|transfer|buy|replay|health] [--seconds 5]
+//   node bench/profile.mjs [holder|token|history|spend|distribute|transfer|buy|buy-crowded|replay|health] [--seconds 5]
 //                          [--top 40] [--json profile.cpuprofile] [--request-log all|errors|off]
 //
 // As the benchmark: a token with 100 holders, h0's history 50 records or more, every request
@@ -72,6 +72,22 @@ try {
   } }), 'presale');
   const buyer = ok(await api(w, 'PUT', '/holder/pb', { key: sk }), 'PUT holder pb');
   ok(await api(w, 'POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: buyer.address, usdcAmount: 200_000 } }), 'faucet');
+  // buy-crowded: the same purchase into a presale that already has 100 buyers, every one of
+  // them listed in each purchase's event (a presale's event lists its first 100).
+  let crowded = presale;
+  if (opts.route === 'buy-crowded') {
+    crowded = ok(await api(w, 'POST', '/merchant/presale', { key: sk, body: {
+      name: 'Crowded', description: 'profile', startTimestamp: now, endTimestamp: now + 30 * 86_400, targetUsdcAmount: 200_000,
+      tokenInfo: { name: 'Crowded', symbol: 'CRWD', imageUrl: 'https://example.com/x.png' }, lockDuration: 7, autoLaunch: false,
+    } }), 'presale');
+    for (let i = 0; i < 100; i += 10) {
+      await Promise.all(Array.from({ length: 10 }, async (_, j) => {
+        const h = ok(await api(w, 'PUT', `/holder/cb${i + j}`, { key: sk }), 'holder');
+        ok(await api(w, 'POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: h.address, usdcAmount: 10 } }), 'faucet');
+        ok(await api(w, 'POST', `/holder/cb${i + j}/buy-presale`, { key: sk, body: { presaleId: crowded.id, usdcAmount: 1 } }), 'buy');
+      }));
+    }
+  }
   const json = { 'content-type': 'application/json', 'x-api-key': sk };
   const routes = {
     health: { path: '/health' },
@@ -82,6 +98,7 @@ try {
     spend: { method: 'POST', path: '/holder/h1/spend', headers: json, body: { tokenAddress: T, amount: 1 } },
     transfer: { method: 'POST', path: '/holder/h2/transfer', headers: json, body: { tokenAddress: T, amount: 1, toAddress: holders[3].address } },
     buy: { method: 'POST', path: '/holder/pb/buy-presale', headers: json, body: { presaleId: presale.id, usdcAmount: 1 } },
+    'buy-crowded': { method: 'POST', path: '/holder/pb/buy-presale', headers: json, body: { presaleId: crowded.id, usdcAmount: 1 } },
     replay: { method: 'POST', path: '/holder/h1/spend', headers: { ...json, 'idempotency-key': 'profile-replay' }, body: { tokenAddress: T, amount: 1 } },
   };
   const route = routes[opts.route];
