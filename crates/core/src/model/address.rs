@@ -103,8 +103,18 @@ impl Address {
     /// Remembered per thread ([`CHECKSUMS`]): a keccak per address was a tenth of the CPU of
     /// a 100-holder token read, and pages name the same addresses request after request.
     pub fn to_checksum(&self) -> String {
+        self.checksum_text().as_str().to_string()
+    }
+
+    /// The EIP-55 form as text, without a heap allocation (what serializing writes).
+    fn checksum_text(&self) -> ChecksumText {
+        ChecksumText(self.checksum_bytes())
+    }
+
+    /// The EIP-55 form as ASCII bytes, remembered.
+    fn checksum_bytes(&self) -> [u8; 42] {
         let known = CHECKSUMS.with(|c| c.try_borrow().ok()?.get(&self.0).copied());
-        let form = known.unwrap_or_else(|| {
+        known.unwrap_or_else(|| {
             let form = self.checksum_form();
             CHECKSUMS.with(|c| {
                 if let Ok(mut c) = c.try_borrow_mut() {
@@ -115,8 +125,7 @@ impl Address {
                 }
             });
             form
-        });
-        form.iter().map(|&b| char::from(b)).collect()
+        })
     }
 
     /// The EIP-55 form computed, as ASCII bytes.
@@ -151,7 +160,7 @@ thread_local! {
 
 impl fmt::Display for Address {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_checksum())
+        f.write_str(self.checksum_text().as_str())
     }
 }
 
@@ -163,7 +172,18 @@ impl fmt::Debug for Address {
 
 impl Serialize for Address {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.to_checksum())
+        serializer.serialize_str(self.checksum_text().as_str())
+    }
+}
+
+/// An address's EIP-55 form on the stack: `0x` and 40 hex digits, ASCII.
+struct ChecksumText([u8; 42]);
+
+impl ChecksumText {
+    fn as_str(&self) -> &str {
+        // Always ASCII (`checksum_form` writes `0x` and hex digits); the empty string would
+        // show a broken form rather than panic.
+        std::str::from_utf8(&self.0).unwrap_or_default()
     }
 }
 

@@ -157,9 +157,22 @@ pub fn format_units(value: u128, decimals: u8) -> String {
     let Some(scale) = pow10(u32::from(decimals)) else {
         return value.to_string();
     };
-    let int = value / scale;
-    let frac = value % scale;
-    if frac == 0 {
+    // wasm32 divides and prints a u128 in software: most amounts fit in 64 bits (a USDC amount,
+    // a token amount below 18.4 whole tokens), and 10^18 does too, so those take 64-bit
+    // arithmetic. The same digits either way (`format_units_64_and_128_agree`).
+    match (u64::try_from(value), u64::try_from(scale)) {
+        (Ok(v), Ok(s)) => write_units(v / s, v % s, decimals),
+        _ => write_units(value / scale, value % scale, decimals),
+    }
+}
+
+/// `int.frac` with `frac` written to `decimals` digits and its trailing zeros dropped.
+fn write_units<T: std::fmt::Display + Default + PartialEq>(
+    int: T,
+    frac: T,
+    decimals: u8,
+) -> String {
+    if frac == T::default() {
         return int.to_string();
     }
     let frac = format!("{:0width$}", frac, width = usize::from(decimals));
@@ -325,6 +338,13 @@ mod tests {
         #[test]
         fn format_then_parse_is_identity(v in any::<u128>(), d in 0u8..=18) {
             prop_assert_eq!(parse_units(&format_units(v, d), d), Ok(v));
+        }
+
+        #[test]
+        fn format_units_64_and_128_agree(v in any::<u64>(), d in 0u8..=19) {
+            let (v128, scale) = (u128::from(v), 10u128.pow(u32::from(d)));
+            prop_assert_eq!(format_units(v128, d), write_units(v128 / scale, v128 % scale, d));
+            prop_assert_eq!(parse_units(&format_units(v128, d), d), Ok(v128));
         }
 
         #[test]
