@@ -252,3 +252,52 @@ describe('the ledger rows the object keeps', () => {
     assert.equal((await holder('bob')).balance, was.balance, 'and SQLite kept the committed balance');
   });
 });
+
+test("a presale's reads, kept as the text they answered, show each purchase, the private mode and the clock at once", async () => {
+  // Last in this file: it moves the clock three days.
+  const p = await createMerchant(w, 'Kept presale');
+  const call = async (method, path, body) => {
+    const r = await api(w, method, path, { key: p.secretKey, body });
+    assert.ok(r.status < 300, `${method} ${path}: ${r.text}`);
+    return r;
+  };
+  const now = (await api(w, 'GET', '/admin/time', { adminKey: w.adminKey })).json.nowUnix;
+  const presale = (await call('POST', '/merchant/presale', {
+    name: 'Kept', description: 'kept reads', startTimestamp: now, endTimestamp: now + 2 * 86_400, targetUsdcAmount: 1000,
+    tokenInfo: { name: 'Kept', symbol: 'KEPT', imageUrl: 'https://example.com/x.png' }, lockDuration: 7, autoLaunch: false,
+  })).json;
+  const address = {};
+  for (const user of ['fay', 'gus']) {
+    address[user] = (await call('PUT', `/holder/${user}`)).json.address;
+    const f = await api(w, 'POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: address[user], usdcAmount: 100 } });
+    assert.equal(f.status, 200, f.text);
+  }
+  const buy = (user, usdcAmount) => call('POST', `/holder/${user}/buy-presale`, { presaleId: presale.id, usdcAmount });
+  const publicRead = async () => (await call('GET', `/token/presales/${presale.id}?publicKey=${p.publicKey}`)).json;
+  const merchantRead = async () => (await call('GET', `/merchant/presale/${presale.id}`)).json;
+  const seen = (x) => `${x.status} ${x.purchasedUsdcAmount}: ${x.participants.map((y) => `${y.id}:${y.usdcAmount}:${y.tokenPercentage}`).join(' ')}`;
+
+  await buy('fay', 1);
+  assert.equal(seen(await publicRead()), 'active 1: fay:1:100');
+  assert.equal(seen(await publicRead()), 'active 1: fay:1:100', 'read again');
+  await buy('fay', 2);
+  assert.equal(seen(await publicRead()), 'active 3: fay:3:100');
+  await buy('gus', 1);
+  assert.equal(seen(await publicRead()), 'active 4: fay:3:75 gus:1:25');
+  assert.equal(seen(await merchantRead()), 'active 4: fay:3:75 gus:1:25');
+  // Private mode: a public reader sees holders by their addresses, the merchant by userId.
+  await call('PATCH', '/merchant/settings', { privateMode: true });
+  const fay = address.fay;
+  const gus = address.gus;
+  assert.equal(seen(await publicRead()), `active 4: ${fay}:3:75 ${gus}:1:25`);
+  assert.equal(seen(await merchantRead()), 'active 4: fay:3:75 gus:1:25');
+  await call('PATCH', '/merchant/settings', { privateMode: false });
+  assert.equal(seen(await publicRead()), 'active 4: fay:3:75 gus:1:25');
+  // The end passes below target: the same presale, no write, another status.
+  const moved = await api(w, 'POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds: 3 * 86_400 } });
+  assert.equal(moved.status, 200, moved.text);
+  assert.equal(seen(await publicRead()), 'ended 4: fay:3:75 gus:1:25');
+  assert.equal(seen(await merchantRead()), 'ended 4: fay:3:75 gus:1:25');
+  await w.restart();
+  assert.equal(seen(await publicRead()), 'ended 4: fay:3:75 gus:1:25');
+});

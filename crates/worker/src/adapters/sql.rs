@@ -82,6 +82,9 @@ pub struct Watch {
     pub schedule: Rc<Cell<bool>>,
     /// The webhooks (made, changed, deleted; a fan-out moving their cursors).
     pub webhooks: Rc<Cell<bool>>,
+    /// Presales and their participants (the reads kept as text,
+    /// `objects/merchant/presale_texts.rs`).
+    pub presales: Rc<Cell<bool>>,
     /// Tokens, holders, balances, the chain's state and a holder's lists, as committed.
     pub cache: Rc<RefCell<Cache>>,
     /// SQL statements run so far (the object reports them per request in local runs).
@@ -174,6 +177,12 @@ impl SqlStore {
     pub(crate) fn webhooks_write(&self) {
         if let Some(w) = &self.watch {
             w.webhooks.set(true);
+        }
+    }
+
+    pub(crate) fn presales_write(&self) {
+        if let Some(w) = &self.watch {
+            w.presales.set(true);
         }
     }
 

@@ -298,6 +298,7 @@ impl SqlStore {
     }
 
     pub(crate) fn put_presale_row(&self, presale: &Presale) -> Result<()> {
+        self.presales_write();
         self.tell(|c| c.write_presale(presale))?;
         self.exec(
             "INSERT INTO presales (id, data) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
@@ -332,6 +333,7 @@ impl SqlStore {
         presale: &PresaleId,
         participant: &Participant,
     ) -> Result<()> {
+        self.presales_write();
         self.tell(|c| c.write_participant(presale, participant))?;
         self.exec(
             "INSERT INTO participants (presale_id, user_id, data) VALUES (?, ?, ?) \

@@ -15,6 +15,7 @@ mod followup;
 mod idempotency;
 mod memory;
 mod outbox;
+mod presale_texts;
 mod render;
 mod rpc;
 mod settle;
@@ -120,6 +121,9 @@ pub struct MerchantObject {
     /// The rows of the pages readers poll (history records, token holder rows) kept as the
     /// JSON they were written as (`render.rs`).
     rendered: Rc<RefCell<render::Rendered>>,
+    /// A presale's reads kept as the text they answered, until a presale is written
+    /// (`presale_texts.rs`).
+    presale_texts: Rc<RefCell<presale_texts::PresaleTexts>>,
     watch: Watch,
 }
 
@@ -152,6 +156,7 @@ impl DurableObject for MerchantObject {
             idempotency_pruned_at: Cell::new(0),
             count_statements,
             rendered: Rc::default(),
+            presale_texts: Rc::default(),
             watch: Watch::default(),
         }
     }
@@ -336,13 +341,27 @@ impl MerchantObject {
         let mut tx_store = self.store()?;
         let read = op.is_read();
         let rendered = Rc::clone(&self.rendered);
+        let presale_texts = Rc::clone(&self.presale_texts);
+        let watch = self.watch.clone();
         let work = move || {
+            // A presale's read answered before, and no presale written since: the same text.
+            let kept = presale_texts::Key::of(&tx_store, &ctx, &caller, &op)?;
+            if let (Some(key), Ok(mut texts)) = (&kept, presale_texts.try_borrow_mut()) {
+                if let Some(text) = texts.get(&watch, key) {
+                    return Ok((200, text, false));
+                }
+            }
             let reply = tokenpad_core::wire::apply(&mut tx_store, &ctx, &caller, op, &mut shell)?;
             let body = match rendered.try_borrow_mut() {
                 Ok(mut memo) => memo.encode(&reply.body),
                 Err(_) => http::encode(&reply.body),
             }
             .map_err(|e| Error::internal(format!("encode: {e}")))?;
+            if let (Some(key), 200, Ok(mut texts)) =
+                (kept, reply.status, presale_texts.try_borrow_mut())
+            {
+                texts.keep(&watch, key, &body);
+            }
             if let Some(idem) = &idem {
                 if prune {
                     idempotency::prune(&tx_store, ctx.now)?;
