@@ -19,9 +19,12 @@ use tokenpad_core::store::Store;
 use tokenpad_core::wire::Op;
 use tokenpad_core::Result;
 
-/// Texts kept at most (each a presale read, of one form, at one status): a few large
-/// presales' pages, a few tens of MB at worst, well within an object's memory.
+/// Texts kept at most (each a presale read, of one form, at one status).
 const MAX_TEXTS: usize = 16;
+/// Bytes kept at most, well within an object's 128 MB: a presale's read is about 165 bytes a
+/// participant, so this holds the two reads of a presale with 40,000 buyers. A read larger
+/// than it is not kept (a 200,000-USDC target at 1 USDC a purchase could list 200,000).
+const MAX_BYTES: usize = 16 << 20;
 
 /// Which read, of which presale, as whom and when.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -57,6 +60,7 @@ impl Key {
 #[derive(Default)]
 pub struct PresaleTexts {
     texts: HashMap<Key, String>,
+    bytes: usize,
 }
 
 impl PresaleTexts {
@@ -69,16 +73,27 @@ impl PresaleTexts {
     /// Keeps what the read of `key` answered (with 200).
     pub fn keep(&mut self, watch: &Watch, key: Key, text: &str) {
         self.forget_if_written(watch);
-        if self.texts.len() >= MAX_TEXTS {
-            self.texts.clear();
+        if text.len() > MAX_BYTES {
+            return;
         }
-        self.texts.insert(key, text.to_string());
+        if self.texts.len() >= MAX_TEXTS || self.bytes.saturating_add(text.len()) > MAX_BYTES {
+            self.forget();
+        }
+        self.bytes = self.bytes.saturating_add(text.len());
+        if let Some(was) = self.texts.insert(key, text.to_string()) {
+            self.bytes = self.bytes.saturating_sub(was.len());
+        }
     }
 
     fn forget_if_written(&mut self, watch: &Watch) {
         if watch.presales.replace(false) {
-            self.texts.clear();
+            self.forget();
         }
+    }
+
+    fn forget(&mut self) {
+        self.texts.clear();
+        self.bytes = 0;
     }
 }
 
@@ -114,7 +129,7 @@ mod tests {
     }
 
     #[test]
-    fn at_most_max_texts_are_kept() {
+    fn at_most_max_texts_and_max_bytes_are_kept() {
         let watch = Watch::default();
         let mut texts = PresaleTexts::default();
         for i in 0..=MAX_TEXTS {
@@ -125,5 +140,23 @@ mod tests {
             texts.keep(&watch, k, "{}");
         }
         assert!(texts.texts.len() <= MAX_TEXTS);
+        let big = "x".repeat(MAX_BYTES / 2 + 1);
+        texts.keep(&watch, key("active"), &big);
+        texts.keep(&watch, key("ended"), &big);
+        assert!(
+            texts.bytes <= MAX_BYTES && texts.texts.len() == 1,
+            "{}",
+            texts.bytes
+        );
+        assert_eq!(
+            texts.get(&watch, &key("ended")).map(|t| t.len()),
+            Some(big.len())
+        );
+        // Too large to keep at all.
+        texts.keep(&watch, key("pending"), &"x".repeat(MAX_BYTES + 1));
+        assert_eq!(texts.get(&watch, &key("pending")), None);
+        // Kept again under its key: counted once.
+        texts.keep(&watch, key("ended"), "{}");
+        assert_eq!(texts.bytes, 2);
     }
 }
