@@ -6,6 +6,12 @@
 // `unavailable` with Retry-After; a writer retries 503 and 429 with the same Idempotency-Key
 // until it has a final answer, and the balances and histories then show every write applied
 // exactly once: the successes, and nothing else.
+//
+// One answer is not the service's: wrangler dev's own proxy answers a write in flight while it
+// reloads the worker with a plain-text 503 ("Your worker restarted mid-request", Retry-After 0;
+// harness.mjs). It was seen twice under ./scripts/test.sh (a few such answers in one burst),
+// never with this file run alone, cause not found. It is a lost answer like the faults' own:
+// the writer retries it under the same key, it is counted apart, and exactly-once holds it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -65,6 +71,8 @@ test(`${WRITERS} concurrent writers with lost answers: only successes, documente
   const bad = []; // answers outside the contract
   const outcomes = []; // one final outcome per idempotency key
   let retried = 0;
+  let reloads = 0; // wrangler dev's own 503s (above)
+  const reloading = (r) => r.status === 503 && r.text.startsWith('Your worker restarted mid-request');
   const count = (r) => { statuses[r.status] = (statuses[r.status] ?? 0) + 1; };
 
   /** Sends one write under `key` until it has a final answer; returns it. */
@@ -77,8 +85,13 @@ test(`${WRITERS} concurrent writers with lost answers: only successes, documente
         bad.push({ path, status: 'no answer', text: String(e.cause ?? e) });
         return null;
       }
-      count(r);
       if (attempt > 0) retried++;
+      if (reloading(r)) {
+        reloads++;
+        await sleep(500);
+        continue;
+      }
+      count(r);
       if (r.status === 503 || r.status === 429) {
         const code = r.status === 503 ? 'unavailable' : 'rate_limited';
         if (r.json?.code !== code || !(Number(r.headers.get('retry-after')) >= 1)) {
@@ -135,8 +148,13 @@ test(`${WRITERS} concurrent writers with lost answers: only successes, documente
   await Promise.all([...writers, faults]);
 
   const total = Object.values(statuses).reduce((a, b) => a + b, 0);
-  const summary = { seconds: SECONDS, requests: total, statuses, retried, keys: outcomes.length };
+  const summary = { seconds: SECONDS, requests: total, statuses, retried, keys: outcomes.length, reloads };
   console.log(`# load: ${JSON.stringify(summary)}`);
+  if (reloads > 0) {
+    // Why wrangler reloaded, for whoever looks into it (the answer itself says nothing).
+    const said = w.logs().split('\n').filter((l) => /reload|restart|error|crash|exit/i.test(l)).slice(-20);
+    console.log(`# wrangler's output around its reload:\n${said.map((l) => `#   ${l}`).join('\n')}`);
+  }
   assert.deepEqual(bad, [], 'answers outside the contract');
   assert.ok(total > WRITERS * 5, `only ${total} requests`);
   assert.equal(statuses[503], FAULTS * LOST, 'every lost answer was a 503, and nothing else was');
