@@ -28,7 +28,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { ROOT, api, createMerchant, createToken, groupProcesses, startWorker } from '../tests/http/harness.mjs';
-import { load, ok } from './common.mjs';
+import { buyIn, load, ok } from './common.mjs';
 
 // Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux).
 const CLOCK_TICKS = (() => {
@@ -144,10 +144,7 @@ async function main() {
   // A presale 100 holders bought into first: each purchase's event lists them all (an event
   // lists a presale's first 100), which a presale with one buyer does not show.
   const crowded = ok(await api(tp, 'POST', '/merchant/presale', { key: sk, body: presaleBody('Crowded', 200_000) }), 'presale');
-  await pool(100, 16, async (i) => {
-    ok(await api(tp, 'POST', '/admin/faucet', { adminKey: tp.adminKey, body: { address: holders[i].address, usdcAmount: 1 } }), 'faucet');
-    ok(await api(tp, 'POST', `/holder/h${i}/buy-presale`, { key: sk, body: { presaleId: crowded.id, usdcAmount: 1 } }), `h${i} buys`);
-  });
+  await buyIn(tp, sk, crowded.id, holders);
 
   const json = { 'content-type': 'application/json' };
   const skh = { 'x-api-key': sk };

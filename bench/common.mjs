@@ -1,10 +1,24 @@
 // What the benchmark (bench.mjs) and the profiler (profile.mjs) share.
 import autocannon from 'autocannon';
+import { api } from '../tests/http/harness.mjs';
 
 /** A seeding call's JSON answer; any other status than 2xx stops the run. */
 export function ok(res, what) {
   if (res.status < 200 || res.status > 299) throw new Error(`${what}: HTTP ${res.status} ${res.text}`);
   return res.json;
+}
+
+/**
+ * Each of `holders` ({ id, address }) gets 1 test USDC and buys into presale `presaleId` with
+ * it, ten at a time: a presale its events list in full (they list the first 100 buyers).
+ */
+export async function buyIn(worker, key, presaleId, holders) {
+  for (let i = 0; i < holders.length; i += 10) {
+    await Promise.all(holders.slice(i, i + 10).map(async (h) => {
+      ok(await api(worker, 'POST', '/admin/faucet', { adminKey: worker.adminKey, body: { address: h.address, usdcAmount: 1 } }), 'faucet');
+      ok(await api(worker, 'POST', `/holder/${h.id}/buy-presale`, { key, body: { presaleId, usdcAmount: 1 } }), `${h.id} buys`);
+    }));
+  }
 }
 
 /**

@@ -345,7 +345,7 @@ impl MerchantObject {
         let watch = self.watch.clone();
         let work = move || {
             // A presale's read answered before, and no presale written since: the same text.
-            let kept = presale_texts::Key::of(&tx_store, &ctx, &caller, &op)?;
+            let kept = presale_texts::Key::of(&tx_store, &ctx, &caller, &op);
             if let (Some(key), Ok(mut texts)) = (&kept, presale_texts.try_borrow_mut()) {
                 if let Some(text) = texts.get(&watch, key) {
                     return Ok((200, text, false));

@@ -17,7 +17,6 @@ use tokenpad_core::ops::session::access::Caller;
 use tokenpad_core::ops::{presale, Ctx};
 use tokenpad_core::store::Store;
 use tokenpad_core::wire::Op;
-use tokenpad_core::Result;
 
 /// Texts kept at most (each a presale read, of one form, at one status).
 const MAX_TEXTS: usize = 16;
@@ -38,22 +37,20 @@ pub struct Key {
 impl Key {
     /// The key of `op` when it is a presale's read of a presale that exists; `None` for
     /// every other operation (and a presale not found, whose error `apply` answers).
-    pub fn of(store: &dyn Store, ctx: &Ctx, caller: &Caller, op: &Op) -> Result<Option<Key>> {
+    pub fn of(store: &dyn Store, ctx: &Ctx, caller: &Caller, op: &Op) -> Option<Key> {
         let (id, merchant_form) = match op {
             Op::PublicPresale(id) => (id, false),
             Op::MerchantPresale(id) => (id, true),
-            _ => return Ok(None),
+            _ => return None,
         };
-        let Ok(p) = presale::find(store, id) else {
-            return Ok(None);
-        };
-        Ok(Some(Key {
+        let p = presale::find(store, id).ok()?;
+        Some(Key {
             id: id.clone(),
             merchant_form,
             status: p.status(ctx.now).as_str(),
             // As `wire::apply` redacts: a public reader of a merchant in private mode.
             redacted: !merchant_form && !caller.is_secret() && ctx.merchant.private_mode,
-        }))
+        })
     }
 }
 
