@@ -9,10 +9,23 @@ pub const VALUE_DECIMALS: u8 = 6;
 /// Prices are USD per whole token, held with this many decimals.
 pub const PRICE_DECIMALS: u8 = 18;
 
-/// 10^exp as u128, or None past 10^38.
+/// 10^exp as u128, or None past 10^38. Looked up: `checked_pow` on a u128 is a loop of
+/// software multiplications on wasm32, and every amount written as decimal text asks for one.
 pub fn pow10(exp: u32) -> Option<u128> {
-    10u128.checked_pow(exp)
+    POW10.get(usize::try_from(exp).ok()?).copied()
 }
+
+/// 10^0 to 10^38, every power of ten a u128 holds.
+#[allow(clippy::indexing_slicing)] // Evaluated while compiling: an index out of range fails the build.
+const POW10: [u128; 39] = {
+    let mut table = [1u128; 39];
+    let mut i = 1;
+    while i < 39 {
+        table[i] = table[i - 1] * 10;
+        i += 1;
+    }
+    table
+};
 
 /// Why a decimal text is not an amount. All map to `invalid_amount`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -352,6 +365,13 @@ mod tests {
         }
         let frac = format!("{:0width$}", frac, width = usize::from(d));
         format!("{int}.{}", frac.trim_end_matches('0'))
+    }
+
+    #[test]
+    fn pow10_is_every_power_a_u128_holds() {
+        for exp in 0..=40u32 {
+            assert_eq!(pow10(exp), 10u128.checked_pow(exp), "10^{exp}");
+        }
     }
 
     proptest! {
