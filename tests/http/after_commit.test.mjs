@@ -2,12 +2,15 @@
 // write (setting the merchant object's alarm; recording a new deployment's owner in the
 // registry, which the keyless overview page reads) is idempotent follow-up work: retried
 // until it lands, never the request's failure. The failures are made with the test-only
-// POST /admin/faults { kind: "alarm_writes" | "registry_writes" }.
+// POST /admin/faults { kind: "alarm_writes" | "registry_writes" | "lost_answers" }. The
+// clock's moves (POST /admin/time/advance) follow the same rule, and say which merchant did
+// not take one.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startWorker } from './harness.mjs';
-import { checkedClient } from './check.mjs';
+import { api, startWorker } from './harness.mjs';
+import { checkedClient, createPresale, serviceNow } from './check.mjs';
+import { assertMatches } from './openapi.mjs';
 
 let w;
 const { call, ok, fails, newMerchant } = checkedClient(() => w);
@@ -78,4 +81,39 @@ test('faults route: test-only and checked', async () => {
   fails(await call('POST', '/admin/faults', { adminKey: w.adminKey, body: { kind: 'alarm_writes' } }), 400, 'invalid_request');
   fails(await call('POST', '/admin/faults', { adminKey: w.adminKey, body: { kind: 'nope', merchantId: '0'.repeat(32) } }), 400, 'invalid_request');
   fails(await call('POST', '/admin/faults', { adminKey: w.adminKey, body: { kind: 'registry_writes', count: 0 } }), 400, 'invalid_request');
+});
+
+test('a clock move whose alarm write fails still answers 200: the clock moved and what came due ran', async () => {
+  const m = await newMerchant('Advance alarm');
+  const { id } = ok(await call('POST', '/template/memecoin', { key: m.secretKey, body: memecoin('ADVA') }), 201);
+  await fault({ kind: 'alarm_writes', merchantId: m.id, count: 1 });
+  ok(await call('POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds: 1 } }));
+  await pageUntil(id, success);
+});
+
+test('a merchant object that misses a clock move is named in a 503, and the next move brings it to the clock', async () => {
+  const a = await newMerchant('Advance lost');
+  const b = await newMerchant('Advance fine');
+  const start = (await serviceNow(w)) + 30;
+  const opens = { startTimestamp: start, endTimestamp: start + 3600 };
+  const pa = await createPresale(w, a, opens);
+  const pb = await createPresale(w, b, opens);
+  const status = async (m, p) => ok(await call('GET', `/token/presales/${p.id}?publicKey=${m.publicKey}`)).status;
+  assert.equal(await status(a, pa), 'pending');
+  // a's object loses two answers, counted from the last: the clock move's before it runs
+  // (a's clock stays where it was), then the next read's after it ran.
+  await fault({ kind: 'lost_answers', merchantId: a.id, count: 2 });
+  const moved = await api(w, 'POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds: 60 } });
+  assert.equal(moved.status, 503, moved.text);
+  assertMatches('POST', '/admin/time/advance', 503, moved.json);
+  assert.equal(moved.json.code, 'unavailable', moved.text);
+  assert.deepEqual(moved.json.details.merchants, [a.id], moved.text);
+  assert.equal(await status(b, pb), 'active', 'every other merchant took the move');
+  const lostRead = await api(w, 'GET', `/token/presales/${pa.id}?publicKey=${a.publicKey}`);
+  assert.equal(lostRead.status, 503, lostRead.text);
+  assert.equal(await status(a, pa), 'pending', 'a did not');
+  // The clock itself moved: the next move takes a to the whole offset.
+  const again = ok(await call('POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds: 1 } }));
+  assert.ok(again.nowUnix > start, JSON.stringify(again));
+  assert.equal(await status(a, pa), 'active');
 });

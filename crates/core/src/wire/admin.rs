@@ -125,9 +125,10 @@ pub enum FaultKind {
     /// Schedules, due now, an item whose owner fails every time it runs (a job whose stored
     /// record cannot be read): it must end parked, blocking nothing.
     PoisonDue,
-    /// The merchant object's next `count` answers to API calls are lost, as a caller sees
-    /// it when an object is reset or overloaded mid-request: the odd ones before the
-    /// operation runs, the even ones after it committed.
+    /// The merchant object's next `count` answers to API calls (and to the clock's moves,
+    /// `POST /admin/time/advance`) are lost, as a caller sees it when an object is reset or
+    /// overloaded mid-request: the odd ones before the operation runs, the even ones after
+    /// it committed.
     LostAnswers,
     /// The merchant object's next `count` alarm writes fail.
     AlarmWrites,

@@ -126,6 +126,10 @@ fn clock(offset: Millis) -> Result<Response> {
     .map_err(internal)
 }
 
+/// Moves the service clock (the registry's offset), then tells every merchant's object.
+/// Each is told even after one fails: the offset it is sent is the clock's whole offset, so
+/// one that missed it catches up on the next advance. Any that did not take it: 503
+/// `unavailable` naming them (the clock itself has moved).
 async fn time_advance(env: &Env, req: TimeAdvanceRequest) -> Result<Response> {
     let reg = hop::registry(
         env,
@@ -134,11 +138,27 @@ async fn time_advance(env: &Env, req: TimeAdvanceRequest) -> Result<Response> {
         },
     )
     .await?;
+    let call = MerchantCall::Advance {
+        offset_ms: reg.offset_ms,
+    };
+    let mut missed = Vec::new();
     for id in &reg.merchants {
-        let call = MerchantCall::Advance {
-            offset_ms: reg.offset_ms,
-        };
-        hop::merchant(env, id, &call).await?;
+        if let Err(e) = hop::merchant_typed::<Value>(env, id, &call).await {
+            worker::console_error!("time advance: merchant {id}: {}", e.message);
+            missed.push(id.as_str().to_string());
+        }
+    }
+    if !missed.is_empty() {
+        return Err(Error::new(
+            ErrorCode::Unavailable,
+            format!(
+                "The clock moved to {}, but {} merchant object(s) did not take it; the next POST /admin/time/advance brings them to the clock",
+                iso8601(crate::clock::now_ms().saturating_add(reg.offset_ms)),
+                missed.len()
+            ),
+        )
+        .with("merchants", missed)
+        .with("offsetSeconds", reg.offset_ms / 1000));
     }
     clock(reg.offset_ms)
 }

@@ -39,9 +39,10 @@ impl MerchantObject {
 impl MerchantObject {
     /// A call, by RPC or by `fetch`: its answer, or (test faults) no answer at all.
     pub(super) async fn answer(&self, call: Result<MerchantCall>) -> worker::Result<Answer> {
-        // Test faults: this API call's answer may be lost, before or after it ran.
+        // Test faults: this API call's or clock move's answer may be lost, before or after it
+        // ran.
         let lose = match &call {
-            Ok(MerchantCall::Api(_)) => self.lose_answer(),
+            Ok(MerchantCall::Api(_) | MerchantCall::Advance { .. }) => self.lose_answer(),
             _ => None,
         };
         if lose == Some(false) {
