@@ -63,10 +63,11 @@ step chain-http-tests env TOKENPAD_TEST_CHAIN=anvil node "${ws_flag[@]}" --test 
 step e2e-tests node --test --test-concurrency=1 tests/e2e/
 step consumer-tests node --test --test-concurrency=1 tests/consumer/
 step bundler-tests node --test --test-concurrency=1 tests/browser/
-# The benchmark, the profiler, the benchmark without wrangler dev and the SQL statement
-# benchmark, once each, so none can rot unnoticed: a failed request or a crash fails the step;
-# the figures are not checked (they depend on the machine). bench/ab.mjs's table is printed
-# from the smoke run's figures (its runs would build another commit: too long here).
+# The benchmark, the profiler, the benchmark without wrangler dev, the SQL statement
+# benchmark and the presale reads under purchases, once each, so none can rot unnoticed: a
+# failed request or a crash fails the step; the figures are not checked (they depend on the
+# machine). bench/ab.mjs's table is printed from the smoke run's figures (its runs would build
+# another commit: too long here).
 rm -rf "$ROOT/target/bench-smoke"
 mkdir -p "$ROOT/target/bench-smoke"
 step bench-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --quick --json "$ROOT/target/bench-smoke/1-B.json"
@@ -75,5 +76,6 @@ step profile-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --profile spend --s
 step plain-smoke node "$ROOT/bench/plain.mjs" --seconds 1
 step sqlite-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2
 step sqlite-each-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2 --each --only "seq given"
+step presale-reads-smoke node "$ROOT/bench/presale-reads.mjs" --buyers 50 --seconds 1
 
 log "all checks passed in $(( $(date +%s) - t_all )) s"

@@ -156,10 +156,16 @@ impl Store for SqlStore {
     }
 
     fn participants(&self, presale: &PresaleId) -> Result<Vec<Participant>> {
-        self.docs(
+        // Kept whole by the object (`cache_participants.rs`), up to a bound.
+        if let Some(list) = self.look(|c| c.participants().all(presale)) {
+            return Ok(list);
+        }
+        let list: Vec<Participant> = self.docs(
             "SELECT data FROM participants WHERE presale_id = ? ORDER BY seq",
             vec![presale.as_str().into()],
-        )
+        )?;
+        self.tell(|c| c.keep_participants().keep_all(presale, &list))?;
+        Ok(list)
     }
 
     fn first_participants(&self, presale: &PresaleId, limit: u32) -> Result<Vec<Participant>> {
