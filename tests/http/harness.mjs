@@ -224,14 +224,15 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
   let output = '';
 
   // wrangler dev now and then exits at once with "The Workers runtime failed to start" and
-  // nothing else said (seen once in a full run, on a port that freePort had just found free:
-  // another process may take it between the check and workerd's bind). Such a start is tried
-  // again on fresh ports, twice at most; every other failure is reported as it came.
+  // nothing else said, or with "Address already in use" for the port freePort had just found
+  // free (seen once each in full runs: another process, wrangler's or workerd's own ports
+  // among them, may take it between the check and the bind). Such a start is tried again on
+  // fresh ports, twice at most; every other failure is reported as it came.
   async function launch(attempt = 1) {
     try {
       await launchOnce();
     } catch (e) {
-      if (attempt >= 3 || !/runtime failed to start/.test(String(e?.message))) throw e;
+      if (attempt >= 3 || !/runtime failed to start|Address already in use/.test(String(e?.message))) throw e;
       process.stderr.write(`[harness] workerd failed to start; trying again (${attempt} of 2)\n`);
       await launch(attempt + 1);
     }
