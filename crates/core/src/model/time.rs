@@ -13,6 +13,37 @@ pub fn iso8601(ms: Millis) -> String {
     let days = secs / 86_400;
     let rem = secs % 86_400;
     let (y, m, d) = civil_from_days(days);
+    if y > 9999 {
+        // Past what four digits hold: as `format!` writes it.
+        return plain_iso8601(ms);
+    }
+    // The digits written into place: `format!` with seven padded fields was most of a
+    // history record's conversion to its wire form (every record, event and answer has one).
+    let mut out = *b"0000-00-00T00:00:00.000Z";
+    let mut put = |at: usize, width: usize, mut v: u64| {
+        for i in (at..at + width).rev() {
+            if let Some(b) = out.get_mut(i) {
+                // v % 10 < 10: the cast cannot truncate.
+                *b = b'0' + (v % 10) as u8;
+            }
+            v /= 10;
+        }
+    };
+    put(0, 4, y);
+    put(5, 2, m);
+    put(8, 2, d);
+    put(11, 2, rem / 3600);
+    put(14, 2, (rem % 3600) / 60);
+    put(17, 2, rem % 60);
+    put(20, 3, ms % 1000);
+    out.iter().map(|&b| char::from(b)).collect()
+}
+
+/// [`iso8601`] with `format!`, for years past 9999 (and the tests' reference).
+fn plain_iso8601(ms: Millis) -> String {
+    let secs = ms / 1000;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(secs / 86_400);
     format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
         rem / 3600,
@@ -52,6 +83,18 @@ mod tests {
         ];
         for (ms, want) in table {
             assert_eq!(iso8601(ms), want, "{ms}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn writes_what_format_writes(ms in proptest::prelude::any::<u64>()) {
+            proptest::prop_assert_eq!(iso8601(ms), plain_iso8601(ms));
+        }
+
+        #[test]
+        fn writes_what_format_writes_in_four_digit_years(ms in 0u64..253_402_300_800_000) {
+            proptest::prop_assert_eq!(iso8601(ms), plain_iso8601(ms));
         }
     }
 }
