@@ -28,7 +28,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { ROOT, api, createMerchant, createToken, groupProcesses, startWorker } from '../tests/http/harness.mjs';
-import { buyIn, load, ok } from './common.mjs';
+import { buyIn, load, ok, openPresale } from './common.mjs';
 
 // Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux).
 const CLOCK_TICKS = (() => {
@@ -133,17 +133,12 @@ async function main() {
     ok(await api(tp, 'POST', `/token/${T}/distribute`, { key: sk, body: { sendToId: 'h5', amount: 1 } }), 'distribute to h5');
   }
   const now = ok(await api(tp, 'GET', '/admin/time', { adminKey: tp.adminKey }), 'time').nowUnix;
-  const presaleBody = (name, target) => ({
-    name, description: 'bench', startTimestamp: now, endTimestamp: now + 30 * 86_400, targetUsdcAmount: target,
-    tokenInfo: { name, symbol: name.toUpperCase().slice(0, 6), imageUrl: 'https://example.com/x.png' },
-    lockDuration: 7, autoLaunch: false,
-  });
-  const open = ok(await api(tp, 'POST', '/merchant/presale', { key: sk, body: presaleBody('Open', 200_000) }), 'presale');
+  const open = await openPresale(tp, sk, now, 'Open');
   const buyer = ok(await api(tp, 'PUT', '/holder/pb', { key: sk }), 'PUT holder pb');
   ok(await api(tp, 'POST', '/admin/faucet', { adminKey: tp.adminKey, body: { address: buyer.address, usdcAmount: 200_000 } }), 'faucet');
   // A presale 100 holders bought into first: each purchase's event lists them all (an event
   // lists a presale's first 100), which a presale with one buyer does not show.
-  const crowded = ok(await api(tp, 'POST', '/merchant/presale', { key: sk, body: presaleBody('Crowded', 200_000) }), 'presale');
+  const crowded = await openPresale(tp, sk, now, 'Crowded');
   await buyIn(tp, sk, crowded.id, holders);
 
   const json = { 'content-type': 'application/json' };
@@ -254,7 +249,7 @@ async function main() {
 
   // --- a presale launch with --buyers buyers ----------------------------------------------------
   let launch = null;
-  if (opts.launch && (!opts.only || 'launch'.includes(opts.only))) launch = await timeLaunch(tp, sk, pk, presaleBody);
+  if (opts.launch && (!opts.only || 'launch'.includes(opts.only))) launch = await timeLaunch(tp, sk, pk, now);
 
   // --- sizes and cold start ---------------------------------------------------------------------
   const sizes = measureSizes();
@@ -332,11 +327,11 @@ function groupCpuMs(pgid) {
   }
 }
 
-async function timeLaunch(w, sk, pk, presaleBody) {
+async function timeLaunch(w, sk, pk, now) {
   const n = opts.buyers;
   log(`launch: seeding ${n} buyers (a holder, test USDC, a purchase each)`);
   const t0 = Date.now();
-  const p = ok(await api(w, 'POST', '/merchant/presale', { key: sk, body: presaleBody('Launch', n) }), 'presale');
+  const p = await openPresale(w, sk, now, 'Launch', n);
   await pool(n, 32, async (i) => {
     const id = `b${i}`;
     const h = ok(await api(w, 'PUT', `/holder/${id}`, { key: sk }), `PUT holder ${id}`);

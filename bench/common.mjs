@@ -9,6 +9,19 @@ export function ok(res, what) {
 }
 
 /**
+ * An open presale of the merchant with secret key `key`, from `now` (the service clock, unix
+ * seconds) for 30 days, raising `targetUsdcAmount`, launched only when resolved: the one
+ * presale every benchmark script buys into and reads.
+ */
+export async function openPresale(worker, key, now, name, targetUsdcAmount = 200_000) {
+  return ok(await api(worker, 'POST', '/merchant/presale', { key, body: {
+    name, description: 'bench', startTimestamp: now, endTimestamp: now + 30 * 86_400, targetUsdcAmount,
+    tokenInfo: { name, symbol: name.toUpperCase().slice(0, 6), imageUrl: 'https://example.com/x.png' },
+    lockDuration: 7, autoLaunch: false,
+  } }), `presale ${name}`);
+}
+
+/**
  * Each of `holders` ({ id, address }) gets 1 test USDC and buys into presale `presaleId` with
  * it, ten at a time: a presale its events list in full (they list the first 100 buyers).
  */

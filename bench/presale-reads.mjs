@@ -11,7 +11,7 @@
 // prints the reads a second (p99) and the purchases a second. tokenpad runs API-only with
 // REQUEST_LOG=off, as bench.mjs's second table.
 import { api, createMerchant, startWorker } from '../tests/http/harness.mjs';
-import { buyIn, load, ok } from './common.mjs';
+import { buyIn, load, ok, openPresale } from './common.mjs';
 
 const opts = { buyers: 2000, seconds: 6, connections: 8 };
 const argv = process.argv.slice(2);
@@ -27,11 +27,7 @@ try {
   const m = await createMerchant(w, 'Presale reads');
   const sk = m.secretKey;
   const now = ok(await api(w, 'GET', '/admin/time', { adminKey: w.adminKey }), 'time').nowUnix;
-  const presale = ok(await api(w, 'POST', '/merchant/presale', { key: sk, body: {
-    name: 'Popular', description: 'bench', startTimestamp: now, endTimestamp: now + 30 * 86_400,
-    targetUsdcAmount: 200_000, tokenInfo: { name: 'Popular', symbol: 'POP', imageUrl: 'https://example.com/x.png' },
-    lockDuration: 7, autoLaunch: false,
-  } }), 'presale');
+  const presale = await openPresale(w, sk, now, 'Popular');
   log(`seeding ${opts.buyers} buyers`);
   const holders = [];
   for (let i = 0; i < opts.buyers; i += 20) {

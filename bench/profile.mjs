@@ -15,7 +15,7 @@
 import { writeFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { api, createMerchant, createToken, startWorker } from '../tests/http/harness.mjs';
-import { buyIn, load, ok } from './common.mjs';
+import { buyIn, load, ok, openPresale } from './common.mjs';
 
 const argv = process.argv.slice(2);
 const opts = { route: 'holder', seconds: 5, top: 40, json: '', connections: 32, requestLog: 'all' };
@@ -66,18 +66,14 @@ try {
   for (let i = 0; i < 49; i++) ok(await api(w, 'POST', `/token/${T}/distribute`, { key: sk, body: { sendToId: 'h0', amount: 1 } }), 'distribute');
   // As the benchmark's buy-presale: an open presale, one buyer with USDC for every purchase.
   const now = ok(await api(w, 'GET', '/admin/time', { adminKey: w.adminKey }), 'time').nowUnix;
-  const openPresale = async (name) => ok(await api(w, 'POST', '/merchant/presale', { key: sk, body: {
-    name, description: 'profile', startTimestamp: now, endTimestamp: now + 30 * 86_400, targetUsdcAmount: 200_000,
-    tokenInfo: { name, symbol: name.toUpperCase().slice(0, 6), imageUrl: 'https://example.com/x.png' }, lockDuration: 7, autoLaunch: false,
-  } }), 'presale');
-  const presale = await openPresale('Open');
+  const presale = await openPresale(w, sk, now, 'Open');
   const buyer = ok(await api(w, 'PUT', '/holder/pb', { key: sk }), 'PUT holder pb');
   ok(await api(w, 'POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: buyer.address, usdcAmount: 200_000 } }), 'faucet');
   // buy-crowded, as the benchmark's: the same purchase into a presale the 100 holders bought
   // into first, every one of them listed in each purchase's event.
   let crowded = presale;
   if (opts.route === 'buy-crowded') {
-    crowded = await openPresale('Crowded');
+    crowded = await openPresale(w, sk, now, 'Crowded');
     await buyIn(w, sk, crowded.id, holders.map((h, i) => ({ id: `h${i}`, address: h.address })));
   }
   const json = { 'content-type': 'application/json', 'x-api-key': sk };
