@@ -1,7 +1,8 @@
 // A local Ethereum node (anvil, from Foundry's npm package) and the few chain helpers
-// that tokenpad's tests and dev tooling need: deploy the base contracts (TestUSDC and
-// TokenpadFactory) from contracts/build, fund accounts, read balances, sign EIP-3009
-// authorizations, compute token addresses the way the Rust side does.
+// that tokenpad's tests and dev tooling need: deploy the base contracts (TestUSDC,
+// TokenpadFactory and TokenpadMarket from contracts/build, and Uniswap v3 from Uniswap's npm
+// artifacts), fund accounts, read balances, sign EIP-3009 authorizations, compute token
+// addresses and swap nonces the way the Rust side does.
 //
 // Only anvil's public, well-known development keys appear here (the "test test ... junk"
 // mnemonic every Foundry and Hardhat install prints); they guard nothing.
@@ -16,10 +17,13 @@ import {
   createWalletClient,
   defineChain,
   encodeAbiParameters,
+  encodeDeployData,
   getAddress,
+  getContractAddress,
   http,
   keccak256,
   parseSignature,
+  stringToHex,
   toHex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -49,6 +53,69 @@ export function artifact(name) {
     artifactCache.set(name, JSON.parse(readFileSync(path, 'utf8')));
   }
   return artifactCache.get(name);
+}
+
+/**
+ * Uniswap's own compiled contracts, from their npm packages (pinned in package.json), deployed
+ * unmodified: v3-core 1.0.1's UniswapV3Pool bytecode hashes to the POOL_INIT_CODE_HASH that
+ * v3-periphery's contracts have built in, so the periphery finds the pools the factory creates.
+ * WETH9 is the periphery's wrapped ETH (its constructors want one; tokenpad does not use it).
+ */
+export const UNISWAP_ARTIFACTS = Object.freeze({
+  WETH9: '@uniswap/v2-periphery/build/WETH9.json',
+  UniswapV3Factory: '@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json',
+  UniswapV3Pool: '@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json',
+  NFTDescriptor: '@uniswap/v3-periphery/artifacts/contracts/libraries/NFTDescriptor.sol/NFTDescriptor.json',
+  NonfungibleTokenPositionDescriptor:
+    '@uniswap/v3-periphery/artifacts/contracts/NonfungibleTokenPositionDescriptor.sol/NonfungibleTokenPositionDescriptor.json',
+  NonfungiblePositionManager: '@uniswap/v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json',
+  SwapRouter: '@uniswap/v3-periphery/artifacts/contracts/SwapRouter.sol/SwapRouter.json',
+  QuoterV2: '@uniswap/v3-periphery/artifacts/contracts/lens/QuoterV2.sol/QuoterV2.json',
+});
+
+/** keccak256 of UniswapV3Pool's creation code, as built into Uniswap v3's periphery (every chain). */
+export const POOL_INIT_CODE_HASH = '0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54';
+
+/**
+ * One of UNISWAP_ARTIFACTS: { contractName, abi, bytecode, linkReferences }, bytecode 0x-prefixed
+ * (WETH9's artifact has no prefix) and still unlinked (see linkBytecode).
+ */
+export function uniswapArtifact(name) {
+  const key = `uniswap:${name}`;
+  if (!artifactCache.has(key)) {
+    const path = UNISWAP_ARTIFACTS[name];
+    if (!path) throw new Error(`no Uniswap artifact ${name}`);
+    let json;
+    try {
+      json = JSON.parse(readFileSync(require.resolve(path), 'utf8'));
+    } catch (e) {
+      throw new Error(`${path}: ${e.message} (run npm ci)`);
+    }
+    const bytecode = json.bytecode.startsWith('0x') ? json.bytecode : `0x${json.bytecode}`;
+    artifactCache.set(key, { contractName: name, abi: json.abi, bytecode, linkReferences: json.linkReferences ?? {} });
+  }
+  return artifactCache.get(key);
+}
+
+/**
+ * Puts library addresses into a Hardhat artifact's bytecode at its linkReferences
+ * ({ file: { Library: [{ start, length }] } }, byte offsets into the code).
+ * libraries: { Library: address }; every referenced library must be given.
+ */
+export function linkBytecode({ bytecode, linkReferences }, libraries) {
+  let hex = bytecode.slice(2);
+  for (const refs of Object.values(linkReferences ?? {})) {
+    for (const [lib, places] of Object.entries(refs)) {
+      const address = libraries[lib];
+      if (!address) throw new Error(`library ${lib} needs an address`);
+      for (const { start, length } of places) {
+        if (length !== 20) throw new Error(`library ${lib}: a link of ${length} bytes`);
+        hex = hex.slice(0, start * 2) + address.slice(2).toLowerCase() + hex.slice((start + length) * 2);
+      }
+    }
+  }
+  if (hex.includes('__')) throw new Error('bytecode still has unlinked libraries');
+  return `0x${hex}`;
 }
 
 // ------------------------------------------------------------------ the node
@@ -231,24 +298,156 @@ export async function read(rpcUrl, { address, abi, functionName, args = [] }) {
   return publicClient.readContract({ address, abi, functionName, args });
 }
 
-/** Deploys contracts/build/<name>.json (no constructor arguments) and returns its address. */
-export async function deployArtifact(rpcUrl, name, account = DEPLOYER) {
+/** Deploys contracts/build/<name>.json with constructor arguments `args` and returns its address. */
+export async function deployArtifact(rpcUrl, name, account = DEPLOYER, args = []) {
   const { abi, bytecode } = artifact(name);
   const { publicClient, walletClient } = await clients(rpcUrl, account);
-  const hash = await walletClient.deployContract({ abi, bytecode });
+  const hash = await walletClient.deployContract({ abi, bytecode, args });
   const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
   if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deploying ${name} failed in ${hash}`);
   return getAddress(receipt.contractAddress);
 }
 
+/** NonfungibleTokenPositionDescriptor's native currency label: bytes32("ETH"). */
+export const NATIVE_CURRENCY_LABEL = stringToHex('ETH', { size: 32 });
+
 /**
- * Deploys TestUSDC and TokenpadFactory from anvil's account 0. On a fresh anvil these land at
- * the same addresses every time (account 0's nonces 0 and 1).
+ * The base contracts, in deployment order: [key, contract, creation code given the addresses of
+ * the earlier ones, gas limit]. usdc and factory come first, so that on a fresh anvil they keep
+ * the addresses of account 0's nonces 0 and 1 (documented in contracts/README.md). The gas
+ * limits are fixed (so the transactions can be signed before the contracts they name exist):
+ * about 1.5 times what each deployment uses.
+ */
+export const BASE_CONTRACTS = Object.freeze([
+  ['usdc', 'TestUSDC', () => artifact('TestUSDC').bytecode, 3_000_000n],
+  ['factory', 'TokenpadFactory', () => artifact('TokenpadFactory').bytecode, 4_000_000n],
+  ['weth', 'WETH9', () => uniswapArtifact('WETH9').bytecode, 1_000_000n],
+  ['uniswapFactory', 'UniswapV3Factory', () => uniswapArtifact('UniswapV3Factory').bytecode, 8_000_000n],
+  ['nftDescriptor', 'NFTDescriptor', () => uniswapArtifact('NFTDescriptor').bytecode, 8_000_000n],
+  [
+    'positionDescriptor',
+    'NonfungibleTokenPositionDescriptor',
+    (a) => {
+      const art = uniswapArtifact('NonfungibleTokenPositionDescriptor');
+      const bytecode = linkBytecode(art, { NFTDescriptor: a.nftDescriptor });
+      return encodeDeployData({ abi: art.abi, bytecode, args: [a.weth, NATIVE_CURRENCY_LABEL] });
+    },
+    2_500_000n,
+  ],
+  [
+    'positionManager',
+    'NonfungiblePositionManager',
+    (a) => uniswapDeployData('NonfungiblePositionManager', [a.uniswapFactory, a.weth, a.positionDescriptor]),
+    8_000_000n,
+  ],
+  ['swapRouter', 'SwapRouter', (a) => uniswapDeployData('SwapRouter', [a.uniswapFactory, a.weth]), 4_500_000n],
+  ['quoter', 'QuoterV2', (a) => uniswapDeployData('QuoterV2', [a.uniswapFactory, a.weth]), 3_000_000n],
+  [
+    'market',
+    'TokenpadMarket',
+    (a) => encodeDeployData({ abi: artifact('TokenpadMarket').abi, bytecode: artifact('TokenpadMarket').bytecode, args: [a.uniswapFactory, a.positionManager] }),
+    2_500_000n,
+  ],
+]);
+
+function uniswapDeployData(name, args) {
+  const { abi, bytecode } = uniswapArtifact(name);
+  return encodeDeployData({ abi, bytecode, args });
+}
+
+/** Several JSON-RPC calls in one HTTP request (a JSON-RPC batch); throws on the first error. */
+export async function rpcBatch(rpcUrl, calls) {
+  if (calls.length === 0) return [];
+  const first = rpcId + 1;
+  const body = calls.map(([method, params = []]) => ({ jsonrpc: '2.0', id: ++rpcId, method, params }));
+  const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const answers = await res.json();
+  if (!Array.isArray(answers)) throw new Error(`batch: ${JSON.stringify(answers).slice(0, 300)}`);
+  const byId = new Map(answers.map((a) => [a.id, a]));
+  return calls.map(([method], i) => {
+    const a = byId.get(first + i);
+    if (!a) throw new Error(`${method}: no answer in the batch`);
+    if (a.error) {
+      const e = new Error(`${method}: ${a.error.message}`);
+      e.rpcError = a.error;
+      throw e;
+    }
+    return a.result;
+  });
+}
+
+/**
+ * Deploys the BASE_CONTRACTS named in `keys` (in BASE_CONTRACTS' order) from `account`, and
+ * returns every address: `known` (addresses of base contracts already on the chain, which the
+ * new ones may need) plus the new ones. Fast: the addresses follow from the account's nonces, so
+ * every transaction is made up front (explicit nonces, fixed gas limits and fees) and all of them
+ * go to the node in one JSON-RPC batch; one more batch per poll reads the receipts. anvil's dev
+ * accounts are unlocked on the node, so the node signs for them (eth_sendTransaction: signing
+ * and hashing ~100 KB of creation code in JS would take longer than all the rest); any other
+ * account signs here (eth_sendRawTransaction).
+ */
+export async function deployContracts(rpcUrl, keys, { known = {}, account = DEPLOYER } = {}) {
+  const acct = typeof account === 'string' ? privateKeyToAccount(account) : account;
+  const nodeSigns = DEV_ACCOUNTS.some((a) => a.address === acct.address);
+  const wanted = new Set(keys);
+  for (const k of wanted) if (!BASE_CONTRACTS.some(([key]) => key === k)) throw new Error(`no base contract ${k}`);
+  const [chainIdHex, nonceHex, block] = await rpcBatch(rpcUrl, [
+    ['eth_chainId'],
+    ['eth_getTransactionCount', [acct.address, 'pending']],
+    ['eth_getBlockByNumber', ['latest', false]],
+  ]);
+  const maxPriorityFeePerGas = 1_000_000_000n;
+  const maxFeePerGas = 2n * BigInt(block.baseFeePerGas ?? 0) + maxPriorityFeePerGas;
+  let nonce = Number(nonceHex);
+  const addresses = { ...known };
+  const txs = [];
+  for (const [key, name, data, gas] of BASE_CONTRACTS) {
+    if (!wanted.has(key)) continue;
+    addresses[key] = getContractAddress({ from: acct.address, nonce: BigInt(nonce) });
+    const tx = { type: 'eip1559', chainId: Number(chainIdHex), nonce, gas, maxFeePerGas, maxPriorityFeePerGas, data: data(addresses) };
+    if (nodeSigns) {
+      txs.push({
+        key,
+        name,
+        call: ['eth_sendTransaction', [{
+          from: acct.address, nonce: toHex(nonce), gas: toHex(gas), maxFeePerGas: toHex(maxFeePerGas),
+          maxPriorityFeePerGas: toHex(maxPriorityFeePerGas), data: tx.data,
+        }]],
+      });
+    } else {
+      txs.push({ key, name, call: ['eth_sendRawTransaction', [await acct.signTransaction(tx)]] });
+    }
+    nonce++;
+  }
+  const hashes = await rpcBatch(rpcUrl, txs.map((t) => t.call));
+  const deadline = Date.now() + 30_000;
+  let receipts;
+  for (;;) {
+    receipts = await rpcBatch(rpcUrl, hashes.map((h) => ['eth_getTransactionReceipt', [h]]));
+    if (receipts.every(Boolean)) break;
+    if (Date.now() > deadline) throw new Error(`deployments not mined in 30 s: ${txs.filter((_, i) => !receipts[i]).map((t) => t.name)}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  txs.forEach((t, i) => {
+    const r = receipts[i];
+    if (r.status !== '0x1' || getAddress(r.contractAddress) !== addresses[t.key]) {
+      throw new Error(`deploying ${t.name} failed in ${hashes[i]} (status ${r.status}, gas used ${BigInt(r.gasUsed)})`);
+    }
+  });
+  return addresses;
+}
+
+/**
+ * Deploys every base contract from anvil's account 0: TestUSDC and TokenpadFactory, then Uniswap
+ * v3 (WETH9, UniswapV3Factory, the NFTDescriptor library and NonfungibleTokenPositionDescriptor,
+ * NonfungiblePositionManager, SwapRouter, QuoterV2) and TokenpadMarket on it. On a fresh anvil
+ * these land at the same addresses every time (account 0's nonces 0 to 9).
+ * Returns { usdc, factory, uniswapFactory, positionManager, swapRouter, quoter, market, weth,
+ * nftDescriptor, positionDescriptor, deployer }.
  */
 export async function deployBase(rpcUrl) {
-  const usdc = await deployArtifact(rpcUrl, 'TestUSDC');
-  const factory = await deployArtifact(rpcUrl, 'TokenpadFactory');
-  return { usdc, factory, deployer: DEPLOYER.address };
+  const addresses = await deployContracts(rpcUrl, BASE_CONTRACTS.map(([key]) => key));
+  return { ...addresses, deployer: DEPLOYER.address };
 }
 
 // ------------------------------------------------------------------ anvil cheat calls and reads
@@ -366,3 +565,43 @@ export async function signAuthorization({ privateKey, token, chainId, name, vers
   const { r, s, v } = parseSignature(signature);
   return { v: Number(v), r, s, signature };
 }
+
+// ------------------------------------------------------------------ TokenpadMarket
+
+/**
+ * The EIP-3009 nonce a holder signs for a TokenpadMarket trade, as the contract's swapNonce:
+ *   keccak256(abi.encode(market, from, tokenIn, tokenOut, exactIn, amount, limit, salt))
+ * (amount, limit) = (amountIn, minAmountOut) for exact in, (amountOut, maxAmountIn) for exact out.
+ */
+export function swapNonce(market, { from, tokenIn, tokenOut, exactIn, amount, limit, salt }) {
+  return keccak256(
+    encodeAbiParameters(
+      ['address', 'address', 'address', 'address', 'bool', 'uint256', 'uint256', 'bytes32'].map((type) => ({ type })),
+      [market, from, tokenIn, tokenOut, exactIn, BigInt(amount), BigInt(limit), salt],
+    ),
+  );
+}
+
+/**
+ * A TokenpadMarket Pull: `privateKey`'s EIP-3009 ReceiveWithAuthorization of `value` of `token`
+ * to `market`, under the token's domain { name, version }. Returns the struct as viem encodes it:
+ * { from, value, validAfter, validBefore, nonce, v, r, s }.
+ */
+export async function signPull({ privateKey, token, name, version, chainId, market, value, nonce, validAfter = 0n, validBefore }) {
+  const from = privateKeyToAccount(privateKey).address;
+  const message = { from, to: market, value: BigInt(value), validAfter: BigInt(validAfter), validBefore: BigInt(validBefore), nonce };
+  const { v, r, s } = await signAuthorization({ privateKey, token, chainId, name, version, kind: 'ReceiveWithAuthorization', message });
+  return { from, value: message.value, validAfter: message.validAfter, validBefore: message.validBefore, nonce, v, r, s };
+}
+
+/** A Pull of value 0: openPool skips it (no signature needed). */
+export const EMPTY_PULL = Object.freeze({
+  from: '0x0000000000000000000000000000000000000000',
+  value: 0n,
+  validAfter: 0n,
+  validBefore: 0n,
+  nonce: `0x${'00'.repeat(32)}`,
+  v: 0,
+  r: `0x${'00'.repeat(32)}`,
+  s: `0x${'00'.repeat(32)}`,
+});
