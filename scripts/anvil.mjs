@@ -1,18 +1,22 @@
 #!/usr/bin/env node
 // A local chain for tokenpad: anvil (npm @foundry-rs/anvil-*) on 127.0.0.1 with its state on disk,
-// and tokenpad's base contracts deployed on it. For local development only.
+// and tokenpad's base contracts and Uniswap v3 deployed on it. For local development only.
 //
 //   node scripts/anvil.mjs [--port 8545] [--block-time SECONDS] [--fresh] [--env-out PATH] [--dir .tokenpad]
 //
 // - State: .tokenpad/anvil-state.json (loaded on start, written every few seconds and on exit),
 //   anvil's own log in .tokenpad/anvil.log. --dir picks another folder; --port 0 a free port.
-// - On first start (or whenever the contracts are missing from the chain, or TokenpadToken's
-//   creation code changed since the factory was deployed) it deploys TestUSDC and/or
-//   TokenpadFactory from anvil's dev account 0 and remembers them in .tokenpad/chain.json.
+// - On first start it deploys, from anvil's dev account 0, TestUSDC, TokenpadFactory, Uniswap v3
+//   from Uniswap's npm artifacts (WETH9, UniswapV3Factory, NonfungiblePositionManager with its
+//   descriptor, SwapRouter, QuoterV2) and TokenpadMarket, and remembers them in
+//   .tokenpad/chain.json. Later starts deploy again only what is missing from the chain, a new
+//   factory when TokenpadToken's creation code changed, and a new market when TokenpadMarket's
+//   code changed (or Uniswap had to be deployed again).
 // - stdout gets exactly the environment lines the worker needs, one per line, once the chain is
-//   ready (CHAIN, CHAIN_RPC_URL, CHAIN_ID, CHAIN_USDC, CHAIN_FACTORY); everything else goes to
-//   stderr. --env-out also writes them to PATH (replaced atomically, so a reader can wait for
-//   it to appear).
+//   ready (CHAIN, CHAIN_RPC_URL, CHAIN_ID, CHAIN_USDC, CHAIN_FACTORY, CHAIN_UNISWAP_FACTORY,
+//   CHAIN_UNISWAP_POSITIONS, CHAIN_UNISWAP_ROUTER, CHAIN_UNISWAP_QUOTER, CHAIN_MARKET);
+//   everything else goes to stderr. --env-out also writes them to PATH (replaced atomically, so a
+//   reader can wait for it to appear).
 // - Runs until SIGINT or SIGTERM, then stops anvil, which writes its state.
 // - --fresh deletes the saved chain first.
 //
@@ -21,13 +25,16 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { encodeDeployData } from 'viem';
 import {
+  BASE_CONTRACTS,
   DEFAULT_CHAIN_ID,
   DEPLOYER,
   artifact,
   codeAt,
-  deployArtifact,
+  deployContracts,
   read,
+  rpc,
   startAnvil,
 } from '../tests/chain/anvil.mjs';
 
@@ -50,7 +57,9 @@ const { values: opts } = parseArgs({
   },
 });
 if (opts.help) {
-  process.stderr.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 19).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+  const text = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
+  const end = text.findIndex((l) => !l.startsWith('//'));
+  process.stderr.write(text.slice(1, end).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
   process.exit(0);
 }
 const DIR = resolve(opts.dir);
@@ -105,6 +114,11 @@ try {
     `CHAIN_ID=${node.chainId}`,
     `CHAIN_USDC=${chain.usdc}`,
     `CHAIN_FACTORY=${chain.factory}`,
+    `CHAIN_UNISWAP_FACTORY=${chain.uniswapFactory}`,
+    `CHAIN_UNISWAP_POSITIONS=${chain.positionManager}`,
+    `CHAIN_UNISWAP_ROUTER=${chain.swapRouter}`,
+    `CHAIN_UNISWAP_QUOTER=${chain.quoter}`,
+    `CHAIN_MARKET=${chain.market}`,
   ];
   if (opts['env-out']) {
     const tmp = `${opts['env-out']}.tmp-${process.pid}`;
@@ -112,17 +126,21 @@ try {
     renameSync(tmp, opts['env-out']);
   }
   process.stdout.write(lines.join('\n') + '\n');
-  log(`ready: chain ${node.chainId} at ${node.rpcUrl}, TestUSDC ${chain.usdc}, TokenpadFactory ${chain.factory}. Ctrl-C stops.`);
+  log(`ready: chain ${node.chainId} at ${node.rpcUrl}, TestUSDC ${chain.usdc}, TokenpadFactory ${chain.factory}, TokenpadMarket ${chain.market}. Ctrl-C stops.`);
 } catch (e) {
+  stopping = true; // anvil's exit is ours: report the error, not the exit
   await node.stop();
   die(e.stack || e.message);
 }
 
 /**
- * Makes sure TestUSDC and a TokenpadFactory for the current TokenpadToken build are on the chain,
- * deploying what is missing, and returns (and saves) their addresses.
+ * Makes sure TestUSDC, a TokenpadFactory for the current TokenpadToken build, Uniswap v3 and a
+ * TokenpadMarket of the current build on that Uniswap are on the chain, deploying what is
+ * missing (in one batch), and returns (and saves) their addresses.
  */
 async function ensureBaseContracts(rpcUrl) {
+  // The Uniswap v3 contracts: deployed together, as they refer to each other.
+  const UNISWAP_KEYS = ['weth', 'uniswapFactory', 'nftDescriptor', 'positionDescriptor', 'positionManager', 'swapRouter', 'quoter'];
   let saved = {};
   try {
     saved = JSON.parse(readFileSync(CHAIN_FILE, 'utf8'));
@@ -130,27 +148,46 @@ async function ensureBaseContracts(rpcUrl) {
     // first start
   }
   if (saved.chainId !== undefined && saved.chainId !== node.chainId) saved = {};
-  const hasCode = async (a) => a && (await codeAt(rpcUrl, a)) !== '0x';
+  const hasCode = async (a) => Boolean(a) && (await codeAt(rpcUrl, a)) !== '0x';
   const creationCodeHash = artifact('TokenpadToken').creationCodeHash;
+  const deploy = new Set();
 
-  let { usdc, factory } = saved;
-  if (!(await hasCode(usdc))) {
-    usdc = await deployArtifact(rpcUrl, 'TestUSDC');
-    log(`deployed TestUSDC at ${usdc}`);
-  }
-  let factoryOk = await hasCode(factory);
-  if (factoryOk) {
-    const onChain = await read(rpcUrl, { address: factory, abi: artifact('TokenpadFactory').abi, functionName: 'TOKEN_CREATION_CODE_HASH' });
+  if (!(await hasCode(saved.usdc))) deploy.add('usdc');
+  if (!(await hasCode(saved.factory))) {
+    deploy.add('factory');
+  } else {
+    const onChain = await read(rpcUrl, { address: saved.factory, abi: artifact('TokenpadFactory').abi, functionName: 'TOKEN_CREATION_CODE_HASH' });
     if (onChain !== creationCodeHash) {
-      log(`TokenpadToken changed since the factory at ${factory} was deployed: deploying a new factory`);
-      factoryOk = false;
+      log(`TokenpadToken changed since the factory at ${saved.factory} was deployed: deploying a new factory`);
+      deploy.add('factory');
     }
   }
-  if (!factoryOk) {
-    factory = await deployArtifact(rpcUrl, 'TokenpadFactory');
-    log(`deployed TokenpadFactory at ${factory}`);
+  const uniswapThere = (await Promise.all(UNISWAP_KEYS.map((k) => hasCode(saved[k])))).every(Boolean);
+  if (!uniswapThere) for (const k of UNISWAP_KEYS) deploy.add(k);
+  if (!uniswapThere || !(await hasCode(saved.market))) {
+    deploy.add('market');
+  } else {
+    // The code the current build would deploy on this Uniswap (immutables included), by eth_call
+    // of the creation code, against the code at the saved address.
+    const { abi, bytecode } = artifact('TokenpadMarket');
+    const data = encodeDeployData({ abi, bytecode, args: [saved.uniswapFactory, saved.positionManager] });
+    const wanted = await rpc(rpcUrl, 'eth_call', [{ from: DEPLOYER.address, data }, 'latest']);
+    if (wanted !== (await codeAt(rpcUrl, saved.market))) {
+      log(`TokenpadMarket changed since the market at ${saved.market} was deployed: deploying a new market`);
+      deploy.add('market');
+    }
   }
-  const chain = { chainId: node.chainId, usdc, factory, tokenCreationCodeHash: creationCodeHash, deployer: DEPLOYER.address };
+
+  const known = Object.fromEntries(BASE_CONTRACTS.map(([k]) => [k, saved[k]]).filter(([k]) => !deploy.has(k)));
+  const addresses = await deployContracts(rpcUrl, [...deploy], { known });
+  for (const [key, name] of BASE_CONTRACTS) if (deploy.has(key)) log(`deployed ${name} at ${addresses[key]}`);
+
+  const chain = {
+    chainId: node.chainId,
+    ...Object.fromEntries(BASE_CONTRACTS.map(([k]) => [k, addresses[k]])),
+    tokenCreationCodeHash: creationCodeHash,
+    deployer: DEPLOYER.address,
+  };
   writeFileSync(CHAIN_FILE, JSON.stringify(chain, null, 2) + '\n');
   return chain;
 }

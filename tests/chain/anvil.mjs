@@ -420,13 +420,14 @@ export async function deployContracts(rpcUrl, keys, { known = {}, account = DEPL
     nonce++;
   }
   const hashes = await rpcBatch(rpcUrl, txs.map((t) => t.call));
-  const deadline = Date.now() + 30_000;
+  // automine: mined at once; with a block time (scripts/anvil.mjs --block-time), at the next block
+  const deadline = Date.now() + 120_000;
   let receipts;
-  for (;;) {
+  for (let wait = 10; ; wait = Math.min(wait * 2, 250)) {
     receipts = await rpcBatch(rpcUrl, hashes.map((h) => ['eth_getTransactionReceipt', [h]]));
     if (receipts.every(Boolean)) break;
-    if (Date.now() > deadline) throw new Error(`deployments not mined in 30 s: ${txs.filter((_, i) => !receipts[i]).map((t) => t.name)}`);
-    await new Promise((r) => setTimeout(r, 10));
+    if (Date.now() > deadline) throw new Error(`deployments not mined in 120 s: ${txs.filter((_, i) => !receipts[i]).map((t) => t.name)}`);
+    await new Promise((r) => setTimeout(r, wait));
   }
   txs.forEach((t, i) => {
     const r = receipts[i];
