@@ -47,7 +47,11 @@ before(async () => {
   const base = await deployBase(anvil.rpcUrl);
   proxy = await startProxy(anvil.rpcUrl);
   w = await startWorker({
-    chain: { rpcUrl: proxy.url, chainId: anvil.chainId, usdc: base.usdc, factory: base.factory },
+    chain: {
+      rpcUrl: proxy.url, chainId: anvil.chainId, usdc: base.usdc, factory: base.factory,
+      uniswapFactory: base.uniswapFactory, positionManager: base.positionManager, swapRouter: base.swapRouter,
+      quoter: base.quoter, market: base.market,
+    },
     env: { CHAIN_REPLACE_AFTER_MS: '1500', CHAIN_RPC_TIMEOUT_MS: '1000' },
   });
   M = await newMerchant('Settlement');

@@ -48,14 +48,33 @@ export const FAST_CHAIN_VARS = Object.freeze({
   CHAIN_RPC_TIMEOUT_MS: '3000',
 });
 
-/** A local anvil with the base contracts (TestUSDC, the factory): the worker's CHAIN vars. */
+/**
+ * A local anvil with the base contracts (TestUSDC, the factory, Uniswap v3 and TokenpadMarket):
+ * the worker's CHAIN vars.
+ */
 async function startChain() {
   const { startAnvil, deployBase } = await import('../chain/anvil.mjs');
   const anvil = await startAnvil();
   const base = await deployBase(anvil.rpcUrl);
   return {
     kind: 'evm', rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, usdc: base.usdc, factory: base.factory,
+    uniswapFactory: base.uniswapFactory, positionManager: base.positionManager, swapRouter: base.swapRouter,
+    quoter: base.quoter, market: base.market,
     stop: anvil.stop,
+  };
+}
+
+/**
+ * The worker vars of an EVM chain's Uniswap v3 and TokenpadMarket (those a chain given without
+ * them lacks are left out, as every unset var is).
+ */
+function marketVars(chain) {
+  return {
+    CHAIN_UNISWAP_FACTORY: chain.uniswapFactory,
+    CHAIN_UNISWAP_POSITIONS: chain.positionManager,
+    CHAIN_UNISWAP_ROUTER: chain.swapRouter,
+    CHAIN_UNISWAP_QUOTER: chain.quoter,
+    CHAIN_MARKET: chain.market,
   };
 }
 
@@ -179,7 +198,9 @@ async function freePort() {
  *   frontend): locally an assets router worker runs in front of every request otherwise.
  *   chain: 'embedded', 'anvil' (a fresh local node, stopped with the worker; the default when
  *   TOKENPAD_TEST_CHAIN=anvil), or an EVM chain already running ({ rpcUrl, chainId, usdc,
- *   factory }). The handle's `chain` says which ({ kind: 'embedded' } or { kind: 'evm', ... }).
+ *   factory, and uniswapFactory, positionManager, swapRouter, quoter, market where it has
+ *   them: deployBase's addresses }). The handle's `chain` says which ({ kind: 'embedded' } or
+ *   { kind: 'evm', ... }).
  * @returns {Promise<{baseUrl: string, adminKey: string, persistDir: string, vars: object,
  *   envFile: string, pid: () => number|undefined,
  *   logs: () => string, stop: () => Promise<void>, restart: () => Promise<void>}>}
@@ -196,7 +217,7 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
   const onChain = ownsChain ? await startChain() : typeof chain === 'object' ? { kind: 'evm', ...chain } : { kind: 'embedded' };
   const chainVars = onChain.kind === 'evm' ? {
     CHAIN: 'evm', CHAIN_RPC_URL: onChain.rpcUrl, CHAIN_ID: String(onChain.chainId),
-    CHAIN_USDC: onChain.usdc, CHAIN_FACTORY: onChain.factory, ...FAST_CHAIN_VARS,
+    CHAIN_USDC: onChain.usdc, CHAIN_FACTORY: onChain.factory, ...marketVars(onChain), ...FAST_CHAIN_VARS,
   } : {};
   const vars = {
     ...chainVars,
@@ -344,7 +365,10 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
     pid: () => child?.pid,
     /** wrangler's stdout+stderr of the current process (tail). */
     logs: () => output,
-    /** The chain it settles on: { kind: 'embedded' } or { kind: 'evm', rpcUrl, chainId, usdc, factory }. */
+    /**
+     * The chain it settles on: { kind: 'embedded' } or { kind: 'evm', rpcUrl, chainId, usdc,
+     * factory, uniswapFactory, positionManager, swapRouter, quoter, market }.
+     */
     chain: onChain,
     /** Stops the worker (and the anvil it started); removes the state dir when startWorker created it. */
     async stop() {
