@@ -121,10 +121,18 @@ async function simulate({ address, abi = CALL_ABI, functionName, args, account =
   return publicClient.simulateContract({ address, abi, functionName, args, account });
 }
 
+/**
+ * Gas limits for sends. Not estimates: a pool's first swap in a block writes an oracle
+ * observation, so a swap estimated against one block can need ~20k more in the next one (an
+ * estimate without margin made this file flaky). A settler must add a margin likewise.
+ */
+const GAS = { openPool: 8_000_000n, default: 1_000_000n };
+
 /** Sends a market call (as `account`, RELAYER by default); returns { result, receipt }. */
 async function market(functionName, args, account = RELAYER) {
   const { result } = await simulate({ address: base.market, functionName, args, account });
-  const receipt = await send(node.rpcUrl, { address: base.market, abi: MARKET_ABI, functionName, args, account });
+  const gas = GAS[functionName] ?? GAS.default;
+  const receipt = await send(node.rpcUrl, { address: base.market, abi: MARKET_ABI, functionName, args, account, gas });
   return { result, receipt };
 }
 
@@ -512,7 +520,7 @@ describe('fees and outside traders', () => {
     const before = await bal(low, TRADER.address);
     const deadline = (await latestTimestamp(node.rpcUrl)) + 600n;
     const receipt = await send(node.rpcUrl, {
-      address: base.swapRouter, abi: ROUTER_ABI, functionName: 'exactInputSingle', account: TRADER,
+      address: base.swapRouter, abi: ROUTER_ABI, functionName: 'exactInputSingle', account: TRADER, gas: GAS.default,
       args: [{ tokenIn: base.usdc, tokenOut: low, fee: FEE, recipient: TRADER.address, deadline, amountIn, amountOutMinimum: quoted, sqrtPriceLimitX96: 0n }],
     });
     assert.equal(await bal(low, TRADER.address), before + quoted);
