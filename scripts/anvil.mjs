@@ -58,7 +58,7 @@ const { values: opts } = parseArgs({
 });
 if (opts.help) {
   const text = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
-  const end = text.findIndex((l) => !l.startsWith('//'));
+  const end = text.findIndex((l, i) => i > 0 && !l.startsWith('//')); // the header comment, after the #! line
   process.stderr.write(text.slice(1, end).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
   process.exit(0);
 }
