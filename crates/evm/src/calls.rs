@@ -225,6 +225,49 @@ fn describe(e: &E) -> String {
         ),
         E::ERC20InvalidApprover(x) => format!("ERC20InvalidApprover: {}", x.approver),
         E::ERC20InvalidSpender(x) => format!("ERC20InvalidSpender: {}", x.spender),
+        E::SafeERC20FailedOperation(x) => format!("SafeERC20FailedOperation: {}", x.token),
+        E::TokenpadMarketTokensNotSorted(x) => format!(
+            "TokenpadMarketTokensNotSorted: {} is not below {}",
+            x.token0, x.token1
+        ),
+        E::TokenpadMarketPullNotFromCaller(x) => format!(
+            "TokenpadMarketPullNotFromCaller: {} did not send the call ({} did)",
+            x.from, x.caller
+        ),
+        E::TokenpadMarketNothingToDeposit(_) => {
+            "TokenpadMarketNothingToDeposit: both amounts are zero".into()
+        }
+        E::TokenpadMarketPoolPriceDiffers(x) => format!(
+            "TokenpadMarketPoolPriceDiffers: the pool {} opened at sqrtPriceX96 {}, not {}",
+            x.pool, x.current, x.wanted
+        ),
+        E::TokenpadMarketNonceMismatch(_) => {
+            "TokenpadMarketNonceMismatch: the authorization is for another trade".into()
+        }
+        E::TokenpadMarketBadValue(_) => {
+            "TokenpadMarketBadValue: the authorization's value is not the trade's".into()
+        }
+        E::TokenpadMarketNoPool(x) => format!(
+            "TokenpadMarketNoPool: no pool of {} and {}",
+            x.tokenIn, x.tokenOut
+        ),
+        E::TokenpadMarketUnauthorizedCallback(_) => {
+            "TokenpadMarketUnauthorizedCallback: not the pool being traded".into()
+        }
+        E::TokenpadMarketInsufficientLiquidity(_) => {
+            "TokenpadMarketInsufficientLiquidity: the pool cannot fill the whole trade".into()
+        }
+        E::TokenpadMarketSlippage(x) => format!(
+            "TokenpadMarketSlippage: {} is past the trade's bound {}",
+            x.amount, x.limit
+        ),
+        E::TokenpadMarketUnknownPosition(x) => format!(
+            "TokenpadMarketUnknownPosition: {} was not opened by the market",
+            x.positionId
+        ),
+        E::TokenpadMarketUnexpectedNFT(x) => {
+            format!("TokenpadMarketUnexpectedNFT: from {}", x.collection)
+        }
     }
 }
 

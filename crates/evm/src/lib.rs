@@ -13,6 +13,7 @@ pub mod calls;
 mod error;
 mod key;
 pub mod logs;
+pub mod market;
 pub mod rpc;
 pub mod tx;
 

@@ -1,7 +1,8 @@
-//! ERC-20 `Transfer` events: how the settler sees tokens arrive at (or leave) holder wallets
-//! from outside tokenpad, and confirms its own settlements.
+//! The events the settler reads: ERC-20 `Transfer`s (how tokens arrive at, or leave, holder
+//! wallets and pools from outside tokenpad), and what a Uniswap v3 pool and tokenpad's market
+//! report of pools (`Swap`, `Mint`, `Burn`, `PoolOpened`).
 
-use alloy_primitives::B256;
+use alloy_primitives::{B256, U256};
 use alloy_sol_types::SolEvent;
 
 use crate::abi;
@@ -46,6 +47,103 @@ pub fn decode_transfer(log: &Log) -> Option<Transfer> {
         from: event.from.into_array(),
         to: event.to.into_array(),
         value: u128::try_from(event.value).ok()?,
+        block_number: log.block_number,
+        transaction_hash: log.transaction_hash,
+        log_index: log.log_index,
+    })
+}
+
+/// topic 0 of a Uniswap v3 pool's `Swap`, `Mint` and `Burn`, and of the market's `PoolOpened`.
+pub const SWAP_TOPIC: [u8; 32] = abi::Swap::SIGNATURE_HASH.0;
+pub const MINT_TOPIC: [u8; 32] = abi::Mint::SIGNATURE_HASH.0;
+pub const BURN_TOPIC: [u8; 32] = abi::Burn::SIGNATURE_HASH.0;
+pub const POOL_OPENED_TOPIC: [u8; 32] = abi::PoolOpened::SIGNATURE_HASH.0;
+
+/// What a pool (or the market, of a pool) reported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PoolLogKind {
+    /// The pool's deltas (positive: paid into the pool) and its state after the swap.
+    Swap {
+        amount0: i128,
+        amount1: i128,
+        sqrt_price_x96: U256,
+        liquidity: u128,
+        tick: i32,
+    },
+    /// Liquidity added (positive) or removed in `[tick_lower, tick_upper]`.
+    Liquidity {
+        tick_lower: i32,
+        tick_upper: i32,
+        amount: i128,
+    },
+    /// The market opened `pool`: its position and what it took.
+    Opened {
+        pool: [u8; 20],
+        position_id: u64,
+        liquidity: u128,
+        amount0: u128,
+        amount1: u128,
+    },
+}
+
+/// A pool event with where it happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolLog {
+    /// The contract that emitted it (the pool; the market for `Opened`).
+    pub emitter: [u8; 20],
+    pub kind: PoolLogKind,
+    pub block_number: u64,
+    pub transaction_hash: [u8; 32],
+    pub log_index: u64,
+}
+
+fn small(x: alloy_primitives::I256) -> Option<i128> {
+    i128::try_from(x).ok()
+}
+
+/// The pool event in `log`, or `None` if it is not one (or its amounts are past what any
+/// tokenpad pool can hold).
+pub fn decode_pool_log(log: &Log) -> Option<PoolLog> {
+    let topic0 = *log.topics.first()?;
+    let topics = log.topics.iter().map(|t| B256::from(*t));
+    let kind = if topic0 == SWAP_TOPIC {
+        let e = abi::Swap::decode_raw_log_validate(topics, &log.data).ok()?;
+        PoolLogKind::Swap {
+            amount0: small(e.amount0)?,
+            amount1: small(e.amount1)?,
+            sqrt_price_x96: U256::from(e.sqrtPriceX96),
+            liquidity: e.liquidity,
+            tick: e.tick.as_i32(),
+        }
+    } else if topic0 == MINT_TOPIC {
+        let e = abi::Mint::decode_raw_log_validate(topics, &log.data).ok()?;
+        PoolLogKind::Liquidity {
+            tick_lower: e.tickLower.as_i32(),
+            tick_upper: e.tickUpper.as_i32(),
+            amount: i128::try_from(e.amount).ok()?,
+        }
+    } else if topic0 == BURN_TOPIC {
+        let e = abi::Burn::decode_raw_log_validate(topics, &log.data).ok()?;
+        PoolLogKind::Liquidity {
+            tick_lower: e.tickLower.as_i32(),
+            tick_upper: e.tickUpper.as_i32(),
+            amount: i128::try_from(e.amount).ok()?.checked_neg()?,
+        }
+    } else if topic0 == POOL_OPENED_TOPIC {
+        let e = abi::PoolOpened::decode_raw_log_validate(topics, &log.data).ok()?;
+        PoolLogKind::Opened {
+            pool: e.pool.into_array(),
+            position_id: u64::try_from(e.positionId).ok()?,
+            liquidity: e.liquidity,
+            amount0: u128::try_from(e.amount0).ok()?,
+            amount1: u128::try_from(e.amount1).ok()?,
+        }
+    } else {
+        return None;
+    };
+    Some(PoolLog {
+        emitter: log.address,
+        kind,
         block_number: log.block_number,
         transaction_hash: log.transaction_hash,
         log_index: log.log_index,

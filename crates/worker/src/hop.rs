@@ -14,7 +14,7 @@ use tokenpad_core::model::ids::{DeploymentId, MerchantId};
 use tokenpad_core::model::intent::Intent;
 use tokenpad_core::model::settlement::{ChainTx, Relayer};
 use tokenpad_core::model::time::Millis;
-use tokenpad_core::ops::settle::reconcile::Expected;
+use tokenpad_core::ops::settle::reconcile::{Expected, PoolState};
 use tokenpad_core::wire::admin::FaultKind;
 use tokenpad_core::wire::Op;
 use tokenpad_core::{Error, ErrorCode, Result};
@@ -161,6 +161,7 @@ pub struct ChainView {
     pub open_txs: Vec<ChainTx>,
     pub failed: Vec<Intent>,
     pub expected: Vec<Expected>,
+    pub pools: Vec<PoolState>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -29,6 +29,12 @@ export interface AirdropRequest {
   totalSupply: DecimalInput;
 }
 
+/** Amounts a trade moved in the ledger. */
+export interface BookedAmounts {
+  tokenAmount: Decimal;
+  usdcAmount: Decimal;
+}
+
 export interface BuyPresaleRequest {
   presaleId: string;
   /** USDC to pay. */
@@ -507,6 +513,8 @@ export interface TradeEventData {
 export interface TradeResult {
   /** The block the transaction was mined in; absent until it is. */
   blockNumber?: number;
+  /** What the ledger moved when the trade was made, and the holder's history shows until it is mined: the trade's own amounts on the embedded chain; on an EVM chain the worst the holder accepted (the fewest tokens or USDC out, the most USDC in: the bound the swap is sent with), topped up to the mined amounts once the swap is mined. */
+  booked: BookedAmounts;
   chainStatus: ChainStatus;
   /** The pool's fee, in what came in: USDC for a buy, tokens for a sell. */
   fee: Decimal;

@@ -67,6 +67,7 @@ export type ErrorCode =
   | "invalid_address"
   | "invalid_user_id"
   | "invalid_network"
+  | "network_unavailable"
   | "invalid_idempotency_key"
   | "invalid_cursor"
   | "secret_key_in_url"
@@ -100,6 +101,7 @@ export type ErrorCode =
   | "rate_limited"
   | "no_liquidity"
   | "pool_exists"
+  | "pool_pending"
   | "liquidity_disabled"
   | "slippage_exceeded"
   | "insufficient_liquidity"
@@ -175,35 +177,51 @@ export interface LockItem {
  * Metal's liquidity position: its id and the pool's address.
  */
 export interface LpInfo {
-  nftId: string;
+  /**
+   * The position NFT's id (Uniswap's NonfungiblePositionManager on an EVM chain, where
+   * tokenpad's market contract holds it: the liquidity is locked). Null until the
+   * transaction that mints it is mined.
+   */
+  nftId: string | null;
   liquidityPoolAddress: string;
 }
 
 /**
  * Blockchain networks the service deploys to.
  */
-export type Network = "base" | "base-sepolia" | "sepolia";
+export type Network = "base" | "base-sepolia" | "sepolia" | "local";
 
 /**
- * A token's liquidity pool against USDC (constant product, Uniswap's 0.3 % fee).
+ * A token's liquidity pool against USDC: a Uniswap v3 pool of the 0.3 % tier (on an EVM
+ * chain the pool contract itself, which anyone can trade).
  */
 export interface Pool {
+  /**
+   * The pool contract.
+   */
   address: string;
+  /**
+   * `open`; on an EVM chain `pending` until the transaction that opens it is mined (no
+   * trades until then).
+   */
+  status: PoolStatus;
   /**
    * Tokens in the pool.
    */
   tokenReserve: Decimal;
   /**
-   * USDC buyers paid in: the most the pool can pay out.
+   * USDC in the pool: buyers paid it in (and a presale's raise), so it is the most the
+   * pool can ever pay out.
    */
   usdcReserve: Decimal;
   /**
-   * The price support of a pool opened from the token's reserve alone: part of the
-   * constant product, never paid out.
+   * The price support of a pool opened from the token's reserve alone: the USDC its
+   * position counts below the opening price, which nobody paid in and no seller can be
+   * paid. Zero for a pool over the whole price range (a presale's).
    */
   virtualUsdcReserve: Decimal;
   /**
-   * USD per token.
+   * USD per token: the pool's price.
    */
   price: Decimal;
   /**
@@ -211,10 +229,27 @@ export interface Pool {
    */
   fee: Decimal;
   /**
+   * Uniswap v3's `slot0.sqrtPriceX96`, as digits.
+   */
+  sqrtPriceX96: string;
+  /**
+   * Uniswap v3's `slot0.tick`.
+   */
+  tick: number;
+  /**
+   * The pool's active liquidity, as digits.
+   */
+  liquidity: string;
+  /**
    * The liquidity position (Metal's `lpInfo`).
    */
   lpInfo: LpInfo;
 }
+
+/**
+ * Whether a pool trades yet.
+ */
+export type PoolStatus = "pending" | "open";
 
 /**
  * `GET /token/presales/:presaleId` (public key), and what create answers.

@@ -80,13 +80,40 @@ impl Address {
         if let Some(slot) = encoded.get_mut(32..) {
             slot.copy_from_slice(salt);
         }
-        let inner = keccak256(&encoded);
+        Address::create2_salted(factory, &keccak256(&encoded), code_hash)
+    }
+
+    /// keccak256(0xff ++ factory ++ salt ++ code_hash)[12..]: CREATE2 with the salt as given.
+    pub fn create2_salted(factory: &Address, salt: &[u8; 32], code_hash: &[u8; 32]) -> Address {
         let mut buf = Vec::with_capacity(85);
         buf.push(0xff);
         buf.extend_from_slice(&factory.0);
-        buf.extend_from_slice(&inner);
+        buf.extend_from_slice(salt);
         buf.extend_from_slice(code_hash);
         Address::from_hash(&keccak256(&buf))
+    }
+
+    /// The Uniswap v3 pool of two tokens and a fee tier (`PoolAddress.computeAddress`): the
+    /// factory's CREATE2 with salt keccak256(abi.encode(token0, token1, fee)), the tokens in
+    /// address order.
+    pub fn uniswap_v3_pool(
+        factory: &Address,
+        a: &Address,
+        b: &Address,
+        fee: u32,
+        init_code_hash: &[u8; 32],
+    ) -> Address {
+        let (t0, t1) = if a < b { (a, b) } else { (b, a) };
+        let mut encoded = [0u8; 96];
+        for (slot, token) in [(12..32, t0), (44..64, t1)] {
+            if let Some(s) = encoded.get_mut(slot) {
+                s.copy_from_slice(&token.0);
+            }
+        }
+        if let Some(s) = encoded.get_mut(92..96) {
+            s.copy_from_slice(&fee.to_be_bytes());
+        }
+        Address::create2_salted(factory, &keccak256(&encoded), init_code_hash)
     }
 
     /// The low 20 bytes of a 32-byte hash.
@@ -205,6 +232,31 @@ impl<'de> Deserialize<'de> for Address {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uniswap_v3_pool_addresses_are_the_factorys() {
+        // Mainnet's USDC/WETH pools (0.05 % and 0.3 %), from Uniswap's factory.
+        let p = |s: &str| Address::parse(s).unwrap();
+        let factory = p("0x1F98431c8aD98523631AE4a59f267346ea31F984");
+        let (usdc, weth) = (
+            p("0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"),
+            p("0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"),
+        );
+        let init = crate::model::chain::UNISWAP_V3_POOL_INIT_CODE_HASH;
+        for (fee, pool) in [
+            (500, "0x88e6A0c2dDD26FEEb64F039a2c41296FcB3f5640"),
+            (3000, "0x8ad599c3A0ff1De082011EFDDc58f1908eb6e6D8"),
+        ] {
+            assert_eq!(
+                Address::uniswap_v3_pool(&factory, &usdc, &weth, fee, &init),
+                p(pool)
+            );
+            assert_eq!(
+                Address::uniswap_v3_pool(&factory, &weth, &usdc, fee, &init),
+                p(pool)
+            );
+        }
+    }
 
     /// Test vectors from EIP-55 itself.
     const EIP55: [&str; 8] = [

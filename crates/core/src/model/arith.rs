@@ -229,6 +229,16 @@ pub fn mul_div(a: u128, b: u128, d: u128) -> Option<u128> {
     Some(quot)
 }
 
+/// ceil(a x b / d), as [`mul_div`] otherwise.
+pub fn mul_div_up(a: u128, b: u128, d: u128) -> Option<u128> {
+    let q = mul_div(a, b, d)?;
+    if widening_mul(q, d) == widening_mul(a, b) {
+        Some(q)
+    } else {
+        q.checked_add(1)
+    }
+}
+
 /// The full 256-bit product of two u128s as (high, low).
 pub fn widening_mul(a: u128, b: u128) -> (u128, u128) {
     const MASK: u128 = u64::MAX as u128;

@@ -98,17 +98,20 @@ pub struct Deployment {
     pub error: Option<String>,
 }
 
-/// `https://app.uniswap.org/swap?chain=<chain>&outputCurrency=<token>`.
-pub fn exchange_url(network: Network, token: TokenAddress) -> String {
-    let chain = match network {
-        Network::Base => "base",
-        Network::BaseSepolia => "base_sepolia",
-        Network::Sepolia => "sepolia",
+/// Uniswap's swap page for the token against Circle's USDC on its network:
+/// `https://app.uniswap.org/swap?chain=<chain>&inputCurrency=<USDC>&outputCurrency=<token>`.
+/// None on a local node: no public exchange can reach it.
+pub fn exchange_url(network: Network, token: TokenAddress) -> Option<String> {
+    let (chain, usdc) = match network {
+        Network::Base => ("base", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
+        Network::BaseSepolia => ("base_sepolia", "0x036CbD53842c5426634e7929541eC2318f3dCF7e"),
+        Network::Sepolia => ("sepolia", "0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238"),
+        Network::Local => return None,
     };
-    format!(
-        "https://app.uniswap.org/swap?chain={chain}&outputCurrency={}",
+    Some(format!(
+        "https://app.uniswap.org/swap?chain={chain}&inputCurrency={usdc}&outputCurrency={}",
         token.to_checksum()
-    )
+    ))
 }
 
 /// `<base>/deployments/<id>`: the overview page the service serves.

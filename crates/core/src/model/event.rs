@@ -14,7 +14,7 @@
 use super::amount::Usdc;
 use super::balance::Lock;
 use super::ids::{DeploymentId, MerchantId, PresaleId, TokenAddress, UserId, WebhookId};
-use super::pool::{Pool, Trade};
+use super::pool::{Booked, Pool, Trade};
 use super::time::Millis;
 use serde::{Deserialize, Serialize};
 
@@ -139,6 +139,9 @@ pub enum Subject {
         /// The pool before the trade.
         before: Box<Pool>,
         trade: Box<Trade>,
+        /// What the ledger moved (None: the trade's own amounts).
+        #[serde(default)]
+        booked: Option<Booked>,
         /// The token leg's history record (its settlement is the trade's).
         record: u64,
     },

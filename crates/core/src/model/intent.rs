@@ -41,6 +41,40 @@ pub enum Action {
     },
     /// Mint test USDC (the local faucet; test chains only).
     Mint { to: Address, amount: Units },
+    /// Open the token's Uniswap v3 pool through tokenpad's market contract: the treasury's
+    /// `tokens` and `usdc` go in, the pool is created and initialized at `sqrt_price_x96`, the
+    /// position over `[tick_lower, tick_upper]` is minted and kept by the market, and what the
+    /// position does not take comes back.
+    OpenPool {
+        tokens: Units,
+        usdc: Units,
+        /// Decimal digits (a Q64.96).
+        sqrt_price_x96: String,
+        tick_lower: i32,
+        tick_upper: i32,
+    },
+    /// A holder's swap in the token's pool, through tokenpad's market contract, with the
+    /// holder's EIP-3009 authorization of what goes in. `amount` is exact (in when
+    /// `exact_in`, else out) and `limit` bounds the other side (the fewest out, or the most
+    /// in). `booked_*` is what the ledger moved when the trade was made; the mined amounts
+    /// replace them.
+    Swap {
+        holder: Address,
+        /// USDC in and tokens out (a buy), or tokens in and USDC out (a sell).
+        buy: bool,
+        exact_in: bool,
+        amount: Units,
+        limit: Units,
+        booked_tokens: Units,
+        booked_usdc: Units,
+    },
+}
+
+impl Action {
+    /// Whether the movement is a swap.
+    pub fn is_swap(&self) -> bool {
+        matches!(self, Action::Swap { .. })
+    }
 }
 
 /// What the ledger does once an intent is confirmed.
@@ -51,6 +85,10 @@ pub enum Then {
     FinishDeployment(DeploymentId),
     /// A presale's token was deployed: its completion state shows the hash.
     PresaleToken(PresaleId),
+    /// A presale's pool was opened with its raise: its completion state shows the hash.
+    PresalePool(PresaleId),
+    /// A memecoin's token exists and its pool is open: the deployment succeeded.
+    DeploymentReady(DeploymentId),
 }
 
 /// One side of a movement in the ledger: a balance row or one of the token's reserves.

@@ -26,16 +26,35 @@ pub enum Network {
     Base,
     BaseSepolia,
     Sepolia,
+    /// A local development node (anvil, chain id 31337): nothing on it is real.
+    Local,
 }
 
 impl Network {
-    pub const ALL: [Network; 3] = [Network::Base, Network::BaseSepolia, Network::Sepolia];
+    pub const ALL: [Network; 4] = [
+        Network::Base,
+        Network::BaseSepolia,
+        Network::Sepolia,
+        Network::Local,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Network::Base => "base",
             Network::BaseSepolia => "base-sepolia",
             Network::Sepolia => "sepolia",
+            Network::Local => "local",
+        }
+    }
+
+    /// The network of an EVM chain id, for the ones tokenpad knows.
+    pub fn of_chain_id(id: u64) -> Option<Network> {
+        match id {
+            8_453 => Some(Network::Base),
+            84_532 => Some(Network::BaseSepolia),
+            11_155_111 => Some(Network::Sepolia),
+            31_337 | 1_337 => Some(Network::Local),
+            _ => None,
         }
     }
 
@@ -191,15 +210,21 @@ impl Token {
         }
     }
 
-    /// The merchant's USDC ledger: supply grows with deposits and shrinks with withdrawals.
-    pub fn usdc(merchant_address: Address, now: Millis) -> Token {
+    /// The merchant's USDC ledger, kept under the chain's USDC contract (`address`): supply
+    /// grows with deposits and shrinks with withdrawals.
+    pub fn usdc(
+        address: TokenAddress,
+        network: Network,
+        merchant_address: Address,
+        now: Millis,
+    ) -> Token {
         Token {
-            address: USDC_ADDRESS,
+            address,
             kind: TokenKind::Usdc,
             name: "USD Coin".into(),
             symbol: "USDC".into(),
             decimals: USDC_DECIMALS,
-            network: Network::Base,
+            network,
             total_supply: Units::ZERO,
             starting_app_supply: Units::ZERO,
             remaining_app_supply: Units::ZERO,

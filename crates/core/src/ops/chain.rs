@@ -14,14 +14,17 @@
 
 use super::Ctx;
 use crate::crypto;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::model::address::Address;
 use crate::model::amount::Units;
-use crate::model::chain::{block_number, mined_at, ChainMode, ChainState};
+use crate::model::chain::{
+    block_number, mined_at, ChainMode, ChainState, UNISWAP_V3_POOL_INIT_CODE_HASH,
+};
 use crate::model::history::ChainStatus;
 use crate::model::ids::TokenAddress;
 use crate::model::intent::{Account, Action, Intent};
 use crate::model::time::Millis;
+use crate::model::token::Network;
 use crate::store::Store;
 
 /// What the chain says of a movement when it is recorded.
@@ -221,11 +224,65 @@ pub fn deploy(salt: &[u8; 32], name: &str, symbol: &str, supply: Units) -> Actio
     }
 }
 
-/// Opens a liquidity position: its id (Metal's `lpInfo.nftId`) and the pool's address, which
-/// is made from the token's, so one token has one pool.
-pub fn open_position(store: &mut dyn Store, token: &TokenAddress) -> Result<(u64, Address)> {
-    let position = take_next(store, |s| &mut s.positions, "position counter")?.saturating_add(1);
-    let mut seed = b"tokenpad pool".to_vec();
-    seed.extend_from_slice(&token.address().0);
-    Ok((position, Address::from_hash(&crypto::keccak256(&seed))))
+/// Where `token`'s pool is, and (on the embedded chain) its position's id. On an EVM chain
+/// the pool is Uniswap v3's, at its factory's CREATE2 address for the token, USDC and the
+/// 0.3 % tier; its position's id is the NFT the opening transaction mints (None until then).
+/// The embedded chain's pool address is made from the token's, so one token has one pool.
+pub fn pool_address(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    token: &TokenAddress,
+) -> Result<(Address, Option<u64>)> {
+    match &ctx.chain {
+        ChainMode::Embedded => {
+            let position =
+                take_next(store, |s| &mut s.positions, "position counter")?.saturating_add(1);
+            let mut seed = b"tokenpad pool".to_vec();
+            seed.extend_from_slice(&token.address().0);
+            Ok((
+                Address::from_hash(&crypto::keccak256(&seed)),
+                Some(position),
+            ))
+        }
+        ChainMode::Evm(evm) => {
+            let m = evm.markets.as_ref().ok_or_else(|| {
+                Error::new(
+                    ErrorCode::Misconfigured,
+                    "liquidity pools need Uniswap v3 and tokenpad's market on this chain \
+                     (CHAIN_UNISWAP_FACTORY, CHAIN_MARKET)",
+                )
+            })?;
+            let pool = Address::uniswap_v3_pool(
+                &m.uniswap_factory,
+                &token.address(),
+                &evm.usdc,
+                crate::model::pool::v3::FEE_PIPS,
+                &UNISWAP_V3_POOL_INIT_CODE_HASH,
+            );
+            Ok((pool, None))
+        }
+    }
+}
+
+/// The network a new token goes on. On an EVM chain it is the chain's own: a request naming a
+/// public network other than the chain's is refused (a Base Sepolia request must never land
+/// on Base), and on a local node any name is taken (code written for Base runs unchanged
+/// against a local run). On the embedded chain, the one asked for (Base by default).
+pub fn network_for(ctx: &Ctx, asked: Option<Network>) -> Result<Network> {
+    let ChainMode::Evm(evm) = &ctx.chain else {
+        return Ok(asked.unwrap_or(Network::Base));
+    };
+    match asked {
+        Some(n) if n != evm.network && evm.network != Network::Local => Err(Error::new(
+            ErrorCode::NetworkUnavailable,
+            format!(
+                "this service deploys to {} only (chain {})",
+                evm.network.as_str(),
+                evm.chain_id
+            ),
+        )
+        .with("allowed", vec![evm.network.as_str()])
+        .at_field("network")),
+        _ => Ok(evm.network),
+    }
 }

@@ -39,8 +39,10 @@ pub struct PoolOpening {
     pub tokens: Option<Units>,
     /// USDC already in USDC's `pooled` for this pool (a presale's raise); zero otherwise.
     pub usdc: Usdc,
-    /// The price the pool opens at.
+    /// The price the pool opens at (tokens alone; with USDC, the price of the two amounts).
     pub price: Price,
+    /// What the ledger does once the pool is open on chain (an EVM chain).
+    pub then: Option<crate::model::intent::Then>,
 }
 
 /// Everything a launch needs.
@@ -124,8 +126,13 @@ pub fn launch(store: &mut dyn Store, ctx: &Ctx, new: NewToken) -> Result<Token> 
     };
     let pooled = new.pool.is_some();
     if let Some(p) = new.pool {
-        let tokens = p.tokens.unwrap_or(token.liquidity_supply);
-        market::open(store, &mut token, tokens, p.usdc, p.price, new.at)?;
+        let opening = market::Opening {
+            tokens: p.tokens.unwrap_or(token.liquidity_supply),
+            usdc: p.usdc,
+            price: p.price,
+            then: p.then,
+        };
+        market::open(store, ctx, &mut token, opening, new.at)?;
     }
     token.check_conservation()?;
     store.put_token(&token)?;

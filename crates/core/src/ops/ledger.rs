@@ -16,7 +16,7 @@ use crate::model::holder::Holder;
 use crate::model::ids::{TokenAddress, UserId};
 use crate::model::input::{Checked, NonBlank};
 use crate::model::intent::{Account, Action, Reserve, Side};
-use crate::model::token::{Token, TokenKind, USDC_ADDRESS};
+use crate::model::token::{Token, TokenKind};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
@@ -399,7 +399,7 @@ pub fn deposit_usdc(
     amount: Usdc,
 ) -> Result<Stamp> {
     let holder = holder::at_address(store, address)?;
-    let mut usdc = token::find(store, &USDC_ADDRESS)?;
+    let mut usdc = token::find(store, &ctx.chain.usdc())?;
     let amount: Units = amount.cast();
     let field = |e: Error| e.with("field", "usdcAmount");
     let mut bal = store.balance(&usdc.address, &holder.address)?;

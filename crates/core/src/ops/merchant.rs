@@ -1,12 +1,14 @@
 //! A merchant comes into being: its record and its USDC ledger.
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::model::chain::ChainMode;
 use crate::model::merchant::Merchant;
 use crate::model::token::Token;
 use crate::store::Store;
 
-/// Stores a new merchant and its USDC ledger. Refuses to overwrite an existing one.
-pub fn init(store: &mut dyn Store, merchant: &Merchant) -> Result<()> {
+/// Stores a new merchant and its USDC ledger (under the USDC contract of the chain it settles
+/// on). Refuses to overwrite an existing one.
+pub fn init(store: &mut dyn Store, merchant: &Merchant, chain: &ChainMode) -> Result<()> {
     if store.merchant()?.is_some() {
         return Err(Error::new(
             ErrorCode::InvalidRequest,
@@ -14,5 +16,10 @@ pub fn init(store: &mut dyn Store, merchant: &Merchant) -> Result<()> {
         ));
     }
     store.put_merchant(merchant)?;
-    store.put_token(&Token::usdc(merchant.address, merchant.created_at))
+    store.put_token(&Token::usdc(
+        chain.usdc(),
+        chain.network(None),
+        merchant.address,
+        merchant.created_at,
+    ))
 }

@@ -20,6 +20,7 @@ pub mod session;
 pub mod settings;
 pub mod settle;
 pub mod token;
+pub mod undo;
 pub mod webhook;
 
 use crate::model::chain::ChainMode;

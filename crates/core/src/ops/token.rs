@@ -44,25 +44,27 @@ pub struct CreateTokenRequest {
 impl Checked for CreateTokenRequest {}
 
 impl CreateTokenRequest {
-    /// The token this request asks for, with the contract's defaults.
-    pub fn into_spec(self) -> TokenSpec {
+    /// The token this request asks for, with the contract's defaults, on the network the
+    /// service deploys to (`chain::network_for`).
+    pub fn into_spec(self, ctx: &super::Ctx) -> Result<TokenSpec> {
+        let network = super::chain::network_for(ctx, self.network)?;
         let total_supply = match self.total_supply {
             Some(w) => w.amount().cast(),
             None => Units::new(DEFAULT_TOTAL_SUPPLY_TOKENS.saturating_mul(
                 crate::model::amount::pow10(u32::from(TokenSpec::DECIMALS)).unwrap_or(1),
             )),
         };
-        TokenSpec {
+        Ok(TokenSpec {
             name: self.name.into_string(),
             symbol: self.symbol.into_string(),
-            network: self.network.unwrap_or(Network::Base),
+            network,
             total_supply,
             merchant_address: self.merchant_address,
             can_distribute: self.can_distribute.unwrap_or(true),
             can_airdrop: self.can_airdrop.unwrap_or(false),
             can_lp: self.can_lp.unwrap_or(false),
             image_url: self.image_url.map(HttpUrl::into_string),
-        }
+        })
     }
 }
 

@@ -336,6 +336,10 @@ impl Store for MemStore {
         self.pools.insert(pool.token, pool.clone());
         Ok(())
     }
+    fn remove_pool(&mut self, token: &TokenAddress) -> Result<()> {
+        self.pools.remove(token);
+        Ok(())
+    }
     fn job(&self, id: &JobId) -> Result<Option<Job>> {
         Ok(self.jobs.get(id).cloned())
     }

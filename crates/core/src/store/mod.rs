@@ -139,6 +139,8 @@ pub trait Store: EventStore + session::SessionStore {
     /// A token's liquidity pool (at most one per token).
     fn pool(&self, token: &TokenAddress) -> Result<Option<Pool>>;
     fn put_pool(&mut self, pool: &Pool) -> Result<()>;
+    /// The token has no pool any more (its opening failed on chain).
+    fn remove_pool(&mut self, token: &TokenAddress) -> Result<()>;
 
     /// Queues a chain intent (the outbox); returns its id, assigned in order.
     fn enqueue_intent(&mut self, intent: &Intent) -> Result<u64>;

@@ -86,7 +86,7 @@ pub fn apply(
     shell: &mut dyn Shell,
 ) -> Result<Reply> {
     wire_session::authorize(store, caller, &ctx.merchant, &op)?;
-    wire_session::charge(store, caller, &op)?;
+    wire_session::charge(store, &ctx.chain.usdc(), caller, &op)?;
     let read = op.is_read();
     let mut reply = run(store, ctx, caller, op, shell)?;
     // The payloads of the events it wrote (`event::seal`), so they commit with it; events show
@@ -125,7 +125,7 @@ fn run(
     Ok(match op {
         Op::CreateToken(req) => {
             let id = JobId::new_unchecked(uuid_v4(shell.random16()?));
-            let job = job::create_token(store, ctx, req.into_spec(), id)?;
+            let job = job::create_token(store, ctx, req.into_spec(ctx)?, id)?;
             created(Response::CreateToken(CreateTokenAccepted::of(&job)))
         }
         Op::Job(id) => {
@@ -197,7 +197,12 @@ fn run(
             let (t, pool) = market::open_liquidity(store, ctx, &address, &req)?;
             created(Response::Liquidity(Box::new(LiquidityCreated {
                 success: true,
-                status: "success".into(),
+                status: if pool.position.id.is_some() {
+                    "success"
+                } else {
+                    "pending"
+                }
+                .into(),
                 token_address: t.address,
                 lp_info: LpInfo::of(&pool),
                 pool: Pool::of(&pool, &t),

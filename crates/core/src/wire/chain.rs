@@ -95,8 +95,40 @@ pub struct ReconcileReport {
     /// Balances compared: every holder's of every token it has, and the treasury's of each
     /// of the merchant's tokens.
     pub checked: u64,
-    /// Where the ledger and the chain disagree; empty when they agree.
+    /// Where the ledger and the chain disagree; empty when they agree. Pools are owners too:
+    /// each pool contract's balance of its token and of USDC against the pool's reserves.
     pub differences: Vec<Difference>,
+    /// Each pool's state (`slot0`'s price and tick, `liquidity()`) against what the ledger
+    /// last followed from the pool's events.
+    #[serde(default)]
+    pub pools: Vec<PoolCheck>,
+}
+
+/// One pool's state, in the ledger and on chain.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PoolCheck {
+    pub token_address: TokenAddress,
+    pub symbol: String,
+    pub pool: Address,
+    /// What the ledger followed; null until the pool's opening is mined.
+    pub ledger: Option<PoolStateReport>,
+    pub chain: PoolStateReport,
+    /// Whether the two agree.
+    pub matches: bool,
+}
+
+/// A Uniswap v3 pool's state: `slot0`'s price and tick, and the active liquidity.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PoolStateReport {
+    /// Digits.
+    pub sqrt_price_x96: String,
+    pub tick: i32,
+    /// Digits.
+    pub liquidity: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -82,7 +82,9 @@ impl Deployment {
             token_address: d.token_address,
             transaction_hash: d.tx_hash.clone(),
             service_build_url: success.then(|| service_build_url(base_url, &d.id)),
-            exchange_url: success.then(|| exchange_url(d.request.network, d.token_address)),
+            exchange_url: success
+                .then(|| exchange_url(d.request.network, d.token_address))
+                .flatten(),
             error: d.error.clone(),
         }
     }
@@ -159,7 +161,7 @@ impl DeploymentOverview {
             liquidity_supply: None,
         };
         if d.status == DeploymentStatus::Success {
-            v.exchange_url = Some(exchange_url(req.network, d.token_address));
+            v.exchange_url = exchange_url(req.network, d.token_address);
             v.mined_at = d.mined_at.map(iso8601);
             if let Some(token) = store.token(&d.token_address)? {
                 let (holders, count) = store.top_holders(&token.address, PAGE_HOLDERS)?;

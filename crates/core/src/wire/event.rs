@@ -10,7 +10,7 @@
 use super::deployment::Deployment;
 use super::holder::{HolderFull, ItemKind, ItemStatus, LockItem};
 use super::ledger::TxRecord;
-use super::market::{Pool, Side, TradeFigures, TradeResult};
+use super::market::{BookedAmounts, Pool, Side, TradeFigures, TradeResult};
 use super::presale::{PresaleMerchant, EVENT_PARTICIPANTS};
 use super::settlement::Settlement;
 use super::token::{Token, DEFAULT_HOLDERS};
@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::model::decimal::Decimal;
 use crate::model::event::{event_id, EventRecord, EventType, Subject};
 use crate::model::ids::{MerchantId, TokenAddress, UserId};
+use crate::model::pool::Booked;
 use crate::model::time::iso8601;
 use crate::ops;
 use crate::store::Store;
@@ -266,6 +267,7 @@ pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Stri
             buy,
             before,
             trade,
+            booked,
             record,
         } => {
             let t = ops::token::find(store, &before.token)?;
@@ -278,6 +280,13 @@ pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Stri
                     success: true,
                     settlement: Settlement::of_record(&r),
                     figures: TradeFigures::of(side, &t, before, trade),
+                    booked: BookedAmounts::of(
+                        &t,
+                        &booked.unwrap_or(Booked {
+                            tokens: trade.tokens,
+                            usdc: trade.usdc,
+                        }),
+                    ),
                 },
                 user_id: user_id.clone(),
             })

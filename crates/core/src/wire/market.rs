@@ -8,30 +8,52 @@ use crate::model::arith::mul_div;
 use crate::model::decimal::Decimal;
 use crate::model::history::TxType;
 use crate::model::ids::TokenAddress;
-use crate::model::pool::{Pool as PoolRecord, Trade};
+use crate::model::pool::{Booked, Pool as PoolRecord, Trade};
 use crate::model::token::Token as TokenRecord;
 use crate::ops::market::TradeReceipt;
 use serde::{Deserialize, Serialize};
 
-/// A token's liquidity pool against USDC (constant product, Uniswap's 0.3 % fee).
+/// A token's liquidity pool against USDC: a Uniswap v3 pool of the 0.3 % tier (on an EVM
+/// chain the pool contract itself, which anyone can trade).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Pool {
+    /// The pool contract.
     pub address: Address,
+    /// `open`; on an EVM chain `pending` until the transaction that opens it is mined (no
+    /// trades until then).
+    pub status: PoolStatus,
     /// Tokens in the pool.
     pub token_reserve: Decimal,
-    /// USDC buyers paid in: the most the pool can pay out.
+    /// USDC in the pool: buyers paid it in (and a presale's raise), so it is the most the
+    /// pool can ever pay out.
     pub usdc_reserve: Decimal,
-    /// The price support of a pool opened from the token's reserve alone: part of the
-    /// constant product, never paid out.
+    /// The price support of a pool opened from the token's reserve alone: the USDC its
+    /// position counts below the opening price, which nobody paid in and no seller can be
+    /// paid. Zero for a pool over the whole price range (a presale's).
     pub virtual_usdc_reserve: Decimal,
-    /// USD per token.
+    /// USD per token: the pool's price.
     pub price: Decimal,
     /// Percent of what comes into a trade that stays in the pool.
     pub fee: Decimal,
+    /// Uniswap v3's `slot0.sqrtPriceX96`, as digits.
+    pub sqrt_price_x96: String,
+    /// Uniswap v3's `slot0.tick`.
+    pub tick: i32,
+    /// The pool's active liquidity, as digits.
+    pub liquidity: String,
     /// The liquidity position (Metal's `lpInfo`).
     pub lp_info: LpInfo,
+}
+
+/// Whether a pool trades yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum PoolStatus {
+    Pending,
+    Open,
 }
 
 /// Metal's liquidity position: its id and the pool's address.
@@ -39,14 +61,17 @@ pub struct Pool {
 #[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct LpInfo {
-    pub nft_id: String,
+    /// The position NFT's id (Uniswap's NonfungiblePositionManager on an EVM chain, where
+    /// tokenpad's market contract holds it: the liquidity is locked). Null until the
+    /// transaction that mints it is mined.
+    pub nft_id: Option<String>,
     pub liquidity_pool_address: Address,
 }
 
 impl LpInfo {
     pub fn of(p: &PoolRecord) -> LpInfo {
         LpInfo {
-            nft_id: p.nft_id.to_string(),
+            nft_id: p.position.id.map(|id| id.to_string()),
             liquidity_pool_address: p.address,
         }
     }
@@ -60,11 +85,20 @@ impl Pool {
     pub fn of(p: &PoolRecord, token: &TokenRecord) -> Pool {
         Pool {
             address: p.address,
+            status: if p.position.id.is_some() {
+                PoolStatus::Open
+            } else {
+                PoolStatus::Pending
+            },
             token_reserve: Decimal::from_units(p.token_reserve.raw(), token.decimals),
             usdc_reserve: Decimal::of(p.usdc_reserve),
-            virtual_usdc_reserve: Decimal::of(p.virtual_usdc),
+            virtual_usdc_reserve: Decimal::of(p.virtual_usdc()),
             price: price(p.price()),
-            fee: Decimal::from_units(u128::from(p.fee_bps), 2),
+            // Hundredths of a basis point: 3000 is 0.3 %.
+            fee: Decimal::from_units(u128::from(p.fee), 4),
+            sqrt_price_x96: p.sqrt_price_x96.to_string(),
+            tick: p.tick,
+            liquidity: p.liquidity.to_string(),
             lp_info: LpInfo::of(p),
         }
     }
@@ -77,8 +111,9 @@ impl Pool {
 pub struct LiquidityCreated {
     #[cfg_attr(feature = "codegen", schemars(extend("const" = true)))]
     pub success: bool,
-    /// `success`: the pool is open (Metal's job status).
-    #[cfg_attr(feature = "codegen", schemars(extend("const" = "success")))]
+    /// `success`: the pool is open (Metal's job status); `pending` on an EVM chain until the
+    /// transaction that opens it is mined (the pool's `status` says the same).
+    #[cfg_attr(feature = "codegen", schemars(extend("enum" = ["success", "pending"])))]
     pub status: String,
     pub token_address: TokenAddress,
     pub lp_info: LpInfo,
@@ -129,8 +164,33 @@ pub struct TradeResult {
     pub success: bool,
     #[serde(flatten)]
     pub settlement: Settlement,
+    /// The trade as quoted when it was made (on an EVM chain, what the pool's state then
+    /// says the swap will do).
     #[serde(flatten)]
     pub figures: TradeFigures,
+    /// What the ledger moved when the trade was made, and the holder's history shows until
+    /// it is mined: the trade's own amounts on the embedded chain; on an EVM chain the worst
+    /// the holder accepted (the fewest tokens or USDC out, the most USDC in: the bound the
+    /// swap is sent with), topped up to the mined amounts once the swap is mined.
+    pub booked: BookedAmounts,
+}
+
+/// Amounts a trade moved in the ledger.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct BookedAmounts {
+    pub token_amount: Decimal,
+    pub usdc_amount: Decimal,
+}
+
+impl BookedAmounts {
+    pub fn of(token: &TokenRecord, b: &Booked) -> BookedAmounts {
+        BookedAmounts {
+            token_amount: Decimal::from_units(b.tokens.raw(), token.decimals),
+            usdc_amount: Decimal::of(b.usdc),
+        }
+    }
 }
 
 impl TradeFigures {
@@ -175,6 +235,7 @@ impl TradeResult {
             success: true,
             settlement: Settlement::of(&r.stamp),
             figures: TradeFigures::of(side, &r.token, &r.before, &r.trade),
+            booked: BookedAmounts::of(&r.token, &r.booked),
         }
     }
 }

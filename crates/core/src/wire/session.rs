@@ -12,7 +12,6 @@ use crate::model::ids::{TokenAddress, UserId};
 use crate::model::merchant::Merchant;
 use crate::model::session::{Limit, Scope, Session};
 use crate::model::time::iso8601;
-use crate::model::token::USDC_ADDRESS;
 use crate::ops::session::access::{self, Caller};
 use crate::ops::{holder, token};
 use crate::store::Store;
@@ -188,7 +187,8 @@ pub fn authorize(store: &dyn Store, caller: &Caller, merchant: &Merchant, op: &O
 /// in one storage transaction (the worker's `transactionSync`): the core has no rollback of
 /// its own (`MemStore` keeps what was written), so that half is tested over HTTP
 /// (tests/http/sessions.test.mjs), not here.
-pub fn charge(store: &mut dyn Store, caller: &Caller, op: &Op) -> Result<()> {
+/// `usdc` is where the merchant keeps USDC (`ChainMode::usdc`).
+pub fn charge(store: &mut dyn Store, usdc: &TokenAddress, caller: &Caller, op: &Op) -> Result<()> {
     let Caller::Session(session) = caller else {
         return Ok(());
     };
@@ -201,7 +201,7 @@ pub fn charge(store: &mut dyn Store, caller: &Caller, op: &Op) -> Result<()> {
             let t = token::find(store, &r.token_address)?;
             (t.address, Units::new(r.amount.units("amount", t.decimals)?))
         }
-        Op::BuyPresale(_, r) => (USDC_ADDRESS, Units::new(r.usdc_amount.amount().raw())),
+        Op::BuyPresale(_, r) => (*usdc, Units::new(r.usdc_amount.amount().raw())),
         _ => return Ok(()),
     };
     access::charge(store, &session.id, &address, units)

@@ -268,7 +268,9 @@ impl Job {
                     job.token_address
                 )
             }),
-            uniswap_url: success.then(|| exchange_url(job.request.network, job.token_address)),
+            uniswap_url: success
+                .then(|| exchange_url(job.request.network, job.token_address))
+                .flatten(),
             lp_info,
             job_id: job.id.clone(),
             status: job.status,

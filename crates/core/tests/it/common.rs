@@ -226,7 +226,7 @@ impl Fx {
     pub fn new() -> Fx {
         let merchant = merchant_at(wallet(0).address);
         let mut store = MemStore::default();
-        ops::merchant::init(&mut store, &merchant).expect("merchant init");
+        ops::merchant::init(&mut store, &merchant, &ChainMode::Embedded).expect("merchant init");
         let fx = Fx {
             store,
             ctx: Ctx {
@@ -256,8 +256,8 @@ impl Fx {
         let mut id_bytes = [0u8; 16];
         id_bytes[15] = self.jobs;
         let id = JobId::new_unchecked(uuid_v4(id_bytes));
-        ops::job::create_token(&mut self.store, &self.ctx, req.into_spec(), id)
-            .expect("create_token")
+        let spec = req.into_spec(&self.ctx).expect("a network this chain has");
+        ops::job::create_token(&mut self.store, &self.ctx, spec, id).expect("create_token")
     }
 
     /// Creates a token through the job lifecycle: submit, then run the schedule one block

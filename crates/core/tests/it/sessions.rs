@@ -90,7 +90,12 @@ impl World {
     }
 
     fn charge(&mut self, s: &Session, op: &Op) -> Result<()> {
-        wire_session::charge(&mut self.fx.store, &Caller::Session(s.clone()), op)
+        wire_session::charge(
+            &mut self.fx.store,
+            &tokenpad_core::model::token::USDC_ADDRESS,
+            &Caller::Session(s.clone()),
+            op,
+        )
     }
 
     /// The session as stored now.

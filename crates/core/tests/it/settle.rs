@@ -27,8 +27,15 @@ pub(crate) fn evm() -> Fx {
     let mut fx = Fx::new();
     fx.ctx.chain = ChainMode::Evm(EvmChain {
         chain_id: 31_337,
+        network: tokenpad_core::model::token::Network::Local,
         factory: Address([0xfa; 20]),
         token_code_hash: [0x7f; 32],
+        // The ledger's merchant (made on the embedded chain) keeps USDC under Base's address.
+        usdc: tokenpad_core::model::token::USDC_ADDRESS.address(),
+        markets: Some(tokenpad_core::model::chain::Markets {
+            uniswap_factory: Address([0xfb; 20]),
+            market: Address([0xfc; 20]),
+        }),
     });
     fx
 }
@@ -67,6 +74,7 @@ pub(crate) fn receipt(tx: &ChainTx, success: bool) -> Mined {
         success,
         gas_used: 50_000,
         reason: (!success).then(|| "ERC20InsufficientBalance".to_string()),
+        events: Vec::new(),
     }
 }
 

@@ -346,6 +346,12 @@ impl Cache {
         self.pools.write(pool.token, Some(pool.clone()), open);
     }
 
+    /// The token's pool is gone: it is known to have none.
+    pub fn forget_pool(&mut self, token: &TokenAddress) {
+        let open = self.open();
+        self.pools.write(*token, None, open);
+    }
+
     /// A history record written (inside a transaction: kept for its length).
     pub fn write_history(&mut self, seq: u64, record: &TxRecord) {
         self.pages.forget_history(&record.user_id);

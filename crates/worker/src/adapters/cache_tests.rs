@@ -8,7 +8,12 @@ fn addr(n: u8) -> Address {
 }
 
 fn token(n: u8) -> Token {
-    let mut t = Token::usdc(addr(100), 0);
+    let mut t = Token::usdc(
+        tokenpad_core::model::token::USDC_ADDRESS,
+        tokenpad_core::model::token::Network::Base,
+        addr(100),
+        0,
+    );
     t.address = TokenAddress(addr(n));
     t
 }

@@ -319,6 +319,12 @@ impl SqlStore {
         Ok(pool)
     }
 
+    pub(crate) fn remove_pool_row(&self, token: &TokenAddress) -> Result<()> {
+        self.tell(|c| c.forget_pool(token))?;
+        self.exec("DELETE FROM pools WHERE token = ?", vec![tok(token).into()])?;
+        Ok(())
+    }
+
     pub(crate) fn put_pool_row(&self, pool: &Pool) -> Result<()> {
         self.tell(|c| c.write_pool(pool))?;
         self.exec(

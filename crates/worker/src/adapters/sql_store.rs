@@ -300,6 +300,10 @@ impl Store for SqlStore {
         self.put_pool_row(pool)
     }
 
+    fn remove_pool(&mut self, token: &TokenAddress) -> Result<()> {
+        self.remove_pool_row(token)
+    }
+
     fn job(&self, id: &JobId) -> Result<Option<Job>> {
         self.doc(
             "SELECT data FROM jobs WHERE id = ?",

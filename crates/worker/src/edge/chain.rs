@@ -15,11 +15,12 @@ use tokenpad_core::model::decimal::Decimal;
 use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::model::settlement::TxState;
 use tokenpad_core::wire::chain::{
-    ChainReport, ChainTxReport, Difference, FailedMovement, ReconcileReport, RelayerReport,
+    ChainReport, ChainTxReport, Difference, FailedMovement, PoolCheck, PoolStateReport,
+    ReconcileReport, RelayerReport,
 };
 use tokenpad_core::{Error, ErrorCode, Result};
-use tokenpad_evm::calls;
 use tokenpad_evm::rpc::{self as r, BlockTag, CallRequest};
+use tokenpad_evm::{calls, market};
 use worker::{Env, Response};
 
 /// Balance reads per JSON-RPC batch.
@@ -105,6 +106,7 @@ pub async fn reconcile(env: &Env, id: MerchantId) -> Result<Response> {
             open_movements: 0,
             checked: 0,
             differences: Vec::new(),
+            pools: Vec::new(),
         };
         return http::json(200, &report).map_err(|e| Error::internal(e.to_string()));
     };
@@ -121,6 +123,7 @@ pub async fn reconcile(env: &Env, id: MerchantId) -> Result<Response> {
         let requests = chunk
             .iter()
             .map(|e| {
+                // Ledgers made before USDC followed the chain keep it under Base's address.
                 let token = if e.token == tokenpad_core::model::token::USDC_ADDRESS {
                     evm.usdc.0
                 } else {
@@ -172,6 +175,61 @@ pub async fn reconcile(env: &Env, id: MerchantId) -> Result<Response> {
         open_movements: v.open_movements,
         checked: u64::try_from(v.expected.len()).unwrap_or(u64::MAX),
         differences,
+        pools: pool_checks(&rpc, &v, block).await?,
     };
     http::json(200, &report).map_err(|e| Error::internal(e.to_string()))
+}
+
+/// Each pool's `slot0` and `liquidity()` at `block` against what the ledger followed.
+async fn pool_checks(rpc: &Rpc<'_>, v: &ChainView, block: u64) -> Result<Vec<PoolCheck>> {
+    if v.pools.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut requests = Vec::new();
+    for p in &v.pools {
+        for data in [market::slot0(), market::liquidity()] {
+            let call = CallRequest {
+                from: None,
+                to: p.pool.0,
+                data,
+            };
+            requests.push(r::eth_call(rpc.id(), &call, BlockTag::Number(block)));
+        }
+    }
+    let answers = rpc.batch(requests).await.map_err(rpc_error)?;
+    let mut out = Vec::new();
+    for (p, pair) in v.pools.iter().zip(answers.chunks(2)) {
+        let read = |i: usize| -> Option<Vec<u8>> {
+            pair.get(i)?
+                .as_ref()
+                .ok()
+                .and_then(|v| r::data_result(v).ok())
+        };
+        // A pool not created yet has no code: it reads as nothing.
+        let (sqrt, tick) = read(0)
+            .and_then(|d| market::decode_slot0(&d).ok())
+            .unwrap_or_default();
+        let liquidity = read(1)
+            .and_then(|d| market::decode_liquidity(&d).ok())
+            .unwrap_or(0);
+        let chain = PoolStateReport {
+            sqrt_price_x96: sqrt.to_string(),
+            tick,
+            liquidity: liquidity.to_string(),
+        };
+        let ledger = p.followed.as_ref().map(|o| PoolStateReport {
+            sqrt_price_x96: o.sqrt_price_x96.to_string(),
+            tick: o.tick,
+            liquidity: o.liquidity.to_string(),
+        });
+        out.push(PoolCheck {
+            token_address: p.token,
+            symbol: p.symbol.clone(),
+            pool: p.pool,
+            matches: ledger.as_ref() == Some(&chain),
+            ledger,
+            chain,
+        });
+    }
+    Ok(out)
 }

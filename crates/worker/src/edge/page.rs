@@ -53,6 +53,7 @@ fn network_label(network: Network) -> &'static str {
         Network::Base => "Base",
         Network::BaseSepolia => "Base Sepolia (test network)",
         Network::Sepolia => "Sepolia (test network)",
+        Network::Local => "a local development node",
     }
 }
 

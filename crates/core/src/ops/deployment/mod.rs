@@ -35,9 +35,10 @@ use crate::store::{DueKey, Store};
 pub fn create(
     store: &mut dyn Store,
     ctx: &Ctx,
-    spec: DeploySpec,
+    mut spec: DeploySpec,
     id: DeploymentId,
 ) -> Result<Deployment> {
+    spec.network = chain::network_for(ctx, Some(spec.network))?;
     let (address, salt) = chain::next_contract_address(store, ctx)?;
     let submitted = chain::try_submit(
         store,
@@ -110,6 +111,10 @@ pub fn finish(store: &mut dyn Store, ctx: &Ctx, id: &DeploymentId) -> Result<()>
     }
     let at = d.mined_at.unwrap_or(ctx.now);
     let req = &d.request;
+    let opens_pool = req.kind == DeploymentKind::Memecoin && !req.no_lp;
+    // On an EVM chain the pool opens in a transaction of its own: the deployment succeeds
+    // once it is mined, so its exchange link leads to a pool that exists.
+    let waits_for_pool = opens_pool && ctx.chain.is_evm();
     launch::launch(
         store,
         ctx,
@@ -132,19 +137,36 @@ pub fn finish(store: &mut dyn Store, ctx: &Ctx, id: &DeploymentId) -> Result<()>
             marketplace: req.marketplace,
             // A memecoin opens its pool from what is left of the supply, at its initial
             // price (unless noLp); an airdrop's pool is the merchant's to open.
-            pool: (req.kind == DeploymentKind::Memecoin && !req.no_lp).then_some(PoolOpening {
+            pool: opens_pool.then(|| PoolOpening {
                 tokens: None,
                 usdc: crate::model::amount::Usdc::ZERO,
                 price: req.initial_price,
+                then: waits_for_pool.then(|| Then::DeploymentReady(d.id.clone())),
             }),
             at,
             tx_hash: d.tx_hash.clone(),
         },
     )?;
-    d.status = DeploymentStatus::Success;
     d.mined_at = Some(at);
+    if waits_for_pool {
+        return store.put_deployment(&d);
+    }
+    d.status = DeploymentStatus::Success;
     store.put_deployment(&d)?;
     announce(store, &d, at)
+}
+
+/// A deployment whose token exists and whose pool has opened on chain succeeds.
+pub fn ready(store: &mut dyn Store, ctx: &Ctx, id: &DeploymentId) -> Result<()> {
+    let Some(mut d) = store.deployment(id)? else {
+        return Ok(());
+    };
+    if d.status != DeploymentStatus::Pending {
+        return Ok(());
+    }
+    d.status = DeploymentStatus::Success;
+    store.put_deployment(&d)?;
+    announce(store, &d, ctx.now)
 }
 
 /// `deployment.succeeded` or `deployment.failed`, after the deployment's record is written.

@@ -75,7 +75,7 @@ pub fn buy(
             serde_json::to_value(Decimal::of(remaining)).unwrap_or_default(),
         ));
     }
-    let mut usdc = usdc(store)?;
+    let mut usdc = usdc(store, ctx)?;
     let units = amount.cast();
     let mut bal = debit_check(store, &usdc, &holder, units)?;
     bal.active = bal.active.minus(units)?;

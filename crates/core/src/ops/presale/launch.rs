@@ -19,7 +19,7 @@ use crate::model::history::TxType;
 use crate::model::intent::{Account, Reserve, Side, Then};
 use crate::model::presale::{launch_supply, shares, Phase, Presale, Step, TokenDeployment};
 use crate::model::time::{Millis, DAY, SECOND};
-use crate::model::token::{Network, Token, TokenOrigin, TokenSpec};
+use crate::model::token::{Token, TokenOrigin, TokenSpec};
 use crate::ops::chain::{self, Stamp};
 use crate::ops::launch::{self, NewToken, PoolOpening, Supply};
 use crate::ops::ledger::Movement;
@@ -115,7 +115,7 @@ pub fn step(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Res
     let last_hash = hashes.last().cloned().flatten();
     let at_ctx = ctx.at(at);
     match next {
-        Step::Swapping => swap(store, &p)?,
+        Step::Swapping => swap(store, ctx, &p)?,
         Step::TokenCreated => create_token(store, ctx, &mut p, &last_hash, at)?,
         Step::TokensWithdrawn => withdraw_bought(store, &p)?,
         Step::Distributing => distribute(store, &at_ctx, &mut p, &last_hash)?,
@@ -136,8 +136,8 @@ pub fn step(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Res
 
 /// The raised USDC leaves escrow for the launch's liquidity pool (the pool opens with it at
 /// the next step).
-fn swap(store: &mut dyn Store, p: &Presale) -> Result<()> {
-    let mut usdc = usdc(store)?;
+fn swap(store: &mut dyn Store, ctx: &Ctx, p: &Presale) -> Result<()> {
+    let mut usdc = usdc(store, ctx)?;
     let raised = p.purchased.cast();
     usdc.escrow = usdc.escrow.minus(raised)?;
     usdc.pooled = usdc.pooled.plus(raised)?;
@@ -176,7 +176,7 @@ fn create_token(
             spec: TokenSpec {
                 name: info.name.clone(),
                 symbol: info.symbol.clone(),
-                network: Network::Base,
+                network: chain::network_for(ctx, None)?,
                 total_supply: launch_supply(),
                 merchant_address: None,
                 can_distribute: false,
@@ -192,6 +192,7 @@ fn create_token(
                 tokens: Some(bought),
                 usdc: p.purchased,
                 price,
+                then: Some(Then::PresalePool(p.id.clone())),
             }),
             at,
             tx_hash: hash.clone(),

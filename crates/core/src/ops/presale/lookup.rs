@@ -5,7 +5,8 @@ use crate::model::event::{EventType, PurchaseFacts, Subject};
 use crate::model::ids::PresaleId;
 use crate::model::presale::Presale;
 use crate::model::time::Millis;
-use crate::model::token::{Token, USDC_ADDRESS};
+use crate::model::token::Token;
+use crate::ops::Ctx;
 use crate::store::{DueKey, Store};
 
 /// This merchant's presale `id`, or 404 `presale_not_found`.
@@ -22,8 +23,8 @@ pub(super) fn key(p: &Presale) -> DueKey {
     DueKey::Presale(p.id.clone())
 }
 
-pub(super) fn usdc(store: &dyn Store) -> Result<Token> {
-    crate::ops::token::find(store, &USDC_ADDRESS)
+pub(super) fn usdc(store: &dyn Store, ctx: &Ctx) -> Result<Token> {
+    crate::ops::token::find(store, &ctx.chain.usdc())
 }
 
 /// Stores a presale that changed at `at` (its `updatedAt`).

@@ -14,7 +14,7 @@ use crate::store::Store;
 
 /// Every buyer gets their USDC back in full; the presale ends.
 pub fn refund(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Result<()> {
-    let mut usdc = usdc(store)?;
+    let mut usdc = usdc(store, ctx)?;
     let participants = store.participants(&p.id)?;
     let stamp = if participants.is_empty() {
         None

@@ -20,10 +20,10 @@
 pub mod observe;
 pub mod plan;
 pub mod reconcile;
-mod undo;
 
-use super::{deployment, event, job, Ctx};
+use super::{deployment, event, job, market, undo, Ctx};
 use crate::error::{Error, Result};
+use crate::model::chain::PoolEvent;
 use crate::model::event::{EventType, Subject};
 use crate::model::history::ChainStatus;
 use crate::model::intent::{Action, Intent, IntentStatus, Then};
@@ -44,6 +44,9 @@ pub struct Mined {
     pub gas_used: u64,
     /// Why it reverted, when the settler could tell.
     pub reason: Option<String>,
+    /// What the pools in it reported (decoded from its logs): a swap's amounts and the
+    /// pool's state after it, an opening's position.
+    pub events: Vec<PoolEvent>,
 }
 
 fn intent(store: &dyn Store, id: u64) -> Result<Intent> {
@@ -164,6 +167,12 @@ pub fn mined(store: &mut dyn Store, ctx: &Ctx, nonce: u64, m: &Mined) -> Result<
 }
 
 fn confirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Result<()> {
+    // The chain's amounts first: the records then show what was mined.
+    match &i.action {
+        Action::OpenPool { .. } => market::pool_opened(store, i, &m.events)?,
+        Action::Swap { .. } => market::swapped(store, ctx, i, &m.events)?,
+        Action::Deploy { .. } | Action::Transfer { .. } | Action::Mint { .. } => {}
+    }
     i.status = IntentStatus::Confirmed;
     i.hash = Some(m.hash.clone());
     i.block = Some(m.block);
@@ -208,6 +217,16 @@ fn confirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Resul
             }
             Ok(())
         }
+        Some(Then::PresalePool(id)) => {
+            if let Some(mut p) = store.presale(id)? {
+                p.completion
+                    .transactions
+                    .insert("swapTx".into(), m.hash.clone());
+                store.put_presale(&p)?;
+            }
+            Ok(())
+        }
+        Some(Then::DeploymentReady(id)) => deployment::ready(store, ctx, id),
     }
 }
 
@@ -225,6 +244,11 @@ fn fail(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Result<(
     announce(store, ctx, i, EventType::TransactionFailed)?;
     store.put_intent(i)?;
     undo::undo(store, ctx, i)?;
+    match &i.action {
+        Action::OpenPool { .. } => market::pool_failed(store, ctx, i)?,
+        Action::Swap { .. } => market::swap_failed(store, ctx, i)?,
+        Action::Deploy { .. } | Action::Transfer { .. } | Action::Mint { .. } => {}
+    }
     match &i.then {
         Some(Then::FinishJob(id)) => {
             if let Some(mut j) = store.job(id)? {
@@ -233,7 +257,7 @@ fn fail(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Result<(
                 store.put_job(&j)?;
             }
         }
-        Some(Then::FinishDeployment(id)) => {
+        Some(Then::FinishDeployment(id) | Then::DeploymentReady(id)) => {
             if let Some(mut d) = store.deployment(id)? {
                 d.status = crate::model::deployment::DeploymentStatus::Failed;
                 d.error = i.error.clone();
@@ -242,7 +266,7 @@ fn fail(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Result<(
                 event::emit(store, ctx.now, EventType::DeploymentFailed, subject)?;
             }
         }
-        Some(Then::PresaleToken(_)) | None => {}
+        Some(Then::PresaleToken(_) | Then::PresalePool(_)) | None => {}
     }
     Ok(())
 }

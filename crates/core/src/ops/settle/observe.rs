@@ -11,7 +11,10 @@
 //! - a merchant token between outside addresses: their balance rows follow;
 //! - to the merchant's wallet (or the token's merchant address): the merchant supply;
 //! - USDC from an outside address: what tokenpad sent that address before comes back out of
-//!   its row, the rest is new to the ledger (its USDC supply grows, as with any deposit).
+//!   its row, the rest is new to the ledger (its USDC supply grows, as with any deposit);
+//! - into or out of one of the merchant's pools (another trader's swap, liquidity added or
+//!   collected): the pool's reserve follows, so the ledger's pools hold what the pool
+//!   contracts hold; USDC a pool pays to an outside address leaves the ledger.
 //!
 //! The settler applies a range of blocks and moves its cursor past it in one transaction, so
 //! each log is applied exactly once.
@@ -52,15 +55,62 @@ pub enum Applied {
 /// Where an address's tokens sit in the ledger.
 enum Place {
     MerchantSupply,
+    /// The pool of the given token (a Uniswap pool holds the token and USDC).
+    Pool(TokenAddress),
     Row(Address),
 }
 
-fn place(ctx: &Ctx, t: &Token, a: Address) -> Place {
+fn place(store: &dyn Store, ctx: &Ctx, t: &Token, a: Address) -> Result<Place> {
     if a == ctx.merchant.address || (t.kind == TokenKind::Merchant && a == t.merchant_address) {
-        Place::MerchantSupply
-    } else {
-        Place::Row(a)
+        return Ok(Place::MerchantSupply);
     }
+    if let Some(pool_token) = pool_token_at(store, a)? {
+        // A token's pool holds that token, and USDC.
+        if t.kind == TokenKind::Usdc || pool_token == t.address {
+            return Ok(Place::Pool(pool_token));
+        }
+    }
+    Ok(Place::Row(a))
+}
+
+/// The merchant's token whose pool is at `a`, if one is.
+fn pool_token_at(store: &dyn Store, a: Address) -> Result<Option<TokenAddress>> {
+    for t in store.tokens()? {
+        if t.kind == TokenKind::Merchant && store.pool(&t.address)?.is_some_and(|p| p.address == a)
+        {
+            return Ok(Some(t.address));
+        }
+    }
+    Ok(None)
+}
+
+/// Moves up to `n` of `t` out of (`into` false) or into a pool's reserve; returns how much.
+fn shift_pool(
+    store: &mut dyn Store,
+    t: &mut Token,
+    pool_token: &TokenAddress,
+    n: Units,
+    into: bool,
+) -> Result<Units> {
+    let Some(mut p) = store.pool(pool_token)? else {
+        return Ok(Units::ZERO);
+    };
+    let usdc = t.address != *pool_token;
+    let held: Units = if usdc {
+        p.usdc_reserve.cast()
+    } else {
+        p.token_reserve
+    };
+    let n = if into { n } else { held.min(n) };
+    let step = |x: Units| if into { x.plus(n) } else { x.minus(n) };
+    if usdc {
+        p.usdc_reserve = step(held)?.cast();
+    } else {
+        p.token_reserve = step(held)?;
+    }
+    t.pooled = step(t.pooled)?;
+    store.put_pool(&p)?;
+    Ok(n)
 }
 
 /// Applies one log (see the module's rules).
@@ -77,7 +127,9 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
     }
     let holder = store.holder_by_address(&o.to)?;
     let usdc = t.kind == TokenKind::Usdc;
-    if usdc && holder.is_none() {
+    let (from, to) = (place(store, ctx, &t, o.from)?, place(store, ctx, &t, o.to)?);
+    let pool_side = matches!(from, Place::Pool(_)) || matches!(to, Place::Pool(_));
+    if usdc && holder.is_none() && !pool_side {
         // USDC between outside addresses, or to the relayer: not the ledger's to follow.
         return Ok(Applied::Skipped);
     }
@@ -86,18 +138,19 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
     }
 
     // Out of the sender's place: as much as the ledger knows it had.
-    let taken = match place(ctx, &t, o.from) {
+    let taken = match &from {
         Place::MerchantSupply => {
             let n = t.merchant_supply.min(o.amount);
             t.merchant_supply = t.merchant_supply.minus(n)?;
             n
         }
+        Place::Pool(pool_token) => shift_pool(store, &mut t, pool_token, o.amount, false)?,
         Place::Row(a) => {
-            let mut b = store.balance(&t.address, &a)?;
+            let mut b = store.balance(&t.address, a)?;
             let n = b.active.min(o.amount);
             b.active = b.active.minus(n)?;
             t.held = t.held.minus(n)?;
-            store.put_balance(&t.address, &a, &b)?;
+            store.put_balance(&t.address, a, &b)?;
             n
         }
     };
@@ -110,13 +163,20 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
     } else {
         taken
     };
-    match place(ctx, &t, o.to) {
+    match &to {
         Place::MerchantSupply => t.merchant_supply = t.merchant_supply.plus(amount)?,
+        Place::Pool(pool_token) => {
+            shift_pool(store, &mut t, pool_token, amount, true)?;
+        }
+        // USDC a pool paid to an outside address leaves what the ledger follows.
+        Place::Row(_) if usdc && holder.is_none() => {
+            t.total_supply = t.total_supply.minus(amount)?;
+        }
         Place::Row(a) => {
-            let mut b = store.balance(&t.address, &a)?;
+            let mut b = store.balance(&t.address, a)?;
             b.active = b.active.plus(amount)?;
             t.held = t.held.plus(amount)?;
-            store.put_balance(&t.address, &a, &b)?;
+            store.put_balance(&t.address, a, &b)?;
         }
     }
     t.check_conservation()?;

@@ -7,7 +7,9 @@
 //!   tokens' balances are independent, so their batches may interleave. An intent whose batch
 //!   reverted goes alone (`solo`), and so does every transfer of a token the chain cannot
 //!   batch (USDC: Circle's contract has no batch call).
-//! - Test-USDC mints (the local faucet) go one per transaction.
+//! - Test-USDC mints (the local faucet) go one per transaction, and so do a pool's opening
+//!   and each swap (the market contract's calls). A token's transfers made after its swap
+//!   start a new batch behind it: they may spend what the swap brings.
 
 use crate::error::Result;
 use crate::model::ids::TokenAddress;
@@ -24,6 +26,10 @@ pub enum Call {
     Transfers,
     /// Test USDC is minted.
     Mint,
+    /// tokenpad's market opens the token's pool.
+    OpenPool,
+    /// tokenpad's market swaps for a holder in the token's pool.
+    Swap,
 }
 
 /// One transaction to send: its call and the intents it settles, in order.
@@ -71,8 +77,10 @@ pub fn plan(
             Action::Deploy { .. } => Call::Deploy,
             Action::Transfer { .. } => Call::Transfers,
             Action::Mint { .. } => Call::Mint,
+            Action::OpenPool { .. } => Call::OpenPool,
+            Action::Swap { .. } => Call::Swap,
         };
-        if (call == Call::Transfers && deploying.contains(&i.token)) || held.contains(&i.token) {
+        if (call != Call::Deploy && deploying.contains(&i.token)) || held.contains(&i.token) {
             continue;
         }
         let joins = call == Call::Transfers && !i.solo && batchable(&i.token);

@@ -1,14 +1,18 @@
 //! What the chain should say: every custodial holder's balance of every token it has in the
-//! ledger (active plus locked: locked tokens sit in the holder's wallet on chain), and the
-//! treasury's balance of each merchant token (everything the ledger keeps outside balances:
-//! the app, merchant and liquidity supplies, escrow, pool reserves and presale signers).
+//! ledger (active plus locked: locked tokens sit in the holder's wallet on chain), the
+//! treasury's balance of each merchant token (everything the ledger keeps outside balances
+//! and pools: the app, merchant and liquidity supplies, escrow and presale signers), and each
+//! pool contract's balances of its token and of USDC, and its state (`slot0`'s price and
+//! tick, the active liquidity) as the ledger last followed it.
 //! The worker reads `balanceOf` for each and reports the differences. While movements are
 //! still settling, the two differ by them; a report says how many are open.
 
 use crate::error::{Error, Result};
 use crate::model::address::Address;
 use crate::model::amount::Units;
+use crate::model::amount::USDC_DECIMALS;
 use crate::model::ids::{TokenAddress, UserId};
+use crate::model::pool::Observed;
 use crate::model::token::TokenKind;
 use crate::ops::Ctx;
 use crate::store::Store;
@@ -52,8 +56,29 @@ pub fn expected(store: &dyn Store, ctx: &Ctx) -> Result<Vec<Expected>> {
             .remaining_app_supply
             .checked_add(t.liquidity_supply)
             .and_then(|s| s.checked_add(t.escrow))
-            .and_then(|s| s.checked_add(t.pooled))
             .ok_or_else(overflow)?;
+        if let Some(p) = store.pool(&t.address)? {
+            // The pool contract holds its reserves.
+            let usdc = ctx.chain.usdc();
+            for (token, symbol, decimals, ledger) in [
+                (t.address, t.symbol.clone(), t.decimals, p.token_reserve),
+                (
+                    usdc,
+                    "USDC".to_string(),
+                    USDC_DECIMALS,
+                    p.usdc_reserve.cast(),
+                ),
+            ] {
+                out.push(Expected {
+                    token,
+                    symbol,
+                    decimals,
+                    owner: p.address,
+                    user_id: None,
+                    ledger,
+                });
+            }
+        }
         if t.merchant_address == ctx.merchant.address {
             treasury = treasury
                 .checked_add(t.merchant_supply)
@@ -73,6 +98,32 @@ pub fn expected(store: &dyn Store, ctx: &Ctx) -> Result<Vec<Expected>> {
             user_id: None,
             ledger: treasury,
         });
+    }
+    Ok(out)
+}
+
+/// A pool's state as the ledger last followed it from the chain.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PoolState {
+    pub token: TokenAddress,
+    pub symbol: String,
+    pub pool: Address,
+    /// None until the pool's opening is mined.
+    pub followed: Option<Observed>,
+}
+
+/// Every pool's state to compare with the chain's `slot0` and `liquidity()`.
+pub fn pool_states(store: &dyn Store) -> Result<Vec<PoolState>> {
+    let mut out = Vec::new();
+    for t in store.tokens()? {
+        if let Some(p) = store.pool(&t.address)? {
+            out.push(PoolState {
+                token: t.address,
+                symbol: t.symbol,
+                pool: p.address,
+                followed: p.chain,
+            });
+        }
     }
     Ok(out)
 }

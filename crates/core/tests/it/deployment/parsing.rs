@@ -21,7 +21,7 @@ fn network_error_lists_the_networks() {
     assert_eq!(err.status(), 400);
     assert_eq!(
         err.details.unwrap()["allowed"],
-        json!(["base", "base-sepolia", "sepolia"])
+        json!(["base", "base-sepolia", "sepolia", "local"])
     );
     assert!(err.message.contains("base, base-sepolia, sepolia"));
 }

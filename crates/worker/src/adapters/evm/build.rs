@@ -7,12 +7,19 @@
 //! holder's. An authorization's nonce is derived from the merchant and the intent, so signing
 //! an intent again (after a revert, a lost transaction) gives the same nonce: the chain itself
 //! refuses to carry out one movement twice.
+//!
+//! A pool's opening and a holder's swap go to tokenpad's market contract: the treasury (for an
+//! opening) or the holder (for a swap) signs EIP-3009's receive form to the market, which
+//! alone can carry it out; a swap's nonce commits to the swap's parameters
+//! (`tokenpad_evm::market::Swap::nonce`), so its signature is good for that swap only.
 
 use super::config::Evm;
 use crate::adapters::sql::SqlStore;
 use crate::adapters::wallet::WalletMaker;
+use alloy_primitives::U256;
 use tokenpad_core::crypto::{keccak256, parse_bytes32};
 use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::intent::{Account, Action, Intent};
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::token::USDC_ADDRESS;
@@ -20,7 +27,7 @@ use tokenpad_core::ops::settle::plan::{Batch, Call};
 use tokenpad_core::store::Store;
 use tokenpad_core::{Error, Result};
 use tokenpad_evm::auth::{self, Authorization, Domain, SignedAuthorization};
-use tokenpad_evm::calls;
+use tokenpad_evm::{calls, market};
 
 /// Gas limits, from what these calls use on anvil (deploy about 1.25 M; an authorization in a
 /// batch about 35 k, plus 17 k for a recipient new to the token; a single
@@ -30,6 +37,10 @@ pub const MINT_GAS: u64 = 120_000;
 pub const SINGLE_TRANSFER_GAS: u64 = 150_000;
 pub const BATCH_BASE_GAS: u64 = 60_000;
 pub const BATCH_ITEM_GAS: u64 = 70_000;
+/// A pool's opening: Uniswap deploying the pool is most of it (about 5.2 M on anvil).
+pub const OPEN_POOL_GAS: u64 = 6_500_000;
+/// A holder's swap (about 150-200 k on anvil; more when it crosses ticks).
+pub const SWAP_GAS: u64 = 450_000;
 
 /// An authorization is valid from the epoch to the end of u64 seconds: the random nonce, not
 /// time, is what makes it usable once; a transaction stuck for long still settles.
@@ -59,13 +70,135 @@ fn evm_err(e: tokenpad_evm::Error) -> Error {
 }
 
 impl Builder<'_> {
-    /// The chain address of a ledger token (the ledger keeps USDC under Base's address).
+    /// Whether a ledger token is USDC: the chain's contract, or Base's address, under which
+    /// ledgers made before USDC followed the chain keep it.
+    fn is_usdc(&self, token: &Address) -> bool {
+        *token == self.evm.usdc || *token == USDC_ADDRESS.address()
+    }
+
+    /// The chain address of a ledger token.
     pub fn chain_address(&self, token: &Address) -> [u8; 20] {
-        if *token == USDC_ADDRESS.address() {
+        if self.is_usdc(token) {
             self.evm.usdc.0
         } else {
             token.0
         }
+    }
+
+    fn market(&self) -> Result<[u8; 20]> {
+        self.evm
+            .chain
+            .markets
+            .as_ref()
+            .map(|m| m.market.0)
+            .ok_or_else(|| bad("no market contract on this chain (CHAIN_MARKET)".into()))
+    }
+
+    /// `from`'s receive-authorization of `value` of `token` to the market.
+    fn pull(
+        &self,
+        token: &Address,
+        from: &Account,
+        value: u128,
+        nonce: [u8; 32],
+    ) -> Result<SignedAuthorization> {
+        let a = Authorization {
+            from: self.address(from),
+            to: self.market()?,
+            value,
+            valid_after: 0,
+            valid_before: VALID_BEFORE,
+            nonce,
+        };
+        auth::sign_receive(&self.domain(token)?, &a, &self.secret(from)?).map_err(evm_err)
+    }
+
+    fn open_pool(&self, i: &Intent) -> Result<Built> {
+        let Action::OpenPool {
+            tokens,
+            usdc,
+            sqrt_price_x96,
+            tick_lower,
+            tick_upper,
+        } = &i.action
+        else {
+            return Err(bad(format!("intent {} is not a pool's opening", i.id)));
+        };
+        let sqrt = U256::from_str_radix(sqrt_price_x96, 10)
+            .map_err(|_| bad(format!("intent {}: a bad sqrtPriceX96", i.id)))?;
+        let token = i.token.address();
+        let usdc_address = self.evm.usdc;
+        let nonce = self.nonce(i.id);
+        let pull = |asset: &Address, value: Units| -> Result<Option<SignedAuthorization>> {
+            if value.is_zero() {
+                return Ok(None);
+            }
+            self.pull(asset, &Account::Treasury, value.raw(), nonce)
+                .map(Some)
+        };
+        let (token_pull, usdc_pull) = (pull(&token, *tokens)?, pull(&usdc_address, *usdc)?);
+        let token_first = token < usdc_address;
+        let (t0, t1, p0, p1) = if token_first {
+            (token, usdc_address, token_pull, usdc_pull)
+        } else {
+            (usdc_address, token, usdc_pull, token_pull)
+        };
+        let opening = market::Opening {
+            token0: t0.0,
+            token1: t1.0,
+            sqrt_price_x96: sqrt,
+            tick_lower: *tick_lower,
+            tick_upper: *tick_upper,
+        };
+        let data = opening
+            .calldata(self.merchant.address.0, p0.as_ref(), p1.as_ref())
+            .map_err(evm_err)?;
+        Ok(Built {
+            to: self.market()?,
+            data,
+            gas_limit: OPEN_POOL_GAS,
+        })
+    }
+
+    fn swap(&self, i: &Intent) -> Result<Built> {
+        let Action::Swap {
+            holder,
+            buy,
+            exact_in,
+            amount,
+            limit,
+            ..
+        } = &i.action
+        else {
+            return Err(bad(format!("intent {} is not a swap", i.id)));
+        };
+        let (token, usdc_address) = (i.token.address(), self.evm.usdc);
+        let (token_in, token_out) = if *buy {
+            (usdc_address, token)
+        } else {
+            (token, usdc_address)
+        };
+        let swap = market::Swap {
+            token_in: token_in.0,
+            token_out: token_out.0,
+            exact_in: *exact_in,
+            amount: amount.raw(),
+            limit: limit.raw(),
+            salt: self.nonce(i.id),
+        };
+        let market_address = self.market()?;
+        let from = Account::Wallet(*holder);
+        let signed = self.pull(
+            &token_in,
+            &from,
+            swap.pull_value(),
+            swap.nonce(market_address, holder.0),
+        )?;
+        Ok(Built {
+            to: market_address,
+            data: swap.calldata(&signed),
+            gas_limit: SWAP_GAS,
+        })
     }
 
     fn secret(&self, account: &Account) -> Result<[u8; 32]> {
@@ -91,7 +224,7 @@ impl Builder<'_> {
     }
 
     fn domain(&self, token: &Address) -> Result<Domain> {
-        let (name, version) = if *token == USDC_ADDRESS.address() {
+        let (name, version) = if self.is_usdc(token) {
             (self.evm.usdc_name.clone(), self.evm.usdc_version.clone())
         } else {
             let t = self
@@ -175,7 +308,7 @@ impl Builder<'_> {
                     .collect::<Result<Vec<_>>>()?;
                 let to = self.chain_address(&token);
                 match auths.as_slice() {
-                    [one] if token == USDC_ADDRESS.address() => Ok(Built {
+                    [one] if self.is_usdc(&token) => Ok(Built {
                         to,
                         data: calls::transfer_with_authorization(one),
                         gas_limit: SINGLE_TRANSFER_GAS,
@@ -191,6 +324,8 @@ impl Builder<'_> {
                     }
                 }
             }
+            (Call::OpenPool, _) => self.open_pool(first),
+            (Call::Swap, _) => self.swap(first),
             _ => Err(bad(format!("intent {} does not match its call", first.id))),
         }
     }

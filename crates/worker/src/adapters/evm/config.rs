@@ -3,7 +3,10 @@
 //! - `CHAIN=embedded` (the default): the ledger presented as a chain; nothing else needed.
 //! - `CHAIN=evm`: a real EVM chain. `CHAIN_RPC_URL` (a secret: provider URLs carry API keys;
 //!   never logged, never in a response), `CHAIN_ID`, `CHAIN_USDC` (the USDC contract),
-//!   `CHAIN_FACTORY` (the tokenpad factory deployed on that chain). Optional tuning:
+//!   `CHAIN_FACTORY` (the tokenpad factory deployed on that chain). Markets: `CHAIN_MARKET`
+//!   (tokenpad's market contract, deployed once per chain by scripts/deploy-contracts.mjs)
+//!   and `CHAIN_UNISWAP_FACTORY` (Uniswap v3's factory: Uniswap's own deployment on Base and
+//!   Base Sepolia unless given); without a market, pools cannot open. Optional tuning:
 //!   `CHAIN_POLL_MS` (how often the settler looks for receipts, default 2000),
 //!   `CHAIN_REPLACE_AFTER_MS` (when an unmined transaction is replaced with a higher fee,
 //!   default 60000), `CHAIN_SCAN_MS` (how often deposits are looked for, default 15000),
@@ -15,10 +18,20 @@
 
 use tokenpad_core::crypto::parse_bytes32;
 use tokenpad_core::model::address::Address;
-use tokenpad_core::model::chain::{ChainMode, EvmChain, TOKEN_CODE_HASH};
+use tokenpad_core::model::chain::{ChainMode, EvmChain, Markets, TOKEN_CODE_HASH};
+use tokenpad_core::model::token::Network;
 use tokenpad_core::{Error, ErrorCode, Result};
 
 const BASE_SEPOLIA: u64 = 84_532;
+
+/// Uniswap v3's factory where Uniswap deployed it (docs.uniswap.org, "Base Deployments").
+fn canonical_uniswap_factory(chain_id: u64) -> Option<&'static str> {
+    match chain_id {
+        8_453 => Some("0x33128a8fC17869897dcE68Ed026d694621f6FDfD"),
+        BASE_SEPOLIA => Some("0x4752ba5DBc23f44D87826276BF6Fd6b1C372aD24"),
+        _ => None,
+    }
+}
 
 /// The RPC endpoint. Its `Debug` never shows the URL.
 #[derive(Clone)]
@@ -124,14 +137,47 @@ pub fn read(env: &worker::Env) -> Result<ChainConfig> {
         .map_err(|_| misconfigured("CHAIN_ID is not a whole number".into()))?;
     let token_code_hash = parse_bytes32(TOKEN_CODE_HASH)
         .ok_or_else(|| Error::internal("TOKEN_CODE_HASH is not 32 bytes"))?;
+    let network = Network::of_chain_id(chain_id).ok_or_else(|| {
+        misconfigured(format!(
+            "CHAIN_ID {chain_id} is not a network tokenpad knows (Base 8453, Base Sepolia 84532, Sepolia 11155111, a local node 31337)"
+        ))
+    })?;
+    let optional = |name: &str, default: Option<&str>| -> Result<Option<Address>> {
+        match get(name).as_deref().or(default) {
+            None => Ok(None),
+            Some(v) => Address::parse(v.trim())
+                .map(Some)
+                .ok_or_else(|| misconfigured(format!("{name} is not an address"))),
+        }
+    };
+    // The zero address is the deploy configuration's placeholder: no market yet.
+    let markets = match (
+        optional("CHAIN_MARKET", None)?.filter(|a| *a != Address::ZERO),
+        optional("CHAIN_UNISWAP_FACTORY", canonical_uniswap_factory(chain_id))?,
+    ) {
+        (Some(market), Some(uniswap_factory)) => Some(Markets {
+            uniswap_factory,
+            market,
+        }),
+        (Some(_), None) => {
+            return Err(misconfigured(
+                "CHAIN_MARKET needs CHAIN_UNISWAP_FACTORY on this chain".into(),
+            ))
+        }
+        (None, _) => None,
+    };
+    let usdc = address("CHAIN_USDC")?;
     Ok(ChainConfig::Evm(Box::new(Evm {
         chain: EvmChain {
             chain_id,
+            network,
             factory: address("CHAIN_FACTORY")?,
             token_code_hash,
+            usdc,
+            markets,
         },
         rpc: RpcUrl(rpc),
-        usdc: address("CHAIN_USDC")?,
+        usdc,
         usdc_name: get("CHAIN_USDC_NAME").unwrap_or_else(|| {
             if chain_id == BASE_SEPOLIA {
                 "USDC"

@@ -1,6 +1,8 @@
 //! The settler's third step: the new blocks' Transfer logs of the merchant's tokens (all of
-//! them) and of USDC (to its holders), applied to the ledger (`ops::settle::observe`) with the
-//! scan's cursor in the same transaction, so each log counts once.
+//! them) and of USDC (to its holders, and into and out of its pools), applied to the ledger
+//! (`ops::settle::observe`), and its pools' own events (other traders' swaps, liquidity added
+//! or removed: `ops::market::follow`), with the scan's cursor in the same transaction, so each
+//! log counts once.
 
 use super::rpc::{Fail, Rpc};
 use super::settler::{Settler, Step};
@@ -8,7 +10,7 @@ use tokenpad_core::crypto::hex0x;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::ids::TokenAddress;
-use tokenpad_core::model::token::{TokenKind, USDC_ADDRESS};
+use tokenpad_core::model::token::TokenKind;
 use tokenpad_core::ops::settle::observe::{observe, Observed};
 use tokenpad_core::store::Store;
 use tokenpad_evm::logs;
@@ -45,6 +47,12 @@ impl Settler<'_> {
             .map(|t| t.address.address().0)
             .collect();
         let holders = store.holder_addresses()?;
+        let mut pools: Vec<[u8; 20]> = Vec::new();
+        for t in store.tokens()? {
+            if let Some(p) = store.pool(&t.address)? {
+                pools.push(p.address.0);
+            }
+        }
         let mut requests = Vec::new();
         if !tokens.is_empty() {
             requests.push(r::eth_get_logs(
@@ -58,16 +66,7 @@ impl Settler<'_> {
             ));
         }
         for chunk in holders.chunks(HOLDERS_PER_FILTER) {
-            let topics = chunk
-                .iter()
-                .map(|a| {
-                    let mut t = [0u8; 32];
-                    if let Some(tail) = t.get_mut(12..) {
-                        tail.copy_from_slice(&a.0);
-                    }
-                    t
-                })
-                .collect();
+            let topics = chunk.iter().map(|a| word(&a.0)).collect();
             requests.push(r::eth_get_logs(
                 rpc.id(),
                 &LogFilter {
@@ -78,25 +77,54 @@ impl Settler<'_> {
                 },
             ));
         }
+        if !pools.is_empty() {
+            let words: Vec<[u8; 32]> = pools.iter().map(word).collect();
+            let usdc = vec![self.evm.usdc.0];
+            let transfer = vec![logs::TRANSFER_TOPIC];
+            // USDC into and out of the pools, and the pools' own events.
+            for topics in [
+                vec![transfer.clone(), words.clone()],
+                vec![transfer, vec![], words],
+            ] {
+                requests.push(r::eth_get_logs(
+                    rpc.id(),
+                    &LogFilter {
+                        from_block: from,
+                        to_block: to,
+                        addresses: usdc.clone(),
+                        topics,
+                    },
+                ));
+            }
+            requests.push(r::eth_get_logs(
+                rpc.id(),
+                &LogFilter {
+                    from_block: from,
+                    to_block: to,
+                    addresses: pools,
+                    topics: vec![vec![logs::SWAP_TOPIC, logs::MINT_TOPIC, logs::BURN_TOPIC]],
+                },
+            ));
+        }
         let mut seen = Vec::new();
+        let mut pool_logs = Vec::new();
         for answer in rpc.batch(requests).await? {
             for log in r::parse_logs(&answer.map_err(Fail::Node)?)? {
                 if let Some(t) = logs::decode_transfer(&log) {
                     seen.push(t);
+                } else {
+                    pool_logs.push(log);
                 }
             }
         }
+        pool_logs.sort_by_key(|l| (l.block_number, l.log_index));
+        let events = super::pools::pool_events(&pool_logs, None);
         seen.sort_by_key(|t| (t.block_number, t.log_index));
         seen.dedup_by_key(|t| (t.block_number, t.log_index));
-        let usdc = self.evm.usdc;
         let observed: Vec<Observed> = seen
             .into_iter()
             .map(|t| Observed {
-                token: if t.token == usdc.0 {
-                    USDC_ADDRESS
-                } else {
-                    TokenAddress(Address(t.token))
-                },
+                token: TokenAddress(Address(t.token)),
                 from: Address(t.from),
                 to: Address(t.to),
                 amount: Units::new(t.value),
@@ -110,10 +138,20 @@ impl Settler<'_> {
             for o in &observed {
                 observe(s, &ctx, o)?;
             }
+            tokenpad_core::ops::market::follow(s, &events)?;
             let mut r = s.relayer()?;
             r.scanned_block = Some(to);
             s.put_relayer(&r)
         })?;
         Ok(())
     }
+}
+
+/// An address as a 32-byte topic.
+fn word(a: &[u8; 20]) -> [u8; 32] {
+    let mut t = [0u8; 32];
+    if let Some(tail) = t.get_mut(12..) {
+        tail.copy_from_slice(a);
+    }
+    t
 }

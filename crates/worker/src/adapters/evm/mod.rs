@@ -11,6 +11,7 @@
 pub mod build;
 pub mod config;
 mod deposits;
+mod pools;
 pub mod rpc;
 pub mod settler;
 mod watch;

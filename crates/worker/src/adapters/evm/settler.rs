@@ -114,6 +114,12 @@ impl Settler<'_> {
         })
     }
 
+    /// Whether a ledger token is USDC (the chain's contract; Base's address in ledgers made
+    /// before USDC followed the chain). Circle's contract has no batch call.
+    fn is_usdc(&self, t: &TokenAddress) -> bool {
+        t.address() == self.evm.usdc || *t == USDC_ADDRESS
+    }
+
     pub(super) fn relayer_address(&self) -> [u8; 20] {
         self.ctx.merchant.address.0
     }
@@ -182,7 +188,7 @@ impl Settler<'_> {
             per_batch: self.evm.batch,
             batches: BATCHES_PER_ROUND,
         };
-        let planned = plan(&store, limits, |t: &TokenAddress| *t != USDC_ADDRESS)?;
+        let planned = plan(&store, limits, |t: &TokenAddress| !self.is_usdc(t))?;
         let (batches, held) = self.deployed_only(rpc, planned).await?;
         if batches.is_empty() {
             return held.map_or(Ok(()), |why| Err(Stop::Held(why)));
@@ -279,7 +285,7 @@ impl Settler<'_> {
     ) -> Step<(Vec<Batch>, Option<String>)> {
         let mut tokens: Vec<TokenAddress> = planned
             .iter()
-            .filter(|b| b.call == Call::Transfers && b.token != USDC_ADDRESS)
+            .filter(|b| b.call == Call::Transfers && !self.is_usdc(&b.token))
             .map(|b| b.token)
             .collect();
         tokens.sort();

@@ -58,12 +58,14 @@ impl Settler<'_> {
         } else {
             Some(self.revert_reason(rpc, t, receipt.block_number).await)
         };
+        let market = self.evm.chain.markets.as_ref().map(|m| m.market.0);
         let m = Mined {
             hash,
             block: receipt.block_number,
             success: receipt.status,
             gas_used: receipt.gas_used,
             reason,
+            events: super::pools::pool_events(&receipt.logs, market),
         };
         if !m.success {
             worker::console_warn!(

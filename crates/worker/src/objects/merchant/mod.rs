@@ -432,8 +432,9 @@ impl MerchantObject {
         };
         let mut store = self.store()?;
         let m = merchant.clone();
+        let chain = self.chain.as_ref().map_err(Clone::clone)?.mode();
         transaction(&self.state.storage(), &self.watch, move || {
-            ops::merchant::init(&mut store, &m)
+            ops::merchant::init(&mut store, &m, &chain)
         })?;
         Answer::json(
             201,

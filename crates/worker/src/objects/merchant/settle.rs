@@ -131,6 +131,7 @@ impl MerchantObject {
             open_txs: store.open_chain_txs()?,
             failed: store.failed_intents(FAILED_SHOWN)?,
             expected: reconcile::expected(&store, &ctx)?,
+            pools: reconcile::pool_states(&store)?,
         };
         Answer::json(200, &view)
     }

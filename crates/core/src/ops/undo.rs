@@ -11,7 +11,8 @@ use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::amount::Units;
 use crate::model::history::{ChainStatus, TxRecord, TxType};
-use crate::model::intent::{Action, Intent, Reserve, Side};
+use crate::model::ids::TokenAddress;
+use crate::model::intent::{Action, Intent, Reserve, Side, Undo};
 use crate::model::token::Token;
 use crate::ops::{token, Ctx};
 use crate::store::{DueKey, Store};
@@ -20,7 +21,7 @@ use crate::store::{DueKey, Store};
 fn amount(i: &Intent) -> Units {
     match &i.action {
         Action::Transfer { amount, .. } | Action::Mint { amount, .. } => *amount,
-        Action::Deploy { .. } => Units::ZERO,
+        Action::Deploy { .. } | Action::OpenPool { .. } | Action::Swap { .. } => Units::ZERO,
     }
 }
 
@@ -105,8 +106,21 @@ pub fn undo(store: &mut dyn Store, ctx: &Ctx, i: &Intent) -> Result<Units> {
     let Some(u) = &i.undo else {
         return Ok(Units::ZERO);
     };
-    let mut t = token::find(store, &i.token)?;
-    let want = amount(i);
+    undo_leg(store, ctx, i, &i.token, u, amount(i), 0)
+}
+
+/// Undoes one leg of the failed intent `i`: `want` of `token`, as `u` says. A movement of two
+/// legs (a swap) numbers them (`leg` 0 and 1), so their reversal records differ.
+pub fn undo_leg(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    i: &Intent,
+    token: &TokenAddress,
+    u: &Undo,
+    want: Units,
+    leg: usize,
+) -> Result<Units> {
+    let mut t = token::find(store, token)?;
     let n = available(store, &t, &u.debit, want)?;
     if n.is_zero() {
         return Ok(n);
@@ -121,7 +135,7 @@ pub fn undo(store: &mut dyn Store, ctx: &Ctx, i: &Intent) -> Result<Units> {
             crate::ops::history::append(
                 store,
                 &TxRecord {
-                    id: format!("reversal{}-{side}", i.id),
+                    id: format!("reversal{}-{}", i.id, leg * 2 + side),
                     hash: i.hash.clone(),
                     chain_status: ChainStatus::Failed,
                     block: i.block,
