@@ -203,9 +203,10 @@ fn token_supply_distributed_versus_remaining() {
 fn token_supply_shows_the_pool() {
     let mut v: serde_json::Value = serde_json::from_str(TOKEN).unwrap();
     v["pool"] = serde_json::json!({
-        "address": "0xF86a823fa2f71A782A64d33fB14B2112a59ac1B3",
+        "address": "0xF86a823fa2f71A782A64d33fB14B2112a59ac1B3", "status": "open",
         "tokenReserve": 996039.726961099, "usdcReserve": 39.940281,
         "virtualUsdcReserve": 10000, "price": 0.010079859275926369, "fee": 0.3,
+        "sqrtPriceX96": "7954225305587862563528386", "tick": -276101, "liquidity": "99801744224",
         "lpInfo": {"nftId": "1", "liquidityPoolAddress": "0xF86a823fa2f71A782A64d33fB14B2112a59ac1B3"}
     });
     let t: Token = from_str(&v.to_string()).unwrap();

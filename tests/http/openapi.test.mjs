@@ -83,7 +83,7 @@ const WIRE_ROUTES = [
 
 const ERROR_CODES = {
   400: ['invalid_json', 'invalid_request', 'invalid_amount', 'invalid_address', 'invalid_user_id', 'invalid_network',
-    'invalid_idempotency_key', 'invalid_cursor', 'secret_key_in_url', 'self_transfer', 'allocation_exceeds_supply',
+    'network_unavailable', 'invalid_idempotency_key', 'invalid_cursor', 'secret_key_in_url', 'self_transfer', 'allocation_exceeds_supply',
     'url_not_allowed'],
   401: ['public_key_not_found', 'missing_api_key', 'invalid_api_key', 'invalid_admin_key',
     'invalid_session_token', 'session_expired', 'session_revoked'],
@@ -92,7 +92,8 @@ const ERROR_CODES = {
   404: ['not_found', 'token_not_found', 'holder_not_found', 'job_not_found', 'merchant_not_found', 'deployment_not_found', 'presale_not_found',
     'event_not_found', 'webhook_not_found', 'delivery_not_found'],
   405: ['method_not_allowed'],
-  409: ['idempotency_key_reused', 'presale_not_active', 'presale_already_resolved', 'no_liquidity', 'pool_exists'],
+  409: ['idempotency_key_reused', 'presale_not_active', 'presale_already_resolved', 'no_liquidity', 'pool_exists',
+    'pool_pending'],
   413: ['payload_too_large'],
   415: ['unsupported_media_type'],
   429: ['rate_limited'],

@@ -157,7 +157,7 @@ test('create-token validation: every bad field is a 400 with its code', async ()
   for (const [body, code, field] of table) {
     const e = fails(await call('POST', '/merchant/create-token', { key: M.secretKey, body }), 400, code);
     assert.equal(e.details?.field, field, `${JSON.stringify(body)}: ${JSON.stringify(e)}`);
-    if (code === 'invalid_network') assert.deepEqual(e.details.allowed, ['base', 'base-sepolia', 'sepolia']);
+    if (code === 'invalid_network') assert.deepEqual(e.details.allowed, ['base', 'base-sepolia', 'sepolia', 'local']);
   }
   // Numbers that no float can hold are still refused cleanly, from their text.
   for (const raw of ['1e400', '-0', '1e-19', '100000000000000000000000000000000000000000']) {

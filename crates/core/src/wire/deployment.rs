@@ -53,8 +53,9 @@ pub struct Deployment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "codegen", schemars(extend("format" = "uri")))]
     pub service_build_url: Option<String>,
-    /// On success: a swap page for the token on its network (Uniswap's, which does not work
-    /// as expected on a test network).
+    /// On success: a swap page for the token against USDC on its network (Uniswap's, which
+    /// does not work as expected on a test network). Absent on a local node: no public
+    /// exchange reaches it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "codegen", schemars(extend("format" = "uri")))]
     pub exchange_url: Option<String>,

@@ -241,7 +241,7 @@ pub struct Job {
     /// On success: the token's page in the demo frontend (Metal's build page).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metal_build_url: Option<String>,
-    /// On success: a swap page for the token (Uniswap's).
+    /// On success: a swap page for the token (Uniswap's; absent on a local node).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uniswap_url: Option<String>,
     /// Once the token has a liquidity pool.
