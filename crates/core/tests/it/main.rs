@@ -19,6 +19,7 @@ mod floors;
 mod ledger_props;
 mod ledger_scenarios;
 mod market;
+mod market_chain;
 mod openapi_codes;
 mod presale;
 mod reads;

@@ -1,0 +1,238 @@
+//! Markets on an EVM chain, in the core: a pool's opening and a holder's swaps as intents, and
+//! what the ledger does with what the chain reports (the settler's receipts and scans, faked
+//! here with the events a Uniswap pool and tokenpad's market would emit). The same flows run
+//! against a real node in tests/http/markets.test.mjs.
+
+use crate::common::{assert_conserved, body, tok, usdc_address, Fx};
+use crate::settle::{evm, receipt, sign, token, LIMITS};
+use serde_json::json;
+use tokenpad_core::error::ErrorCode as C;
+use tokenpad_core::model::amount::{Units, Usdc};
+use tokenpad_core::model::chain::{ChainPoint, PoolEvent};
+use tokenpad_core::model::history::ChainStatus;
+use tokenpad_core::model::ids::TokenAddress;
+use tokenpad_core::model::intent::{Action, IntentStatus};
+use tokenpad_core::model::pool::Pool;
+use tokenpad_core::ops::ledger;
+use tokenpad_core::ops::market::{self, BuyRequest, LiquidityRequest, SellRequest};
+use tokenpad_core::ops::settle::plan::{plan, Call};
+use tokenpad_core::ops::settle::{self, Mined};
+use tokenpad_core::store::Store;
+
+const USDC: u128 = 1_000_000;
+
+fn pool(fx: &Fx, t: &TokenAddress) -> Pool {
+    fx.store.pool(t).unwrap().unwrap()
+}
+
+/// Sends the next planned transaction; `events` is what its receipt shows (None: it reverted).
+fn mine_next(fx: &mut Fx, call: Call, events: Option<Vec<PoolEvent>>) -> u64 {
+    let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address()).unwrap();
+    let b = batches.first().expect("something to send");
+    assert_eq!(b.call, call);
+    let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
+    let tx = sign(fx, nonce, b);
+    let mut m: Mined = receipt(&tx, events.is_some());
+    m.events = events.unwrap_or_default();
+    let ctx = fx.ctx.clone();
+    settle::mined(&mut fx.store, &ctx, nonce, &m).unwrap();
+    assert_conserved(&fx.store);
+    m.block
+}
+
+/// A token with its pool opened (1,000,000 tokens at $0.01), the opening mined, and a holder
+/// with USDC (its faucet mint mined).
+fn market() -> (Fx, TokenAddress) {
+    let mut fx = evm();
+    let t = token(&mut fx);
+    let mut tk = fx.token(&t);
+    tk.can_lp = true;
+    fx.store.put_token(&tk).unwrap();
+    let req: LiquidityRequest =
+        body(&json!({"initialStartingPrice": "0.01", "amount": 1000000})).unwrap();
+    let (_, p) = market::open_liquidity(&mut fx.store, &fx.ctx, &t, &req).unwrap();
+    assert_eq!(p.position.id, None, "the NFT comes with the mined opening");
+    let h = fx.holder("dave");
+    ledger::deposit_usdc(&mut fx.store, &fx.ctx, &h.address, Usdc::new(1_000 * USDC)).unwrap();
+    // Before the opening is mined the pool does not trade.
+    let err = buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": 5})).unwrap_err();
+    assert_eq!(err.code, C::PoolPending);
+    let (a0, a1) = oriented(&p, p.token_reserve.raw(), p.usdc_reserve.raw());
+    let opened = PoolEvent::Opened {
+        pool: p.address,
+        position_id: 7,
+        liquidity: p.position.liquidity,
+        amount0: a0,
+        amount1: a1,
+        at: at(10, 3),
+    };
+    mine_next(&mut fx, Call::OpenPool, Some(vec![opened]));
+    mine_next(&mut fx, Call::Mint, Some(Vec::new()));
+    let p = pool(&fx, &t);
+    assert_eq!(p.position.id, Some(7));
+    assert_eq!(p.chain.as_ref().map(|c| c.at), Some(at(10, 3)));
+    (fx, t)
+}
+
+fn at(block: u64, log_index: u64) -> ChainPoint {
+    ChainPoint { block, log_index }
+}
+
+fn oriented<T>(p: &Pool, token: T, usdc: T) -> (T, T) {
+    if p.token_is_0 {
+        (token, usdc)
+    } else {
+        (usdc, token)
+    }
+}
+
+fn buy(fx: &mut Fx, req: serde_json::Value) -> tokenpad_core::Result<market::TradeReceipt> {
+    let r: BuyRequest = body(&req)?;
+    let user = crate::common::user("dave")?;
+    market::buy(&mut fx.store, &fx.ctx, &user, &r)
+}
+
+/// The Swap event a pool would emit for `trade` (pool's deltas: positive paid in), leaving it
+/// at `after`'s state.
+fn swap_event(before: &Pool, tokens: i128, usdc: i128, after: &Pool, at: ChainPoint) -> PoolEvent {
+    let (amount0, amount1) = oriented(before, tokens, usdc);
+    PoolEvent::Swap {
+        pool: before.address,
+        amount0,
+        amount1,
+        sqrt_price_x96: after.sqrt_price_x96,
+        liquidity: after.liquidity,
+        tick: after.tick,
+        at,
+        tx: "0xswap".into(),
+    }
+}
+
+#[test]
+fn a_buy_books_its_bound_then_takes_what_was_mined() {
+    let (mut fx, t) = market();
+    let dave = fx.holder("dave");
+    let before = pool(&fx, &t);
+    let r = buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": 20})).unwrap();
+    // Booked: the quote less the default 1 %; the USDC paid exactly.
+    let quoted = r.trade.tokens.raw();
+    assert_eq!(r.booked.tokens.raw(), quoted * 99 / 100);
+    assert_eq!(r.booked.usdc.raw(), 20 * USDC);
+    assert_eq!(fx.active(&t, &dave.address), quoted * 99 / 100);
+    let i = fx.store.open_intents(10).unwrap().pop().unwrap();
+    let Action::Swap {
+        limit,
+        amount,
+        exact_in: true,
+        buy: true,
+        ..
+    } = i.action
+    else {
+        panic!("a swap: {:?}", i.action);
+    };
+    assert_eq!((amount.raw(), limit.raw()), (20 * USDC, quoted * 99 / 100));
+    // The state already counts the swap; the chain's receipt says exactly the quote.
+    let expected = pool(&fx, &t);
+    assert_eq!(expected.sqrt_price_x96, r.trade.after.sqrt_price_x96);
+    let tokens = i128::try_from(quoted).unwrap();
+    let event = swap_event(
+        &before,
+        -tokens,
+        20 * USDC as i128,
+        &r.trade.after,
+        at(12, 1),
+    );
+    mine_next(&mut fx, Call::Swap, Some(vec![event]));
+    assert_eq!(fx.active(&t, &dave.address), quoted);
+    let p = pool(&fx, &t);
+    assert_eq!(
+        p.token_reserve,
+        before.token_reserve.minus(Units::new(quoted)).unwrap()
+    );
+    assert_eq!(p.usdc_reserve, Usdc::new(20 * USDC));
+    assert_eq!(p.sqrt_price_x96, r.trade.after.sqrt_price_x96);
+    assert_eq!(fx.token(&t).price, p.price());
+    // Both records show the mined amounts, confirmed.
+    let legs: Vec<_> = fx
+        .store
+        .history
+        .iter()
+        .filter(|h| h.kind.as_str() == "buy")
+        .collect();
+    assert_eq!(legs.len(), 2);
+    assert!(legs
+        .iter()
+        .all(|h| h.chain_status == ChainStatus::Confirmed));
+    assert!(legs.iter().any(|h| h.amount.raw() == quoted));
+    assert!(legs.iter().any(|h| h.amount.raw() == 20 * USDC));
+}
+
+#[test]
+fn another_traders_swap_moves_the_price_and_a_refused_sell_is_undone() {
+    let (mut fx, t) = market();
+    let dave = fx.holder("dave");
+    let before = pool(&fx, &t);
+    // Someone else buys 100 USDC worth through the router: the scan sees the pool's event.
+    let outside = before.buy_with(Usdc::new(100 * USDC)).unwrap();
+    let tokens = i128::try_from(outside.tokens.raw()).unwrap();
+    let event = swap_event(
+        &before,
+        -tokens,
+        100 * USDC as i128,
+        &outside.after,
+        at(11, 0),
+    );
+    market::follow(&mut fx.store, std::slice::from_ref(&event)).unwrap();
+    let moved = pool(&fx, &t);
+    assert!(moved.price() > before.price());
+    assert_eq!(fx.token(&t).price, moved.price());
+    // The same event again (a rescan) changes nothing; an older one neither.
+    market::follow(&mut fx.store, &[event]).unwrap();
+    assert_eq!(pool(&fx, &t), moved);
+    // dave buys, then sells; the sell reverts on chain: both its legs come back.
+    let r = buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": 10})).unwrap();
+    let b = i128::try_from(r.trade.tokens.raw()).unwrap();
+    let event = swap_event(&moved, -b, 10 * USDC as i128, &r.trade.after, at(13, 0));
+    mine_next(&mut fx, Call::Swap, Some(vec![event]));
+    let held = fx.active(&t, &dave.address);
+    let usdc_before = fx.active(&usdc_address(), &dave.address);
+    let sell: SellRequest = body(&json!({"tokenAddress": t, "tokenAmount": "500"})).unwrap();
+    let user = crate::common::user("dave").unwrap();
+    market::sell(&mut fx.store, &fx.ctx, &user, &sell).unwrap();
+    assert_eq!(fx.active(&t, &dave.address), held - tok("500"));
+    mine_next(&mut fx, Call::Swap, None);
+    assert_eq!(fx.active(&t, &dave.address), held);
+    assert_eq!(fx.active(&usdc_address(), &dave.address), usdc_before);
+    let failed = fx.store.failed_intents(10).unwrap();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].status, IntentStatus::Failed);
+    // The pool is back at the chain's state after dave's buy.
+    assert_eq!(pool(&fx, &t).sqrt_price_x96, r.trade.after.sqrt_price_x96);
+    assert_eq!(
+        fx.store
+            .history
+            .iter()
+            .filter(|h| h.kind.as_str() == "reversal")
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn an_opening_the_chain_refuses_puts_the_tokens_back() {
+    let mut fx = evm();
+    let t = token(&mut fx);
+    let mut tk = fx.token(&t);
+    tk.can_lp = true;
+    fx.store.put_token(&tk).unwrap();
+    let reserve = tk.liquidity_supply;
+    let req: LiquidityRequest = body(&json!({"initialStartingPrice": "0.5"})).unwrap();
+    market::open_liquidity(&mut fx.store, &fx.ctx, &t, &req).unwrap();
+    assert!(fx.token(&t).pooled > Units::ZERO);
+    mine_next(&mut fx, Call::OpenPool, None);
+    assert!(fx.store.pool(&t).unwrap().is_none());
+    let tk = fx.token(&t);
+    assert_eq!((tk.liquidity_supply, tk.pooled), (reserve, Units::ZERO));
+    // It can be opened again.
+    market::open_liquidity(&mut fx.store, &fx.ctx, &t, &req).unwrap();
+}
