@@ -9,7 +9,8 @@ import { checkedClient } from './check.mjs';
 let w;
 const { seen, call, checked, ok, fails, newMerchant, advance, newToken, offset, evm, assertMovement, assertRecordOf, settled, reconcileAll } = checkedClient(() => w);
 
-const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+// USDC is reported under the chain's USDC contract (Base's address on the embedded chain).
+let USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const EXT1 = '0x1111111111111111111111111111111111111111';
 const EXT2 = '0x2222222222222222222222222222222222222222';
 const JSON_CT = { 'content-type': 'application/json' };
@@ -75,6 +76,7 @@ function assertLedgerResult(r, { from, to, amount, tokenAddress }) {
 
 before(async () => {
   w = await startWorker();
+  if (w.chain.kind === 'evm') USDC = w.chain.usdc;
   M = await newMerchant('Ledger');
   B = await newMerchant('Other');
   T = await newToken(M, { name: 'Ledger Token', symbol: 'LED', totalSupply: 1000 });

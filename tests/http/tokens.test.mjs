@@ -70,7 +70,8 @@ function assertTokenAddressesChecksummed(t) {
 }
 // -------------------------------------------------------------------------------------------
 
-const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+// USDC is reported under the chain's USDC contract (Base's address on the embedded chain).
+let USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 let M; // the main merchant
 let L; // a merchant used only for the all-tokens listing
 let defaultToken; // created with { name, symbol } only
@@ -89,6 +90,7 @@ async function submit(m, body) {
 
 before(async () => {
   w = await startWorker();
+  if (w.chain.kind === 'evm') USDC = w.chain.usdc;
   // Merchants first: a time advance reaches only merchants that exist when it runs.
   M = await newMerchant('Tokens');
   L = await newMerchant('Listing');
@@ -189,7 +191,8 @@ test('defaults: supply 1e9 split 15/5/80, network base, price null, switches', a
   assert.equal(t.name, 'Defaults');
   assert.equal(t.symbol, 'DEF');
   assert.equal(t.decimals, 18);
-  assert.equal(t.network, 'base');
+  // On an EVM chain a token is on the chain's network (a local node is not Base).
+  assert.equal(t.network, TEST_CHAIN === 'anvil' ? 'local' : 'base');
   assert.equal(t.totalSupply, 1_000_000_000);
   assert.equal(t.startingAppSupply, 150_000_000);
   assert.equal(t.remainingAppSupply, 150_000_000);
@@ -215,7 +218,7 @@ test('explicit fields are kept; merchantAddress may be given in lowercase', asyn
     name: 'Custom', symbol: 'CUS', network: 'base-sepolia', totalSupply: '1234.5', merchantAddress: ext.toLowerCase(),
     canDistribute: false, canAirdrop: true, canLP: true, imageUrl: 'https://img.example/c.png?x=1',
   });
-  assert.equal(t.network, 'base-sepolia');
+  assert.equal(t.network, TEST_CHAIN === 'anvil' ? 'local' : 'base-sepolia');
   assert.equal(t.totalSupply, 1234.5);
   assert.equal(t.startingAppSupply, 185.175);
   assert.equal(t.merchantSupply, 61.725);
@@ -226,7 +229,7 @@ test('explicit fields are kept; merchantAddress may be given in lowercase', asyn
   assert.equal(t.canLP, true);
   assert.equal(t.imageUrl, 'https://img.example/c.png?x=1');
   assertTokenAddressesChecksummed(t);
-  assert.equal((await newToken(M, { name: 'S', symbol: 'S', network: 'sepolia' })).network, 'sepolia');
+  assert.equal((await newToken(M, { name: 'S', symbol: 'S', network: 'sepolia' })).network, TEST_CHAIN === 'anvil' ? 'local' : 'sepolia');
 });
 
 test('job: pending, then success after POST /admin/time/advance (both status routes)', { skip: embeddedOnly }, async () => {
