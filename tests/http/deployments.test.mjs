@@ -1,25 +1,28 @@
 // Memecoin and airdrop deployments (contract §9): the template endpoints with every
 // validation error, status polling in all three forms, pending -> success on the chain port,
 // the overview page at serviceBuildUrl, the exchange link, the deployed token as a Token like
-// any other (holders of record), idempotency, a failed deployment, and isolation between
-// merchants. Every JSON response is checked against openapi.json and must never be a 5xx.
+// any other (holders of record), a memecoin's pool, idempotency, a failed deployment, and
+// isolation between merchants. Every JSON response is checked against openapi.json and must
+// never be a 5xx.
+//
+// It runs on both chains. With TOKENPAD_TEST_CHAIN=anvil the deployments are real
+// transactions (a memecoin's second one opens its Uniswap v3 pool, and the deployment succeeds
+// only once that is mined), tokens say network `local`, no exchange link is given (no public
+// exchange reaches a local node), and the suite ends with ledger and chain reconciled.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { api, startWorker } from './harness.mjs';
+import { api, fundRelayer, startWorker } from './harness.mjs';
 import { assertMatches } from './openapi.mjs';
-import { earlyInBlock } from './check.mjs';
+import { checkedClient, earlyInBlock, minedReceipt, minedRecord, until } from './check.mjs';
+import { exact, units, usdc, valueAt } from './amounts.mjs';
+import * as v3 from './v3.mjs';
+import { codeAt, rpc } from '../chain/anvil.mjs';
 import { existsSync } from 'node:fs';
 
 // ---- checked client ------------------------------------------------------------------------
 let w;
-/** api() plus: status < 500, and a JSON body that matches openapi.json for (method, path, status). */
-async function call(method, path, opts = {}) {
-  const r = await api(w, method, path, opts);
-  assert.ok(r.status < 500, `${method} ${path} answered ${r.status}: ${r.text}`);
-  assert.notEqual(r.json, undefined, `${method} ${path} ${r.status}: body is not JSON: ${r.text.slice(0, 300)}`);
-  assertMatches(method, path, r.status, r.json);
-  return r;
-}
+const c = checkedClient(() => w);
+const { call, evm } = c;
 /** GET of an overview page (HTML, no key). */
 async function page(pathOrUrl) {
   const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${w.baseUrl}${pathOrUrl}`;
@@ -42,11 +45,57 @@ function fails(r, status, code, field) {
   if (field !== undefined) assert.equal(r.json.details?.field, field, r.text);
   return r.json;
 }
-async function newMerchant(name) {
-  return ok(await call('POST', '/admin/merchants', { adminKey: w.adminKey, body: { name } }), 201);
+const newMerchant = (name) => c.newMerchant(name);
+
+/** Circle's USDC on each network the embedded chain names: an exchange link's input currency. */
+const CIRCLE_USDC = {
+  base: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  'base-sepolia': '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+};
+/**
+ * The exchange link of a deployment on `network`: Uniswap's swap page from Circle's USDC to the
+ * token; none on a local node (no public exchange reaches it).
+ */
+function exchangeUrl(network, token) {
+  if (evm()) return undefined;
+  const chain = { base: 'base', 'base-sepolia': 'base_sepolia' }[network];
+  return `https://app.uniswap.org/swap?chain=${chain}&inputCurrency=${CIRCLE_USDC[network]}&outputCurrency=${token}`;
 }
-async function advance(seconds = 5) {
-  return ok(await call('POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds } }));
+/** The network a deployed token says: the one asked for; the chain's own (`local`) on anvil. */
+const networkOf = (asked) => (evm() ? 'local' : asked);
+/** How the overview page names the network. */
+const networkName = (asked) => (evm() ? 'a local development node' : { base: 'Base', 'base-sepolia': 'Base Sepolia' }[asked]);
+
+/**
+ * Holds what is submitted next as pending: on the embedded chain by waiting until early in a
+ * 2-second block; on anvil by turning automine off (release() mines and turns it back on).
+ */
+async function hold() {
+  if (evm()) await rpc(w.chain.rpcUrl, 'evm_setAutomine', [false]);
+  else await earlyInBlock(w);
+}
+async function release() {
+  if (!evm()) return;
+  await rpc(w.chain.rpcUrl, 'evm_setAutomine', [true]);
+  await rpc(w.chain.rpcUrl, 'evm_mine', []);
+}
+/**
+ * Lets the chain mine what was submitted: the embedded chain's clock moves 5 s (two blocks and
+ * more); a real one mines on its own: waits until each of `ids` ([kind, id, key]) is no longer
+ * pending.
+ */
+async function mined(...ids) {
+  if (!evm()) {
+    ok(await call('POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds: 5 } }));
+    return;
+  }
+  for (const [kind, id, key] of ids) {
+    await until(`${kind} ${id} mined`, async () => {
+      // One form while it moves (the three are compared once it is settled).
+      const r = ok(await call('GET', `/template/${kind}/status/${encodeURIComponent(id)}`, { key }));
+      return r.data.status !== 'pending';
+    }, { timeoutMs: 60_000, every: 100 });
+  }
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -102,38 +151,78 @@ after(async () => {
 });
 
 // ---- memecoin -------------------------------------------------------------------------------
-test('memecoin: pending with token address and hash, then success in every status form', async () => {
-  await earlyInBlock(w);
-  const id = await deploy('memecoin', A, memecoin());
-  const pending = await status('memecoin', id, A.secretKey);
-  assert.equal(pending.id, id);
-  assert.equal(pending.status, 'pending');
-  assert.match(pending.tokenAddress, /^0x[0-9a-fA-F]{40}$/);
-  assert.match(pending.transactionHash, HASH);
-  assert.equal(pending.serviceBuildUrl, undefined);
-  assert.equal(pending.exchangeUrl, undefined);
-  assert.equal(pending.error, undefined);
-  // Status reads are secret-key routes: no CORS.
-  const r = await call('GET', `/memecoin/status?id=${id}`, { key: A.secretKey });
-  assert.equal(r.headers.get('access-control-allow-origin'), null);
+test('memecoin: pending, then success in every status form once the token and its pool are on chain', async () => {
+  await hold();
+  let id;
+  let pending;
+  try {
+    id = await deploy('memecoin', A, memecoin());
+    pending = await status('memecoin', id, A.secretKey);
+    assert.equal(pending.id, id);
+    assert.equal(pending.status, 'pending');
+    assert.match(pending.tokenAddress, /^0x[0-9a-fA-F]{40}$/);
+    if (evm()) {
+      // A hash only once there is a transaction, never an invented one.
+      if (pending.transactionHash !== undefined) {
+        assert.match(pending.transactionHash, HASH);
+        assert.ok(await rpc(w.chain.rpcUrl, 'eth_getTransactionByHash', [pending.transactionHash]), 'the node knows the pending hash');
+      }
+    } else {
+      assert.match(pending.transactionHash, HASH);
+    }
+    assert.equal(pending.serviceBuildUrl, undefined);
+    assert.equal(pending.exchangeUrl, undefined);
+    assert.equal(pending.error, undefined);
+    // Status reads are secret-key routes: no CORS.
+    const r = await call('GET', `/memecoin/status?id=${id}`, { key: A.secretKey });
+    assert.equal(r.headers.get('access-control-allow-origin'), null);
 
-  // The token does not exist until the transaction is mined.
-  fails(await call('GET', `/token/${pending.tokenAddress}?publicKey=${A.publicKey}`), 404, 'token_not_found');
-  const p = await page(`/deployments/${id}`);
-  assert.equal(p.status, 200);
-  assert.match(p.text, />pending</);
-  assert.ok(p.text.includes(pending.tokenAddress));
+    // The token does not exist until the transaction is mined.
+    fails(await call('GET', `/token/${pending.tokenAddress}?publicKey=${A.publicKey}`), 404, 'token_not_found');
+    const p = await page(`/deployments/${id}`);
+    assert.equal(p.status, 200);
+    assert.match(p.text, />pending</);
+    assert.ok(p.text.includes(pending.tokenAddress));
 
-  await advance(5);
+    if (evm()) {
+      // The token's deployment mined, its pool's opening not yet: still pending. Mine block by
+      // block until the token has code and the market's opening transaction waits in the pool.
+      const txTo = async (to) => {
+        const pool = await rpc(w.chain.rpcUrl, 'txpool_content', []);
+        return Object.values(pool.pending).flatMap((byNonce) => Object.values(byNonce)).some((tx) => tx.to?.toLowerCase() === to.toLowerCase());
+      };
+      await until('the token deployed, its pool\'s opening sent', async () => {
+        if ((await codeAt(w.chain.rpcUrl, pending.tokenAddress)) === '0x') await rpc(w.chain.rpcUrl, 'evm_mine', []);
+        return (await codeAt(w.chain.rpcUrl, pending.tokenAddress)) !== '0x' && txTo(w.chain.market);
+      }, { timeoutMs: 30_000, every: 100 });
+      assert.equal((await status('memecoin', id, A.secretKey)).status, 'pending', 'a memecoin succeeds only once its pool is open');
+      const t = await call('GET', `/token/${pending.tokenAddress}?publicKey=${A.publicKey}`);
+      if (t.status === 200) {
+        assert.equal(t.json.pool.status, 'pending');
+        assert.equal(t.json.pool.lpInfo.nftId, null);
+      } else {
+        fails(t, 404, 'token_not_found');
+      }
+    }
+  } finally {
+    await release();
+  }
+
+  await mined(['memecoin', id, A.secretKey]);
   const done = await status('memecoin', id, A.secretKey);
   assert.deepEqual(done, {
     id,
     status: 'success',
     tokenAddress: pending.tokenAddress,
-    transactionHash: pending.transactionHash,
+    transactionHash: evm() ? done.transactionHash : pending.transactionHash,
     serviceBuildUrl: `${w.baseUrl}/deployments/${id}`,
-    exchangeUrl: `https://app.uniswap.org/swap?chain=base&outputCurrency=${pending.tokenAddress}`,
+    ...(evm() ? {} : { exchangeUrl: exchangeUrl('base', pending.tokenAddress) }),
   });
+  if (evm()) {
+    assert.match(done.transactionHash, HASH);
+    const receipt = await minedReceipt(w, done.transactionHash);
+    assert.equal(receipt.to.toLowerCase(), w.chain.factory.toLowerCase(), 'deployed through tokenpad\'s factory');
+  }
 
   // The overview page at serviceBuildUrl.
   const o = await page(done.serviceBuildUrl);
@@ -146,46 +235,64 @@ test('memecoin: pending with token address and hash, then success in every statu
   assert.ok(o.text.includes(done.transactionHash));
   assert.ok(o.text.includes('1,000,000 PEPE2'), 'total supply');
   assert.ok(o.text.includes('$0.0001 per token'), 'price');
-  assert.ok(o.text.includes('Base'));
+  assert.ok(o.text.includes(networkName('base')));
   assert.match(o.text, />success</);
-  assert.ok(o.text.includes(done.exchangeUrl.replace('&', '&amp;')), 'exchange link');
+  if (evm()) assert.ok(!o.text.includes('app.uniswap.org'), 'no exchange link');
+  else assert.ok(o.text.includes(done.exchangeUrl.replaceAll('&', '&amp;')), 'exchange link');
   assert.match(o.headers.get('content-security-policy') ?? '', /default-src 'none'/);
   assert.equal(o.headers.get('x-content-type-options'), 'nosniff');
 
   // A Token like any other.
-  const t = ok(await call('GET', `/token/${done.tokenAddress}?publicKey=${A.publicKey}`));
+  const tr = await call('GET', `/token/${done.tokenAddress}?publicKey=${A.publicKey}`);
+  const t = ok(tr);
+  const x = exact(tr);
   assert.equal(t.address, done.tokenAddress);
   assert.equal(t.name, 'Pepe <Two> & Co');
   assert.equal(t.symbol, 'PEPE2');
-  assert.equal(t.network, 'base');
+  assert.equal(t.network, networkOf('base'));
   assert.equal(t.totalSupply, 1000000);
-  assert.equal(t.price, 0.0001);
   assert.equal(t.startingAppSupply, 0);
   assert.equal(t.remainingAppSupply, 0);
   assert.equal(t.merchantSupply, 0);
-  // What the recipient did not get opened the memecoin's pool at its initial price.
-  assert.equal(t.liquiditySupply, 0);
-  assert.equal(t.pool.tokenReserve, 900000);
-  assert.equal(t.pool.price, 0.0001);
+  // What the recipient did not get opened the memecoin's pool (a Uniswap v3 pool, open) at the
+  // usable tick nearest its initial price; the few units the position could not take stay.
+  assert.equal(t.pool.status, 'open');
+  assert.match(t.pool.lpInfo.nftId, /^[0-9]+$/);
+  assert.equal(t.pool.fee, 0.3);
+  assert.ok(t.pool.tick % 60 === 0, `tick ${t.pool.tick}`);
+  assert.equal(BigInt(t.pool.sqrtPriceX96), v3.sqrtAt(t.pool.tick));
+  const reserve = units(x.pool.tokenReserve);
+  assert.ok(reserve <= units(900000) && (units(900000) - reserve) * 10n ** 9n < units(900000), `pool ${reserve}`);
+  assert.equal(units(x.liquiditySupply), units(900000) - reserve);
+  assert.equal(usdc(x.pool.usdcReserve), 0n);
+  const price = units(x.price);
+  assert.equal(price, units(x.pool.price), 'the token\'s price is its pool\'s');
+  const asked = units('0.0001');
+  assert.ok((price > asked ? price - asked : asked - price) * 1000n <= asked * 3n, `${price}: within 0.3 % of the initial price`);
+  if (evm()) {
+    assert.notEqual(await codeAt(w.chain.rpcUrl, t.pool.address), '0x', 'the pool contract exists');
+  }
   assert.equal(t.origin, 'memecoin');
   assert.equal(t.marketplace, true);
   assert.equal(t.holdersCount, 1);
   assert.equal(t.holders[0].address.toLowerCase(), addr(1));
   assert.equal(t.holders[0].balance, 100000);
-  assert.equal(t.holders[0].value, 10); // 100000 x 0.0001 USD
+  assert.equal(usdc(x.holders[0].value), valueAt(units(100000), price), '100000 at the pool\'s price');
   assert.ok(o.text.includes(t.holders[0].address), 'the holder is on the page');
   const all = ok(await call('GET', '/merchant/all-tokens', { key: A.secretKey }));
-  assert.ok(all.some((x) => x.address === done.tokenAddress && x.origin === 'memecoin'));
+  assert.ok(all.some((y) => y.address === done.tokenAddress && y.origin === 'memecoin'));
 });
 
 test('memecoin noLp: the recipient holds the whole supply, no liquidity', async () => {
   const id = await deploy('memecoin', A, memecoin({
     symbol: 'NOLP', noLp: true, recipient: { address: addr(2), amount: '1000000' },
   }));
-  await advance(5);
+  await mined(['memecoin', id, A.secretKey]);
   const d = await status('memecoin', id, A.secretKey);
   assert.equal(d.status, 'success');
   const t = ok(await call('GET', `/token/${d.tokenAddress}`, { key: A.secretKey }));
+  assert.equal(t.pool, undefined, 'no pool');
+  assert.equal(t.price, 0.0001, 'the initial price');
   assert.equal(t.liquiditySupply, 0);
   assert.equal(t.canLP, false);
   assert.equal(t.holders[0].balance, 1000000);
@@ -197,19 +304,24 @@ test('airdrop: holders of record, a custodial holder sees it, the page lists hol
   const body = airdrop({
     airdrop: { addresses: [alice.address.toLowerCase(), addr(11), addr(12)], supply: 100 },
   });
-  await earlyInBlock(w);
-  const id = await deploy('airdrop', A, body);
-  assert.equal((await status('airdrop', id, A.secretKey)).status, 'pending');
-  await advance(5);
+  let id;
+  await hold();
+  try {
+    id = await deploy('airdrop', A, body);
+    assert.equal((await status('airdrop', id, A.secretKey)).status, 'pending');
+  } finally {
+    await release();
+  }
+  await mined(['airdrop', id, A.secretKey]);
   const d = await status('airdrop', id, A.secretKey);
   assert.equal(d.status, 'success');
   assert.equal(d.serviceBuildUrl, `${w.baseUrl}/deployments/${id}`);
-  assert.equal(d.exchangeUrl, `https://app.uniswap.org/swap?chain=base_sepolia&outputCurrency=${d.tokenAddress}`);
+  assert.equal(d.exchangeUrl, exchangeUrl('base-sepolia', d.tokenAddress));
 
   const t = ok(await call('GET', `/token/${d.tokenAddress}?publicKey=${A.publicKey}`));
   assert.equal(t.origin, 'airdrop');
   assert.equal(t.marketplace, false);
-  assert.equal(t.network, 'base-sepolia');
+  assert.equal(t.network, networkOf('base-sepolia'));
   assert.equal(t.price, 0.5);
   assert.equal(t.holdersCount, 4);
   assert.equal(t.liquiditySupply, 650);
@@ -223,11 +335,14 @@ test('airdrop: holders of record, a custodial holder sees it, the page lists hol
   const bal = ok(await call('GET', `/holder/alice/token/${d.tokenAddress}`, { key: A.secretKey }));
   assert.equal(bal.balance, 100);
   assert.equal(bal.value, 50);
+  // On a chain the airdrop's transfers are transactions of their own, after the deployment's.
+  if (evm()) await minedRecord(w, A, 'alice', 'distribute');
   const hist = ok(await call('GET', `/holder/alice/transactions?tokenAddress=${d.tokenAddress}`, { key: A.secretKey }));
   assert.equal(hist.data.length, 1);
   assert.equal(hist.data[0].type, 'distribute');
   assert.equal(hist.data[0].context, 'Airdrop');
-  assert.equal(hist.data[0].transactionHash, d.transactionHash);
+  if (!evm()) assert.equal(hist.data[0].transactionHash, d.transactionHash);
+  assert.equal(hist.data[0].chainStatus, 'confirmed');
   assert.equal(hist.data[0].amount, 100);
   // The tokens move like any other token's.
   ok(await call('POST', '/holder/alice/spend', { key: A.secretKey, body: { tokenAddress: d.tokenAddress, amount: 10 } }));
@@ -236,7 +351,7 @@ test('airdrop: holders of record, a custodial holder sees it, the page lists hol
   assert.equal(o.status, 200);
   assert.ok(o.text.includes('Holders (4)'));
   assert.ok(o.text.includes('Airdrop deployment'));
-  assert.ok(o.text.includes('Base Sepolia'));
+  assert.ok(o.text.includes(networkName('base-sepolia')));
   assert.ok(o.text.includes(alice.address));
   assert.ok(!o.text.includes('alice'), 'no userIds on the public page');
 });
@@ -263,7 +378,7 @@ test('status: wrong kind, unknown id, missing id, and another merchant are answe
   fails(await call('POST', '/memecoin/status', { key: A.secretKey, body: [meme] }), 400, 'invalid_request');
   fails(await call('POST', '/memecoin/status', { key: A.secretKey, rawBody: '{"id":', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
   // Merchant B cannot see A's deployments, in any form, nor A's deployed token.
-  await advance(5);
+  await mined(['memecoin', meme, A.secretKey], ['airdrop', drop, A.secretKey]);
   for (const r of await statusForms('memecoin', meme, B.secretKey)) fails(r, 404, 'deployment_not_found');
   for (const r of await statusForms('airdrop', drop, B.secretKey)) fails(r, 404, 'deployment_not_found');
   const d = await status('memecoin', meme, A.secretKey);
@@ -290,7 +405,7 @@ test('overview page: unknown ids are an HTML 404; another merchant\'s link still
   }
   // The page is public: B's deployment opens without any key.
   const id = await deploy('memecoin', B, memecoin({ name: 'Bee', symbol: 'BEE' }));
-  await advance(5);
+  await mined(['memecoin', id, B.secretKey]);
   const d = await status('memecoin', id, B.secretKey);
   const p = await page(`/deployments/${id.toUpperCase()}`);
   assert.equal(p.status, 200);
@@ -357,7 +472,7 @@ test('every validation error of the template endpoints', async () => {
   for (const [kind, body, st, code, field] of table) {
     const r = await call('POST', `/template/${kind}`, { key: A.secretKey, body });
     const err = fails(r, st, code, field);
-    if (code === 'invalid_network') assert.deepEqual(err.details.allowed, ['base', 'base-sepolia', 'sepolia']);
+    if (code === 'invalid_network') assert.deepEqual(err.details.allowed, ['base', 'base-sepolia', 'sepolia', 'local']);
     if (code === 'allocation_exceeds_supply') assert.equal(typeof err.details.totalSupply, 'number');
   }
   const dup = fails(await call('POST', '/template/airdrop', {
@@ -372,7 +487,7 @@ test('every validation error of the template endpoints', async () => {
   // The maximum airdrop list and an allocation of exactly totalSupply are accepted.
   const max = many.slice(0, 1000);
   const id = await deploy('airdrop', A, set(set(set(airdrop(), 'airdrop.addresses', max), 'airdrop.supply', 1), 'totalSupply', 1050));
-  await advance(5);
+  await mined(['airdrop', id, A.secretKey]);
   const d = await status('airdrop', id, A.secretKey);
   const t = ok(await call('GET', `/token/${d.tokenAddress}?holdersLimit=1000`, { key: A.secretKey }));
   assert.equal(t.holdersCount, 1001);
@@ -382,20 +497,24 @@ test('every validation error of the template endpoints', async () => {
 // ---- idempotency ----------------------------------------------------------------------------
 test('idempotency: a create replays its id; status POSTs are reads and never replayed', async () => {
   const headers = { 'Idempotency-Key': `deploy-${Date.now()}` };
-  await earlyInBlock(w);
-  const first = await call('POST', '/template/memecoin', { key: A.secretKey, body: memecoin({ symbol: 'IDEM' }), headers });
-  const id = ok(first, 201).id;
-  const again = await call('POST', '/template/memecoin', { key: A.secretKey, body: memecoin({ symbol: 'IDEM' }), headers });
-  assert.equal(ok(again, 201).id, id);
-  assert.equal(again.headers.get('idempotent-replayed'), 'true');
-  fails(await call('POST', '/template/memecoin', { key: A.secretKey, body: memecoin({ symbol: 'OTHER' }), headers }), 409, 'idempotency_key_reused');
-  // The replayed id still opens its page.
-  assert.equal((await page(`/deployments/${id}`)).status, 200);
-
   const sh = { 'Idempotency-Key': `status-${Date.now()}` };
-  const s1 = ok(await call('POST', '/memecoin/status', { key: A.secretKey, body: { id }, headers: sh }));
-  assert.equal(s1.data.status, 'pending');
-  await advance(5);
+  let id;
+  await hold();
+  try {
+    const first = await call('POST', '/template/memecoin', { key: A.secretKey, body: memecoin({ symbol: 'IDEM' }), headers });
+    id = ok(first, 201).id;
+    const again = await call('POST', '/template/memecoin', { key: A.secretKey, body: memecoin({ symbol: 'IDEM' }), headers });
+    assert.equal(ok(again, 201).id, id);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    fails(await call('POST', '/template/memecoin', { key: A.secretKey, body: memecoin({ symbol: 'OTHER' }), headers }), 409, 'idempotency_key_reused');
+    // The replayed id still opens its page.
+    assert.equal((await page(`/deployments/${id}`)).status, 200);
+    const s1 = ok(await call('POST', '/memecoin/status', { key: A.secretKey, body: { id }, headers: sh }));
+    assert.equal(s1.data.status, 'pending');
+  } finally {
+    await release();
+  }
+  await mined(['memecoin', id, A.secretKey]);
   const s2 = await call('POST', '/memecoin/status', { key: A.secretKey, body: { id }, headers: sh });
   assert.equal(ok(s2).data.status, 'success');
   assert.equal(s2.headers.get('idempotent-replayed'), null);
@@ -416,7 +535,8 @@ test('a deployment whose transaction fails is failed, with an error and no links
   assert.equal(d.transactionHash, undefined);
   assert.equal(d.serviceBuildUrl, undefined);
   assert.equal(d.exchangeUrl, undefined);
-  await advance(5);
+  await mined();
+  if (evm()) await c.settled(A);
   assert.equal((await status('airdrop', id, A.secretKey)).status, 'failed');
   fails(await call('GET', `/token/${d.tokenAddress}`, { key: A.secretKey }), 404, 'token_not_found');
   const p = await page(`/deployments/${id}`);
@@ -429,10 +549,16 @@ test('PUBLIC_BASE_URL sets serviceBuildUrl\'s base', async () => {
   const other = await startWorker({ env: { PUBLIC_BASE_URL: 'https://tokens.example.com/' } });
   try {
     const m = ok(await api(other, 'POST', '/admin/merchants', { adminKey: other.adminKey, body: { name: 'Based' } }), 201);
+    await fundRelayer(other, m.merchantAddress);
     const created = ok(await api(other, 'POST', '/template/memecoin', { key: m.secretKey, body: memecoin() }), 201);
-    await api(other, 'POST', '/admin/time/advance', { adminKey: other.adminKey, body: { seconds: 5 } });
-    const r = ok(await api(other, 'GET', `/memecoin/status?id=${created.id}`, { key: m.secretKey }));
+    let r;
+    await until('the deployment mined', async () => {
+      if (other.chain.kind !== 'evm') await api(other, 'POST', '/admin/time/advance', { adminKey: other.adminKey, body: { seconds: 5 } });
+      r = ok(await api(other, 'GET', `/memecoin/status?id=${created.id}`, { key: m.secretKey }));
+      return r.data.status !== 'pending';
+    }, { timeoutMs: 60_000, every: 100 });
     assertMatches('GET', '/memecoin/status', 200, r);
+    assert.equal(r.data.status, 'success');
     assert.equal(r.data.serviceBuildUrl, `https://tokens.example.com/deployments/${created.id}`);
   } finally {
     await other.stop();
@@ -453,7 +579,7 @@ test('the overview page fits a 375 px wide phone screen', { skip: !playwright &&
   try {
     const tab = await browser.newPage({ viewport: { width: 375, height: 812 } });
     for (const when of ['pending', 'success']) {
-      if (when === 'success') await advance(5);
+      if (when === 'success') await mined(['airdrop', id, A.secretKey]);
       const res = await tab.goto(`${w.baseUrl}/deployments/${id}`);
       assert.equal(res.status(), 200);
       const text = await tab.textContent('body');
@@ -464,4 +590,22 @@ test('the overview page fits a 375 px wide phone screen', { skip: !playwright &&
   } finally {
     await browser.close();
   }
+});
+
+// ---- ledger and chain -----------------------------------------------------------------------
+test('the ledger reconciles with the chain: zero differences, every memecoin pool\'s state matching', async () => {
+  const reports = await c.reconcileAll();
+  let pools = 0;
+  for (const r of reports) {
+    assert.deepEqual(r.differences, []);
+    for (const x of r.pools) {
+      assert.equal(x.matches, true, `${x.symbol}'s pool: ${JSON.stringify(x)}`);
+      assert.deepEqual(x.ledger, x.chain);
+      pools++;
+    }
+  }
+  // On anvil every successful memecoin with a pool (PEPE2, ISO, BEE, IDEM) has one on chain;
+  // the embedded chain is the ledger itself.
+  if (evm()) assert.ok(pools >= 4, `${pools} pools compared`);
+  else assert.equal(pools, 0);
 });
