@@ -116,7 +116,7 @@ async function main() {
   const m = await createMerchant(tp, 'Bench');
   const sk = m.secretKey;
   const pk = m.publicKey;
-  const token = await createToken(tp, sk, { name: 'Bench', symbol: 'BNCH', totalSupply: 1_000_000_000_000 });
+  const token = await createToken(tp, sk, { name: 'Bench', symbol: 'BNCH', totalSupply: 1_000_000_000_000, canLP: true });
   const T = token.address;
   const holders = [];
   await pool(100, 16, async (i) => {
@@ -140,6 +140,8 @@ async function main() {
   // lists a presale's first 100), which a presale with one buyer does not show.
   const crowded = await openPresale(tp, sk, now, 'Crowded');
   await buyIn(tp, sk, crowded.id, holders);
+  // The token's Uniswap v3 pool: pb buys from it with USDC (each trade walks the pool's ticks).
+  ok(await api(tp, 'POST', `/token/${T}/liquidity`, { key: sk, body: { initialStartingPrice: '0.01', amount: 100_000_000 } }), 'open pool');
 
   const json = { 'content-type': 'application/json' };
   const skh = { 'x-api-key': sk };
@@ -154,6 +156,8 @@ async function main() {
     { name: 'POST transfer', method: 'POST', path: '/holder/h2/transfer', headers: { ...skh, ...json }, body: { tokenAddress: T, amount: 1, toAddress: holders[3].address }, kind: 'write' },
     { name: 'POST buy-presale', method: 'POST', path: '/holder/pb/buy-presale', headers: { ...skh, ...json }, body: { presaleId: open.id, usdcAmount: 1 }, kind: 'write' },
     { name: 'POST buy-presale (100 buyers before)', method: 'POST', path: '/holder/pb/buy-presale', headers: { ...skh, ...json }, body: { presaleId: crowded.id, usdcAmount: 1 }, kind: 'write' },
+    { name: 'GET /holder/:id/buy/quote', path: `/holder/pb/buy/quote?tokenAddress=${T}&usdcAmount=1`, headers: skh, kind: 'read' },
+    { name: 'POST buy (pool)', method: 'POST', path: '/holder/pb/buy', headers: { ...skh, ...json }, body: { tokenAddress: T, usdcAmount: 0.01 }, kind: 'write' },
     { name: 'POST spend, idempotent replay', method: 'POST', path: '/holder/h1/spend', headers: { ...skh, ...json, 'idempotency-key': 'bench-replay' }, body: { tokenAddress: T, amount: 1 }, kind: 'replay' },
     { name: 'GET /holder/:id/transactions (50 records)', path: '/holder/h5/transactions', headers: skh, kind: 'history' },
     // h0 received every distribute above: its history is as long as that run made it. Both

@@ -289,6 +289,12 @@ test('refusals: self transfer, insufficient balance, bad or unknown inputs chang
       const e = fails(await move(kind, 'alice', { tokenAddress: tok, amount: 1, toAddress: to }), 400, 'self_transfer');
       assert.equal(e.details?.field, 'toAddress');
     }
+    // Where tokens would be lost: refused before anything moves (on a chain, a transfer to the
+    // zero address would revert its whole batch).
+    for (const to of ['0x0000000000000000000000000000000000000000', tok, tok.toLowerCase()]) {
+      const e = fails(await move(kind, 'alice', { tokenAddress: tok, amount: 1, toAddress: to }), 400, 'invalid_destination');
+      assert.equal(e.details?.field, 'toAddress');
+    }
     fails(await move(kind, 'alice', { tokenAddress: tok, amount: 1, toAddress: '0x123' }), 400, 'invalid_address');
     fails(await move(kind, 'alice', { tokenAddress: tok, amount: 1, toAddress: 'alice' }), 400, 'invalid_address');
     fails(await move(kind, 'alice', { tokenAddress: tok, amount: 1, toAddress: 7 }), 400, 'invalid_address');

@@ -44,6 +44,7 @@ codes! {
     InvalidCursor => ("invalid_cursor", 400),
     SecretKeyInUrl => ("secret_key_in_url", 400),
     SelfTransfer => ("self_transfer", 400),
+    InvalidDestination => ("invalid_destination", 400),
     PublicKeyNotFound => ("public_key_not_found", 401),
     MissingApiKey => ("missing_api_key", 401),
     InvalidApiKey => ("invalid_api_key", 401),

@@ -172,7 +172,7 @@ export interface DeliveryPage {
 export interface Deployment {
   /** On failure. */
   error?: string;
-  /** On success: a swap page for the token on its network (Uniswap's, which does not work as expected on a test network). */
+  /** On success: a swap page for the token against USDC on its network (Uniswap's, which does not work as expected on a test network). Absent on a local node: no public exchange reaches it. */
   exchangeUrl?: string;
   id: string;
   /** On success: the overview page, `<public base URL>/deployments/<id>`. */
@@ -290,7 +290,7 @@ export interface Job {
   tokenAddress?: string;
   /** The deployment transaction, once it is sent (on an EVM chain: not at once). */
   transactionHash?: string;
-  /** On success: a swap page for the token (Uniswap's). */
+  /** On success: a swap page for the token (Uniswap's; absent on a local node). */
   uniswapUrl?: string;
 }
 

@@ -72,6 +72,7 @@ export type ErrorCode =
   | "invalid_cursor"
   | "secret_key_in_url"
   | "self_transfer"
+  | "invalid_destination"
   | "public_key_not_found"
   | "missing_api_key"
   | "invalid_api_key"

@@ -274,6 +274,15 @@ pub fn move_out(
         )
         .with("field", "toAddress"));
     }
+    // Tokens sent there are gone for good (the zero address), or stuck in the token's own
+    // contract; on a chain the token refuses the first outright (ERC20InvalidReceiver).
+    if to == Address::ZERO || to == token.address.address() {
+        return Err(Error::new(
+            ErrorCode::InvalidDestination,
+            "toAddress cannot receive tokens: it is the zero address or the token's own contract",
+        )
+        .with("field", "toAddress"));
+    }
     let mut from_bal = debit_check(store, &token, &holder, amount)?;
     from_bal.active = from_bal.active.minus(amount)?;
 
