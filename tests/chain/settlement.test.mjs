@@ -257,12 +257,33 @@ test('a relayer out of gas stops with the address to fund, and resumes once fund
     return x.relayer.error?.includes('out of gas') ? x : null;
   });
   assert.ok(v.relayer.error.includes(M.merchantAddress), v.relayer.error);
+  // The real cause, not the RPC endpoint.
+  assert.doesNotMatch(v.relayer.error, /RPC endpoint/);
   assert.equal(v.openMovements, 1);
   assert.equal(await onChain(gina), 0n);
+  // The holder's history says why its movement waits, and so does a job waiting to deploy.
+  const page = ok(await call('GET', '/holder/gina/transactions', { key: M.secretKey }));
+  assert.match(page.waiting ?? '', /out of gas.*Send ETH to/, JSON.stringify(page));
+  const job = ok(await call('POST', '/merchant/create-token', { key: M.secretKey, body: { name: 'Waits', symbol: 'WAIT' } }), 201);
+  const pending = ok(await call('GET', `/jobs/${job.jobId}`, { key: M.secretKey }));
+  assert.equal(pending.status, 'pending');
+  assert.match(pending.waiting ?? '', new RegExp(`out of gas.*${M.merchantAddress}`), JSON.stringify(pending));
   await rpc(anvil.rpcUrl, 'anvil_setBalance', [M.merchantAddress, '0x3635c9adc5dea00000']);
   await settled(M);
   assert.equal(await onChain(gina), E18);
+  assert.equal(ok(await call('GET', '/holder/gina/transactions', { key: M.secretKey })).waiting, undefined);
   await reconciled(M);
+});
+
+test('a merchant the admin creates on a local node has gas for its relayer, and its first token deploys with no manual step', async () => {
+  const created = ok(await call('POST', '/admin/merchants', { adminKey: w.adminKey, body: { name: 'Unfunded by hand' } }), 201);
+  assert.ok(BigInt(await rpc(anvil.rpcUrl, 'eth_getBalance', [created.merchantAddress, 'latest'])) > 0n);
+  const job = ok(await call('POST', '/merchant/create-token', { key: created.secretKey, body: { name: 'First', symbol: 'FIRST' } }), 201);
+  const done = await until('the first token deployed', async () => {
+    const j = ok(await call('GET', `/jobs/${job.jobId}`, { key: created.secretKey }));
+    return j.status === 'pending' ? null : j;
+  });
+  assert.equal(done.status, 'success', JSON.stringify(done));
 });
 
 test('deposits from outside are noticed in the Transfer logs and credited once', async () => {

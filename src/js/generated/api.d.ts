@@ -183,6 +183,8 @@ export interface Deployment {
   tokenAddress: string;
   /** Once submitted. */
   transactionHash?: string;
+  /** While pending on an EVM chain with settlement stopped: why (the relayer has no ETH for gas, with the address to fund; the node does not answer). */
+  waiting?: string;
 }
 
 export interface DeploymentConfigInput {
@@ -292,6 +294,8 @@ export interface Job {
   transactionHash?: string;
   /** On success: a swap page for the token (Uniswap's; absent on a local node). */
   uniswapUrl?: string;
+  /** While pending on an EVM chain with settlement stopped: why (the relayer has no ETH for gas, with the address to fund; the node does not answer). */
+  waiting?: string;
 }
 
 /** `POST /holder/:userId/{spend,transfer,withdraw}` (Metal's shape). */
@@ -551,6 +555,8 @@ export interface TxPage {
   has_more: boolean;
   /** Pass as `cursor` for the next page; null on the last page. */
   next_cursor: string | null;
+  /** On an EVM chain, when records on this page are still on their way and settlement is stopped: why (the relayer has no ETH for gas, with the address to fund; the node does not answer). Absent otherwise. */
+  waiting?: string;
 }
 
 /** One record of a holder's history. */

@@ -240,9 +240,11 @@ fn run(
         Op::Withdraw(user_id, req) => move_out(store, ctx, &user_id, Outflow::Withdraw(req))?,
         Op::History(user_id, q) => {
             let h = holder::find(store, &user_id)?;
-            ok(Response::History(TxPage::of(history::page(
-                store, &h.user_id, &q,
-            )?)))
+            let stopped = store.relayer()?.error;
+            ok(Response::History(TxPage::of(
+                history::page(store, &h.user_id, &q)?,
+                stopped.as_deref(),
+            )))
         }
         Op::CreateDeployment(req) => {
             let spec = req.spec()?;
@@ -252,10 +254,11 @@ fn run(
         }
         Op::DeploymentStatus(kind, id) => {
             let d = deployment::find(store, &id, Some(kind))?;
-            ok(Response::DeploymentStatus(DeploymentStatusResult::of(
-                &d,
-                shell.base_url(),
-            )))
+            let mut answer = DeploymentStatusResult::of(&d, shell.base_url());
+            if d.status == crate::model::deployment::DeploymentStatus::Pending {
+                answer.data.waiting = store.relayer()?.error;
+            }
+            ok(Response::DeploymentStatus(answer))
         }
         Op::CreatePresale(req) => {
             let id = PresaleId::new_unchecked(uuid_v4(shell.random16()?));

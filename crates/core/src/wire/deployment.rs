@@ -31,7 +31,7 @@ pub struct DeploymentCreated {
     feature = "codegen",
     schemars(extend(
         "if" = { "properties": { "status": { "const": "success" } } },
-        "then" = { "required": ["transactionHash", "serviceBuildUrl", "exchangeUrl"] },
+        "then" = { "required": ["transactionHash", "serviceBuildUrl"] },
         "else" = { "not": { "anyOf": [{ "required": ["serviceBuildUrl"] }, { "required": ["exchangeUrl"] }] } },
         "allOf" = [{ "if": { "properties": { "status": { "const": "failed" } } }, "then": { "required": ["error"] } }]
     ))
@@ -62,6 +62,10 @@ pub struct Deployment {
     /// On failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// While pending on an EVM chain with settlement stopped: why (the relayer has no ETH for
+    /// gas, with the address to fund; the node does not answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<String>,
 }
 
 /// The status answer: `{ has_more: false, data: Deployment }`.
@@ -87,6 +91,7 @@ impl Deployment {
                 .then(|| exchange_url(d.request.network, d.token_address))
                 .flatten(),
             error: d.error.clone(),
+            waiting: None,
         }
     }
 }

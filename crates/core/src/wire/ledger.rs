@@ -4,7 +4,7 @@
 use super::settlement::Settlement;
 use crate::model::address::Address;
 use crate::model::decimal::Decimal;
-use crate::model::history::{TxRecord as Record, TxType};
+use crate::model::history::{ChainStatus, TxRecord as Record, TxType};
 use crate::model::ids::TokenAddress;
 use crate::model::time::iso8601;
 use crate::ops::history::Page;
@@ -106,14 +106,27 @@ pub struct TxPage<R = TxRecord> {
     pub next_cursor: Option<String>,
     /// Newest first.
     pub data: Vec<R>,
+    /// On an EVM chain, when records on this page are still on their way and settlement is
+    /// stopped: why (the relayer has no ETH for gas, with the address to fund; the node does
+    /// not answer). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<String>,
 }
 
 impl TxPage {
-    pub fn of(page: Page) -> TxPage {
+    /// A page; `stopped` is why settlement is stopped, if it is.
+    pub fn of(page: Page, stopped: Option<&str>) -> TxPage {
+        let open = page.records.iter().any(|r| {
+            matches!(
+                r.chain_status,
+                ChainStatus::Pending | ChainStatus::Submitted
+            )
+        });
         TxPage {
             has_more: page.next_cursor.is_some(),
             next_cursor: page.next_cursor,
             data: page.records.iter().map(TxRecord::of).collect(),
+            waiting: stopped.filter(|_| open).map(str::to_string),
         }
     }
 }

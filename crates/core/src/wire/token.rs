@@ -247,6 +247,10 @@ pub struct Job {
     /// Once the token has a liquidity pool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lp_info: Option<super::market::LpInfo>,
+    /// While pending on an EVM chain with settlement stopped: why (the relayer has no ETH for
+    /// gas, with the address to fund; the node does not answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<String>,
 }
 
 impl Job {
@@ -279,6 +283,11 @@ impl Job {
             block_number: success.then(|| block_number(job.mined_at)),
             data,
             error: job.error.clone(),
+            waiting: if job.status == JobStatus::Pending {
+                store.relayer()?.error
+            } else {
+                None
+            },
         })
     }
 }

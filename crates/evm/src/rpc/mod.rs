@@ -14,10 +14,10 @@ use serde_json::{json, Value};
 use crate::error::{Error, Result};
 
 pub use requests::{
-    eth_block_number, eth_call, eth_chain_id, eth_estimate_gas, eth_get_balance,
+    anvil_set_balance, eth_block_number, eth_call, eth_chain_id, eth_estimate_gas, eth_get_balance,
     eth_get_block_by_number, eth_get_code, eth_get_logs, eth_get_transaction_by_hash,
     eth_get_transaction_count, eth_get_transaction_receipt, eth_max_priority_fee_per_gas,
-    eth_send_raw_transaction, BlockTag, CallRequest, LogFilter,
+    eth_send_raw_transaction, evm_increase_time, evm_mine, BlockTag, CallRequest, LogFilter,
 };
 pub use results::{
     data_result, hash_result, parse_block, parse_log, parse_logs, parse_receipt, parse_transaction,

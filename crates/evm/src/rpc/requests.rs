@@ -165,6 +165,25 @@ pub fn eth_get_logs(id: u64, filter: &LogFilter) -> Value {
     request(id, "eth_getLogs", json!([filter.to_json()]))
 }
 
+/// `anvil_setBalance(address, wei)`: a local node (anvil) only, for local runs' relayers.
+pub fn anvil_set_balance(id: u64, address: [u8; 20], wei: u128) -> Value {
+    request(
+        id,
+        "anvil_setBalance",
+        json!([hex_data(&address), quantity(wei)]),
+    )
+}
+
+/// `evm_increaseTime(seconds)` then `evm_mine`: a local node's clock moved forward (local
+/// runs' time travel), with a block at the new time.
+pub fn evm_increase_time(id: u64, seconds: u64) -> Value {
+    request(id, "evm_increaseTime", json!([quantity(seconds.into())]))
+}
+
+pub fn evm_mine(id: u64) -> Value {
+    request(id, "evm_mine", json!([]))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {

@@ -107,6 +107,7 @@ async fn create_merchant(env: &Env, req: CreateMerchantRequest) -> Result<Respon
         offset_ms: reg.offset_ms,
     });
     let mut created: MerchantCreated = hop::merchant_typed(env, &id, &init).await?;
+    super::local_node::fund_relayer(env, &created.merchant_address).await;
     created.secret_key = Some(secret_key);
     created.public_key = Some(public_key);
     http::json(201, &created).map_err(internal)
@@ -138,6 +139,7 @@ async fn time_advance(env: &Env, req: TimeAdvanceRequest) -> Result<Response> {
         },
     )
     .await?;
+    super::local_node::advance(env, req.seconds.get()).await;
     let call = MerchantCall::Advance {
         offset_ms: reg.offset_ms,
     };

@@ -10,6 +10,7 @@ mod chain;
 mod guard;
 pub mod incoming;
 mod live;
+mod local_node;
 mod overview;
 mod page;
 mod target;

@@ -97,6 +97,7 @@ pub fn signed(store: &mut dyn Store, tx: &ChainTx) -> Result<()> {
         i.hash = Some(hash.clone());
         i.attempts = i.attempts.saturating_add(1);
         mark_records(store, &i, ChainStatus::Submitted, Some(&hash), None)?;
+        show_hash(store, &i, &hash, tx.created_at)?;
         store.put_intent(&i)?;
     }
     let mut relayer = store.relayer()?;
@@ -115,9 +116,37 @@ pub fn replaced(store: &mut dyn Store, tx: &ChainTx) -> Result<()> {
         let mut i = intent(store, *id)?;
         i.hash = Some(hash.clone());
         mark_records(store, &i, ChainStatus::Submitted, Some(&hash), None)?;
+        show_hash(store, &i, &hash, tx.created_at)?;
         store.put_intent(&i)?;
     }
     store.put_chain_tx(tx)
+}
+
+/// A job's or deployment's token deployment is on its way: its status shows the transaction
+/// hash from now on (the version sent last; the mined one replaces it).
+fn show_hash(
+    store: &mut dyn Store,
+    i: &Intent,
+    hash: &str,
+    at: crate::model::time::Millis,
+) -> Result<()> {
+    match &i.then {
+        Some(Then::FinishJob(id)) => {
+            if let Some(mut j) = store.job(id)? {
+                j.tx_hash = Some(hash.to_string());
+                store.put_job(&j)?;
+            }
+        }
+        Some(Then::FinishDeployment(id)) => {
+            if let Some(mut d) = store.deployment(id)? {
+                d.tx_hash = Some(hash.to_string());
+                d.submitted_at = d.submitted_at.or(Some(at));
+                store.put_deployment(&d)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Back to the queue, as if never sent.

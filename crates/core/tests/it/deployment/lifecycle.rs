@@ -166,7 +166,7 @@ fn airdrop_balances_of_record_and_holder_history() {
         &HistoryQuery::parse(None, None, None).unwrap(),
     )
     .unwrap();
-    let page = to_json(&TxPage::of(page));
+    let page = to_json(&TxPage::of(page, None));
     let data = page["data"].as_array().unwrap();
     assert_eq!(data.len(), 2);
     for r in data {

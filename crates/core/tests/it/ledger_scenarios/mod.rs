@@ -161,7 +161,7 @@ pub fn query(limit: Option<&str>, cursor: Option<&str>, token: Option<&str>) -> 
 pub fn page(w: &World, user: &str, q: &HistoryQuery) -> Value {
     let user = UserId::parse(user).unwrap();
     let p = tokenpad_core::ops::history::page(&w.fx.store, &user, q).unwrap();
-    common::json(&TxPage::of(p))
+    common::json(&TxPage::of(p, None))
 }
 
 pub fn data(v: &Value) -> &Vec<Value> {

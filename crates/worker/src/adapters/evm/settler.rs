@@ -224,7 +224,7 @@ impl Settler<'_> {
         for (b, payload) in batches.iter().zip(built) {
             let cost = u128::from(payload.gas_limit).saturating_mul(cap);
             if cost > budget {
-                return Err(Stop::Rpc(Fail::Transport(self.out_of_gas(balance, cost))));
+                return Err(Stop::Held(self.out_of_gas(Some((balance, cost)))));
             }
             budget -= cost;
             let unsigned = tx::Eip1559 {
@@ -318,13 +318,18 @@ impl Settler<'_> {
         Ok((kept, Some(why)))
     }
 
-    fn out_of_gas(&self, balance: u128, need: u128) -> String {
+    /// Why settlement waits on the relayer's ETH; `figures` is (its balance, what the next
+    /// transaction may cost) in wei when known.
+    fn out_of_gas(&self, figures: Option<(u128, u128)>) -> String {
+        let relayer = self.ctx.merchant.address.to_checksum();
+        let had = match figures {
+            Some((balance, need)) => {
+                format!("it has {balance} wei and the next transaction may cost up to {need} wei")
+            }
+            None => "the node refused a transaction for want of it".into(),
+        };
         format!(
-            "the relayer {} is out of gas: it has {} wei and the next transaction may cost up to {} wei. Send ETH to {} on chain {}; settlement resumes by itself.",
-            self.ctx.merchant.address.to_checksum(),
-            balance,
-            need,
-            self.ctx.merchant.address.to_checksum(),
+            "the relayer {relayer} is out of gas: {had}. Send ETH to {relayer} on chain {}; settlement resumes by itself.",
             self.evm.chain.chain_id
         )
     }
@@ -395,7 +400,7 @@ impl Settler<'_> {
                 // receipt check finds, or by another: then it is abandoned after a while).
                 SendError::AlreadyKnown | SendError::NonceTooLow => None,
                 SendError::InsufficientFunds => {
-                    return Err(Stop::Rpc(Fail::Transport(self.out_of_gas(0, 0))));
+                    return Err(Stop::Held(self.out_of_gas(None)));
                 }
                 SendError::Underpriced if t.versions.len() < MAX_VERSIONS => {
                     return Box::pin(self.replace(rpc, t)).await;

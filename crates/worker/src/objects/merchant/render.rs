@@ -38,6 +38,7 @@ impl Rendered {
                     has_more: page.has_more,
                     next_cursor: page.next_cursor.clone(),
                     data,
+                    waiting: page.waiting.clone(),
                 })
             })?,
             Response::Token(token) => self.holders.write(&token.holders, |rows| {
@@ -133,6 +134,7 @@ mod tests {
             has_more: true,
             next_cursor: Some("c7".into()),
             data: records,
+            waiting: None,
         })
     }
 
