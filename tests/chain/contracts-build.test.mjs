@@ -28,7 +28,7 @@ test('a fresh build reproduces contracts/build byte for byte', () => {
   const { artifacts } = buildContracts();
   const committed = readdirSync(BUILD_DIR).filter((f) => f.endsWith('.json')).sort();
   assert.deepEqual(committed, [...artifacts.keys()].sort());
-  assert.deepEqual(committed, ['TestUSDC.json', 'TokenpadFactory.json', 'TokenpadMarket.json', 'TokenpadToken.json']);
+  assert.deepEqual(committed, ['TestUSDC.json', 'TokenpadFactory.json', 'TokenpadLocker.json', 'TokenpadMarket.json', 'TokenpadToken.json']);
   for (const [name, text] of artifacts) {
     const onDisk = readFileSync(join(BUILD_DIR, name), 'utf8');
     assert.ok(onDisk === text, `contracts/build/${name} differs from a fresh build: run node scripts/build-contracts.mjs`);
@@ -36,7 +36,7 @@ test('a fresh build reproduces contracts/build byte for byte', () => {
 });
 
 test('each artifact has its fields, and creationCodeHash = keccak256(bytecode)', () => {
-  for (const name of ['TestUSDC', 'TokenpadFactory', 'TokenpadMarket', 'TokenpadToken']) {
+  for (const name of ['TestUSDC', 'TokenpadFactory', 'TokenpadLocker', 'TokenpadMarket', 'TokenpadToken']) {
     const a = JSON.parse(readFileSync(join(BUILD_DIR, `${name}.json`), 'utf8'));
     assert.deepEqual(Object.keys(a), ['contractName', 'abi', 'bytecode', 'deployedBytecode', 'creationCodeHash']);
     assert.equal(a.contractName, name);
