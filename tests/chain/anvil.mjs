@@ -1,7 +1,7 @@
 // A local Ethereum node (anvil, from Foundry's npm package) and the few chain helpers
 // that tokenpad's tests and dev tooling need: deploy the base contracts (TestUSDC,
-// TokenpadFactory and TokenpadMarket from contracts/build, and Uniswap v3 from Uniswap's npm
-// artifacts), fund accounts, read balances, sign EIP-3009 authorizations, compute token
+// TokenpadFactory, TokenpadMarket and TokenpadLocker from contracts/build, and Uniswap v3 from
+// Uniswap's npm artifacts), fund accounts, read balances, sign EIP-3009 authorizations, compute token
 // addresses and swap nonces the way the Rust side does.
 //
 // Only anvil's public, well-known development keys appear here (the "test test ... junk"
@@ -348,6 +348,7 @@ export const BASE_CONTRACTS = Object.freeze([
     (a) => encodeDeployData({ abi: artifact('TokenpadMarket').abi, bytecode: artifact('TokenpadMarket').bytecode, args: [a.uniswapFactory, a.positionManager] }),
     2_500_000n,
   ],
+  ['locker', 'TokenpadLocker', () => artifact('TokenpadLocker').bytecode, 1_000_000n],
 ]);
 
 function uniswapDeployData(name, args) {
@@ -441,10 +442,10 @@ export async function deployContracts(rpcUrl, keys, { known = {}, account = DEPL
 /**
  * Deploys every base contract from anvil's account 0: TestUSDC and TokenpadFactory, then Uniswap
  * v3 (WETH9, UniswapV3Factory, the NFTDescriptor library and NonfungibleTokenPositionDescriptor,
- * NonfungiblePositionManager, SwapRouter, QuoterV2) and TokenpadMarket on it. On a fresh anvil
- * these land at the same addresses every time (account 0's nonces 0 to 9).
- * Returns { usdc, factory, uniswapFactory, positionManager, swapRouter, quoter, market, weth,
- * nftDescriptor, positionDescriptor, deployer }.
+ * NonfungiblePositionManager, SwapRouter, QuoterV2), TokenpadMarket on it, and TokenpadLocker.
+ * On a fresh anvil these land at the same addresses every time (account 0's nonces 0 to 10).
+ * Returns { usdc, factory, uniswapFactory, positionManager, swapRouter, quoter, market, locker,
+ * weth, nftDescriptor, positionDescriptor, deployer }.
  */
 export async function deployBase(rpcUrl) {
   const addresses = await deployContracts(rpcUrl, BASE_CONTRACTS.map(([key]) => key));
@@ -584,13 +585,13 @@ export function swapNonce(market, { from, tokenIn, tokenOut, exactIn, amount, li
 }
 
 /**
- * A TokenpadMarket Pull: `privateKey`'s EIP-3009 ReceiveWithAuthorization of `value` of `token`
- * to `market`, under the token's domain { name, version }. Returns the struct as viem encodes it:
- * { from, value, validAfter, validBefore, nonce, v, r, s }.
+ * A TokenpadMarket (or TokenpadLocker) Pull: `privateKey`'s EIP-3009 ReceiveWithAuthorization of
+ * `value` of `token` to `market` (or `to`: the locker), under the token's domain { name, version }.
+ * Returns the struct as viem encodes it: { from, value, validAfter, validBefore, nonce, v, r, s }.
  */
-export async function signPull({ privateKey, token, name, version, chainId, market, value, nonce, validAfter = 0n, validBefore }) {
+export async function signPull({ privateKey, token, name, version, chainId, market, to = market, value, nonce, validAfter = 0n, validBefore }) {
   const from = privateKeyToAccount(privateKey).address;
-  const message = { from, to: market, value: BigInt(value), validAfter: BigInt(validAfter), validBefore: BigInt(validBefore), nonce };
+  const message = { from, to, value: BigInt(value), validAfter: BigInt(validAfter), validBefore: BigInt(validBefore), nonce };
   const { v, r, s } = await signAuthorization({ privateKey, token, chainId, name, version, kind: 'ReceiveWithAuthorization', message });
   return { from, value: message.value, validAfter: message.validAfter, validBefore: message.validBefore, nonce, v, r, s };
 }
