@@ -8,13 +8,15 @@
 //   anvil's own log in .tokenpad/anvil.log. --dir picks another folder; --port 0 a free port.
 // - On first start it deploys, from anvil's dev account 0, TestUSDC, TokenpadFactory, Uniswap v3
 //   from Uniswap's npm artifacts (WETH9, UniswapV3Factory, NonfungiblePositionManager with its
-//   descriptor, SwapRouter, QuoterV2) and TokenpadMarket, and remembers them in
+//   descriptor, SwapRouter, QuoterV2), TokenpadMarket and TokenpadLocker, and remembers them in
 //   .tokenpad/chain.json. Later starts deploy again only what is missing from the chain, a new
-//   factory when TokenpadToken's creation code changed, and a new market when TokenpadMarket's
-//   code changed (or Uniswap had to be deployed again).
+//   factory when TokenpadToken's creation code changed, a new market when TokenpadMarket's
+//   code changed (or Uniswap had to be deployed again), and a new locker when TokenpadLocker's
+//   code changed (the old one keeps its locks, releasable there).
 // - stdout gets exactly the environment lines the worker needs, one per line, once the chain is
 //   ready (CHAIN, CHAIN_RPC_URL, CHAIN_ID, CHAIN_USDC, CHAIN_FACTORY, CHAIN_UNISWAP_FACTORY,
-//   CHAIN_UNISWAP_POSITIONS, CHAIN_UNISWAP_ROUTER, CHAIN_UNISWAP_QUOTER, CHAIN_MARKET);
+//   CHAIN_UNISWAP_POSITIONS, CHAIN_UNISWAP_ROUTER, CHAIN_UNISWAP_QUOTER, CHAIN_MARKET,
+//   CHAIN_LOCKER);
 //   everything else goes to stderr. --env-out also writes them to PATH (replaced atomically, so a
 //   reader can wait for it to appear).
 // - Runs until SIGINT or SIGTERM, then stops anvil, which writes its state.
@@ -119,6 +121,7 @@ try {
     `CHAIN_UNISWAP_ROUTER=${chain.swapRouter}`,
     `CHAIN_UNISWAP_QUOTER=${chain.quoter}`,
     `CHAIN_MARKET=${chain.market}`,
+    `CHAIN_LOCKER=${chain.locker}`,
   ];
   if (opts['env-out']) {
     const tmp = `${opts['env-out']}.tmp-${process.pid}`;
@@ -126,7 +129,7 @@ try {
     renameSync(tmp, opts['env-out']);
   }
   process.stdout.write(lines.join('\n') + '\n');
-  log(`ready: chain ${node.chainId} at ${node.rpcUrl}, TestUSDC ${chain.usdc}, TokenpadFactory ${chain.factory}, TokenpadMarket ${chain.market}. Ctrl-C stops.`);
+  log(`ready: chain ${node.chainId} at ${node.rpcUrl}, TestUSDC ${chain.usdc}, TokenpadFactory ${chain.factory}, TokenpadMarket ${chain.market}, TokenpadLocker ${chain.locker}. Ctrl-C stops.`);
 } catch (e) {
   stopping = true; // anvil's exit is ours: report the error, not the exit
   await node.stop();
@@ -134,9 +137,10 @@ try {
 }
 
 /**
- * Makes sure TestUSDC, a TokenpadFactory for the current TokenpadToken build, Uniswap v3 and a
- * TokenpadMarket of the current build on that Uniswap are on the chain, deploying what is
- * missing (in one batch), and returns (and saves) their addresses.
+ * Makes sure TestUSDC, a TokenpadFactory for the current TokenpadToken build, Uniswap v3, a
+ * TokenpadMarket of the current build on that Uniswap and a TokenpadLocker of the current build
+ * are on the chain, deploying what is missing (in one batch), and returns (and saves) their
+ * addresses.
  */
 async function ensureBaseContracts(rpcUrl) {
   // The Uniswap v3 contracts: deployed together, as they refer to each other.
@@ -176,6 +180,14 @@ async function ensureBaseContracts(rpcUrl) {
       log(`TokenpadMarket changed since the market at ${saved.market} was deployed: deploying a new market`);
       deploy.add('market');
     }
+  }
+  // The locker has no constructor arguments and no immutables: its code on chain is the build's
+  // runtime code, byte for byte.
+  if (!(await hasCode(saved.locker))) {
+    deploy.add('locker');
+  } else if ((await codeAt(rpcUrl, saved.locker)) !== artifact('TokenpadLocker').deployedBytecode) {
+    log(`TokenpadLocker changed since the locker at ${saved.locker} was deployed: deploying a new locker`);
+    deploy.add('locker');
   }
 
   const known = Object.fromEntries(BASE_CONTRACTS.map(([k]) => [k, saved[k]]).filter(([k]) => !deploy.has(k)));

@@ -109,6 +109,7 @@ if [[ "$CHAIN_KIND" == anvil ]]; then
   printf 'CHAIN_RPC_URL=%s\n' "$CHAIN_RPC_URL" >> "$SECRETS_FILE"
   CHAIN_VARS=(--var CHAIN:evm --var "CHAIN_ID:$(chain_value CHAIN_ID)" --var "CHAIN_USDC:$(chain_value CHAIN_USDC)"
     --var "CHAIN_FACTORY:$(chain_value CHAIN_FACTORY)" --var "CHAIN_MARKET:$(chain_value CHAIN_MARKET)"
+    --var "CHAIN_LOCKER:$(chain_value CHAIN_LOCKER)"
     --var "CHAIN_UNISWAP_FACTORY:$(chain_value CHAIN_UNISWAP_FACTORY)"
     --var CHAIN_POLL_MS:500 --var CHAIN_BATCH_WINDOW_MS:200 --var CHAIN_SCAN_MS:2000)
   log "anvil answers on $CHAIN_RPC_URL (chain $(chain_value CHAIN_ID))"

@@ -1,6 +1,6 @@
 // scripts/anvil.mjs, the local chain for ./scripts/dev.sh --chain anvil: env lines on stdout,
 // base contracts (and Uniswap v3) deployed once, state kept across a restart, a changed market
-// deployed again.
+// and a changed locker deployed again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -12,6 +12,7 @@ import { ROOT, artifact, balanceOf, codeAt, mintUsdc, read, uniswapArtifact } fr
 const ENV_KEYS = [
   'CHAIN', 'CHAIN_RPC_URL', 'CHAIN_ID', 'CHAIN_USDC', 'CHAIN_FACTORY',
   'CHAIN_UNISWAP_FACTORY', 'CHAIN_UNISWAP_POSITIONS', 'CHAIN_UNISWAP_ROUTER', 'CHAIN_UNISWAP_QUOTER', 'CHAIN_MARKET',
+  'CHAIN_LOCKER',
 ];
 
 /** Starts the CLI; resolves once it printed all its env lines. */
@@ -59,7 +60,7 @@ test('scripts/anvil.mjs prints the env, deploys once and keeps its chain across 
     await read(env.CHAIN_RPC_URL, { address: env.CHAIN_FACTORY, abi: artifact('TokenpadFactory').abi, functionName: 'TOKEN_CREATION_CODE_HASH' }),
     artifact('TokenpadToken').creationCodeHash,
   );
-  // Uniswap v3 and the market on it, after them (account 0's nonces 2 to 9)
+  // Uniswap v3, the market on it and the locker, after them (account 0's nonces 2 to 10)
   assert.equal(env.CHAIN_UNISWAP_FACTORY, '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9');
   assert.equal(env.CHAIN_UNISWAP_POSITIONS, '0x0165878A594ca255338adfa4d48449f69242Eb8F');
   assert.equal(env.CHAIN_UNISWAP_ROUTER, '0xa513E6E4b8f2a923D98304ec87F64353C4D5C853');
@@ -68,6 +69,8 @@ test('scripts/anvil.mjs prints the env, deploys once and keeps its chain across 
   const market = (fn) => read(env.CHAIN_RPC_URL, { address: env.CHAIN_MARKET, abi: artifact('TokenpadMarket').abi, functionName: fn });
   assert.equal(await market('factory'), env.CHAIN_UNISWAP_FACTORY);
   assert.equal(await market('positionManager'), env.CHAIN_UNISWAP_POSITIONS);
+  assert.equal(env.CHAIN_LOCKER, '0x610178dA211FEF7D417bC0e6FeD39F05609AD788');
+  assert.equal(await codeAt(env.CHAIN_RPC_URL, env.CHAIN_LOCKER), artifact('TokenpadLocker').deployedBytecode);
   for (const [address, name] of [[env.CHAIN_UNISWAP_ROUTER, 'SwapRouter'], [env.CHAIN_UNISWAP_QUOTER, 'QuoterV2'], [env.CHAIN_UNISWAP_POSITIONS, 'NonfungiblePositionManager']]) {
     assert.equal(await read(env.CHAIN_RPC_URL, { address, abi: uniswapArtifact(name).abi, functionName: 'factory' }), env.CHAIN_UNISWAP_FACTORY, name);
   }
@@ -76,6 +79,7 @@ test('scripts/anvil.mjs prints the env, deploys once and keeps its chain across 
   assert.equal(saved.factory, env.CHAIN_FACTORY);
   assert.equal(saved.positionManager, env.CHAIN_UNISWAP_POSITIONS);
   assert.equal(saved.market, env.CHAIN_MARKET);
+  assert.equal(saved.locker, env.CHAIN_LOCKER);
   const dead = '0x000000000000000000000000000000000000dEaD';
   await mintUsdc(env.CHAIN_RPC_URL, env.CHAIN_USDC, dead, 42n);
   assert.match(first.stderr(), /deployed TestUSDC/);
@@ -92,20 +96,26 @@ test('scripts/anvil.mjs prints the env, deploys once and keeps its chain across 
     assert.deepEqual(await second.stop(), { code: 0, signal: null });
   }
 
-  // A market whose code is not the current build's (here: chain.json names another contract)
-  // is replaced by a new one on the same Uniswap; nothing else moves.
+  // A market and a locker whose code is not the current build's (here: chain.json names other
+  // contracts) are replaced by new ones, the market on the same Uniswap; nothing else moves.
   const chainFile = join(dir, 'chain.json');
-  writeFileSync(chainFile, JSON.stringify({ ...JSON.parse(readFileSync(chainFile, 'utf8')), market: env.CHAIN_USDC }));
+  writeFileSync(chainFile, JSON.stringify({ ...JSON.parse(readFileSync(chainFile, 'utf8')), market: env.CHAIN_USDC, locker: env.CHAIN_MARKET }));
   const third = startCli(['--dir', dir, '--port', '0']);
   const changed = await third.ready;
   try {
     assert.match(third.stderr(), /TokenpadMarket changed/);
     assert.match(third.stderr(), /deployed TokenpadMarket at /);
+    assert.match(third.stderr(), /TokenpadLocker changed/);
+    assert.match(third.stderr(), /deployed TokenpadLocker at /);
     assert.doesNotMatch(third.stderr(), /deployed (TestUSDC|TokenpadFactory|UniswapV3Factory)/);
     assert.notEqual(changed.env.CHAIN_MARKET, env.CHAIN_MARKET);
-    for (const k of ENV_KEYS.slice(2, -1)) assert.equal(changed.env[k], env[k], k);
+    assert.notEqual(changed.env.CHAIN_LOCKER, env.CHAIN_LOCKER);
+    assert.notEqual(changed.env.CHAIN_LOCKER, changed.env.CHAIN_MARKET);
+    assert.equal(await codeAt(changed.env.CHAIN_RPC_URL, changed.env.CHAIN_LOCKER), artifact('TokenpadLocker').deployedBytecode);
+    for (const k of ENV_KEYS.slice(2)) if (k !== 'CHAIN_MARKET' && k !== 'CHAIN_LOCKER') assert.equal(changed.env[k], env[k], k);
     assert.equal(await read(changed.env.CHAIN_RPC_URL, { address: changed.env.CHAIN_MARKET, abi: artifact('TokenpadMarket').abi, functionName: 'positionManager' }), env.CHAIN_UNISWAP_POSITIONS);
     assert.equal(JSON.parse(readFileSync(chainFile, 'utf8')).market, changed.env.CHAIN_MARKET);
+    assert.equal(JSON.parse(readFileSync(chainFile, 'utf8')).locker, changed.env.CHAIN_LOCKER);
   } finally {
     assert.deepEqual(await third.stop(), { code: 0, signal: null });
   }

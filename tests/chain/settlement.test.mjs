@@ -50,7 +50,7 @@ before(async () => {
     chain: {
       rpcUrl: proxy.url, chainId: anvil.chainId, usdc: base.usdc, factory: base.factory,
       uniswapFactory: base.uniswapFactory, positionManager: base.positionManager, swapRouter: base.swapRouter,
-      quoter: base.quoter, market: base.market,
+      quoter: base.quoter, market: base.market, locker: base.locker,
     },
     env: { CHAIN_REPLACE_AFTER_MS: '1500', CHAIN_RPC_TIMEOUT_MS: '1000' },
   });

@@ -49,8 +49,8 @@ export const FAST_CHAIN_VARS = Object.freeze({
 });
 
 /**
- * A local anvil with the base contracts (TestUSDC, the factory, Uniswap v3 and TokenpadMarket):
- * the worker's CHAIN vars.
+ * A local anvil with the base contracts (TestUSDC, the factory, Uniswap v3, TokenpadMarket and
+ * TokenpadLocker): the worker's CHAIN vars.
  */
 async function startChain() {
   const { startAnvil, deployBase } = await import('../chain/anvil.mjs');
@@ -59,14 +59,14 @@ async function startChain() {
   return {
     kind: 'evm', rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, usdc: base.usdc, factory: base.factory,
     uniswapFactory: base.uniswapFactory, positionManager: base.positionManager, swapRouter: base.swapRouter,
-    quoter: base.quoter, market: base.market,
+    quoter: base.quoter, market: base.market, locker: base.locker,
     stop: anvil.stop,
   };
 }
 
 /**
- * The worker vars of an EVM chain's Uniswap v3 and TokenpadMarket (those a chain given without
- * them lacks are left out, as every unset var is).
+ * The worker vars of an EVM chain's Uniswap v3, TokenpadMarket and TokenpadLocker (those a chain
+ * given without them lacks are left out, as every unset var is).
  */
 function marketVars(chain) {
   return {
@@ -75,6 +75,7 @@ function marketVars(chain) {
     CHAIN_UNISWAP_ROUTER: chain.swapRouter,
     CHAIN_UNISWAP_QUOTER: chain.quoter,
     CHAIN_MARKET: chain.market,
+    CHAIN_LOCKER: chain.locker,
   };
 }
 
@@ -198,8 +199,8 @@ async function freePort() {
  *   frontend): locally an assets router worker runs in front of every request otherwise.
  *   chain: 'embedded', 'anvil' (a fresh local node, stopped with the worker; the default when
  *   TOKENPAD_TEST_CHAIN=anvil), or an EVM chain already running ({ rpcUrl, chainId, usdc,
- *   factory, and uniswapFactory, positionManager, swapRouter, quoter, market where it has
- *   them: deployBase's addresses }). The handle's `chain` says which ({ kind: 'embedded' } or
+ *   factory, and uniswapFactory, positionManager, swapRouter, quoter, market, locker where it
+ *   has them: deployBase's addresses }). The handle's `chain` says which ({ kind: 'embedded' } or
  *   { kind: 'evm', ... }).
  * @returns {Promise<{baseUrl: string, adminKey: string, persistDir: string, vars: object,
  *   envFile: string, pid: () => number|undefined,
@@ -367,7 +368,7 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
     logs: () => output,
     /**
      * The chain it settles on: { kind: 'embedded' } or { kind: 'evm', rpcUrl, chainId, usdc,
-     * factory, uniswapFactory, positionManager, swapRouter, quoter, market }.
+     * factory, uniswapFactory, positionManager, swapRouter, quoter, market, locker }.
      */
     chain: onChain,
     /** Stops the worker (and the anvil it started); removes the state dir when startWorker created it. */
