@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // Deploys tokenpad's contracts to an EVM chain, for an operator setting tokenpad up on Base
-// Sepolia or Base: the factory (and, on a test chain if asked, the test USDC) and the market
-// (TokenpadMarket) on the chain's Uniswap v3. Prints the CHAIN_* lines for wrangler.toml. The
-// deployer pays the gas; it needs no other role (neither contract has an owner).
+// Sepolia or Base: the factory (and, on a test chain if asked, the test USDC), the market
+// (TokenpadMarket) on the chain's Uniswap v3, and the locker (TokenpadLocker, which needs nothing
+// of the chain's). Prints the CHAIN_* lines for wrangler.toml. The deployer pays the gas; it
+// needs no other role (no contract has an owner).
 //
-//   CHAIN_RPC_URL=https://... DEPLOYER_PRIVATE_KEY=0x... node scripts/deploy-contracts.mjs [--test-usdc] [--market-only]
+//   CHAIN_RPC_URL=https://... DEPLOYER_PRIVATE_KEY=0x... node scripts/deploy-contracts.mjs [--test-usdc] [--market-only | --locker-only]
 //
 // Both come from the environment, never the command line (an RPC URL may carry an API key, and
 // any local user can read a command line). --test-usdc deploys TestUSDC too (anyone can mint it:
 // never on a chain with real money; it refuses chain 8453, Base). --market-only deploys only the
-// market (a chain's factory stays the same for good: token addresses depend on it).
+// market, --locker-only only the locker (a chain's factory stays the same for good: token
+// addresses depend on it; a chain set up before the locker existed gets one this way).
+// --locker-only needs no Uniswap.
 //
 // The market uses Uniswap's own deployments: on Base (8453) and Base Sepolia (84532) the
 // canonical ones below. Any other chain is refused unless all four are given in the environment:
@@ -55,17 +58,35 @@ const die = (msg) => {
   process.exit(1);
 };
 const { values: opts } = parseArgs({
-  options: { 'test-usdc': { type: 'boolean', default: false }, 'market-only': { type: 'boolean', default: false } },
+  options: {
+    'test-usdc': { type: 'boolean', default: false },
+    'market-only': { type: 'boolean', default: false },
+    'locker-only': { type: 'boolean', default: false },
+  },
 });
 const rpcUrl = process.env.CHAIN_RPC_URL;
 const key = process.env.DEPLOYER_PRIVATE_KEY;
 if (!rpcUrl) die('set CHAIN_RPC_URL');
 if (!/^0x[0-9a-fA-F]{64}$/.test(key ?? '')) die('set DEPLOYER_PRIVATE_KEY (0x + 64 hex)');
 if (opts['test-usdc'] && opts['market-only']) die('--test-usdc and --market-only do not go together');
+if (opts['locker-only'] && (opts['test-usdc'] || opts['market-only'])) die('--locker-only goes with neither --test-usdc nor --market-only');
 
 const { publicClient } = await clients(rpcUrl, key);
 const chainId = await publicClient.getChainId();
 if (opts['test-usdc'] && chainId === 8453) die('refusing to deploy the test USDC (anyone can mint it) on Base mainnet');
+
+/** Deploys TokenpadLocker and checks its code is the build's; returns the CHAIN_LOCKER line. */
+async function deployLocker() {
+  const locker = await deployArtifact(rpcUrl, 'TokenpadLocker', key);
+  // no constructor arguments, no immutables: the code on chain is the build's runtime code
+  if ((await codeAt(rpcUrl, locker)) !== artifact('TokenpadLocker').deployedBytecode) die(`the code at ${locker} is not TokenpadLocker's build`);
+  log(`deployed TokenpadLocker at ${locker}`);
+  return `CHAIN_LOCKER = "${locker}"`;
+}
+if (opts['locker-only']) {
+  process.stdout.write(`CHAIN_ID = "${chainId}"\n${await deployLocker()}\n`);
+  process.exit(0);
+}
 
 // Uniswap on this chain: the canonical deployment, or all four from the environment.
 const given = Object.fromEntries(Object.entries(ENV_NAMES).map(([k, env]) => [k, process.env[env]]).filter(([, v]) => v));
@@ -117,6 +138,7 @@ lines.push(
   `CHAIN_UNISWAP_QUOTER = "${uniswap.quoter}"`,
   `CHAIN_MARKET = "${market}"`,
 );
+if (!opts['market-only']) lines.push(await deployLocker());
 if (opts['test-usdc']) {
   const usdc = await deployArtifact(rpcUrl, 'TestUSDC', key);
   log(`deployed TestUSDC at ${usdc}`);

@@ -1,6 +1,6 @@
 // scripts/deploy-contracts.mjs, the operator's deployment to a real chain, run against anvil:
 // the market goes on the chain's Uniswap v3 (canonical on Base and Base Sepolia, else given),
-// checked before anything is deployed.
+// checked before anything is deployed; the locker needs nothing of the chain's.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -57,13 +57,13 @@ test('another chain needs its Uniswap addresses, all four, and they must be one 
   assert.equal(none.out + some.out + wrong.out, '', 'no lines printed, nothing deployed');
 });
 
-test('with them: the factory, the market on that Uniswap (and --test-usdc), and the lines to configure', async () => {
+test('with them: the factory, the market on that Uniswap, the locker (and --test-usdc), and the lines to configure', async () => {
   const { code, out, err } = await deploy({ CHAIN_RPC_URL: node.rpcUrl, ...uniswapEnv() }, ['--test-usdc']);
   assert.equal(code, 0, err);
   const lines = parse(out);
   assert.deepEqual(Object.keys(lines), [
     'CHAIN_ID', 'CHAIN_FACTORY', 'CHAIN_UNISWAP_FACTORY', 'CHAIN_UNISWAP_POSITIONS', 'CHAIN_UNISWAP_ROUTER',
-    'CHAIN_UNISWAP_QUOTER', 'CHAIN_MARKET', 'CHAIN_USDC',
+    'CHAIN_UNISWAP_QUOTER', 'CHAIN_MARKET', 'CHAIN_LOCKER', 'CHAIN_USDC',
   ]);
   assert.equal(lines.CHAIN_ID, '31337');
   assert.deepEqual(
@@ -78,12 +78,35 @@ test('with them: the factory, the market on that Uniswap (and --test-usdc), and 
     artifact('TokenpadToken').creationCodeHash,
   );
   assert.notEqual(await codeAt(node.rpcUrl, lines.CHAIN_USDC), '0x');
+  assert.equal(await codeAt(node.rpcUrl, lines.CHAIN_LOCKER), artifact('TokenpadLocker').deployedBytecode);
 
   const only = await deploy({ CHAIN_RPC_URL: node.rpcUrl, ...uniswapEnv() }, ['--market-only']);
   assert.equal(only.code, 0, only.err);
   const again = parse(only.out);
-  assert.equal(again.CHAIN_FACTORY, undefined, '--market-only leaves the factory alone');
+  assert.deepEqual(Object.keys(again), [
+    'CHAIN_ID', 'CHAIN_UNISWAP_FACTORY', 'CHAIN_UNISWAP_POSITIONS', 'CHAIN_UNISWAP_ROUTER', 'CHAIN_UNISWAP_QUOTER', 'CHAIN_MARKET',
+  ], '--market-only leaves the factory and the locker alone');
   assert.notEqual(again.CHAIN_MARKET, lines.CHAIN_MARKET);
+});
+
+test('--locker-only deploys the locker alone, on any chain (no Uniswap needed); it takes no other flag', async () => {
+  const bare = await startAnvil({ chainId: 84532 }); // Base Sepolia's id, but none of Uniswap's contracts
+  try {
+    const { code, out, err } = await deploy({ CHAIN_RPC_URL: bare.rpcUrl }, ['--locker-only']);
+    assert.equal(code, 0, err);
+    const lines = parse(out);
+    assert.deepEqual(Object.keys(lines), ['CHAIN_ID', 'CHAIN_LOCKER']);
+    assert.equal(lines.CHAIN_ID, '84532');
+    assert.equal(await codeAt(bare.rpcUrl, lines.CHAIN_LOCKER), artifact('TokenpadLocker').deployedBytecode);
+  } finally {
+    await bare.stop();
+  }
+  for (const other of ['--market-only', '--test-usdc']) {
+    const { code, out, err } = await deploy({ CHAIN_RPC_URL: node.rpcUrl, ...uniswapEnv() }, ['--locker-only', other]);
+    assert.equal(code, 1);
+    assert.equal(out, '');
+    assert.match(err, /--locker-only goes with neither --test-usdc nor --market-only/);
+  }
 });
 
 test('on Base Sepolia it takes Uniswap\'s canonical addresses, and checks they are there', async () => {
