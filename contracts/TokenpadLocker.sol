@@ -78,7 +78,8 @@ contract TokenpadLocker {
     /// ReceiveWithAuthorization of `token` to this locker, of value = the sum of the amounts.
     /// @dev pull.from must be msg.sender, so nobody can replay a treasury's authorization with
     /// locks of their own. An unlock time in the past makes a lock releasable at once. An id
-    /// given twice in one call reverts like an id used before (TokenpadLockerLockExists).
+    /// given twice in one call reverts like an id used before (TokenpadLockerLockExists). Ids are
+    /// one space for every caller (anyone may take an unused id first): pick unguessable ones.
     /// Locks are recorded before the tokens come in; the whole call reverts if they do not.
     function lock(
         address token,
