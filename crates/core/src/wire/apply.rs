@@ -130,11 +130,11 @@ fn run(
         }
         Op::Job(id) => {
             let job = job::find(store, &id)?;
-            ok(Response::Job(Box::new(Job::read(
-                store,
-                &job,
-                shell.base_url(),
-            )?)))
+            let mut answer = Job::read(store, &job, shell.base_url())?;
+            if job.status == crate::model::job::JobStatus::Pending {
+                answer.waiting = settlement_stopped(store, ctx)?;
+            }
+            ok(Response::Job(Box::new(answer)))
         }
         Op::PatchToken(address, req) => {
             let t = token::patch(store, &address, &req)?;
@@ -240,7 +240,7 @@ fn run(
         Op::Withdraw(user_id, req) => move_out(store, ctx, &user_id, Outflow::Withdraw(req))?,
         Op::History(user_id, q) => {
             let h = holder::find(store, &user_id)?;
-            let stopped = store.relayer()?.error;
+            let stopped = settlement_stopped(store, ctx)?;
             ok(Response::History(TxPage::of(
                 history::page(store, &h.user_id, &q)?,
                 stopped.as_deref(),
@@ -256,7 +256,7 @@ fn run(
             let d = deployment::find(store, &id, Some(kind))?;
             let mut answer = DeploymentStatusResult::of(&d, shell.base_url());
             if d.status == crate::model::deployment::DeploymentStatus::Pending {
-                answer.data.waiting = store.relayer()?.error;
+                answer.data.waiting = settlement_stopped(store, ctx)?;
             }
             ok(Response::DeploymentStatus(answer))
         }
@@ -349,4 +349,13 @@ fn move_out(
 ) -> Result<Reply> {
     let receipt = ledger::move_out(store, ctx, user_id, &out)?;
     Ok(ok(Response::Ledger(LedgerResult::of(&receipt))))
+}
+
+/// Why settlement on an EVM chain is stopped, if it is (the relayer out of gas, the node not
+/// answering); never on the embedded chain, which settles as it records.
+fn settlement_stopped(store: &dyn Store, ctx: &Ctx) -> Result<Option<String>> {
+    if !ctx.chain.is_evm() {
+        return Ok(None);
+    }
+    Ok(store.relayer()?.error)
 }

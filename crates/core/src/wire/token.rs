@@ -283,11 +283,7 @@ impl Job {
             block_number: success.then(|| block_number(job.mined_at)),
             data,
             error: job.error.clone(),
-            waiting: if job.status == JobStatus::Pending {
-                store.relayer()?.error
-            } else {
-                None
-            },
+            waiting: None,
         })
     }
 }
