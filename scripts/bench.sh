@@ -6,7 +6,9 @@
 # tokenpad does, to show what the runtime charges for that line, and after a call to a
 # Durable Object, in JavaScript and in Rust (bench/hello, bench/hello-rs): the floor for a route
 # that reaches the ledger; tokenpad runs API-only, without its assets), a presale launch
-# with 10,000 buyers, the Worker's and the package's gzip sizes, and the Worker's cold start.
+# with 10,000 buyers, the Worker's and the package's gzip sizes, and the Worker's cold start;
+# then gas per movement on a local anvil (bench/gas.mjs: rewards to new and to existing holders,
+# holders' own transfers; SKIP_GAS=1 leaves it out).
 # Rate limiting is off in the benchmarked worker. Builds the Worker (and pkg/) first when a
 # source is newer than the build; SKIP_BUILD=1 uses the build as it is.
 #
@@ -57,4 +59,9 @@ if [[ "${1:-}" == --profile ]]; then
   shift
   exec node bench/profile.mjs "$@"
 fi
-exec node bench/bench.mjs "$@"
+node bench/bench.mjs "$@"
+if [[ "${SKIP_GAS:-0}" != 1 ]]; then
+  gas_args=()
+  [[ " $* " == *" --quick "* ]] && gas_args=(--quick)
+  node bench/gas.mjs "${gas_args[@]}"
+fi

@@ -13,6 +13,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   concat,
+  decodeEventLog,
+  toEventSelector,
   createPublicClient,
   createWalletClient,
   defineChain,
@@ -487,6 +489,22 @@ export async function codeAt(rpcUrl, address) {
 export async function balanceOf(rpcUrl, token, owner) {
   const data = '0x70a08231' + encodeAbiParameters([{ type: 'address' }], [owner]).slice(2);
   return BigInt(await rpc(rpcUrl, 'eth_call', [{ to: token, data }, 'latest']));
+}
+
+/**
+ * The lock `locker` (TokenpadLocker) holds for `beneficiary` of `token`, as anyone can find it
+ * on a block explorer: its Locked event (token and beneficiary are indexed), then locks(id).
+ * Resolves to { id, token, amount, beneficiary, unlockAt, released } or null.
+ */
+export async function lockOf(rpcUrl, locker, token, beneficiary) {
+  const abi = artifact('TokenpadLocker').abi;
+  const pad = (a) => '0x' + a.slice(2).toLowerCase().padStart(64, '0');
+  const topic0 = toEventSelector(abi.find((x) => x.type === 'event' && x.name === 'Locked'));
+  const logs = await rpc(rpcUrl, 'eth_getLogs', [{ address: locker, fromBlock: '0x0', toBlock: 'latest', topics: [topic0, null, pad(token), pad(beneficiary)] }]);
+  if (logs.length === 0) return null;
+  const { args } = decodeEventLog({ abi, data: logs.at(-1).data, topics: logs.at(-1).topics });
+  const [tok, amount, who, unlockAt, released] = await read(rpcUrl, { address: locker, abi, functionName: 'locks', args: [args.id] });
+  return { id: args.id, token: tok, amount, beneficiary: who, unlockAt, released };
 }
 
 /** TestUSDC.mint(to, amount) (anyone may call it; amount in 6-decimal base units). */

@@ -10,7 +10,7 @@ import {
   advanceTime, checkedCall, checkedClient, createPresale, eventLog, funded, minedReceipt, minedRecord,
   PRESALE_IMAGE as IMAGE, serviceNow, until,
 } from './check.mjs';
-import { balanceOf, codeAt } from '../chain/anvil.mjs';
+import { balanceOf, codeAt, lockOf } from '../chain/anvil.mjs';
 
 let w;
 const { newMerchant, evm, assertMovement, settled, reconcileAll } = checkedClient(() => w);
@@ -243,6 +243,7 @@ describe('launch, locks, unlock, refund, resolve', () => {
     // Each buyer holds a lock of a third; the shares sum to the amount bought exactly.
     let sum = 0n;
     let unlockDate;
+    const onChainLocks = {};
     for (const u of ['a', 'b', 'c']) {
       const h = await call('GET', `/holder/${u}?publicKey=${m.publicKey}`, {}, '/holder/{userId}');
       assert.equal(h.json.presales.length, 0, 'the position became a lock');
@@ -256,12 +257,22 @@ describe('launch, locks, unlock, refund, resolve', () => {
       const locked = lockedUnits(raw.text);
       sum += locked;
       if (evm()) {
-        // The share was transferred to the buyer's wallet on chain (the ledger keeps it locked).
+        // The share went into tokenpad's lock contract on chain: the buyer's wallet holds none
+        // of it yet, and the contract's lock (anyone can read it) names the buyer, the amount
+        // and the unlock time.
         await minedRecord(w, m, u, 'presale_allocation');
-        assert.equal(await balanceOf(w.chain.rpcUrl, info.tokenAddress, addresses[u]), locked, `${u}'s tokens on chain`);
+        assert.equal(await balanceOf(w.chain.rpcUrl, info.tokenAddress, addresses[u]), 0n, `${u}'s wallet`);
+        const lock = await lockOf(w.chain.rpcUrl, w.chain.locker, info.tokenAddress, addresses[u]);
+        assert.deepEqual([lock?.amount, lock?.released], [locked, false], `${u}'s lock on chain`);
+        onChainLocks[u] = { lock, locked };
       }
     }
     assert.equal(sum.toString(), info.amountTokensBought);
+    if (evm()) {
+      const total = Object.values(onChainLocks).reduce((s, l) => s + l.locked, 0n);
+      assert.equal(await balanceOf(w.chain.rpcUrl, info.tokenAddress, w.chain.locker), total, 'the lock contract holds every share');
+      for (const { lock } of Object.values(onChainLocks)) assert.equal(lock.unlockAt * 1000n, BigInt(Date.parse(unlockDate)), 'unlocks when the API says');
+    }
     const unlockMs = Date.parse(unlockDate);
     const nowMs = (await serviceNow(w)) * 1000;
     const sevenDays = 7 * 86400 * 1000;
@@ -279,8 +290,18 @@ describe('launch, locks, unlock, refund, resolve', () => {
     assert.equal(token.json.price, 90 / 250_000_000);
     assert.equal(token.json.holdersCount, 3);
 
-    // Seven days later the locks open.
+    // Seven days later the locks open (on an EVM chain the node's clock moves with the
+    // service's, and the lock contract releases each share to its buyer).
     await advanceTime(w, 7 * 86400);
+    if (evm()) {
+      for (const [u, { locked }] of Object.entries(onChainLocks)) {
+        const rec = await minedRecord(w, m, u, 'unlock');
+        assert.equal(rec.from, w.chain.locker, 'released by the lock contract');
+        assert.equal(await balanceOf(w.chain.rpcUrl, info.tokenAddress, addresses[u]), locked, `${u}'s wallet after its unlock`);
+        assert.equal((await lockOf(w.chain.rpcUrl, w.chain.locker, info.tokenAddress, addresses[u])).released, true);
+      }
+      assert.equal(await balanceOf(w.chain.rpcUrl, info.tokenAddress, w.chain.locker), 0n);
+    }
     const a = await call('GET', `/holder/a?publicKey=${m.publicKey}`, {}, '/holder/{userId}');
     assert.equal(a.json.locks.length, 0);
     assert.ok(a.json.tokens.some((t) => t.address === info.tokenAddress && t.status === 'active'));
@@ -431,10 +452,11 @@ test('a crash in the middle of a launch resumes at its step and never distribute
       const locked = lockedUnits(bal.text);
       total += locked;
       if (onC.evm()) {
-        // On chain too: one allocation mined, the buyer's wallet holding exactly its share.
+        // On chain too: one allocation mined, the lock contract holding exactly its share.
         assert.equal(allocations[0].chainStatus, 'confirmed', JSON.stringify(allocations[0]));
         await minedReceipt(c, allocations[0].transactionHash, allocations[0].blockNumber);
-        assert.equal(await balanceOf(c.chain.rpcUrl, token, addresses[u]), locked, `${u}'s tokens on chain`);
+        const lock = await lockOf(c.chain.rpcUrl, c.chain.locker, token, addresses[u]);
+        assert.equal(lock?.amount, locked, `${u}'s lock on chain`);
       }
     }
     assert.equal(total, bought, 'the locks sum to the amount bought: nothing distributed twice');

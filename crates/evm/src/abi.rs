@@ -61,6 +61,7 @@ sol! {
     function deploy(bytes32 salt, string name, string symbol, uint256 supply, address treasury)
         returns (address token);
     function batchTransferWithAuthorization(Authorization[] auths);
+    function batchTransfer(address[] to, uint256[] values);
     function transferWithAuthorization(
         address from,
         address to,
@@ -112,6 +113,30 @@ sol! {
         uint128 liquidity,
         uint256 amount0,
         uint256 amount1
+    );
+
+    // TokenpadLocker.
+    function lock(
+        address token,
+        Pull pull,
+        bytes32[] ids,
+        address[] beneficiaries,
+        uint256[] amounts,
+        uint64[] unlockAts
+    );
+    function release(bytes32[] ids) returns (uint256 released);
+    event Locked(
+        bytes32 indexed id,
+        address indexed token,
+        address indexed beneficiary,
+        uint256 amount,
+        uint64 unlockAt
+    );
+    event Released(
+        bytes32 indexed id,
+        address indexed token,
+        address indexed beneficiary,
+        uint256 amount
     );
 
     // Uniswap v3's pool.
@@ -183,5 +208,10 @@ sol! {
         error TokenpadMarketSlippage(uint256 amount, uint256 limit);
         error TokenpadMarketUnknownPosition(uint256 positionId);
         error TokenpadMarketUnexpectedNFT(address collection);
+        error TokenpadLockerLockExists(bytes32 id);
+        error TokenpadLockerBadAmount(bytes32 id);
+        error TokenpadLockerBadBeneficiary(bytes32 id);
+        error TokenpadLockerLengthMismatch();
+        error TokenpadLockerUnknownLock(bytes32 id);
     }
 }

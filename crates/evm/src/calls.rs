@@ -88,6 +88,16 @@ pub fn transfer_with_authorization(a: &SignedAuthorization) -> Vec<u8> {
     .abi_encode()
 }
 
+/// tokenpad's `batchTransfer(to[], values[])`: the sender's own tokens to many recipients in
+/// one atomic transaction, with no signature per transfer (the treasury's distributions).
+pub fn batch_transfer(transfers: &[([u8; 20], u128)]) -> Vec<u8> {
+    abi::batchTransferCall {
+        to: transfers.iter().map(|(to, _)| Address::from(*to)).collect(),
+        values: transfers.iter().map(|(_, v)| U256::from(*v)).collect(),
+    }
+    .abi_encode()
+}
+
 /// ERC-20 `transfer(to, amount)` from the sender's own balance (the relayer's, e.g. a treasury).
 pub fn transfer(to: [u8; 20], amount: u128) -> Vec<u8> {
     abi::transferCall {
@@ -268,6 +278,13 @@ fn describe(e: &E) -> String {
         E::TokenpadMarketUnexpectedNFT(x) => {
             format!("TokenpadMarketUnexpectedNFT: from {}", x.collection)
         }
+        E::TokenpadLockerLockExists(x) => format!("TokenpadLockerLockExists: {}", x.id),
+        E::TokenpadLockerBadAmount(x) => format!("TokenpadLockerBadAmount: lock {}", x.id),
+        E::TokenpadLockerBadBeneficiary(x) => {
+            format!("TokenpadLockerBadBeneficiary: lock {}", x.id)
+        }
+        E::TokenpadLockerLengthMismatch(_) => "TokenpadLockerLengthMismatch".into(),
+        E::TokenpadLockerUnknownLock(x) => format!("TokenpadLockerUnknownLock: {}", x.id),
     }
 }
 

@@ -12,6 +12,7 @@ pub mod auth;
 pub mod calls;
 mod error;
 mod key;
+pub mod locker;
 pub mod logs;
 pub mod market;
 pub mod rpc;

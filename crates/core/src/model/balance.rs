@@ -27,4 +27,10 @@ pub struct Lock {
     pub owner: Address,
     pub amount: Units,
     pub unlock_at: Millis,
+    /// On an EVM chain with tokenpad's lock contract: the tokens are held by the contract
+    /// until they are released to the owner at unlock. Otherwise (the embedded chain, locks
+    /// made before the contract) they sit in the owner's wallet and the ledger keeps them
+    /// locked.
+    #[serde(default)]
+    pub vault: bool,
 }

@@ -36,6 +36,10 @@ pub struct EvmChain {
     pub usdc: Address,
     /// Uniswap v3 and tokenpad's market on this chain; None: pools cannot open here.
     pub markets: Option<Markets>,
+    /// tokenpad's lock contract, which holds presale allocations until they unlock; None:
+    /// allocations go to the buyers' wallets and only the ledger locks them.
+    #[serde(default)]
+    pub locker: Option<Address>,
 }
 
 /// Where a chain's pools live.
@@ -65,6 +69,14 @@ impl ChainMode {
         match self {
             ChainMode::Embedded => USDC_ADDRESS,
             ChainMode::Evm(e) => TokenAddress(e.usdc),
+        }
+    }
+
+    /// tokenpad's lock contract, on an EVM chain that has one.
+    pub fn locker(&self) -> Option<Address> {
+        match self {
+            ChainMode::Embedded => None,
+            ChainMode::Evm(e) => e.locker,
         }
     }
 

@@ -68,9 +68,31 @@ pub enum Action {
         booked_tokens: Units,
         booked_usdc: Units,
     },
+    /// The treasury's tokens into tokenpad's lock contract, as `lock` for `beneficiary` until
+    /// `unlock_at` (UNIX seconds): a presale's allocation.
+    Lock {
+        beneficiary: Address,
+        amount: Units,
+        unlock_at: u64,
+        lock: LockId,
+    },
+    /// The lock contract releases `lock` to its beneficiary (its unlock time has come).
+    Release {
+        beneficiary: Address,
+        amount: Units,
+        lock: LockId,
+    },
 }
 
 impl Action {
+    /// The lock a movement puts tokens into or releases, if it does.
+    pub fn lock(&self) -> Option<&LockId> {
+        match self {
+            Action::Lock { lock, .. } | Action::Release { lock, .. } => Some(lock),
+            _ => None,
+        }
+    }
+
     /// Whether the movement is a swap.
     pub fn is_swap(&self) -> bool {
         matches!(self, Action::Swap { .. })
@@ -89,6 +111,9 @@ pub enum Then {
     PresalePool(PresaleId),
     /// A memecoin's token exists and its pool is open: the deployment succeeded.
     DeploymentReady(DeploymentId),
+    /// A presale's allocations went into the lock contract: its completion state shows the
+    /// transactions (the first as `withdrawTx`, the last as `distributionTx`).
+    PresaleLocks(PresaleId),
 }
 
 /// One side of a movement in the ledger: a balance row or one of the token's reserves.

@@ -20,7 +20,10 @@ use crate::store::{DueKey, Store};
 /// The amount a movement moved.
 fn amount(i: &Intent) -> Units {
     match &i.action {
-        Action::Transfer { amount, .. } | Action::Mint { amount, .. } => *amount,
+        Action::Transfer { amount, .. }
+        | Action::Mint { amount, .. }
+        | Action::Lock { amount, .. }
+        | Action::Release { amount, .. } => *amount,
         Action::Deploy { .. } | Action::OpenPool { .. } | Action::Swap { .. } => Units::ZERO,
     }
 }

@@ -24,6 +24,7 @@ fn poison(fx: &mut Fx) -> String {
         owner: wallet(9).address,
         amount: Units::new(1),
         unlock_at: fx.ctx.now,
+        vault: false,
     };
     fx.store.put_lock(&lock).unwrap();
     let key = DueKey::Unlock(id);

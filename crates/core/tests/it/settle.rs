@@ -14,7 +14,7 @@ use tokenpad_core::model::intent::{Account, Action, IntentStatus};
 use tokenpad_core::model::settlement::{ChainTx, TxState, TxVersion};
 use tokenpad_core::ops::ledger::{self, Outflow};
 use tokenpad_core::ops::settle::observe::{observe, Applied, Observed};
-use tokenpad_core::ops::settle::plan::{plan, Batch, Call, Limits};
+use tokenpad_core::ops::settle::plan::{self, plan, Batch, Call, Limits};
 use tokenpad_core::ops::settle::{self, reconcile, Mined};
 use tokenpad_core::store::Store;
 
@@ -36,6 +36,7 @@ pub(crate) fn evm() -> Fx {
             uniswap_factory: Address([0xfb; 20]),
             market: Address([0xfc; 20]),
         }),
+        locker: Some(Address([0xfd; 20])),
     });
     fx
 }
@@ -75,6 +76,7 @@ pub(crate) fn receipt(tx: &ChainTx, success: bool) -> Mined {
         gas_used: 50_000,
         reason: (!success).then(|| "ERC20InsufficientBalance".to_string()),
         events: Vec::new(),
+        released: Vec::new(),
     }
 }
 
@@ -376,14 +378,17 @@ fn a_withdrawal_is_a_holder_signed_transfer_and_reconciliation_expects_it() {
     );
     ledger::move_out(&mut fx.store, &fx.ctx, &alice.user_id, &out).unwrap();
     let batches = plan(&fx.store, LIMITS, |_| true).unwrap();
-    assert_eq!(batches.len(), 1, "both transfers of the token in one batch");
-    let actions: Vec<_> = batches[0]
+    // The treasury's reward goes first in a batch of its own (sent with no signature), the
+    // holder's signed withdrawal after it.
+    assert_eq!(batches.len(), 2, "a treasury batch, then a holder's");
+    assert!(batches[0].intents.iter().all(plan::from_treasury));
+    let actions: Vec<_> = batches[1]
         .intents
         .iter()
         .map(|i| i.action.clone())
         .collect();
     assert_eq!(
-        actions[1],
+        actions[0],
         Action::Transfer {
             from: Account::Wallet(alice.address),
             to: Account::Wallet(outside),

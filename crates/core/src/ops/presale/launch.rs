@@ -16,7 +16,7 @@ use crate::model::chain::{block_number, mined_at};
 use crate::model::event::EventType;
 use crate::model::history::ChainStatus;
 use crate::model::history::TxType;
-use crate::model::intent::{Account, Reserve, Side, Then};
+use crate::model::intent::{Account, Action, Reserve, Side, Then};
 use crate::model::presale::{launch_supply, shares, Phase, Presale, Step, TokenDeployment};
 use crate::model::time::{Millis, DAY, SECOND};
 use crate::model::token::{Token, TokenOrigin, TokenSpec};
@@ -238,6 +238,10 @@ fn distribute(
     signer_bal.active = signer_bal.active.minus(bought)?;
     store.put_balance(&token.address, &p.signer, &signer_bal)?;
     let unlock_at = ctx.now.saturating_add(p.lock_days.saturating_mul(DAY));
+    // On an EVM chain with tokenpad's lock contract, the shares go into it, each buyer's
+    // released on chain at its unlock time; otherwise into the buyers' wallets, locked by the
+    // ledger alone.
+    let vault = ctx.chain.locker().is_some();
     for (i, (part, share)) in participants.iter().zip(shares).enumerate() {
         if share.is_zero() {
             continue;
@@ -251,10 +255,10 @@ fn distribute(
             owner: part.address,
             amount: share,
             unlock_at,
+            vault,
         };
         store.put_lock(&lock)?;
         store.schedule(&DueKey::Unlock(lock.id.clone()), unlock_at)?;
-        // Locked tokens sit in the buyer's wallet on chain; the ledger keeps them locked.
         let stamp = match hash {
             Some(hash) => Stamp {
                 id: hash.clone(),
@@ -275,14 +279,26 @@ fn distribute(
             store,
             &mv.record(ctx.now, i, TxType::PresaleAllocation, &part.user_id),
         )?;
-        let action = chain::transfer(Account::Treasury, Account::Wallet(part.address), share);
+        let action = if vault {
+            Action::Lock {
+                beneficiary: part.address,
+                amount: share,
+                unlock_at: unlock_at / SECOND,
+                lock: lock.id.clone(),
+            }
+        } else {
+            chain::transfer(Account::Treasury, Account::Wallet(part.address), share)
+        };
         // Undone, the share goes back to the reserve it was withdrawn from.
-        let intent = chain::want(ctx, token.address, action)
+        let mut intent = chain::want(ctx, token.address, action)
             .with_records(vec![seq])
             .moved(
                 Side::Reserve(Reserve::Liquidity),
                 Side::Locked(part.address, lock.id.clone()),
             );
+        if vault {
+            intent = intent.with_then(Then::PresaleLocks(p.id.clone()));
+        }
         chain::intend(store, ctx, intent)?;
     }
     token.check_conservation()?;

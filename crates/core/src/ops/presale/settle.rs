@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::model::event::{EventType, Subject};
 use crate::model::history::TxType;
 use crate::model::ids::LockId;
-use crate::model::intent::{Account, Reserve, Side};
+use crate::model::intent::{Account, Action, Reserve, Side};
 use crate::model::presale::{Phase, Presale};
 use crate::model::time::Millis;
 use crate::ops::ledger::Movement;
@@ -70,20 +70,47 @@ pub fn unlock(store: &mut dyn Store, ctx: &Ctx, lock_id: &LockId, at: Millis) ->
     let mut bal = store.balance(&lock.token, &lock.owner)?;
     bal.locked = bal.locked.minus(lock.amount)?;
     bal.active = bal.active.plus(lock.amount)?;
-    // Locked tokens already sit in the holder's wallet on chain: an unlock moves nothing.
-    let stamp = chain::ledger_only(store, ctx, "unlock", &[lock_id.as_str().as_bytes()], at)?;
+    // Tokens in the lock contract are released to the holder on chain (a movement of its
+    // own); otherwise they already sit in the holder's wallet and an unlock moves nothing.
+    let released = lock.vault && ctx.chain.is_evm();
+    let parts: [&[u8]; 1] = [lock_id.as_str().as_bytes()];
+    let stamp = if released {
+        chain::stamp(store, ctx, "unlock", &parts, at)?
+    } else {
+        chain::ledger_only(store, ctx, "unlock", &parts, at)?
+    };
     store.put_balance(&lock.token, &lock.owner, &bal)?;
     store.remove_lock(lock_id)?;
     let holder = store.holder_by_address(&lock.owner)?;
+    let mut records = Vec::new();
     if let Some(h) = &holder {
         let mv = Movement {
             stamp: &stamp,
             token: &token,
             amount: lock.amount,
-            from: lock.owner,
+            from: ctx
+                .chain
+                .locker()
+                .filter(|_| released)
+                .unwrap_or(lock.owner),
             to: lock.owner,
         };
-        crate::ops::history::append(store, &mv.record(at, 0, TxType::Unlock, &h.user_id))?;
+        records.push(crate::ops::history::append(
+            store,
+            &mv.record(at, 0, TxType::Unlock, &h.user_id),
+        )?);
+    }
+    if released {
+        let action = Action::Release {
+            beneficiary: lock.owner,
+            amount: lock.amount,
+            lock: lock.id.clone(),
+        };
+        chain::intend(
+            store,
+            ctx,
+            chain::want(ctx, lock.token, action).with_records(records),
+        )?;
     }
     let subject = Subject::Lock {
         lock,

@@ -47,6 +47,9 @@ pub struct Mined {
     /// What the pools in it reported (decoded from its logs): a swap's amounts and the
     /// pool's state after it, an opening's position.
     pub events: Vec<PoolEvent>,
+    /// The locks the lock contract released in it (the settler matched its `Released`
+    /// events to the transaction's releases).
+    pub released: Vec<crate::model::ids::LockId>,
 }
 
 fn intent(store: &dyn Store, id: u64) -> Result<Intent> {
@@ -181,7 +184,15 @@ pub fn mined(store: &mut dyn Store, ctx: &Ctx, nonce: u64, m: &Mined) -> Result<
     let batch = tx.intents.len() > 1;
     for id in &tx.intents {
         let mut i = intent(store, *id)?;
-        if m.success {
+        let unreleased = match &i.action {
+            Action::Release { lock, .. } => !m.released.contains(lock),
+            _ => false,
+        };
+        if m.success && unreleased {
+            // The contract skipped it: not due yet by the chain's clock (a lag behind the
+            // service's). It goes out again.
+            requeue(store, &mut i, false)?;
+        } else if m.success {
             confirm(store, ctx, &mut i, m)?;
         } else if batch {
             requeue(store, &mut i, true)?;
@@ -200,7 +211,11 @@ fn confirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Resul
     match &i.action {
         Action::OpenPool { .. } => market::pool_opened(store, i, &m.events)?,
         Action::Swap { .. } => market::swapped(store, ctx, i, &m.events)?,
-        Action::Deploy { .. } | Action::Transfer { .. } | Action::Mint { .. } => {}
+        Action::Deploy { .. }
+        | Action::Transfer { .. }
+        | Action::Mint { .. }
+        | Action::Lock { .. }
+        | Action::Release { .. } => {}
     }
     i.status = IntentStatus::Confirmed;
     i.hash = Some(m.hash.clone());
@@ -256,6 +271,17 @@ fn confirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Resul
             Ok(())
         }
         Some(Then::DeploymentReady(id)) => deployment::ready(store, ctx, id),
+        Some(Then::PresaleLocks(id)) => {
+            if let Some(mut p) = store.presale(id)? {
+                let t = &mut p.completion.transactions;
+                t.entry("withdrawTx".into())
+                    .or_insert_with(|| m.hash.clone());
+                t.insert("distributionTx".into(), m.hash.clone());
+                p.distribute_tx = Some(m.hash.clone());
+                store.put_presale(&p)?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -276,7 +302,11 @@ fn fail(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Result<(
     match &i.action {
         Action::OpenPool { .. } => market::pool_failed(store, ctx, i)?,
         Action::Swap { .. } => market::swap_failed(store, ctx, i)?,
-        Action::Deploy { .. } | Action::Transfer { .. } | Action::Mint { .. } => {}
+        Action::Deploy { .. }
+        | Action::Transfer { .. }
+        | Action::Mint { .. }
+        | Action::Lock { .. }
+        | Action::Release { .. } => {}
     }
     match &i.then {
         Some(Then::FinishJob(id)) => {
@@ -295,7 +325,7 @@ fn fail(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Result<(
                 event::emit(store, ctx.now, EventType::DeploymentFailed, subject)?;
             }
         }
-        Some(Then::PresaleToken(_) | Then::PresalePool(_)) | None => {}
+        Some(Then::PresaleToken(_) | Then::PresalePool(_) | Then::PresaleLocks(_)) | None => {}
     }
     Ok(())
 }

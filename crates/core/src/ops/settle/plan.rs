@@ -4,9 +4,14 @@
 //!   confirmed (a call to an address without code "succeeds" and does nothing).
 //! - Transfers of one token group into one batch call, in the order they were made (order
 //!   matters within a token: a holder spends what it received just before); different
-//!   tokens' balances are independent, so their batches may interleave. An intent whose batch
+//!   tokens' balances are independent, so their batches may interleave. A batch holds either
+//!   the treasury's own transfers (rewards, allocations, refunds: the relayer sends them
+//!   itself, with no signature per movement) or holders' (each signed by its holder): a run of
+//!   one kind after the other starts a new batch, so the order holds. An intent whose batch
 //!   reverted goes alone (`solo`), and so does every transfer of a token the chain cannot
 //!   batch (USDC: Circle's contract has no batch call).
+//! - A token's locks into tokenpad's lock contract group into one call, and so do its
+//!   releases.
 //! - Test-USDC mints (the local faucet) go one per transaction, and so do a pool's opening
 //!   and each swap (the market contract's calls). A token's transfers made after its swap
 //!   start a new batch behind it: they may spend what the swap brings.
@@ -30,6 +35,10 @@ pub enum Call {
     OpenPool,
     /// tokenpad's market swaps for a holder in the token's pool.
     Swap,
+    /// The treasury's tokens into tokenpad's lock contract (a batch of locks).
+    Lock,
+    /// The lock contract releases due locks to their beneficiaries (a batch).
+    Release,
 }
 
 /// One transaction to send: its call and the intents it settles, in order.
@@ -79,14 +88,23 @@ pub fn plan(
             Action::Mint { .. } => Call::Mint,
             Action::OpenPool { .. } => Call::OpenPool,
             Action::Swap { .. } => Call::Swap,
+            Action::Lock { .. } => Call::Lock,
+            Action::Release { .. } => Call::Release,
         };
         if (call != Call::Deploy && deploying.contains(&i.token)) || held.contains(&i.token) {
             continue;
         }
-        let joins = call == Call::Transfers && !i.solo && batchable(&i.token);
+        let joins = !i.solo
+            && match call {
+                Call::Transfers => batchable(&i.token),
+                Call::Lock | Call::Release => true,
+                Call::Deploy | Call::Mint | Call::OpenPool | Call::Swap => false,
+            };
         if joins {
             if let Some(b) = filling.get(&i.token).and_then(|at| batches.get_mut(*at)) {
-                if b.intents.len() < limits.per_batch {
+                let same_kind = b.call == call
+                    && b.intents.first().map(from_treasury) == Some(from_treasury(&i));
+                if b.intents.len() < limits.per_batch && same_kind {
                     b.intents.push(i);
                     continue;
                 }
@@ -110,4 +128,15 @@ pub fn plan(
         });
     }
     Ok(batches)
+}
+
+/// Whether a movement is the treasury's own (sent by the relayer with no signature).
+pub fn from_treasury(i: &Intent) -> bool {
+    matches!(
+        i.action,
+        Action::Transfer {
+            from: crate::model::intent::Account::Treasury,
+            ..
+        }
+    )
 }

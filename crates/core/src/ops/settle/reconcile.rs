@@ -36,21 +36,54 @@ pub fn expected(store: &dyn Store, ctx: &Ctx) -> Result<Vec<Expected>> {
     let mut out = Vec::new();
     for t in store.tokens()? {
         let (rows, _) = store.top_holders(&t.address, u32::MAX)?;
+        // Locks the lock contract holds: not in their owners' wallets.
+        let mut in_vault = Units::ZERO;
         for row in rows {
             let Some(h) = store.holder_by_address(&row.owner)? else {
                 continue;
             };
+            let vaulted = store
+                .locks_of(&row.owner)?
+                .iter()
+                .filter(|l| l.vault && l.token == t.address)
+                .try_fold(Units::ZERO, |s, l| s.checked_add(l.amount))
+                .ok_or_else(overflow)?;
+            in_vault = in_vault.checked_add(vaulted).ok_or_else(overflow)?;
             out.push(Expected {
                 token: t.address,
                 symbol: t.symbol.clone(),
                 decimals: t.decimals,
                 owner: row.owner,
                 user_id: Some(h.user_id),
-                ledger: row.balance,
+                ledger: row.balance.checked_sub(vaulted).ok_or_else(overflow)?,
+            });
+        }
+        if t.kind == TokenKind::Usdc {
+            // The treasury keeps the presales' escrow and the merchant's own USDC.
+            out.push(Expected {
+                token: t.address,
+                symbol: t.symbol.clone(),
+                decimals: t.decimals,
+                owner: ctx.merchant.address,
+                user_id: None,
+                ledger: t
+                    .escrow
+                    .checked_add(t.merchant_supply)
+                    .ok_or_else(overflow)?,
             });
         }
         if t.kind != TokenKind::Merchant {
             continue;
+        }
+        if let Some(locker) = ctx.chain.locker() {
+            out.push(Expected {
+                token: t.address,
+                symbol: t.symbol.clone(),
+                decimals: t.decimals,
+                owner: locker,
+                user_id: None,
+                ledger: in_vault,
+            });
         }
         let mut treasury = t
             .remaining_app_supply

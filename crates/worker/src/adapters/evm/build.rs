@@ -20,14 +20,15 @@ use alloy_primitives::U256;
 use tokenpad_core::crypto::{keccak256, parse_bytes32};
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
+use tokenpad_core::model::ids::LockId;
 use tokenpad_core::model::intent::{Account, Action, Intent};
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::token::USDC_ADDRESS;
-use tokenpad_core::ops::settle::plan::{Batch, Call};
+use tokenpad_core::ops::settle::plan::{from_treasury, Batch, Call};
 use tokenpad_core::store::Store;
 use tokenpad_core::{Error, Result};
 use tokenpad_evm::auth::{self, Authorization, Domain, SignedAuthorization};
-use tokenpad_evm::{calls, market};
+use tokenpad_evm::{calls, locker, market};
 
 /// Gas limits, from what these calls use on anvil (deploy about 1.25 M; an authorization in a
 /// batch about 35 k, plus 17 k for a recipient new to the token; a single
@@ -37,6 +38,14 @@ pub const MINT_GAS: u64 = 120_000;
 pub const SINGLE_TRANSFER_GAS: u64 = 150_000;
 pub const BATCH_BASE_GAS: u64 = 60_000;
 pub const BATCH_ITEM_GAS: u64 = 70_000;
+/// A treasury transfer in a `batchTransfer` (about 10 k to a holder of the token, 27 k to an
+/// address new to it, on anvil).
+pub const TREASURY_ITEM_GAS: u64 = 35_000;
+/// The treasury's own USDC transfer (`transfer`).
+pub const TREASURY_TRANSFER_GAS: u64 = 80_000;
+/// A lock in a batch into the lock contract (two storage slots and an event), and a release.
+pub const LOCK_ITEM_GAS: u64 = 80_000;
+pub const RELEASE_ITEM_GAS: u64 = 50_000;
 /// A pool's opening: Uniswap deploying the pool is most of it (about 5.2 M on anvil).
 pub const OPEN_POOL_GAS: u64 = 6_500_000;
 /// A holder's swap (about 150-200 k on anvil; more when it crosses ticks).
@@ -102,15 +111,146 @@ impl Builder<'_> {
         value: u128,
         nonce: [u8; 32],
     ) -> Result<SignedAuthorization> {
+        self.receive(token, from, self.market()?, value, nonce)
+    }
+
+    /// The treasury's receive-authorization of `value` of `token` to `payee`.
+    fn pull_to(
+        &self,
+        token: &Address,
+        payee: [u8; 20],
+        value: u128,
+        nonce: [u8; 32],
+    ) -> Result<SignedAuthorization> {
+        self.receive(token, &Account::Treasury, payee, value, nonce)
+    }
+
+    fn receive(
+        &self,
+        token: &Address,
+        from: &Account,
+        payee: [u8; 20],
+        value: u128,
+        nonce: [u8; 32],
+    ) -> Result<SignedAuthorization> {
         let a = Authorization {
             from: self.address(from),
-            to: self.market()?,
+            to: payee,
             value,
             valid_after: 0,
             valid_before: VALID_BEFORE,
             nonce,
         };
         auth::sign_receive(&self.domain(token)?, &a, &self.secret(from)?).map_err(evm_err)
+    }
+
+    /// The treasury's own transfers: the relayer is the treasury, so it sends them itself
+    /// (`batchTransfer`; USDC's plain `transfer`, one at a time), with no signature per
+    /// movement. Exactly once all the same: the transaction's nonce is the relayer's, and a
+    /// transaction is stored signed before it is sent.
+    fn treasury(&self, b: &Batch) -> Result<Built> {
+        let token = b.token.address();
+        let transfers = b
+            .intents
+            .iter()
+            .map(|i| match &i.action {
+                Action::Transfer { to, amount, .. } => Ok((self.address(to), amount.raw())),
+                _ => Err(bad(format!("intent {} is not a transfer", i.id))),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let to = self.chain_address(&token);
+        match transfers.as_slice() {
+            [(recipient, amount)] if self.is_usdc(&token) => Ok(Built {
+                to,
+                data: calls::transfer(*recipient, *amount),
+                gas_limit: TREASURY_TRANSFER_GAS,
+            }),
+            _ => {
+                let n = u64::try_from(transfers.len()).unwrap_or(u64::MAX);
+                Ok(Built {
+                    to,
+                    data: calls::batch_transfer(&transfers),
+                    gas_limit: BATCH_BASE_GAS.saturating_add(TREASURY_ITEM_GAS.saturating_mul(n)),
+                })
+            }
+        }
+    }
+
+    /// A lock's id in the lock contract: keccak256 of a salt only this merchant's key makes,
+    /// its id and the ledger's lock id. The contract's ids are one space for every caller, so
+    /// they must not be guessable: nobody can take one of this merchant's first.
+    pub fn lock_key(&self, lock: &LockId) -> Result<[u8; 32]> {
+        let mut salt = b"tokenpad lock ids".to_vec();
+        salt.extend_from_slice(&self.secret(&Account::Treasury)?);
+        let mut seed = keccak256(&salt).to_vec();
+        seed.extend_from_slice(self.merchant.id.as_str().as_bytes());
+        seed.push(b' ');
+        seed.extend_from_slice(lock.as_str().as_bytes());
+        Ok(keccak256(&seed))
+    }
+
+    fn locker(&self) -> Result<[u8; 20]> {
+        self.evm
+            .chain
+            .locker
+            .map(|a| a.0)
+            .ok_or_else(|| bad("no lock contract on this chain (CHAIN_LOCKER)".into()))
+    }
+
+    /// A batch of locks: the treasury's receive authorization of the total to the lock
+    /// contract (its nonce made from the batch's intents: the same batch, the same nonce),
+    /// and each lock with its id, beneficiary, amount and unlock time.
+    fn lock(&self, b: &Batch) -> Result<Built> {
+        let mut locks = Vec::with_capacity(b.intents.len());
+        let mut total: u128 = 0;
+        let mut seed = b"tokenpad lock batch".to_vec();
+        seed.extend_from_slice(self.merchant.id.as_str().as_bytes());
+        for i in &b.intents {
+            let Action::Lock {
+                beneficiary,
+                amount,
+                unlock_at,
+                lock,
+            } = &i.action
+            else {
+                return Err(bad(format!("intent {} is not a lock", i.id)));
+            };
+            total = total
+                .checked_add(amount.raw())
+                .ok_or_else(|| bad("a lock batch past u128".into()))?;
+            seed.extend_from_slice(&i.id.to_be_bytes());
+            locks.push(locker::NewLock {
+                id: self.lock_key(lock)?,
+                beneficiary: beneficiary.0,
+                amount: amount.raw(),
+                unlock_at: *unlock_at,
+            });
+        }
+        let token = b.token.address();
+        let pulled = self.pull_to(&token, self.locker()?, total, keccak256(&seed))?;
+        let n = u64::try_from(locks.len()).unwrap_or(u64::MAX);
+        Ok(Built {
+            to: self.locker()?,
+            data: locker::lock(token.0, &pulled, &locks),
+            gas_limit: BATCH_BASE_GAS.saturating_add(LOCK_ITEM_GAS.saturating_mul(n)),
+        })
+    }
+
+    fn release(&self, b: &Batch) -> Result<Built> {
+        let ids = b
+            .intents
+            .iter()
+            .map(|i| match &i.action {
+                Action::Release { lock, .. } => self.lock_key(lock),
+                _ => Err(bad(format!("intent {} is not a release", i.id))),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let n = u64::try_from(ids.len()).unwrap_or(u64::MAX);
+        Ok(Built {
+            to: self.locker()?,
+            data: locker::release(&ids),
+            gas_limit: BATCH_BASE_GAS.saturating_add(RELEASE_ITEM_GAS.saturating_mul(n)),
+        })
     }
 
     fn open_pool(&self, i: &Intent) -> Result<Built> {
@@ -299,6 +439,7 @@ impl Builder<'_> {
                 data: calls::mint(to.0, amount.raw()),
                 gas_limit: MINT_GAS,
             }),
+            (Call::Transfers, _) if b.intents.iter().all(from_treasury) => self.treasury(b),
             (Call::Transfers, _) => {
                 let domain = self.domain(&token)?;
                 let auths = b
@@ -324,6 +465,8 @@ impl Builder<'_> {
                     }
                 }
             }
+            (Call::Lock, _) => self.lock(b),
+            (Call::Release, _) => self.release(b),
             (Call::OpenPool, _) => self.open_pool(first),
             (Call::Swap, _) => self.swap(first),
             _ => Err(bad(format!("intent {} does not match its call", first.id))),

@@ -6,7 +6,9 @@
 //!   `CHAIN_FACTORY` (the tokenpad factory deployed on that chain). Markets: `CHAIN_MARKET`
 //!   (tokenpad's market contract, deployed once per chain by scripts/deploy-contracts.mjs)
 //!   and `CHAIN_UNISWAP_FACTORY` (Uniswap v3's factory: Uniswap's own deployment on Base and
-//!   Base Sepolia unless given); without a market, pools cannot open. Optional tuning:
+//!   Base Sepolia unless given); without a market, pools cannot open. `CHAIN_LOCKER`:
+//!   tokenpad's lock contract, which holds presale allocations until they unlock (without
+//!   it they go to the buyers' wallets, locked by the ledger alone). Optional tuning:
 //!   `CHAIN_POLL_MS` (how often the settler looks for receipts, default 2000),
 //!   `CHAIN_REPLACE_AFTER_MS` (when an unmined transaction is replaced with a higher fee,
 //!   default 60000), `CHAIN_SCAN_MS` (how often deposits are looked for, default 15000),
@@ -167,6 +169,7 @@ pub fn read(env: &worker::Env) -> Result<ChainConfig> {
         (None, _) => None,
     };
     let usdc = address("CHAIN_USDC")?;
+    let locker = optional("CHAIN_LOCKER", None)?.filter(|a| *a != Address::ZERO);
     Ok(ChainConfig::Evm(Box::new(Evm {
         chain: EvmChain {
             chain_id,
@@ -175,6 +178,7 @@ pub fn read(env: &worker::Env) -> Result<ChainConfig> {
             token_code_hash,
             usdc,
             markets,
+            locker,
         },
         rpc: RpcUrl(rpc),
         usdc,

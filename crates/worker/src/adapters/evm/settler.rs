@@ -120,6 +120,15 @@ impl Settler<'_> {
         t.address() == self.evm.usdc || *t == USDC_ADDRESS
     }
 
+    pub(super) fn builder<'s>(&'s self, store: &'s SqlStore) -> Builder<'s> {
+        Builder {
+            evm: self.evm,
+            merchant: &self.ctx.merchant,
+            wallets: self.wallets,
+            store,
+        }
+    }
+
     pub(super) fn relayer_address(&self) -> [u8; 20] {
         self.ctx.merchant.address.0
     }
@@ -193,12 +202,7 @@ impl Settler<'_> {
         if batches.is_empty() {
             return held.map_or(Ok(()), |why| Err(Stop::Held(why)));
         }
-        let builder = Builder {
-            evm: self.evm,
-            merchant: &self.ctx.merchant,
-            wallets: self.wallets,
-            store: &store,
-        };
+        let builder = self.builder(&store);
         let built = batches
             .iter()
             .map(|b| builder.build(b))

@@ -7,6 +7,8 @@
 use super::rpc::{Fail, Rpc};
 use super::settler::{Settler, Step, FEE_BUMP_PERCENT, MAX_VERSIONS};
 use std::collections::BTreeMap;
+use tokenpad_core::model::ids::LockId;
+use tokenpad_core::model::intent::Action;
 use tokenpad_core::model::settlement::{ChainTx, TxState};
 use tokenpad_core::ops::settle::{self, Mined};
 use tokenpad_core::store::Store;
@@ -66,6 +68,7 @@ impl Settler<'_> {
             gas_used: receipt.gas_used,
             reason,
             events: super::pools::pool_events(&receipt.logs, market),
+            released: self.released(t, &receipt.logs)?,
         };
         if !m.success {
             worker::console_warn!(
@@ -79,6 +82,30 @@ impl Settler<'_> {
         let (ctx, nonce) = (self.ctx.clone(), t.nonce);
         self.commit(move |s| settle::mined(s, &ctx, nonce, &m))?;
         Ok(())
+    }
+
+    /// The ledger's locks among `t`'s releases that its receipt's `Released` events name.
+    fn released(&self, t: &ChainTx, logs: &[r::Log]) -> Step<Vec<LockId>> {
+        let Some(locker) = self.evm.chain.locker else {
+            return Ok(Vec::new());
+        };
+        let keys = tokenpad_evm::locker::released(logs, locker.0);
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let store = self.store();
+        let builder = self.builder(&store);
+        let mut out = Vec::new();
+        for id in &t.intents {
+            if let Some(i) = store.intent(*id)? {
+                if let Action::Release { lock, .. } = &i.action {
+                    if keys.contains(&builder.lock_key(lock)?) {
+                        out.push(lock.clone());
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Why a mined transaction reverted: the call replayed on the state before its block.
