@@ -3,7 +3,7 @@
 // (rpc_proxy.mjs) so the tests can make the RPC fail, hang, or lose answers.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { keccak256, encodeAbiParameters, toHex } from 'viem';
+import { encodeAbiParameters, encodeFunctionData, keccak256, toHex } from 'viem';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { artifact, balanceOf, deployBase, DEV_ACCOUNTS, rpc, send, startAnvil } from './anvil.mjs';
 import { startProxy } from './rpc_proxy.mjs';
@@ -309,6 +309,41 @@ test('deposits from outside are noticed in the Transfer logs and credited once',
   assert.equal(tokenDep.amount, 1);
   await sleep(1_000); // more scans: still once
   assert.equal((await history('hana')).filter((r) => r.type === 'deposit').length, 2);
+  await reconciled(M);
+});
+
+test('a reorganization undoes a deposit it removed, and the same transfer in the new chain credits it again', async () => {
+  const rita = await holder('rita');
+  await settled(M);
+  const outsider = DEV_ACCOUNTS[2];
+  // The outsider's USDC transfer, signed once: the same bytes go out again after the reorg.
+  const data = encodeFunctionData({ abi: artifact('TestUSDC').abi, functionName: 'mint', args: [rita, 4_000_000n] });
+  const nonce = Number(BigInt(await rpc(anvil.rpcUrl, 'eth_getTransactionCount', [outsider.address, 'latest'])));
+  const raw = await outsider.signTransaction({
+    to: w.chain.usdc, data, nonce, gas: 120_000n, maxFeePerGas: 50_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n,
+    chainId: 31337, type: 'eip1559',
+  });
+  const hash = await rpc(anvil.rpcUrl, 'eth_sendRawTransaction', [raw]);
+  const dep = await until('the deposit', async () => (await history('rita')).find((r) => r.type === 'deposit'));
+  assert.equal(dep.transactionHash, hash);
+  const usdcOf = async () => ok(await call('GET', `/holder/rita/token/${w.chain.usdc}`, { key: M.secretKey })).balance;
+  assert.equal(await usdcOf(), 4);
+  // Let the scans pass the block (a checkpoint after it), then replace it and the rest.
+  await rpc(anvil.rpcUrl, 'evm_mine');
+  await sleep(1_000);
+  const head = Number(BigInt(await rpc(anvil.rpcUrl, 'eth_blockNumber')));
+  await rpc(anvil.rpcUrl, 'anvil_reorg', [head - dep.blockNumber + 1, []]);
+  assert.equal(await rpc(anvil.rpcUrl, 'eth_getTransactionReceipt', [hash]), null, 'the deposit is gone from the chain');
+  const undone = await until('the deposit undone', async () => (await history('rita')).find((r) => r.type === 'reversal'));
+  assert.equal(undone.amount, 4);
+  assert.equal(await usdcOf(), 0);
+  await reconciled(M);
+  // The same transfer, mined in the new chain: credited again, once.
+  await rpc(anvil.rpcUrl, 'eth_sendRawTransaction', [raw]);
+  await until('the deposit again', async () => (await history('rita')).filter((r) => r.type === 'deposit').length === 2);
+  assert.equal(await usdcOf(), 4);
+  await sleep(1_000); // more scans: still once
+  assert.equal((await history('rita')).filter((r) => r.type === 'deposit').length, 2);
   await reconciled(M);
 });
 

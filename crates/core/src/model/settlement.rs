@@ -6,6 +6,8 @@
 //! version of the same record, and any version may be the one mined, so all are watched.
 
 use super::address::Address;
+use super::amount::Units;
+use super::ids::TokenAddress;
 use super::time::Millis;
 use serde::{Deserialize, Serialize};
 
@@ -83,4 +85,50 @@ pub struct Relayer {
     /// by `GET /admin/merchants/:id/chain` and logged; cleared once a transaction goes out.
     pub error: Option<String>,
     pub error_at: Option<Millis>,
+    /// The last blocks the scans ended at, with their hashes, oldest first (at most
+    /// [`CHECKPOINTS`]): a block whose hash changed since was reorganized away, and so was
+    /// everything after the newest checkpoint that still holds.
+    #[serde(default)]
+    pub checkpoints: Vec<Checkpoint>,
+}
+
+/// How many scan checkpoints the relayer keeps: how far back a reorganization is followed.
+pub const CHECKPOINTS: usize = 64;
+
+/// A block a scan ended at, and its hash then.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub block: u64,
+    pub hash: String,
+}
+
+/// Where a followed transfer's tokens sat in the ledger.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Holding {
+    MerchantSupply,
+    /// A pool's reserve (the pool of this token).
+    Pool(TokenAddress),
+    /// An address's active balance.
+    Row(Address),
+    /// Outside what the ledger follows (USDC new to it, or gone from it).
+    Outside,
+}
+
+/// What the ledger did with one Transfer log from outside (`ops::settle::observe`), kept so a
+/// reorganization that removes the log can undo exactly that.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observation {
+    pub block: u64,
+    pub log_index: u64,
+    pub tx: String,
+    pub token: TokenAddress,
+    pub from: Holding,
+    pub to: Holding,
+    /// What left `from` (the rest of what arrived, for USDC, was new supply).
+    pub taken: Units,
+    /// What arrived at `to`.
+    pub given: Units,
+    /// The deposit record it wrote in a holder's history.
+    pub record: Option<u64>,
 }

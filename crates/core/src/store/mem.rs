@@ -18,7 +18,7 @@ use crate::model::pool::Pool;
 use crate::model::presale::{Participant, Presale};
 use crate::model::schedule::DueFailure;
 use crate::model::session::{Session, SessionId};
-use crate::model::settlement::{ChainTx, Relayer};
+use crate::model::settlement::{ChainTx, Observation, Relayer};
 use crate::model::time::Millis;
 use crate::model::token::{HolderRow, Token};
 use std::collections::BTreeMap;
@@ -39,6 +39,8 @@ pub struct MemStore {
     pub intents: Vec<Intent>,
     pub chain_txs: BTreeMap<u64, ChainTx>,
     pub relayer: Relayer,
+    /// Followed Transfer logs, by (block, log index).
+    pub observations: BTreeMap<(u64, u64), Observation>,
     /// In creation order.
     pub presales: Vec<Presale>,
     /// (presale id, participant), in the order of first purchase.
@@ -290,6 +292,27 @@ impl Store for MemStore {
             .chain_txs
             .values()
             .any(|t| t.versions.iter().any(|v| v.hash == hash)))
+    }
+    fn recent_chain_txs(&self, limit: u32) -> Result<Vec<ChainTx>> {
+        let n = usize::try_from(limit).unwrap_or(usize::MAX);
+        Ok(self.chain_txs.values().rev().take(n).cloned().collect())
+    }
+    fn put_observation(&mut self, o: &Observation) -> Result<()> {
+        self.observations.insert((o.block, o.log_index), o.clone());
+        Ok(())
+    }
+    fn observations_after(&self, block: u64) -> Result<Vec<Observation>> {
+        let from = block.saturating_add(1);
+        Ok(self
+            .observations
+            .range((from, 0)..)
+            .map(|(_, o)| o.clone())
+            .collect())
+    }
+    fn forget_observations(&mut self, after: u64, before: u64) -> Result<()> {
+        self.observations
+            .retain(|(b, _), _| *b <= after && *b >= before);
+        Ok(())
     }
     fn relayer(&self) -> Result<Relayer> {
         Ok(self.relayer.clone())

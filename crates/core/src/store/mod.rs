@@ -28,7 +28,7 @@ use crate::model::merchant::Merchant;
 use crate::model::pool::Pool;
 use crate::model::presale::{Participant, Presale};
 use crate::model::schedule::DueFailure;
-use crate::model::settlement::{ChainTx, Relayer};
+use crate::model::settlement::{ChainTx, Observation, Relayer};
 use crate::model::time::Millis;
 use crate::model::token::{HolderRow, Token};
 
@@ -158,6 +158,15 @@ pub trait Store: EventStore + session::SessionStore {
     fn open_chain_txs(&self) -> Result<Vec<ChainTx>>;
     /// Whether `hash` is one of the settler's transactions (any version of any nonce).
     fn is_own_tx(&self, hash: &str) -> Result<bool>;
+    /// The last `limit` chain transactions by nonce, newest first.
+    fn recent_chain_txs(&self, limit: u32) -> Result<Vec<ChainTx>>;
+    /// Journals what a followed Transfer log did (`ops::settle::observe`).
+    fn put_observation(&mut self, o: &Observation) -> Result<()>;
+    /// The journaled observations of blocks after `block`, in chain order.
+    fn observations_after(&self, block: u64) -> Result<Vec<Observation>>;
+    /// Forgets the observations of blocks after `after` (undone) and before `before` (too
+    /// old for any reorganization still followed).
+    fn forget_observations(&mut self, after: u64, before: u64) -> Result<()>;
     fn relayer(&self) -> Result<Relayer>;
     fn put_relayer(&mut self, relayer: &Relayer) -> Result<()>;
 

@@ -23,6 +23,7 @@ mod market_chain;
 mod openapi_codes;
 mod presale;
 mod reads;
+mod reorg;
 mod sessions;
 mod settle;
 mod webhooks;

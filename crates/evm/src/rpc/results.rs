@@ -50,6 +50,8 @@ pub struct Block {
     pub base_fee_per_gas: Option<u128>,
     /// Unix seconds; the clock EIP-3009 validity windows are judged against.
     pub timestamp: u64,
+    /// The block's hash (a reorganization changes the hash at a number).
+    pub hash: Option<[u8; 32]>,
 }
 
 /// What `eth_getTransactionByHash` tells about a sent transaction.
@@ -175,9 +177,13 @@ pub fn parse_block(result: &Value) -> Result<Option<Block>> {
     let base_fee_per_gas = optional_str_field(result, "baseFeePerGas")?
         .map(parse_quantity)
         .transpose()?;
+    let hash = optional_str_field(result, "hash")?
+        .map(parse_hex_fixed)
+        .transpose()?;
     Ok(Some(Block {
         number: u64_field(result, "number")?,
         base_fee_per_gas,
+        hash,
         timestamp: u64_field(result, "timestamp")?,
     }))
 }
@@ -305,7 +311,8 @@ mod tests {
             Block {
                 number: 16,
                 base_fee_per_gas: Some(1_000_000_000),
-                timestamp: 0x6553_f100
+                timestamp: 0x6553_f100,
+                hash: Some([0xbb; 32]),
             }
         );
         let legacy = json!({"number": "0x10", "timestamp": "0x1"});

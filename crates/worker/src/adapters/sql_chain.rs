@@ -9,7 +9,7 @@ use tokenpad_core::model::address::Address;
 use tokenpad_core::model::history::TxRecord;
 use tokenpad_core::model::ids::{TokenAddress, UserId};
 use tokenpad_core::model::intent::{Intent, IntentStatus};
-use tokenpad_core::model::settlement::{ChainTx, Relayer};
+use tokenpad_core::model::settlement::{ChainTx, Observation, Relayer};
 use tokenpad_core::{Error, Result};
 use worker::SqlStorageValue;
 
@@ -19,6 +19,9 @@ pub(crate) const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS chain_txs (nonce INTEGER PRIMARY KEY, open INTEGER NOT NULL, data TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS chain_txs_open ON chain_txs (open, nonce)",
     "CREATE TABLE IF NOT EXISTS chain_tx_hashes (hash TEXT PRIMARY KEY, nonce INTEGER NOT NULL)",
+    // Transfer logs from outside that the ledger followed, kept while a reorganization could
+    // still remove them (ops::settle::reorg).
+    "CREATE TABLE IF NOT EXISTS observations (block INTEGER NOT NULL, log_index INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (block, log_index))",
 ];
 
 const RELAYER_KEY: &str = "relayer";
@@ -184,6 +187,36 @@ impl SqlStore {
             "SELECT data FROM chain_txs WHERE open = 1 ORDER BY nonce",
             vec![],
         )
+    }
+
+    pub(crate) fn recent_txs(&self, limit: u32) -> Result<Vec<ChainTx>> {
+        self.docs(
+            "SELECT data FROM chain_txs ORDER BY nonce DESC LIMIT ?",
+            vec![int(u64::from(limit))],
+        )
+    }
+
+    pub(crate) fn save_observation(&self, o: &Observation) -> Result<()> {
+        self.exec(
+            "INSERT INTO observations (block, log_index, data) VALUES (?, ?, ?) ON CONFLICT(block, log_index) DO UPDATE SET data = excluded.data",
+            vec![int(o.block), int(o.log_index), text(o)?.into()],
+        )?;
+        Ok(())
+    }
+
+    pub(crate) fn observations_since(&self, block: u64) -> Result<Vec<Observation>> {
+        self.docs(
+            "SELECT data FROM observations WHERE block > ? ORDER BY block, log_index",
+            vec![int(block)],
+        )
+    }
+
+    pub(crate) fn drop_observations(&self, after: u64, before: u64) -> Result<()> {
+        self.exec(
+            "DELETE FROM observations WHERE block > ? OR block < ?",
+            vec![int(after), int(before)],
+        )?;
+        Ok(())
     }
 
     pub(crate) fn own_tx(&self, hash: &str) -> Result<bool> {

@@ -23,7 +23,7 @@ use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::pool::Pool;
 use tokenpad_core::model::presale::{Participant, Presale};
 use tokenpad_core::model::schedule::DueFailure;
-use tokenpad_core::model::settlement::{ChainTx, Relayer};
+use tokenpad_core::model::settlement::{ChainTx, Observation, Relayer};
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::model::token::{HolderRow, Token};
 use tokenpad_core::store::Store;
@@ -261,6 +261,18 @@ impl Store for SqlStore {
         self.own_tx(hash)
     }
 
+    fn recent_chain_txs(&self, limit: u32) -> Result<Vec<ChainTx>> {
+        self.recent_txs(limit)
+    }
+    fn put_observation(&mut self, o: &Observation) -> Result<()> {
+        self.save_observation(o)
+    }
+    fn observations_after(&self, block: u64) -> Result<Vec<Observation>> {
+        self.observations_since(block)
+    }
+    fn forget_observations(&mut self, after: u64, before: u64) -> Result<()> {
+        self.drop_observations(after, before)
+    }
     fn relayer(&self) -> Result<Relayer> {
         self.relayer_state()
     }

@@ -20,6 +20,7 @@
 pub mod observe;
 pub mod plan;
 pub mod reconcile;
+pub mod reorg;
 
 use super::{deployment, event, job, market, undo, Ctx};
 use crate::error::{Error, Result};

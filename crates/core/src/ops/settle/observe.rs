@@ -17,13 +17,15 @@
 //!   contracts hold; USDC a pool pays to an outside address leaves the ledger.
 //!
 //! The settler applies a range of blocks and moves its cursor past it in one transaction, so
-//! each log is applied exactly once.
+//! each log is applied exactly once; what each applied log did is journaled, so a
+//! reorganization that removes it can undo exactly that (`reorg`).
 
 use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::amount::Units;
 use crate::model::history::{ChainStatus, TxRecord, TxType};
 use crate::model::ids::TokenAddress;
+use crate::model::settlement::{Holding, Observation};
 use crate::model::token::{Token, TokenKind};
 use crate::ops::Ctx;
 use crate::store::Store;
@@ -58,6 +60,16 @@ enum Place {
     /// The pool of the given token (a Uniswap pool holds the token and USDC).
     Pool(TokenAddress),
     Row(Address),
+}
+
+impl Place {
+    fn holding(&self) -> Holding {
+        match self {
+            Place::MerchantSupply => Holding::MerchantSupply,
+            Place::Pool(t) => Holding::Pool(*t),
+            Place::Row(a) => Holding::Row(*a),
+        }
+    }
 }
 
 fn place(store: &dyn Store, ctx: &Ctx, t: &Token, a: Address) -> Result<Place> {
@@ -129,8 +141,9 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
     let usdc = t.kind == TokenKind::Usdc;
     let (from, to) = (place(store, ctx, &t, o.from)?, place(store, ctx, &t, o.to)?);
     let pool_side = matches!(from, Place::Pool(_)) || matches!(to, Place::Pool(_));
-    if usdc && holder.is_none() && !pool_side {
-        // USDC between outside addresses, or to the relayer: not the ledger's to follow.
+    let to_merchant = matches!(to, Place::MerchantSupply);
+    if usdc && holder.is_none() && !pool_side && !to_merchant {
+        // USDC between outside addresses: not the ledger's to follow.
         return Ok(Applied::Skipped);
     }
     if !usdc && t.kind != TokenKind::Merchant {
@@ -163,13 +176,14 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
     } else {
         taken
     };
+    let gone = usdc && holder.is_none() && matches!(to, Place::Row(_));
     match &to {
         Place::MerchantSupply => t.merchant_supply = t.merchant_supply.plus(amount)?,
         Place::Pool(pool_token) => {
             shift_pool(store, &mut t, pool_token, amount, true)?;
         }
         // USDC a pool paid to an outside address leaves what the ledger follows.
-        Place::Row(_) if usdc && holder.is_none() => {
+        Place::Row(_) if gone => {
             t.total_supply = t.total_supply.minus(amount)?;
         }
         Place::Row(a) => {
@@ -181,10 +195,22 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
     }
     t.check_conservation()?;
     store.put_token(&t)?;
+    let mut journal = Observation {
+        block: o.block,
+        log_index: o.log_index,
+        tx: o.hash.clone(),
+        token: t.address,
+        from: from.holding(),
+        to: if gone { Holding::Outside } else { to.holding() },
+        taken,
+        given: amount,
+        record: None,
+    };
     let Some(h) = holder else {
+        store.put_observation(&journal)?;
         return Ok(Applied::Followed);
     };
-    crate::ops::history::append(
+    journal.record = Some(crate::ops::history::append(
         store,
         &TxRecord {
             id: format!("{}-{}", o.hash, o.log_index),
@@ -201,6 +227,7 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
             to: o.to,
             at: ctx.now,
         },
-    )?;
+    )?);
+    store.put_observation(&journal)?;
     Ok(Applied::Deposit)
 }

@@ -1,0 +1,115 @@
+//! A reorganization on an EVM chain, in the core: what the ledger took from blocks the chain
+//! no longer has is undone (`ops::settle::reorg::rewind`), and taken again when the new chain
+//! holds the same transfer. The same runs against a real node (anvil_reorg) in
+//! tests/chain/settlement.test.mjs.
+
+use crate::common::{assert_conserved, usdc_address};
+use crate::settle::{evm, token};
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Units;
+use tokenpad_core::model::history::TxType;
+use tokenpad_core::ops::settle::observe::{observe, Applied, Observed};
+use tokenpad_core::ops::settle::reorg::rewind;
+use tokenpad_core::store::Store;
+
+#[test]
+fn a_deposit_in_a_reorganized_block_is_undone_then_taken_again() {
+    let mut fx = evm();
+    let _ = token(&mut fx);
+    let alice = fx.holder("alice");
+    let outside = Address([0x99; 20]);
+    let ctx = fx.ctx.clone();
+    let deposit = |block: u64| Observed {
+        token: usdc_address(),
+        from: outside,
+        to: alice.address,
+        amount: Units::new(2_500_000),
+        hash: format!("0x{:064x}", 7),
+        block,
+        log_index: 3,
+    };
+    // An older deposit, in a block the reorganization keeps: it stays.
+    let older = Observed {
+        amount: Units::new(1_000),
+        hash: format!("0x{:064x}", 6),
+        log_index: 0,
+        ..deposit(40)
+    };
+    assert_eq!(
+        observe(&mut fx.store, &ctx, &older).unwrap(),
+        Applied::Deposit
+    );
+    let supply = fx.token(&usdc_address()).total_supply;
+    assert_eq!(
+        observe(&mut fx.store, &ctx, &deposit(50)).unwrap(),
+        Applied::Deposit
+    );
+    assert_eq!(fx.active(&usdc_address(), &alice.address), 2_501_000);
+
+    // Blocks after 45 are gone.
+    let done = rewind(&mut fx.store, &ctx, 45).unwrap();
+    assert_eq!(done.observations, 1);
+    assert_eq!(fx.active(&usdc_address(), &alice.address), 1_000);
+    assert_eq!(
+        fx.token(&usdc_address()).total_supply,
+        supply,
+        "USDC new to the ledger is gone"
+    );
+    assert_conserved(&fx.store);
+    let last = fx.store.history.last().unwrap();
+    assert_eq!(
+        (last.kind, last.amount.raw()),
+        (TxType::Reversal, 2_500_000)
+    );
+    assert_eq!(fx.store.relayer().unwrap().scanned_block, Some(45));
+    assert!(fx
+        .store
+        .observations_after(0)
+        .unwrap()
+        .iter()
+        .all(|o| o.block <= 45));
+
+    // The new chain holds the same transfer in another block: credited again, once.
+    assert_eq!(
+        observe(&mut fx.store, &ctx, &deposit(47)).unwrap(),
+        Applied::Deposit
+    );
+    assert_eq!(fx.active(&usdc_address(), &alice.address), 2_501_000);
+    assert_conserved(&fx.store);
+    // A rewind past the older deposit undoes both.
+    assert_eq!(rewind(&mut fx.store, &ctx, 30).unwrap().observations, 2);
+    assert_eq!(fx.active(&usdc_address(), &alice.address), 0);
+    assert_conserved(&fx.store);
+}
+
+#[test]
+fn a_spent_deposit_is_undone_as_far_as_it_is_still_there() {
+    let mut fx = evm();
+    let _ = token(&mut fx);
+    let alice = fx.holder("alice");
+    let ctx = fx.ctx.clone();
+    let deposit = Observed {
+        token: usdc_address(),
+        from: Address([0x99; 20]),
+        to: alice.address,
+        amount: Units::new(1_000_000),
+        hash: format!("0x{:064x}", 9),
+        block: 80,
+        log_index: 0,
+    };
+    observe(&mut fx.store, &ctx, &deposit).unwrap();
+    // alice spends 40 % of it before the reorganization.
+    let mut b = fx.store.balance(&usdc_address(), &alice.address).unwrap();
+    b.active = Units::new(600_000);
+    fx.store
+        .put_balance(&usdc_address(), &alice.address, &b)
+        .unwrap();
+    let mut u = fx.token(&usdc_address());
+    u.held = u.held.minus(Units::new(400_000)).unwrap();
+    u.merchant_supply = u.merchant_supply.plus(Units::new(400_000)).unwrap();
+    fx.store.put_token(&u).unwrap();
+    rewind(&mut fx.store, &ctx, 79).unwrap();
+    assert_eq!(fx.active(&usdc_address(), &alice.address), 0);
+    assert_eq!(fx.store.history.last().unwrap().amount.raw(), 600_000);
+    assert_conserved(&fx.store);
+}
