@@ -97,7 +97,7 @@ export interface CreateTokenRequest {
   canAirdrop?: boolean;
   /** The Reward Allocation switch; default on. */
   canDistribute?: boolean;
-  /** Default off. */
+  /** Whether the merchant may open the token's liquidity pool (`POST /token/:tokenAddress/liquidity`); default on, so Metal's flow (create a token, then `createLP`) works as written. */
   canLP?: boolean;
   /** An http(s) URL. */
   imageUrl?: string;

@@ -76,7 +76,7 @@ fn opening_a_pool_takes_the_reserve_and_sets_the_price() {
 #[test]
 fn opening_refusals_change_nothing() {
     let mut fx = Fx::new();
-    let no_lp = fx.create_token(json!({"name": "A", "symbol": "A"}));
+    let no_lp = fx.create_token(json!({"name": "A", "symbol": "A", "canLP": false}));
     let lp = fx.create_token(json!({"name": "B", "symbol": "B", "canLP": true}));
     let open = |fx: &mut Fx, t: &TokenAddress, req: serde_json::Value| {
         let r: LiquidityRequest = body(&req)?;
@@ -88,7 +88,6 @@ fn opening_refusals_change_nothing() {
             json!({"initialStartingPrice": 1}),
             C::LiquidityDisabled,
         ),
-        (lp, json!({}), C::InvalidRequest),
         (
             lp,
             json!({"initialStartingPrice": 1, "amount": "800000001"}),
@@ -112,6 +111,27 @@ fn opening_refusals_change_nothing() {
     assert_eq!(err.code, C::PoolExists);
     // The default amount is the whole reserve.
     assert!(fx.token(&lp).liquidity_supply.is_zero());
+    assert_conserved(&fx.store);
+}
+
+#[test]
+fn a_pool_opened_without_a_price_opens_at_the_default_starting_valuation() {
+    let mut fx = Fx::new();
+    // canLP is on by default (Metal's createToken then createLP works as written).
+    let t = fx.create_token(json!({"name": "Plain", "symbol": "PLN"}));
+    assert!(fx.token(&t).can_lp);
+    assert_eq!(fx.token(&t).price, None);
+    let req: LiquidityRequest = body(&json!({})).unwrap();
+    market::open_liquidity(&mut fx.store, &fx.ctx, &t, &req).unwrap();
+    // $10,000 over 1,000,000,000 tokens: $0.00001 each, the whole reserve in the pool.
+    let token = fx.token(&t);
+    let p = pool(&fx, &t);
+    assert_eq!(
+        token.price.map(|x| format_units(x.raw(), 18)).as_deref(),
+        Some("0.00001")
+    );
+    assert_eq!(p.token_reserve.raw(), tok("800000000"));
+    assert_eq!(p.virtual_usdc.raw(), 8_000 * USDC);
     assert_conserved(&fx.store);
 }
 
