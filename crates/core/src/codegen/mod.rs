@@ -47,7 +47,12 @@ pub fn files(openapi_text: &str) -> Result<Vec<(&'static str, String)>, String> 
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 mod tests {
     use super::schema::{not_required, required};
     use super::*;
@@ -76,6 +81,44 @@ mod tests {
              `cargo run -p tokenpad-core --features codegen --example codegen` \
              (or this test with UPDATE_CODEGEN=1) and commit the result"
         );
+    }
+
+    /// Every `details` entry an operation writes from an amount (`.with(key, amount(..))`,
+    /// `decimal(..)`, `amount_json(..)`, `usdc_json(..)`) is read exactly by the clients: its
+    /// key is in the generated list of amount fields.
+    #[test]
+    fn amount_details_are_read_exactly() {
+        let fields = api::decimal_fields(&openapi::schemas().unwrap()).unwrap();
+        let mut files = vec![root().join("crates/core/src")];
+        let mut checked = 0;
+        while let Some(path) = files.pop() {
+            if path.is_dir() {
+                for e in std::fs::read_dir(&path).unwrap() {
+                    files.push(e.unwrap().path());
+                }
+                continue;
+            }
+            if path.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (at, _) in text.match_indices(".with(\"") {
+                let rest = &text[at + 7..];
+                let Some(end) = rest.find('"') else { continue };
+                let key = &rest[..end];
+                let value = rest[end + 1..].trim_start_matches([',', ' ', '\n']);
+                let helpers = ["amount(", "amount_json(", "decimal(", "usdc_json("];
+                if helpers.iter().any(|h| value.starts_with(h)) {
+                    checked += 1;
+                    assert!(
+                        fields.iter().any(|f| f == key),
+                        "{}: details.{key} is an amount: add it to error::AMOUNT_DETAILS",
+                        path.display()
+                    );
+                }
+            }
+        }
+        assert!(checked >= 10, "found only {checked} amount details");
     }
 
     #[test]
