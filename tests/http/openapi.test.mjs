@@ -297,10 +297,10 @@ test('other documented shapes', () => {
   assert.throws(() => assertMatches('GET', '/jobs/{jobId}', 200, { jobId: 'j1', status: 'failed' }), /error/);
   const holder = {
     success: true, id: 'user-1', address: ADDR2, totalValue: 10,
-    tokens: [{ id: ADDR, address: ADDR, name: 'USD Coin', symbol: 'USDC', balance: 10, value: 10, status: 'active', type: 'token' }],
+    tokens: [{ id: ADDR, address: ADDR, name: 'USD Coin', symbol: 'USDC', balance: 10, value: 10, price: 1, status: 'active', type: 'token' }],
     presales: [{ id: 'p', address: ADDR, name: 'P', symbol: 'P', balance: 5, value: 2, status: 'pending', type: 'presale',
       metadata: { presaleId: 'p1', progress: 40, endDate: '2026-12-01T00:00:00.000Z' } }],
-    locks: [{ id: ADDR, address: ADDR, name: 'D', symbol: 'D', balance: 3, value: 0, status: 'locked', type: 'lock',
+    locks: [{ id: ADDR, address: ADDR, name: 'D', symbol: 'D', balance: 3, value: 0, price: null, status: 'locked', type: 'lock',
       unlockDate: '2026-12-08T00:00:00.000Z' }],
   };
   assertMatches('PUT', '/holder/{userId}', 201, holder);

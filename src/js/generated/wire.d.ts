@@ -156,7 +156,14 @@ export interface LockItem {
   name: string;
   symbol: string;
   balance: Decimal;
+  /**
+   * balance x price, in USD; 0 while the token has no price (see `price`).
+   */
   value: Decimal;
+  /**
+   * USD per token; null while the token has no price yet (its value is then unknown, not 0).
+   */
+  price: Decimal | null;
   /**
    * `locked`.
    */
@@ -530,7 +537,14 @@ export interface TokenItem {
   name: string;
   symbol: string;
   balance: Decimal;
+  /**
+   * balance x price, in USD; 0 while the token has no price (see `price`).
+   */
   value: Decimal;
+  /**
+   * USD per token; null while the token has no price yet (its value is then unknown, not 0).
+   */
+  price: Decimal | null;
   /**
    * `active`.
    */
