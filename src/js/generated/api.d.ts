@@ -32,7 +32,7 @@ export interface AirdropRequest {
 export interface BuyPresaleRequest {
   presaleId: string;
   /** USDC to pay. */
-  usdcAmount: DecimalInput;
+  usdcAmount: UsdcAmountInput;
 }
 
 /** `POST /holder/:userId/buy-presale`. */
@@ -65,7 +65,7 @@ export interface CreatePresaleRequest {
   /** UNIX seconds. */
   startTimestamp: number;
   /** USDC to raise: 2 to 200,000. */
-  targetUsdcAmount: DecimalInput;
+  targetUsdcAmount: PresaleTarget;
   tokenInfo: TokenInfoInput;
 }
 
@@ -118,7 +118,7 @@ export interface CreateWebhookRequest {
   /** Default true. */
   enabled?: boolean;
   /** What it receives: event types (`presale.launched`), groups (`presale.*`) or `*`. */
-  events: string[];
+  events: EventSelector[];
   /** Where events are POSTed: an http(s) URL on the public internet. */
   url: string;
 }
@@ -256,6 +256,9 @@ export interface EventPage {
   next_cursor: string | null;
 }
 
+/** An event type (`presale.launched`), a group of them (`presale.*`) or `*` (every event). */
+export type EventSelector = "*" | "holder.created" | "holder.*" | "transaction.created" | "transaction.*" | "transaction.confirmed" | "transaction.failed" | "token.created" | "token.*" | "presale.created" | "presale.*" | "presale.purchase" | "presale.status_changed" | "presale.launched" | "presale.refunded" | "lock.unlocked" | "lock.*" | "deployment.succeeded" | "deployment.*" | "deployment.failed" | "liquidity.created" | "liquidity.*" | "trade.executed" | "trade.*";
+
 /** What happened (see the events table of the README and the EventData schemas). */
 export type EventType = "holder.created" | "transaction.created" | "transaction.confirmed" | "transaction.failed" | "token.created" | "presale.created" | "presale.purchase" | "presale.status_changed" | "presale.launched" | "presale.refunded" | "lock.unlocked" | "deployment.succeeded" | "deployment.failed" | "liquidity.created" | "trade.executed" | "webhook.ping";
 
@@ -389,6 +392,9 @@ export interface PresalePurchase {
   usdcAmount: Decimal;
   userId: string;
 }
+
+/** USDC to raise, 2 to 200,000 (at most 6 fractional digits), as a JSON number or a decimal string; otherwise 400. */
+export type PresaleTarget = number | string;
 
 export interface ResolvePresaleRequest {
   presaleId: string;
@@ -570,9 +576,12 @@ export interface UpdateWebhookRequest {
   description?: string;
   /** A disabled endpoint receives nothing: events while it is disabled are not delivered to it, and its pending deliveries wait until it is enabled again. */
   enabled?: boolean;
-  events?: string[];
+  events?: EventSelector[];
   url?: string;
 }
+
+/** Amount in whole USDC, as a JSON number or a decimal string for exact values: more than zero, at most 6 fractional digits; otherwise 400 `invalid_amount`. */
+export type UsdcAmountInput = number | string;
 
 /** A webhook endpoint. Its signing secret is shown once, when it is created. */
 export interface Webhook {
