@@ -7,9 +7,10 @@
 #                          clients, errors, live updates, the service clock, view wrappers, and
 #                          one entry per runtime: index (browsers, vite, webpack), inline
 #                          (esbuild), workerd, node (+ node.cjs), init (wasm passed in),
-#                          server (+ server.cjs, no wasm), react
+#                          server and metal (no wasm), react; *.cjs and *.d.cts for require
 #   pkg/generated/         the wire and API types generated from the Rust types
-#   pkg/package.json       `exports` choosing the entry by runtime, README.md
+#   pkg/package.json       `exports` choosing the entry by runtime (scripts/pkg-manifest.mjs),
+#                          README.md, LICENSE
 # Also copies what a page loads to www/app/pkg, where the demo frontend imports it from.
 # Local tools only, nothing is downloaded. Run scripts/setup.sh first.
 set -euo pipefail
@@ -66,72 +67,47 @@ cat > "$stage/tsconfig.json" <<'JSON'
 JSON
 ln -s "$ROOT/node_modules" "$stage/node_modules"
 node "$TSC" -p "$stage/tsconfig.json" || die "tsc failed (see above)"
+# The JavaScript again without its comments (the declarations keep theirs, for editors): a
+# page downloads the code, not the notes, about 4.9 KB of gzip (src/js is the commented source).
+node "$TSC" -p "$stage/tsconfig.json" --removeComments --declaration false --outDir "$stage/js-out" \
+  || die "tsc (JavaScript without comments) failed"
+(cd "$stage/js-out" && find . -name '*.js' -exec cp --parents {} "$stage/out/" \;)
 cp -r "$stage/out/." pkg/
 cp src/js/generated/wire.d.ts src/js/generated/api.d.ts pkg/generated/
 cp "$stage/js/wasm.d.ts" pkg/wasm.d.ts
 cp src/js/wasm-gz.d.ts pkg/wasm-gz.d.ts
 rm -f pkg/modules.d.ts
 
-# 3. CommonJS builds (require): node.cjs (with the wasm read from the package's directory) and
-#    server.cjs, each one bundled file.
-"$ESBUILD" pkg/node-cjs.js --bundle --format=cjs --platform=node --target=node18 --log-level=error --outfile=pkg/node.cjs
-"$ESBUILD" pkg/server.js --bundle --format=cjs --platform=node --target=node18 --log-level=error --outfile=pkg/server.cjs
+# 3. CommonJS builds (require), each one bundled file: node.cjs (the wasm read from the
+#    package's directory), init.cjs (and web, its other name), server.cjs, metal.cjs and
+#    react.cjs (React and ws stay the app's: never bundled in). init's glue finds the wasm by
+#    `import.meta.url` when given nothing: the CommonJS build reads it from __filename.
+printf "export * from './init.js';\n" > pkg/web.js
+cp pkg/init.d.ts pkg/web.d.ts
+cjs() { "$ESBUILD" "pkg/$1.js" --bundle --format=cjs --platform=node --target=node18 --log-level=error \
+  --external:react --external:ws --outfile="pkg/$2.cjs" "${@:3}"; }
+cjs node-cjs node
+cjs server server
+cjs metal metal
+cjs react react
+cjs init init --define:import.meta.url=__tokenpad_url \
+  --banner:js="const __tokenpad_url = require('node:url').pathToFileURL(__filename).href;"
+cp pkg/init.cjs pkg/web.cjs
 rm -f pkg/node-cjs.js pkg/node-cjs.d.ts
 
 # 4. README: the "Browser library" section of the repository's README.
 awk '/^## Browser library/{p=1; print "# @tokenpad/client\n"; next} p && /^## /{exit} p' README.md > pkg/README.md
 [[ -s pkg/README.md ]] || printf '# @tokenpad/client\n\nSee the tokenpad repository README, "Browser library".\n' > pkg/README.md
 
-# 5. package.json. The first matching condition wins: workerd (wrangler) imports the .wasm as
-#    a module; node reads the file; webpack and vite (development/production) get the
-#    `new URL(..., import.meta.url)` entry they copy the wasm for; esbuild (browser) the
-#    entry with the wasm inside; anything else (a browser loading the files) the URL entry.
-cat > pkg/package.json <<JSON
-{
-  "name": "@tokenpad/client",
-  "version": "$version",
-  "description": "tokenpad for JavaScript: a public-key client with live updates and view models (Rust compiled to WebAssembly), a secret-key server client, React hooks",
-  "license": "Apache-2.0",
-  "type": "module",
-  "main": "./node.cjs",
-  "module": "./index.js",
-  "types": "./index.d.ts",
-  "exports": {
-    ".": {
-      "types": "./index.d.ts",
-      "workerd": "./workerd.js",
-      "node": { "import": "./node.js", "require": "./node.cjs" },
-      "webpack": "./index.js",
-      "development": "./index.js",
-      "production": "./index.js",
-      "browser": "./inline.js",
-      "default": "./index.js"
-    },
-    "./init": { "types": "./init.d.ts", "default": "./init.js" },
-    "./web": { "types": "./init.d.ts", "default": "./init.js" },
-    "./server": {
-      "types": "./server.d.ts",
-      "import": "./server.js",
-      "require": "./server.cjs"
-    },
-    "./react": { "types": "./react.d.ts", "default": "./react.js" },
-    "./tokenpad_bg.wasm": "./tokenpad_bg.wasm",
-    "./package.json": "./package.json"
-  },
-  "files": ["*.js", "*.cjs", "*.d.ts", "generated", "tokenpad_bg.wasm", "README.md"],
-  "sideEffects": ["./index.js", "./inline.js", "./workerd.js", "./node.js", "./node.cjs"],
-  "peerDependencies": { "react": ">=18" },
-  "peerDependenciesMeta": { "react": { "optional": true } },
-  "engines": { "node": ">=20.3" },
-  "keywords": ["tokenpad", "tokens", "presale", "wasm", "react", "cloudflare-workers"]
-}
-JSON
+# 5. package.json and the CommonJS declarations (scripts/pkg-manifest.mjs), and the license.
+cp LICENSE pkg/LICENSE
+node scripts/pkg-manifest.mjs pkg "$version" || die "pkg-manifest failed"
 
 # 6. The demo frontend's copy: what a page may load (not the Node, server or React files).
 rm -rf www/app/pkg
 mkdir -p www/app/pkg
 for f in pkg/*.js; do
-  case "$(basename "$f")" in node.js|server.js|react.js|workerd.js|init.js) ;; *) cp "$f" www/app/pkg/ ;; esac
+  case "$(basename "$f")" in node.js|server.js|metal.js|react.js|workerd.js|init.js|web.js) ;; *) cp "$f" www/app/pkg/ ;; esac
 done
 cp pkg/tokenpad_bg.wasm www/app/pkg/
 # The amount fields json.ts reads exactly (the client's session-token actions use it).

@@ -2,7 +2,7 @@
 # tokenpad's full check, as CI runs it (.ci/run): setup, rustfmt, clippy, native Rust tests,
 # Worker build, black-box HTTP tests against the built Worker in local workerd, the Solidity
 # contracts on a local anvil node, and the browser
-# library: its package build and size, wasm tests in headless Chromium, the www end-to-end test,
+# library: its package build, size and publish dry run, wasm tests in headless Chromium, the www end-to-end test,
 # the npm package installed from its tarball (Node ESM/CJS, the server client, an edge Worker in
 # workerd) and bundled by vite (React), esbuild and webpack into pages loaded in Chromium.
 # Stops at the first failing step. SKIP_SETUP=1 skips scripts/setup.sh.
@@ -29,9 +29,15 @@ step fmt cargo fmt --all -- --check
 step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
 step clippy-wasm cargo clippy -p tokenpad -p tokenpad-worker -p tokenpad-evm --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
 step rust-tests cargo test --workspace --locked
+# openapi.json under a standard OpenAPI linter (@redocly/cli, pinned): redocly.yaml makes every
+# recommended rule an error; .redocly.lint-ignore.yaml lists the findings the document cannot fix.
+step openapi-lint env REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "$ROOT/node_modules/.bin/redocly" lint
 step build-worker "$ROOT/scripts/build-worker.sh"
 step build-pkg "$ROOT/scripts/build-pkg.sh"
 step pkg-size "$ROOT/scripts/size.sh"
+# The release path, short of the upload: pack, check the types of every entry point
+# (@arethetypeswrong/cli), `npm publish --dry-run` (.github/workflows/release.yml publishes).
+step pkg-publish-dry-run "$ROOT/scripts/publish.sh" --dry-run
 step browser-tests "$ROOT/scripts/test-browser.sh"
 
 # A global WebSocket for the live push tests: Node 22 has one, Node 20 behind a flag.

@@ -11,12 +11,13 @@ use crate::format::Formatter;
 use crate::time::{countdown, parse_iso_ms, Countdown};
 use crate::wire::{HolderFull, ItemStatus};
 use serde::Serialize;
+use tokenpad_core::model::decimal::Decimal;
 
 mod presale;
 mod supply;
 
 pub use presale::{presale_progress, CompletionView, ParticipantRow, PresaleProgress};
-pub use supply::{token_supply, HolderRow, TokenSupply};
+pub use supply::{token_supply, HolderRow, SplitPart, TokenSupply};
 
 /// A presale that reached this share of its target can launch (the service's rule).
 pub const LAUNCH_THRESHOLD_PERCENT: u32 = 70;
@@ -56,6 +57,9 @@ pub struct Portfolio {
     pub token_count: usize,
     pub lock_count: usize,
     pub presale_count: usize,
+    /// Token and lock rows whose token has no price yet: their value is unknown, and not in
+    /// `totalValue` (show it as unknown, not as $0).
+    pub unpriced_count: usize,
     /// The soonest unlock still ahead, if any.
     pub next_unlock: Option<Countdown>,
 }
@@ -77,9 +81,11 @@ pub struct PortfolioRow {
     /// Tokens (for a presale: the tokens the holder can expect).
     pub balance: Dec,
     pub balance_formatted: String,
-    /// USD (for a presale: the USDC paid).
+    /// USD (for a presale: the USDC paid); 0 when `priced` is false.
     pub value: Dec,
     pub value_formatted: String,
+    /// False when the token has no price yet: the value is unknown (not $0).
+    pub priced: bool,
     /// This row's share of the portfolio's value, 0..=100.
     pub share_percent: f64,
     /// Locks: when they unlock (ISO) and in UNIX ms.
@@ -88,6 +94,7 @@ pub struct PortfolioRow {
     /// Presales: the presale, its progress (percent of target) and end.
     pub presale_id: Option<String>,
     pub progress: Option<f64>,
+    pub progress_formatted: Option<String>,
     pub end_date: Option<String>,
     pub ends_at_ms: Option<i64>,
     /// Locks: time to the unlock; presales: time to the end. `null` for active tokens.
@@ -102,6 +109,12 @@ fn kind_rank(kind: &str) -> u8 {
     }
 }
 
+/// Whether an item's value is known: it has a price (a service before 0.3 sends no `price`:
+/// then a value above zero says it had one).
+fn priced(price: Option<&Decimal>, value: &Decimal) -> bool {
+    price.is_some() || !Dec::of(value).is_zero()
+}
+
 /// The portfolio view of `holder` at `now_ms`.
 pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
     struct Raw {
@@ -113,6 +126,7 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
         status: ItemStatus,
         balance: Dec,
         value: Dec,
+        priced: bool,
         unlock_date: Option<String>,
         presale: Option<(String, Dec, String)>,
     }
@@ -127,6 +141,7 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
             status: t.status,
             balance: Dec::of(&t.balance),
             value: Dec::of(&t.value),
+            priced: priced(t.price.as_ref(), &t.value),
             unlock_date: None,
             presale: None,
         });
@@ -141,6 +156,7 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
             status: l.status,
             balance: Dec::of(&l.balance),
             value: Dec::of(&l.value),
+            priced: priced(l.price.as_ref(), &l.value),
             unlock_date: Some(l.unlock_date.clone()),
             presale: None,
         });
@@ -155,6 +171,7 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
             status: p.status,
             balance: Dec::of(&p.balance),
             value: Dec::of(&p.value),
+            priced: true,
             unlock_date: None,
             presale: Some((
                 p.metadata.presale_id.to_string(),
@@ -173,6 +190,7 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
     });
 
     let rows_total = raw.iter().fold(Dec::zero(), |acc, r| acc.add(&r.value));
+    let unpriced_count = raw.iter().filter(|r| !r.priced).count();
     let mut locked_value = Dec::zero();
     let mut next_unlock: Option<Countdown> = None;
     let mut rows = Vec::with_capacity(raw.len());
@@ -191,9 +209,14 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
                 }
             }
         }
-        let (presale_id, progress, end_date) = match r.presale {
-            Some((id, progress, end)) => (Some(id), Some(bar_percent(Some(&progress))), Some(end)),
-            None => (None, None, None),
+        let (presale_id, progress, progress_formatted, end_date) = match r.presale {
+            Some((id, progress, end)) => (
+                Some(id),
+                Some(bar_percent(Some(&progress))),
+                Some(f.percent(&progress)),
+                Some(end),
+            ),
+            None => (None, None, None, None),
         };
         rows.push(PortfolioRow {
             kind: r.kind,
@@ -208,10 +231,12 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
             status: r.status,
             balance: r.balance,
             value: r.value,
+            priced: r.priced,
             unlock_date: r.unlock_date,
             unlock_at_ms,
             presale_id,
             progress,
+            progress_formatted,
             end_date,
             ends_at_ms,
             countdown,
@@ -228,6 +253,7 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
         token_count: holder.tokens.len(),
         lock_count: holder.locks.len(),
         presale_count: holder.presales.len(),
+        unpriced_count,
         rows,
         next_unlock,
     }

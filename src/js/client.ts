@@ -11,8 +11,8 @@ import type {
 } from './generated/api.js';
 import type { HolderFull, Presale, Token, TokenBalance } from './generated/wire.js';
 import { send, httpConfig, newIdempotencyKey, readJson, type CallOptions, type HttpConfig } from './http.js';
-import { SESSION_PROTOCOL, watch, type Watch, type WatchCallback, type WatchOptions } from './live.js';
-import { assertReady } from './ready.js';
+import { SESSION_PROTOCOL, defaultWebSocket, tellPolling, watch, type Watch, type WatchCallback, type WatchOptions } from './live.js';
+import { whenReady } from './ready.js';
 import * as wasm from './wasm.js';
 
 export type { CallOptions } from './http.js';
@@ -40,7 +40,10 @@ export interface TokenpadClientOptions {
   sessionToken?: string;
   /** A `fetch` to use instead of the global one. */
   fetch?: typeof fetch;
-  /** A WebSocket constructor for live updates (default: the global one; none: polling only). */
+  /**
+   * A WebSocket constructor for live updates (default: the global one; in Node 20, which has
+   * none, the `ws` package when it is installed; with neither, watches poll and say so once).
+   */
   WebSocket?: typeof WebSocket;
 }
 
@@ -97,7 +100,7 @@ export class TokenpadClient {
     this.#http = httpConfig(options as unknown as Record<string, unknown>);
     this.#key = trimmed;
     this.#session = sessionTokenOf(options.sessionToken);
-    this.#ws = options.WebSocket ?? (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
+    this.#ws = options.WebSocket ?? defaultWebSocket();
   }
 
   /** The base URL, without a trailing slash. */
@@ -125,8 +128,13 @@ export class TokenpadClient {
   }
 
   async #get<T>(kind: Kind, path: string[], opts?: CallOptions): Promise<T> {
-    assertReady();
+    await whenReady();
     const answer = await send(this.#http, { method: 'GET', path, query: { publicKey: this.#key }, headers: this.#auth() }, opts);
+    if (answer.status < 200 || answer.status > 299) {
+      // The service's error, its details read exactly (json.ts: amounts as decimal strings,
+      // which the wasm's error, passed through JSON.parse, would round).
+      readJson(answer);
+    }
     try {
       return wasm.readAnswer(kind, answer.status, answer.text) as T;
     } catch (e) {
@@ -179,6 +187,7 @@ export class TokenpadClient {
     read: (o: CallOptions) => Promise<T>): Watch {
     const o: WatchOptions = typeof options === 'number' ? { intervalMs: options } : (options ?? {});
     const WS = this.#ws;
+    if (!WS && o.live !== false) tellPolling();
     const live = WS && o.live !== false
       ? { open: () => this.#openLive(WS, topic, id), read: (body: string) => wasm.readAnswer(topic, 200, body) as T }
       : undefined;

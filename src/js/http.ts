@@ -33,6 +33,8 @@ export interface HttpRequest {
   method: string;
   /** Path segments, each percent-encoded here. */
   path: readonly string[];
+  /** A path (with its query) as the caller wrote it, used instead of `path` and `query`. */
+  rawPath?: string;
   query?: Record<string, string | number | undefined>;
   headers?: Record<string, string>;
   /** JSON text. */
@@ -76,6 +78,7 @@ export function httpConfig(options: Record<string, unknown>): HttpConfig {
 }
 
 export function url(cfg: HttpConfig, req: HttpRequest): string {
+  if (req.rawPath !== undefined) return cfg.baseUrl + (req.rawPath.startsWith('/') ? '' : '/') + req.rawPath;
   let u = cfg.baseUrl + req.path.map((s) => `/${encodeURIComponent(s)}`).join('');
   const q = Object.entries(req.query ?? {}).filter(([, v]) => v !== undefined && v !== '');
   if (q.length) u += `?${q.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join('&')}`;
@@ -209,6 +212,13 @@ export function readJson<T>(answer: HttpAnswer): T {
       requestId: answer.requestId,
       retryAfterMs: answer.retryAfterMs,
     });
+}
+
+/** True in a browser page or a browser worker, where a secret key must never be. */
+export function inBrowser(): boolean {
+  const g = globalThis as Record<string, unknown>;
+  return typeof g.document === 'object' || typeof g.DedicatedWorkerGlobalScope === 'function' ||
+    typeof g.SharedWorkerGlobalScope === 'function';
 }
 
 /** A fresh idempotency key. */

@@ -3,14 +3,14 @@
 // WebAssembly.Module, or `initSync({ module })`, before anything else is called. The wasm is
 // `@tokenpad/client/tokenpad_bg.wasm`.
 import initWasm, { initSync as initSyncWasm, type InitInput, type InitOutput, type SyncInitInput } from './wasm.js';
-import { markReady } from './ready.js';
+import { markReady, startLoading } from './ready.js';
 
 export type { InitInput, InitOutput, SyncInitInput };
 
 /** Instantiates the wasm from a URL, a Response, bytes or a WebAssembly.Module. */
 export async function init(input: { module_or_path: InitInput | Promise<InitInput> }): Promise<InitOutput> {
-  const out = await initWasm(input);
-  markReady();
+  const out = initWasm(input);
+  await startLoading(out);
   return out;
 }
 

@@ -5,6 +5,7 @@ export type { TokenpadClientOptions, CallOptions, Watch, WatchCallback, WatchOpt
 export { TokenpadError, isTokenpadError } from './errors.js';
 export type { TokenpadErrorCode, ClientErrorCode, TokenpadErrorInit } from './errors.js';
 export { serviceNow, serviceClockOffset, serviceClockKnown } from './clock.js';
+export { ready } from './ready.js';
 export { formatAmount, formatUnits, countdown, holderPortfolio, presaleProgress, tokenSupply } from './views.js';
 export type * from './types.js';
 export type * from './generated/wire.js';

@@ -39,6 +39,27 @@ export interface LiveSource<T> {
 /** The WebSocket subprotocol offered, followed by the session token, to follow with a token. */
 export const SESSION_PROTOCOL = 'tokenpad-session';
 
+let fallbackWebSocket: typeof WebSocket | undefined;
+let toldPolling = false;
+
+/** The WebSocket of a runtime that has no global one (Node 20: the `ws` package, when installed). */
+export function setFallbackWebSocket(ws: typeof WebSocket | undefined): void {
+  fallbackWebSocket = ws;
+}
+
+/** The runtime's WebSocket: the global one, else the fallback (Node 20 with `ws`). */
+export function defaultWebSocket(): typeof WebSocket | undefined {
+  return (globalThis as { WebSocket?: typeof WebSocket }).WebSocket ?? fallbackWebSocket;
+}
+
+/** Says once per process that watches poll, because there is no WebSocket to push with. */
+export function tellPolling(): void {
+  if (toldPolling) return;
+  toldPolling = true;
+  console.warn('tokenpad: this runtime has no WebSocket (Node 20 without the `ws` package), so live updates are polled ' +
+    'every intervalMs instead of pushed; `npm install ws`, or pass { WebSocket } to the client, to have them pushed');
+}
+
 const PING_MS = 25_000;
 const MAX_RECONNECT_MS = 30_000;
 

@@ -13,7 +13,7 @@ import type {
   WebhookDeleted, CreateSessionRequest, SessionCreated, SessionsRevoked, MerchantSettings, PatchSettingsRequest,
 } from './generated/api.js';
 import type { HolderFull, Presale, PresaleMerchant, Token, TokenBalance } from './generated/wire.js';
-import { httpConfig, newIdempotencyKey, readJson, send, type CallOptions, type HttpConfig } from './http.js';
+import { httpConfig, inBrowser, newIdempotencyKey, readJson, send, type CallOptions, type HttpConfig } from './http.js';
 
 export type * from './generated/api.js';
 export type * from './generated/wire.js';
@@ -54,12 +54,6 @@ export interface TransactionsQuery {
   cursor?: string;
   /** Only this token's records. */
   tokenAddress?: string;
-}
-
-function inBrowser(): boolean {
-  const g = globalThis as Record<string, unknown>;
-  return typeof g.document === 'object' || typeof g.DedicatedWorkerGlobalScope === 'function' ||
-    typeof g.SharedWorkerGlobalScope === 'function';
 }
 
 export class TokenpadServer {

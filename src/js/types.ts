@@ -51,9 +51,11 @@ export interface PortfolioRow {
   /** Tokens (for a presale: the tokens the holder can expect). */
   balance: Decimal;
   balanceFormatted: string;
-  /** USD (for a presale: the USDC paid). */
+  /** USD (for a presale: the USDC paid); 0 when `priced` is false. */
   value: Decimal;
   valueFormatted: string;
+  /** False when the token has no price yet: the value is unknown (show it so, not as $0). */
+  priced: boolean;
   /** Share of the portfolio's value, 0..100 (two decimals). */
   sharePercent: number;
   /** Locks: when they unlock. */
@@ -62,6 +64,7 @@ export interface PortfolioRow {
   /** Presales: which, how far (percent of target) and until when. */
   presaleId: string | null;
   progress: number | null;
+  progressFormatted: string | null;
   endDate: string | null;
   endsAtMs: number | null;
   /** Locks: to the unlock; presales: to the end; null for active tokens. */
@@ -82,6 +85,8 @@ export interface Portfolio {
   tokenCount: number;
   lockCount: number;
   presaleCount: number;
+  /** Token and lock rows without a price yet: their value is unknown, and not in totalValue. */
+  unpricedCount: number;
   /** The soonest unlock still ahead. */
   nextUnlock: Countdown | null;
 }
@@ -189,6 +194,7 @@ export interface TokenSupply {
   distributedPercent: number;
   distributedPercentFormatted: string;
   remainingPercent: number;
+  remainingPercentFormatted: string;
   merchantSupply: Decimal;
   merchantSupplyFormatted: string;
   liquiditySupply: Decimal;
@@ -199,6 +205,19 @@ export interface TokenSupply {
   topHolders: HolderRow[];
   /** The token's liquidity pool, `null` until one is open. */
   pool: PoolRow | null;
+  /** Where the total supply is: held, app supply left, merchant, reserve, and the pool once open. */
+  split: SplitPart[];
+}
+
+/** One part of the total supply (`TokenSupply.split`). */
+export interface SplitPart {
+  key: "held" | "app" | "merchant" | "liquidity" | "pool";
+  label: string;
+  amount: Decimal;
+  amountFormatted: string;
+  /** Share of the total supply, 0..100 (for drawing). */
+  percent: number;
+  percentFormatted: string;
 }
 
 /** A token's liquidity pool (`TokenSupply.pool`), formatted. */

@@ -152,7 +152,7 @@ pub fn presale_progress(
         PresaleStatus::Ended => "Ended",
     }
     .to_string();
-    let threshold_text = format!("{LAUNCH_THRESHOLD_PERCENT} %");
+    let threshold_text = format!("{LAUNCH_THRESHOLD_PERCENT}%");
     let status_detail = match p.status {
         PresaleStatus::Pending => "Not started yet".to_string(),
         PresaleStatus::Active if threshold_reached => {

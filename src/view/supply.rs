@@ -27,6 +27,7 @@ pub struct TokenSupply {
     pub distributed_percent: f64,
     pub distributed_percent_formatted: String,
     pub remaining_percent: f64,
+    pub remaining_percent_formatted: String,
     pub merchant_supply: Dec,
     pub merchant_supply_formatted: String,
     pub liquidity_supply: Dec,
@@ -39,6 +40,23 @@ pub struct TokenSupply {
     pub top_holders: Vec<HolderRow>,
     /// The token's liquidity pool, `null` until one is open.
     pub pool: Option<PoolRow>,
+    /// Where the total supply is: held by holders, the app supply left, the merchant supply,
+    /// the liquidity reserve and (once open) the pool; each with its share of the total.
+    pub split: Vec<SplitPart>,
+}
+
+/// One part of the total supply.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SplitPart {
+    /// `held`, `app`, `merchant`, `liquidity` or `pool`.
+    pub key: &'static str,
+    pub label: &'static str,
+    pub amount: Dec,
+    pub amount_formatted: String,
+    /// Share of the total supply, 0..=100 (for drawing).
+    pub percent: f64,
+    pub percent_formatted: String,
 }
 
 /// A token's pool, formatted.
@@ -73,6 +91,43 @@ pub struct HolderRow {
 /// Prices are shown with up to 10 decimals (they are often far below a cent).
 const PRICE_DIGITS: Digits = Digits::new(2, 10);
 
+/// The total supply's parts: what is not in the app supply, the merchant supply, the reserve
+/// or the pool is held by holders (distributed, bought, or a template's recipients).
+fn split(t: &Token, total: &Dec, f: &Formatter) -> Vec<SplitPart> {
+    let app = Dec::of(&t.remaining_app_supply);
+    let merchant = Dec::of(&t.merchant_supply);
+    let liquidity = Dec::of(&t.liquidity_supply);
+    let pool = t.pool.as_ref().map(|p| Dec::of(&p.token_reserve));
+    let held = total
+        .saturating_sub(&app)
+        .saturating_sub(&merchant)
+        .saturating_sub(&liquidity)
+        .saturating_sub(pool.as_ref().unwrap_or(&Dec::zero()));
+    let mut parts = vec![
+        ("held", "Held by holders", held),
+        ("app", "App supply left", app),
+        ("merchant", "Merchant supply", merchant),
+        ("liquidity", "Liquidity reserve", liquidity),
+    ];
+    if let Some(pool) = pool {
+        parts.push(("pool", "In the pool", pool));
+    }
+    parts
+        .into_iter()
+        .map(|(key, label, amount)| {
+            let share = amount.percent_of(total);
+            SplitPart {
+                key,
+                label,
+                amount_formatted: f.amount(&amount),
+                amount,
+                percent: bar_percent(share.as_ref()),
+                percent_formatted: f.percent(&share.unwrap_or_default()),
+            }
+        })
+        .collect()
+}
+
 /// The supply view of `token`.
 pub fn token_supply(t: &Token, f: &Formatter) -> TokenSupply {
     let total_supply = Dec::of(&t.total_supply);
@@ -103,6 +158,7 @@ pub fn token_supply(t: &Token, f: &Formatter) -> TokenSupply {
         distributed_percent: bar_percent(distributed_percent.as_ref()),
         distributed_percent_formatted: f.percent(&distributed_percent.unwrap_or_default()),
         remaining_percent: bar_percent(remaining_percent.as_ref()),
+        remaining_percent_formatted: f.percent(&remaining_percent.unwrap_or_default()),
         merchant_supply_formatted: f.amount(&merchant_supply),
         merchant_supply,
         liquidity_supply_formatted: f.amount(&liquidity_supply),
@@ -144,6 +200,7 @@ pub fn token_supply(t: &Token, f: &Formatter) -> TokenSupply {
                 fee_formatted: f.percent(&Dec::of(&p.fee)),
             }
         }),
+        split: split(t, &total_supply, f),
         total_supply,
     }
 }

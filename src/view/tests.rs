@@ -20,6 +20,28 @@ fn fmt() -> Formatter<'static> {
 const NOW: i64 = 1_795_262_400_000;
 
 #[test]
+fn a_token_without_a_price_has_an_unknown_value_not_zero() {
+    let text = HOLDER
+        .replace(r#""value": 185.185183,"#, r#""value": 0, "price": null,"#)
+        .replace(
+            r#""value": 1000, "status": "locked","#,
+            r#""value": 1000, "price": 0.000004, "status": "locked","#,
+        );
+    let v = portfolio(&from_str(&text).unwrap(), NOW, &fmt());
+    let by = |s: &str| v.rows.iter().find(|r| r.symbol == s).unwrap();
+    assert!(!by("DEMO").priced);
+    assert_eq!(by("DEMO").value.to_string(), "0");
+    // A price, or (a service that sends none) a value above zero.
+    assert!(by("STAR").priced && by("USDC").priced && by("MOON").priced);
+    assert_eq!(v.unpriced_count, 1);
+    // All priced in the fixture.
+    assert_eq!(
+        portfolio(&from_str(HOLDER).unwrap(), NOW, &fmt()).unpriced_count,
+        0
+    );
+}
+
+#[test]
 fn portfolio_rows_sorted_by_value_with_countdowns() {
     let h: HolderFull = from_str(HOLDER).unwrap();
     let v = portfolio(&h, NOW, &fmt());
@@ -103,7 +125,7 @@ fn presale_progress_live() {
     assert!(!v.threshold_reached);
     assert_eq!(
         v.status_detail,
-        "9.50 USDC more to reach the 70 % launch threshold"
+        "9.50 USDC more to reach the 70% launch threshold"
     );
     assert_eq!(v.time_label, "Ends in 50m 0s");
     assert_eq!(v.ends_in_ms, Some(3_000_000));
@@ -184,7 +206,29 @@ fn token_supply_distributed_versus_remaining() {
     assert_eq!(v.distributed_percent, 0.0);
     assert_eq!(v.distributed_percent_formatted, "<0.01%");
     assert_eq!(v.remaining_percent, 100.0);
+    assert_eq!(v.remaining_percent_formatted, "100%");
     assert_eq!(v.price_formatted.as_deref(), Some("0.15"));
+    // The total supply's parts, every percent written the same way.
+    let parts: Vec<(&str, &str, &str)> = v
+        .split
+        .iter()
+        .map(|p| {
+            (
+                p.key,
+                p.amount_formatted.as_str(),
+                p.percent_formatted.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        parts,
+        [
+            ("held", "1,234.56789", "<0.01%"),
+            ("app", "149,998,765.43211", "15%"),
+            ("merchant", "50,000,000", "5%"),
+            ("liquidity", "800,000,000", "80%"),
+        ]
+    );
     assert_eq!(v.holders_count, 2);
     assert_eq!(v.top_holders[0].value_formatted, "185.19");
 
@@ -195,6 +239,7 @@ fn token_supply_distributed_versus_remaining() {
     assert_eq!(v.distributed_percent, 75.0);
     assert_eq!(v.distributed_percent_formatted, "75%");
     assert_eq!(v.remaining_percent, 25.0);
+    assert_eq!(v.remaining_percent_formatted, "25%");
     assert_eq!(v.price_formatted, None);
     assert_eq!(v.pool, None);
 }
@@ -210,7 +255,12 @@ fn token_supply_shows_the_pool() {
         "lpInfo": {"nftId": "1", "liquidityPoolAddress": "0xF86a823fa2f71A782A64d33fB14B2112a59ac1B3"}
     });
     let t: Token = from_str(&v.to_string()).unwrap();
-    let pool = token_supply(&t, &fmt()).pool.unwrap();
+    let s = token_supply(&t, &fmt());
+    // The pool's tokens are a part of the total; what is held is the rest.
+    let keys: Vec<&str> = s.split.iter().map(|p| p.key).collect();
+    assert_eq!(keys, ["held", "app", "merchant", "liquidity", "pool"]);
+    assert_eq!(s.split[4].percent_formatted, "0.1%");
+    let pool = s.pool.unwrap();
     assert_eq!(pool.token_reserve_formatted, "996,039.726961");
     assert_eq!(pool.usdc_reserve_formatted, "39.94");
     assert_eq!(pool.price_formatted, "0.0100798593");

@@ -123,6 +123,36 @@ describe('bundlers in Chromium', { timeout: 300_000 }, () => {
     assert.deepEqual(p.errors, []);
   });
 
+  test('esbuild in a CommonJS project (require and import; IIFE, CommonJS and ESM output): bundles that work', async () => {
+    // A package.json of "type": "commonjs" makes esbuild wrap each module in a function: a
+    // top-level await in the package's browser entry made it write a bundle with a SyntaxError
+    // and exit 0. The entry has none; the calls wait for the wasm, `ready` for the sync ones.
+    const { build } = await import(path.join(ROOT, 'node_modules', 'esbuild', 'lib', 'main.js'));
+    const src = path.join(pack.app, 'cjs');
+    await mkdir(src, { recursive: true });
+    await writeFile(path.join(src, 'package.json'), JSON.stringify({ name: 'cjs-app', private: true, type: 'commonjs' }));
+    const body = `
+      const client = new TokenpadClient({ baseUrl: ${JSON.stringify(w.baseUrl)}, publicKey: ${JSON.stringify(m.publicKey)} });
+      client.getHolder('alice').then(async (h) => {
+        await ready;
+        document.querySelector('#out').textContent = formatAmount(h.tokens[0].balance, { locale: 'en-US' });
+      }, (e) => { document.querySelector('#out').textContent = 'error ' + e.code; });
+    `;
+    await writeFile(path.join(src, 'required.js'), `const { TokenpadClient, formatAmount, ready } = require('@tokenpad/client');\n${body}`);
+    await writeFile(path.join(src, 'imported.js'), `import { TokenpadClient, formatAmount, ready } from '@tokenpad/client';\n${body}`);
+    for (const entry of ['required', 'imported']) {
+      for (const format of ['iife', 'cjs', 'esm']) {
+        const out = path.join(src, `dist-${entry}-${format}`);
+        const result = await build({ entryPoints: [path.join(src, `${entry}.js`)], bundle: true, format, outdir: out, logLevel: 'silent' });
+        assert.deepEqual(result.errors, [], `${entry} ${format}`);
+        const script = format === 'esm' ? '<script type="module" src="required.js"></script>' : '<script src="required.js"></script>';
+        const p = await page(out, `<!doctype html><meta charset="utf-8"><p id="out">…</p>${script.replace('required', entry)}`);
+        await waitForText(p, '#out', /^1,23\d\.56789/);
+        assert.deepEqual(p.errors, [], `${entry} ${format}`);
+      }
+    }
+  });
+
   test('vite with React: the README React example, useHolder live', async () => {
     const { build } = await import(path.join(ROOT, 'node_modules', 'vite', 'dist', 'node', 'index.js'));
     const src = path.join(pack.app, 'vite');

@@ -48,6 +48,7 @@ function fakeService() {
       case '/holder/dropped': return n === 1 ? req.socket.destroy() : send(200, HOLDER);
       case '/holder/slow': return undefined; // never answers
       case '/holder/proxy': return send(502, '<html>Bad gateway</html>', { 'content-type': 'text/html' });
+      case '/holder/details': return send(422, '{"success":false,"code":"insufficient_balance","message":"Not enough","details":{"available":100.000000000000000001,"locked":0.1,"field":"amount"}}');
       case '/holder/alice/spend': {
         keys.push(req.headers['idempotency-key']);
         return keys.length === 1 ? error(503, 'internal_error', 'Busy', { 'retry-after': '0' }) : send(200, LEDGER);
@@ -90,13 +91,19 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
     const { stdout } = await run('tar', ['-tzf', pack.tarball]);
     const files = stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
     assert.deepEqual(files.filter((f) => f.endsWith('.wasm')), ['tokenpad_bg.wasm'], 'more than one wasm in the tarball');
-    for (const f of ['index.js', 'inline.js', 'workerd.js', 'node.js', 'node.cjs', 'init.js', 'server.js', 'server.cjs', 'react.js',
-      'index.d.ts', 'server.d.ts', 'react.d.ts', 'init.d.ts', 'generated/wire.d.ts', 'generated/api.d.ts', 'README.md']) {
+    for (const f of ['index.js', 'inline.js', 'workerd.js', 'node.js', 'node.cjs', 'init.js', 'init.cjs', 'server.js', 'server.cjs',
+      'metal.js', 'metal.cjs', 'react.js', 'react.cjs', 'index.d.ts', 'index.d.cts', 'server.d.ts', 'server.d.cts', 'metal.d.ts',
+      'react.d.ts', 'init.d.ts', 'generated/wire.d.ts', 'generated/api.d.ts', 'generated/wire.d.cts', 'README.md', 'LICENSE']) {
       assert.ok(files.includes(f), `${f} missing from the tarball`);
     }
     const pkg = JSON.parse(readFileSync(path.join(pack.installed, 'package.json'), 'utf8'));
     assert.equal(pkg.exports['./tokenpad_bg.wasm'], './tokenpad_bg.wasm');
-    assert.deepEqual(Object.keys(pkg.exports['.']), ['types', 'workerd', 'node', 'webpack', 'development', 'production', 'browser', 'default']);
+    assert.deepEqual(Object.keys(pkg.exports['.']), ['workerd', 'node', 'webpack', 'development', 'production', 'browser', 'default']);
+    // What a registry page and npm's provenance check read.
+    assert.equal(pkg.license, 'Apache-2.0');
+    assert.match(pkg.repository.url, /^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
+    assert.ok(pkg.engines.node);
+    assert.match(readFileSync(path.join(pack.installed, 'LICENSE'), 'utf8'), /Apache License\s+Version 2\.0/);
   });
 
   test('ESM and CommonJS, one TokenpadError class across both, the wasm passed in by hand', async () => {
@@ -167,6 +174,7 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
         nobody: await fail(client.getHolder('nobody')),
         limitedLong: await fail(client.getHolder('always-limited')),
         proxy: await fail(client.getHolder('proxy')),
+        details: await client.getHolder('details').catch((e) => e.details),
         wrongKey: await fail(new TokenpadClient({ baseUrl: process.env.BASE_URL, publicKey: 'pk_wrong' }).getHolder('alice')),
         refused: await fail(new TokenpadClient({ baseUrl: 'http://127.0.0.1:9', publicKey: 'pk_x', retries: 1, retryDelayMs: 10 }).getHolder('a')),
         // The view models count from the service's clock: a week ahead here.
@@ -186,6 +194,8 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
     assert.equal(fake.hits.get('/holder/always-limited'), 1, 'a Retry-After beyond maxRetryDelayMs is not waited for');
     assert.deepEqual([out.limitedLong.code, out.limitedLong.status, out.limitedLong.retryAfterMs, out.limitedLong.requestId], ['rate_limited', 429, 120000, 'req-429']);
     assert.deepEqual([out.proxy.code, out.proxy.status], ['http_error', 502]);
+    // Error details keep every digit of their amounts (decimal strings, as amounts in answers).
+    assert.deepEqual(out.details, { available: '100.000000000000000001', locked: '0.1', field: 'amount' });
     assert.deepEqual([out.wrongKey.code, out.wrongKey.requestId], ['invalid_api_key', 'req-401']);
     assert.deepEqual([out.refused.code, out.refused.status], ['network_error', 0]);
     assert.equal(out.unlockDaysLocal - out.unlockDays, 7, 'the default clock is not the service\'s');
@@ -299,7 +309,10 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
       import { init, initSync } from '@tokenpad/client/init';
       import { TokenpadServer } from '@tokenpad/client/server';
       import type { SpendRequest, LedgerResult, TxRecord, DistributeRequest, CreatePresaleRequest, PresaleMerchant } from '@tokenpad/client/server';
-      import { useHolder, usePresale, useToken, TokenpadProvider } from '@tokenpad/client/react';
+      import { useHolder, usePresale, useToken, TokenpadProvider, useBuyPresale, useSpend, useTransfer } from '@tokenpad/client/react';
+      import type { Resource, Mutation } from '@tokenpad/client/react';
+      import { Metal } from '@tokenpad/client/metal';
+      import type { TokenData, HolderData, TokenJobResponse, SpendResponse, TokenBalanceResponse } from '@tokenpad/client/metal';
 
       type NotAny<T> = 0 extends (1 & T) ? 'any' : 'ok';
       type FieldsNotAny<T> = { [K in keyof T]-?: NotAny<T[K]> }[keyof T];
@@ -318,6 +331,20 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
       // @ts-expect-error: not a code
       export const code: TokenpadErrorCode = 5;
       export { init, initSync, TokenpadProvider, usePresale, useToken };
+      export type Hooks = [Resource<HolderFull>['refetch'], Mutation<SpendRequest, LedgerResult>, typeof useBuyPresale, typeof useSpend, typeof useTransfer];
+
+      // Metal's SDK shapes: numbers, as Metal's types say.
+      const metal = Metal.createSecretClient('sk_x', { baseUrl: 'https://api.example.com' });
+      export async function metalFlow(): Promise<number> {
+        const job: TokenJobResponse = await metal.createToken({ name: 'A', symbol: 'A' });
+        const holder: HolderData = await metal.getOrCreateHolder('u');
+        const spent: SpendResponse = await metal.spend('u', { tokenAddress: '0x1', amount: 1 });
+        const t: TokenData = await metal.getToken(job.data.address);
+        const bal: TokenBalanceResponse = await Metal.createPublicClient('pk_x').holder.getTokenBalance('u', t.address);
+        // @ts-expect-error: Metal's getHolder takes a holder id, not an object
+        await metal.getHolder({ id: 'u' });
+        return holder.totalValue + bal.balance + t.totalSupply + (spent.success ? 1 : 0);
+      }
 
       const client = new TokenpadClient({ baseUrl: 'https://api.example.com', publicKey: 'pk_x', timeoutMs: 5000, retries: 3 });
       const server = new TokenpadServer({ baseUrl: 'https://api.example.com', secretKey: 'sk_x' });
@@ -357,7 +384,7 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
       }
     }
     // The public declarations never say `any` (the wasm glue's internal InitOutput may).
-    for (const f of ['index.d.ts', 'lib.d.ts', 'client.d.ts', 'server.d.ts', 'react.d.ts', 'types.d.ts', 'errors.d.ts', 'generated/wire.d.ts', 'generated/api.d.ts']) {
+    for (const f of ['index.d.ts', 'lib.d.ts', 'client.d.ts', 'server.d.ts', 'metal.d.ts', 'react.d.ts', 'types.d.ts', 'errors.d.ts', 'generated/wire.d.ts', 'generated/api.d.ts']) {
       const text = readFileSync(path.join(pack.installed, f), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
       assert.doesNotMatch(text, /\bany\b(?![-\w])/, `${f} mentions any`);
     }

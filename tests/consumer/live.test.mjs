@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { writeFile } from 'node:fs/promises';
+import { rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { api, createMerchant, createToken, startWorker } from '../http/harness.mjs';
-import { WS_FLAG, installPacked, node, readmeExample } from './pack.mjs';
+import { ROOT, WS_FLAG, installPacked, node, readmeExample } from './pack.mjs';
 
 describe('@tokenpad/client against the worker', { timeout: 240_000 }, () => {
   let w;
@@ -135,11 +135,20 @@ describe('@tokenpad/client against the worker', { timeout: 240_000 }, () => {
       const status = await tp.memecoinStatus(meme.id);
       const sent = await tp.transfer('alice', { tokenAddress: process.env.TOKEN, amount: '0.5', toAddress: bob.address });
       const page = await tp.transactions('bob', { limit: 1 });
+      // An overdraw's details keep every digit: alice holds 1234.567890123456789012 - 0.5 DEMO.
+      const overdraw = await tp.spend('alice', { tokenAddress: process.env.TOKEN, amount: 100000 }).catch((e) => [e.code, e.details]);
       clearInterval(ticking);
       console.log(JSON.stringify({ two: two.symbol, count: all.length, off: off.canDistribute, bought: bought.usdcAmount,
         purchased: merchantForm.purchasedUsdcAmount, step: merchantForm.completionState?.step ?? null, listed: listed.length,
-        meme: status.data.tokenAddress.startsWith('0x'), sent: sent.amount, page: page.data.length, more: page.has_more }));
+        meme: status.data.tokenAddress.startsWith('0x'), sent: sent.amount, page: page.data.length, more: page.has_more, overdraw }));
     `, { ADMIN: w.adminKey }));
+    // alice's balance has 18 fractional digits (1234.567890123456789012 distributed, less
+    // what the tests above moved): every one of them is in the refusal's details.
+    const [code, details] = out.overdraw;
+    assert.equal(code, 'insufficient_balance');
+    assert.match(details.available, /^\d+\.\d{18}$/);
+    assert.equal(details.locked, '0');
+    delete out.overdraw;
     assert.deepEqual(out, { two: 'TWO', count: 2, off: false, bought: '12.345678', purchased: '12.345678', step: 'pending', listed: 1, meme: true, sent: '0.5', page: 1, more: true });
   });
 
@@ -176,6 +185,45 @@ describe('@tokenpad/client against the worker', { timeout: 240_000 }, () => {
     const [before, after] = out.balances.map(units);
     assert.equal(after - before, 1n, `${out.balances}`);
     assert.deepEqual(out.raised.map(Number), [0, 1]);
+  });
+
+  test('without a global WebSocket (Node 20): pushed with `ws` when the app has it, else polled, said once', async () => {
+    // Node 22 has a global WebSocket: switch it off, as Node 20 has none.
+    const noGlobal = typeof WebSocket === 'function' ? ['--no-experimental-websocket'] : [];
+    const script = `
+      import { TokenpadClient } from '@tokenpad/client';
+      const warnings = [];
+      console.warn = (...a) => warnings.push(a.join(' '));
+      const client = new TokenpadClient({ baseUrl: process.env.BASE_URL, publicKey: process.env.PK });
+      const seen = [];
+      const a = client.watchHolder('alice', (h) => seen.push(h?.id), { intervalMs: 60_000 });
+      const b = client.watchHolder('bob', (h) => seen.push(h?.id), { intervalMs: 60_000 });
+      const until = async (f) => { for (let i = 0; i < 50 && !f(); i++) await new Promise((r) => setTimeout(r, 100)); };
+      await until(() => seen.length >= 2 && a.live && b.live);
+      console.log(JSON.stringify({ hasGlobal: typeof WebSocket === 'function', live: [a.live, b.live], warnings }));
+      a.stop(); b.stop();
+    `;
+    await writeFile(path.join(pack.app, 'node20.mjs'), script);
+    const env = { BASE_URL: w.baseUrl, PK: m.publicKey };
+    const polled = JSON.parse(await node(pack.app, 'node20.mjs', env, noGlobal));
+    assert.equal(polled.hasGlobal, false);
+    assert.deepEqual(polled.live, [false, false]);
+    assert.equal(polled.warnings.length, 1, `said ${polled.warnings.length} times`);
+    assert.match(polled.warnings[0], /no WebSocket .*polled.*npm install ws/);
+    // The app installs ws (an optional peer dependency): the same watches are pushed, silently.
+    await symlink(path.join(ROOT, 'node_modules', 'ws'), path.join(pack.app, 'node_modules', 'ws'));
+    try {
+      for (const file of ['node20.mjs', 'node20.cjs']) {
+        if (file.endsWith('.cjs')) {
+          await writeFile(path.join(pack.app, file), `(async () => { ${script.replace("import { TokenpadClient } from '@tokenpad/client';",
+            "const { TokenpadClient } = require('@tokenpad/client');")} })();`);
+        }
+        const pushed = JSON.parse(await node(pack.app, file, env, noGlobal));
+        assert.deepEqual([pushed.hasGlobal, pushed.live, pushed.warnings], [false, [true, true], []], file);
+      }
+    } finally {
+      await rm(path.join(pack.app, 'node_modules', 'ws'));
+    }
   });
 
   test('watchHolder with a session token is pushed in private mode, and ends with its session', async () => {

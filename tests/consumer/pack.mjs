@@ -40,6 +40,37 @@ export async function installPacked({ link = [], type = 'module' } = {}) {
   };
 }
 
+/**
+ * A fresh app with real copies (not links) of the repo's `peers` (packed from its node_modules,
+ * as npm would install them from the registry), and @tokenpad/client installed `how`: from
+ * its tarball (as from the registry), by path as a copy (`--install-links`), or by path as npm
+ * does by default (a link to pkg/, which resolves its own imports from this checkout).
+ */
+export async function installApp({ how = 'tarball', peers = [], type = 'module' } = {}) {
+  assert.ok(existsSync(path.join(PKG, 'package.json')), 'pkg/ is not built: run scripts/build-pkg.sh');
+  const dir = await mkdtemp(path.join(tmpdir(), `tokenpad-${how}-`));
+  const app = path.join(dir, 'app');
+  await mkdir(app, { recursive: true });
+  await writeFile(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type }));
+  const npm = (args) => run('npm', [...args, '--no-audit', '--no-fund', '--ignore-scripts', '--silent', '--no-package-lock'], { cwd: app });
+  for (const name of peers) await run('npm', ['pack', path.join(ROOT, 'node_modules', name), '--pack-destination', dir, '--silent'], { cwd: dir });
+  const tarballs = (await readdir(dir)).filter((f) => f.endsWith('.tgz')).map((f) => path.join(dir, f));
+  if (tarballs.length) await npm(['install', ...tarballs]);
+  if (how === 'tarball') {
+    await run('npm', ['pack', PKG, '--pack-destination', dir, '--silent'], { cwd: dir });
+    const own = (await readdir(dir)).find((f) => f.startsWith('tokenpad-client-') && f.endsWith('.tgz'));
+    await npm(['install', path.join(dir, own)]);
+  } else {
+    await npm(['install', ...(how === 'copy' ? ['--install-links'] : []), PKG]);
+  }
+  return {
+    dir,
+    app,
+    installed: path.join(app, 'node_modules', '@tokenpad', 'client'),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
 /** Runs `node file` in the app; resolves with stdout. */
 export async function node(app, file, env = {}, args = []) {
   try {

@@ -218,8 +218,12 @@ describe('www demo in Chromium', { timeout: 240_000 }, () => {
     const p = await keyedPage(PHONE);
     await p.goto(`${w.baseUrl}/app/wallet?userId=alice`);
     await waitForText(p, '#summary', /Wallet of alice/);
-    assert.equal(await text(p, '#total-value'), '$0.00'); // the token has no price yet
+    // The token has no price yet: its value is unknown, said so, not counted as $0.
+    assert.equal(await text(p, '#total-value'), '$0.00');
+    assert.equal(await text(p, '#unpriced'), 'plus 1 token with no price yet');
     const row = p.locator('.row[data-symbol=DEMO]');
+    assert.match(await row.innerText(), /No price yet/);
+    assert.doesNotMatch(await row.innerText(), /\$/);
     assert.match(await row.innerText(), /Demo Token\s+Active/);
     assert.match(await row.innerText(), /1,234\.56789 DEMO/);
     await fitsThePhone(p);
@@ -294,7 +298,7 @@ describe('www demo in Chromium', { timeout: 240_000 }, () => {
     assert.equal(await text(p, '#percent'), '60.5%');
     assert.match(await text(p, '#participants'), /Participants\s+1/i);
     assert.match(await text(p, '#time-left'), /Time left\s+\d+m \d+s/i);
-    assert.match(await text(p, '#status-detail'), /9\.50 USDC more to reach the 70 % launch threshold/);
+    assert.match(await text(p, '#status-detail'), /9\.50 USDC more to reach the 70% launch threshold/);
     const width = await p.locator('#progress .fill').evaluate((el) => el.style.width);
     assert.equal(width, '60.5%');
     await contrastOk(p, 'the presale page');
@@ -305,7 +309,7 @@ describe('www demo in Chromium', { timeout: 240_000 }, () => {
     await ok(await api(w, 'POST', '/holder/bob/buy-presale', { key: m.secretKey, body: { presaleId: livePresale.id, usdcAmount: 10 } }), 'bob buys more');
     await waitForText(p, '#raised', /^70\.50 USDC$/, 2_500); // pushed: the poll would take 3 s
     assert.ok(p.sockets.some((u) => u.includes('/live?') && u.includes(livePresale.id)), `no WebSocket: ${p.sockets}`);
-    assert.match(await text(p, '#status-detail'), /70 % launch threshold reached/);
+    assert.match(await text(p, '#status-detail'), /70% launch threshold reached/);
     await p.setViewportSize(PHONE);
     await fitsThePhone(p);
     await shot(p, 'presale-live-phone');
@@ -336,7 +340,7 @@ describe('www demo in Chromium', { timeout: 240_000 }, () => {
     // The supply split as a chart: a part per slice, each named in the legend and the label.
     const chart = p.locator('#split-chart');
     const label = await chart.getAttribute('aria-label');
-    assert.match(label, /^Total supply split: Distributed to holders <0\.01%, App supply left 15%, Merchant supply 5(\.00)?%, Liquidity reserve 80%$/);
+    assert.match(label, /^Total supply split: Held by holders <0\.01%, App supply left 15%, Merchant supply 5%, Liquidity reserve 80%$/);
     assert.equal(await chart.locator('circle[data-part]').count(), 4);
     assert.match(await text(p, '.split-legend li[data-part=liquidity]'), /Liquidity reserve\s+80%\s+800,000,000 DEMO/);
     await contrastOk(p, 'the token page');

@@ -158,13 +158,17 @@ test('unknown route: 404 not_found', async () => {
   }
 });
 
-test('wrong method on a known path: 405 method_not_allowed', async () => {
-  for (const [method, path] of [
-    ['POST', '/health'], ['DELETE', `/token/${tokenAddr}`], ['GET', '/merchant/create-token'],
-    ['PUT', '/merchant/all-tokens'], ['GET', '/admin/merchants'], ['DELETE', '/holder/alice'],
-    ['GET', '/holder/alice/spend'], ['PATCH', '/holder/alice'], ['POST', '/openapi.json'],
+test('wrong method on a known path: 405 method_not_allowed, with Allow naming the methods the path has', async () => {
+  for (const [method, path, allow] of [
+    ['POST', '/health', 'GET, HEAD, OPTIONS'], ['DELETE', `/token/${tokenAddr}`, 'GET, HEAD, OPTIONS'],
+    ['GET', '/merchant/create-token', 'POST'], ['PUT', '/merchant/all-tokens', 'GET, HEAD'], ['GET', '/admin/merchants', 'POST'],
+    ['DELETE', '/holder/alice', 'GET, HEAD, PUT, OPTIONS'], ['GET', '/holder/alice/spend', 'POST, OPTIONS'],
+    ['PATCH', '/holder/alice', 'GET, HEAD, PUT, OPTIONS'], ['POST', '/openapi.json', 'GET, HEAD, OPTIONS'],
+    ['PUT', '/merchant/webhooks/wh_x', 'GET, HEAD, PATCH, DELETE'],
   ]) {
-    fails(await call(method, path, { key: A.secretKey }), 405, 'method_not_allowed');
+    const r = await call(method, path, { key: A.secretKey });
+    fails(r, 405, 'method_not_allowed');
+    assert.equal(r.headers.get('allow'), allow, `${method} ${path}`);
   }
 });
 
@@ -208,6 +212,7 @@ test('CORS: secret routes send no CORS headers, and OPTIONS on a secret-only rou
     const r = await call('OPTIONS', path, { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
     fails(r, 405, 'method_not_allowed');
     assert.equal(r.headers.get('access-control-allow-origin'), null, path);
+    assert.ok(r.headers.get('allow') && !r.headers.get('allow').includes('OPTIONS'), `${path}: Allow ${r.headers.get('allow')}`);
   }
   // The holder routes a browser calls with a session token (issue 12) answer CORS, POST included.
   for (const path of ['/holder/alice/transactions', '/holder/alice/spend', '/holder/alice/transfer',

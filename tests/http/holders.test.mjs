@@ -98,7 +98,7 @@ test('full form: tokens items, USDC item, totalValue', async () => {
   const bySymbol = Object.fromEntries(h.tokens.map((t) => [t.symbol, t]));
   assert.deepEqual(Object.keys(bySymbol).sort(), ['HT', 'USDC']);
   assert.deepEqual(bySymbol.HT, {
-    id: T.address, address: T.address, name: 'Holder Token', symbol: 'HT', balance: 12.5, value: 0, status: 'active', type: 'token',
+    id: T.address, address: T.address, name: 'Holder Token', symbol: 'HT', balance: 12.5, value: 0, price: null, status: 'active', type: 'token',
   });
   assert.equal(bySymbol.USDC.balance, 3.25);
   assert.equal(bySymbol.USDC.value, 3.25);

@@ -436,7 +436,7 @@ test('faucet credits USDC: a USDC item in the holder, a deposit in history', asy
   assertMovement(r);
   const h = ok(await call('GET', '/holder/erin', { key: M.publicKey }));
   const usdc = h.tokens.find((t) => t.symbol === 'USDC');
-  assert.deepEqual(usdc, { id: USDC, address: USDC, name: usdc.name, symbol: 'USDC', balance: 25.5, value: 25.5, status: 'active', type: 'token' });
+  assert.deepEqual(usdc, { id: USDC, address: USDC, name: usdc.name, symbol: 'USDC', balance: 25.5, value: 25.5, price: 1, status: 'active', type: 'token' });
   assert.equal(h.totalValue, 25.5);
   // On an EVM chain the test USDC is minted on chain: the record shows it once mined.
   if (evm()) await settled(M);

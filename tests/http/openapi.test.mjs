@@ -195,6 +195,55 @@ test('every response and request schema compiles', () => {
   }
 });
 
+test('every example (generated from the wire types) validates against its operation\'s schema, and no schema admits anything undocumented in it', () => {
+  let n = 0;
+  const example = (media) => media?.examples?.example?.$ref && resolveLocalRef(media.examples.example.$ref)[0].value;
+  // Every property of an example object is one its schema names (for anyOf / oneOf, one of
+  // the alternatives): the document says all it answers. Returns what is not.
+  const undocumented = (value, schema, where) => {
+    if (schema?.$ref) return undocumented(value, resolveLocalRef(schema.$ref)[0], where);
+    if (Array.isArray(value)) return value.flatMap((v, i) => undocumented(v, schema?.items, `${where}[${i}]`));
+    if (value === null || typeof value !== 'object' || !schema) return [];
+    for (const k of ['anyOf', 'oneOf']) {
+      if (!schema[k]) continue;
+      const tries = schema[k].map((s) => undocumented(value, { ...schema, [k]: undefined, ...(s.$ref ? resolveLocalRef(s.$ref)[0] : s) }, where));
+      if (!tries.some((t) => t.length === 0)) return tries.flat();
+    }
+    const props = { ...schema.properties };
+    for (const s of schema.allOf ?? []) Object.assign(props, (s.$ref ? resolveLocalRef(s.$ref)[0] : s).properties);
+    if (!Object.keys(props).length) {
+      return schema.additionalProperties ? Object.entries(value).flatMap(([k, v]) => undocumented(v, schema.additionalProperties, `${where}.${k}`)) : [];
+    }
+    return Object.entries(value).flatMap(([k, v]) => (k in props ? undocumented(v, props[k], `${where}.${k}`) : [`${where}.${k}`]));
+  };
+  const documented = (value, schema, where) => {
+    const missing = undocumented(value, schema, where);
+    assert.deepEqual(missing, [], `not in their schema: ${missing.join(', ')}`);
+  };
+  for (const [m, path, op] of allOperations()) {
+    const body = op.requestBody?.content?.['application/json'];
+    if (body) {
+      const v = example(body);
+      assert.ok(v !== undefined, `${op.operationId}: no request example`);
+      const validate = validatorAt(pointer('paths', path, m, 'requestBody', 'content', 'application/json', 'schema'));
+      assert.ok(validate(v), `${op.operationId} request example: ${JSON.stringify(validate.errors)}`);
+      documented(v, body.schema, `${op.operationId}.request`);
+      n++;
+    }
+    for (const [status, r] of Object.entries(op.responses)) {
+      if (!status.startsWith('2') || r.$ref) continue;
+      const json = r.content?.['application/json'];
+      if (!json) continue;
+      const v = example(json);
+      assert.ok(v !== undefined, `${op.operationId} ${status}: no example`);
+      assertMatches(m.toUpperCase(), path, Number(status), v);
+      documented(v, json.schema, `${op.operationId}.${status}`);
+      n++;
+    }
+  }
+  assert.ok(n >= 85, `${n} examples checked`);
+});
+
 test('Error.code lists exactly the codes of wire-decisions.md; shared error responses use the Error schema', () => {
   assert.deepEqual([...doc.components.schemas.Error.properties.code.enum].sort(), Object.values(ERROR_CODES).flat().sort());
   for (const [status, codes] of Object.entries(ERROR_CODES)) {
@@ -238,13 +287,15 @@ test('every error of the deployment page and every 503 and 429 are documented', 
   assert.throws(() => assertMatches('POST', '/holder/{userId}/spend', 503, error('internal_error')), /503/);
 });
 
-test('secret-key POST/PUT/PATCH accept both idempotency headers and document Idempotent-Replayed', () => {
+test('secret-key POST/PUT/PATCH document Idempotency-Key (its alias x-idempotency-key in its description) and Idempotent-Replayed', () => {
   for (const [m, path, op] of allOperations()) {
     const secret = op.security.some((s) => 'secretKey' in s) && !op.security.some((s) => 'publicKeyQuery' in s);
     if (!secret || !['post', 'put', 'patch'].includes(m)) continue;
     const headers = (op.parameters ?? []).map((p) => (p.$ref ? resolveLocalRef(p.$ref)[0] : p))
       .filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()).sort();
-    assert.deepEqual(headers, ['idempotency-key', 'x-idempotency-key'], `${m} ${path}`);
+    // One header: documenting the alias as a second parameter let clients send two keys that
+    // differ, which the service refuses (tests/http/idempotency.test.mjs tests the alias).
+    assert.deepEqual(headers, ['idempotency-key'], `${m} ${path}`);
     for (const [status, r] of Object.entries(op.responses)) {
       if (/^2/.test(status)) assert.ok(r.headers?.['Idempotent-Replayed'], `${m} ${path} ${status}`);
     }
@@ -298,10 +349,10 @@ test('other documented shapes', () => {
   assert.throws(() => assertMatches('GET', '/jobs/{jobId}', 200, { jobId: 'j1', status: 'failed' }), /error/);
   const holder = {
     success: true, id: 'user-1', address: ADDR2, totalValue: 10,
-    tokens: [{ id: ADDR, address: ADDR, name: 'USD Coin', symbol: 'USDC', balance: 10, value: 10, status: 'active', type: 'token' }],
+    tokens: [{ id: ADDR, address: ADDR, name: 'USD Coin', symbol: 'USDC', balance: 10, value: 10, price: 1, status: 'active', type: 'token' }],
     presales: [{ id: 'p', address: ADDR, name: 'P', symbol: 'P', balance: 5, value: 2, status: 'pending', type: 'presale',
       metadata: { presaleId: 'p1', progress: 40, endDate: '2026-12-01T00:00:00.000Z' } }],
-    locks: [{ id: ADDR, address: ADDR, name: 'D', symbol: 'D', balance: 3, value: 0, status: 'locked', type: 'lock',
+    locks: [{ id: ADDR, address: ADDR, name: 'D', symbol: 'D', balance: 3, value: 0, price: null, status: 'locked', type: 'lock',
       unlockDate: '2026-12-08T00:00:00.000Z' }],
   };
   assertMatches('PUT', '/holder/{userId}', 201, holder);

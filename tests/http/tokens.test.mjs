@@ -201,7 +201,7 @@ test('defaults: supply 1e9 split 15/5/80, network base, price null, switches', a
   assert.equal(t.price, null);
   assert.equal(t.canDistribute, true);
   assert.equal(t.canAirdrop, false);
-  assert.equal(t.canLP, false);
+  assert.equal(t.canLP, true); // on by default: Metal's createToken then createLP works
   assert.equal(t.imageUrl, null);
   assert.equal(t.merchantAddress, M.merchantAddress);
   assert.deepEqual(t.holders, []);

@@ -25,6 +25,9 @@ if (app) {
     return img;
   };
 
+  // How the page stays current, as it is now: pushed while the socket is open, else polled.
+  const updatedLabel = () => `Updated ${new Date().toLocaleTimeString()} · ${watch?.live ? 'live' : `refreshing every ${POLL_MS / 1000} s`}`;
+
   const render = (presale, staleError) => {
     const p = lib.presaleProgress(presale, lib.serviceNow());
     const color = p.status === 'ended' ? 'gray' : p.statusLabel === 'Launching' ? 'amber' : pillClass[p.phase] ?? 'green';
@@ -63,14 +66,14 @@ if (app) {
           stat(p.phase === 'upcoming' ? 'Starts in' : 'Time left', time, 'time-left'),
           stat('Participants', String(p.participantCount), 'participants'),
           stat('Still to raise', `${p.remainingFormatted} USDC`),
-          stat('Launch at 70 %', `${p.thresholdAmountFormatted} USDC`)),
+          stat(`Launch at ${p.thresholdPercent}%`, `${p.thresholdAmountFormatted} USDC`)),
         h('div', { class: 'muted' }, `${when(p.startsAtMs)} → ${when(p.endsAtMs)}`)),
       p.completion ? h('section', { class: 'card' },
         h('h2', {}, `Launch: ${p.completion.label}`),
         h('div', { class: 'step-list' }, ['pending', 'swapping', 'token-created', 'tokens-withdrawn', 'distributing', 'completed']
           .map((s, i) => h('span', { class: i <= (p.completion.stepIndex ?? -1) ? 'done' : '' }, s)))) : null,
       h('section', { class: 'card' },
-        h('div', { class: 'card-head' }, h('h2', {}, 'Participants'), h('span', { class: 'muted', id: 'updated' }, `Updated ${new Date().toLocaleTimeString()} · ${watch?.live ? 'live' : `every ${POLL_MS / 1000} s`}`)),
+        h('div', { class: 'card-head' }, h('h2', {}, 'Participants'), h('span', { class: 'muted', id: 'updated' }, updatedLabel())),
         participants),
     ].filter(Boolean));
   };
@@ -89,7 +92,15 @@ if (app) {
         renderError(result, error, { retry: () => show(presaleId) });
         watch.stop();
       }
-    }, POLL_MS);
+    }, {
+      intervalMs: POLL_MS,
+      // The socket opened or dropped: say so (the first pushed copy repeats the read, so no
+      // render follows by itself).
+      onLive: () => {
+        const label = document.getElementById('updated');
+        if (label) label.textContent = updatedLabel();
+      },
+    });
   };
 
   lookup(document.getElementById('lookup-form'), 'id', show);

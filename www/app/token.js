@@ -18,20 +18,16 @@ if (app) {
     el.append(...children);
     return el;
   };
-  const pct = (part, total) => (Number(total) > 0 ? (Number(part) / Number(total)) * 100 : 0);
-  const pctText = (p) => `${p >= 10 || p === 0 ? p.toFixed(0) : p >= 0.01 ? p.toFixed(2) : '<0.01'}%`;
+  // The parts of the total supply and their shares come from the view model (exact, and every
+  // percent written the same way); the colours are the page's.
+  const COLOURS = { held: '#5046e5', app: '#3ec6a8', merchant: '#e0a100', liquidity: '#8a91a8', pool: '#c2410c' };
 
   /** The total supply split, as a donut chart with a legend that names each part (not colour only). */
   const splitChart = (s) => {
-    const parts = [
-      ['Distributed to holders', s.distributed, s.distributedFormatted, '#5046e5', 'distributed'],
-      ['App supply left', s.remainingAppSupply, s.remainingAppSupplyFormatted, '#3ec6a8', 'app-left'],
-      ['Merchant supply', s.merchantSupply, s.merchantSupplyFormatted, '#e0a100', 'merchant'],
-      ['Liquidity reserve', s.liquiditySupply, s.liquiditySupplyFormatted, '#8a91a8', 'liquidity'],
-    ].map(([label, value, formatted, color, key]) => ({ label, formatted, color, key, percent: pct(value, s.totalSupply) }));
+    const parts = s.split.map((p) => ({ ...p, color: COLOURS[p.key] }));
     const r = 15.9155; // circumference 100
     let offset = 25; // start at 12 o'clock
-    const arcs = parts.filter((p) => p.percent > 0).map((p) => {
+    const arcs = parts.filter((p) => p.amount !== '0').map((p) => {
       // A part too small to see still gets a sliver.
       const len = Math.max(p.percent, 0.6);
       const arc = svg('circle', { cx: 21, cy: 21, r, fill: 'none', stroke: p.color, 'stroke-width': 6,
@@ -39,7 +35,7 @@ if (app) {
       offset -= len;
       return arc;
     });
-    const summary = parts.map((p) => `${p.label} ${pctText(p.percent)}`).join(', ');
+    const summary = parts.map((p) => `${p.label} ${p.percentFormatted}`).join(', ');
     return h('div', { class: 'split-chart' },
       svg('svg', { viewBox: '0 0 42 42', width: 168, height: 168, role: 'img', 'aria-label': `Total supply split: ${summary}`, id: 'split-chart' },
         svg('title', {}, `Total supply split: ${summary}`),
@@ -49,13 +45,15 @@ if (app) {
         h('li', { 'data-part': p.key },
           h('i', { style: { background: p.color }, 'aria-hidden': 'true' }),
           h('span', {}, p.label),
-          h('strong', {}, `${pctText(p.percent)}`),
-          h('span', { class: 'muted' }, `${p.formatted} ${s.symbol}`)))));
+          h('strong', {}, p.percentFormatted),
+          h('span', { class: 'muted' }, `${p.amountFormatted} ${s.symbol}`)))));
   };
 
   const render = (token) => {
     const s = lib.tokenSupply(token);
-    result.replaceChildren(
+    // Without a price a holder's value is unknown, not $0.
+    const value = (x) => (s.priceFormatted === null ? 'No price yet' : `$${x.valueFormatted}`);
+    result.replaceChildren(...[
       h('section', { class: 'card', 'data-state': 'ready', id: 'token-card' },
         h('div', { class: 'card-head' },
           h('div', {}, h('h2', { id: 'token-name' }, `${s.name} (${s.symbol})`),
@@ -81,7 +79,7 @@ if (app) {
           stat('Liquidity reserve', s.liquiditySupplyFormatted),
           stat('Merchant supply', s.merchantSupplyFormatted),
           stat('Starting app supply', s.startingAppSupplyFormatted),
-          stat('Remaining', `${s.remainingPercent}%`))),
+          stat('Remaining', s.remainingPercentFormatted))),
       s.pool
         ? h('section', { class: 'card', id: 'pool' },
             h('div', { class: 'card-head' }, h('h2', {}, 'Market'), h('span', { class: 'muted' }, `${s.pool.feeFormatted} fee`)),
@@ -99,8 +97,9 @@ if (app) {
                 h('tr', {},
                   h('td', {}, h('div', {}, x.id === x.address ? shortAddr(x.id) : x.id), h('div', { class: 'muted mono' }, shortAddr(x.address))),
                   h('td', { class: 'r' }, x.balanceFormatted),
-                  h('td', { class: 'r' }, `$${x.valueFormatted}`)))))
-          : h('div', { class: 'empty' }, 'No holders yet.')));
+                  h('td', { class: 'r' }, value(x))))))
+          : h('div', { class: 'empty' }, 'No holders yet.')),
+    ].filter(Boolean));
   };
 
   const load = async (address) => {

@@ -52,10 +52,10 @@ if (app) {
     }
     if (r.kind === 'presale') {
       extra.push(h('div', { class: 'bar thin', role: 'progressbar', 'aria-valuenow': r.progress, 'aria-valuemin': 0, 'aria-valuemax': 100,
-        'aria-label': `${r.name} presale: share of its target raised`, 'aria-valuetext': `${r.progress}% of target` },
+        'aria-label': `${r.name} presale: share of its target raised`, 'aria-valuetext': `${r.progressFormatted} of target` },
         h('div', { class: 'fill', style: { width: `${r.progress}%` } })));
       extra.push(h('div', { class: 'sub' },
-        `${r.progress}% of target · `,
+        `${r.progressFormatted} of target · `,
         r.endsAtMs !== null ? countdownEl(r.endsAtMs, { prefix: 'ends in ', done: 'ended', cls: '' }) : null,
         ' · ',
         h('a', { href: `/app/presale?id=${encodeURIComponent(r.presaleId)}` }, 'View presale')));
@@ -67,7 +67,8 @@ if (app) {
         h('div', { class: 'sub mono' }, shortAddr(r.address))),
       h('div', { class: 'right' },
         h('span', { class: 'amount' }, `${r.balanceFormatted} ${r.symbol}`),
-        h('span', { class: 'muted' }, r.kind === 'presale' ? `${r.valueFormatted} USDC paid` : `$${r.valueFormatted}`)),
+        h('span', { class: 'muted', 'data-value': r.priced ? 'known' : 'unknown' },
+          r.kind === 'presale' ? `${r.valueFormatted} USDC paid` : r.priced ? `$${r.valueFormatted}` : 'No price yet')),
       extra.length ? h('div', { class: 'extra' }, extra) : null);
   };
 
@@ -77,11 +78,14 @@ if (app) {
       h('div', { class: 'card-head' },
         h('div', {},
           h('div', { class: 'muted' }, `Wallet of ${v.userId}`),
-          h('div', { class: 'big', id: 'total-value' }, `$${v.totalValueFormatted}`)),
+          h('div', { class: 'big', id: 'total-value' }, `$${v.totalValueFormatted}`),
+          // Tokens without a price are not in the total: say so, rather than count them as $0.
+          v.unpricedCount ? h('div', { class: 'muted', id: 'unpriced' },
+            `plus ${v.unpricedCount} token${v.unpricedCount === 1 ? '' : 's'} with no price yet`) : null),
         h('div', { class: 'addr' }, h('span', { class: 'mono', title: v.address }, shortAddr(v.address)), copyButton(v.address))),
       h('div', { class: 'stats' },
         stat('Tokens', v.tokenCount),
-        stat('Locked', `$${v.lockedValueFormatted}`),
+        stat('Locked', v.rows.some((r) => r.kind === 'lock' && !r.priced) ? `$${v.lockedValueFormatted} + unpriced` : `$${v.lockedValueFormatted}`),
         stat('Presales', v.presaleCount),
         stat('Next unlock', v.nextUnlock ? countdownEl(v.nextUnlock.targetMs, { done: 'now', cls: '' }) : '—')));
     const holdings = h('section', { class: 'card', id: 'holdings' },

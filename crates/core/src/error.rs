@@ -108,6 +108,13 @@ impl<'de> Deserialize<'de> for ErrorCode {
     }
 }
 
+/// The keys of an error's `details` whose values are amounts (exact decimals, as in answers),
+/// besides those that are also amount fields of the wire types (`remaining`, `spent`,
+/// `totalSupply`, ...). Clients read them exactly, as they read amounts in answers
+/// (`src/js/generated/decimals.ts` lists both); a test below checks every amount detail the
+/// operations write is one of the two.
+pub const AMOUNT_DETAILS: [&str; 4] = ["allocated", "available", "locked", "max"];
+
 /// An error as data: what went wrong, for programs (`code`) and for people (`message`).
 /// It crosses the edge-to-object hop as itself (serde), so a request refused at decoding is
 /// answered by the merchant's object after its key is checked, exactly as any other error.

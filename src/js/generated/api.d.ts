@@ -38,7 +38,7 @@ export interface BookedAmounts {
 export interface BuyPresaleRequest {
   presaleId: string;
   /** USDC to pay. */
-  usdcAmount: DecimalInput;
+  usdcAmount: UsdcAmountInput;
 }
 
 /** `POST /holder/:userId/buy-presale`. */
@@ -71,7 +71,7 @@ export interface CreatePresaleRequest {
   /** UNIX seconds. */
   startTimestamp: number;
   /** USDC to raise: 2 to 200,000. */
-  targetUsdcAmount: DecimalInput;
+  targetUsdcAmount: PresaleTarget;
   tokenInfo: TokenInfoInput;
 }
 
@@ -103,7 +103,7 @@ export interface CreateTokenRequest {
   canAirdrop?: boolean;
   /** The Reward Allocation switch; default on. */
   canDistribute?: boolean;
-  /** Default off. */
+  /** Whether the merchant may open the token's liquidity pool (`POST /token/:tokenAddress/liquidity`); default on, so Metal's flow (create a token, then `createLP`) works as written. */
   canLP?: boolean;
   /** An http(s) URL. */
   imageUrl?: string;
@@ -124,7 +124,7 @@ export interface CreateWebhookRequest {
   /** Default true. */
   enabled?: boolean;
   /** What it receives: event types (`presale.launched`), groups (`presale.*`) or `*`. */
-  events: string[];
+  events: EventSelector[];
   /** Where events are POSTed: an http(s) URL on the public internet. */
   url: string;
 }
@@ -264,6 +264,9 @@ export interface EventPage {
   next_cursor: string | null;
 }
 
+/** An event type (`presale.launched`), a group of them (`presale.*`) or `*` (every event). */
+export type EventSelector = "*" | "holder.created" | "holder.*" | "transaction.created" | "transaction.*" | "transaction.confirmed" | "transaction.failed" | "token.created" | "token.*" | "presale.created" | "presale.*" | "presale.purchase" | "presale.status_changed" | "presale.launched" | "presale.refunded" | "lock.unlocked" | "lock.*" | "deployment.succeeded" | "deployment.*" | "deployment.failed" | "liquidity.created" | "liquidity.*" | "trade.executed" | "trade.*";
+
 /** What happened (see the events table of the README and the EventData schemas). */
 export type EventType = "holder.created" | "transaction.created" | "transaction.confirmed" | "transaction.failed" | "token.created" | "presale.created" | "presale.purchase" | "presale.status_changed" | "presale.launched" | "presale.refunded" | "lock.unlocked" | "deployment.succeeded" | "deployment.failed" | "liquidity.created" | "trade.executed" | "webhook.ping";
 
@@ -399,6 +402,9 @@ export interface PresalePurchase {
   usdcAmount: Decimal;
   userId: string;
 }
+
+/** USDC to raise, 2 to 200,000 (at most 6 fractional digits), as a JSON number or a decimal string; otherwise 400. */
+export type PresaleTarget = number | string;
 
 export interface ResolvePresaleRequest {
   presaleId: string;
@@ -584,9 +590,12 @@ export interface UpdateWebhookRequest {
   description?: string;
   /** A disabled endpoint receives nothing: events while it is disabled are not delivered to it, and its pending deliveries wait until it is enabled again. */
   enabled?: boolean;
-  events?: string[];
+  events?: EventSelector[];
   url?: string;
 }
+
+/** Amount in whole USDC, as a JSON number or a decimal string for exact values: more than zero, at most 6 fractional digits; otherwise 400 `invalid_amount`. */
+export type UsdcAmountInput = number | string;
 
 /** A webhook endpoint. Its signing secret is shown once, when it is created. */
 export interface Webhook {

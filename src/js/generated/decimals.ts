@@ -2,15 +2,19 @@
 //   cargo run -p tokenpad-core --features codegen --example codegen
 // Do not edit: change the Rust types and run that command.
 
-/** The fields that carry an amount in the service's answers: read as exact decimal strings. */
+/** The fields that carry an amount in the service's answers and errors' `details`: read as exact decimal strings. */
 export const DECIMAL_FIELDS: readonly string[] = [
+  'allocated',
   'amount',
+  'available',
   'balance',
   'chain',
   'fee',
   'ledger',
   'liquiditySupply',
+  'locked',
   'lockedBalance',
+  'max',
   'maxPerOperation',
   'maxPerSession',
   'merchantSupply',

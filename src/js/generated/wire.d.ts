@@ -159,7 +159,14 @@ export interface LockItem {
   name: string;
   symbol: string;
   balance: Decimal;
+  /**
+   * balance x price, in USD; 0 while the token has no price (see `price`).
+   */
   value: Decimal;
+  /**
+   * USD per token; null while the token has no price yet (its value is then unknown, not 0).
+   */
+  price: Decimal | null;
   /**
    * `locked`.
    */
@@ -566,7 +573,14 @@ export interface TokenItem {
   name: string;
   symbol: string;
   balance: Decimal;
+  /**
+   * balance x price, in USD; 0 while the token has no price (see `price`).
+   */
   value: Decimal;
+  /**
+   * USD per token; null while the token has no price yet (its value is then unknown, not 0).
+   */
+  price: Decimal | null;
   /**
    * `active`.
    */

@@ -367,6 +367,14 @@ pub fn decimal_fields(schemas: &[(String, Value)]) -> Result<Vec<String>, String
              client's exact reader goes by field name, so rename one"
         ));
     }
+    for key in crate::error::AMOUNT_DETAILS {
+        if let Some(s) = others.get(key) {
+            return Err(format!(
+                "error detail `{key}` is an amount, and another number in {s}: rename one"
+            ));
+        }
+        amounts.insert(key.to_string());
+    }
     Ok(amounts.into_iter().collect())
 }
 
@@ -375,7 +383,7 @@ pub fn decimals_ts(schemas: &[(String, Value)]) -> Result<String, String> {
     let fields = decimal_fields(schemas)?;
     let list: Vec<String> = fields.iter().map(|f| format!("  '{f}',")).collect();
     Ok(format!(
-        "{HEADER}\n/** The fields that carry an amount in the service's answers: read as exact decimal strings. */\n\
+        "{HEADER}\n/** The fields that carry an amount in the service's answers and errors' `details`: read as exact decimal strings. */\n\
          export const DECIMAL_FIELDS: readonly string[] = [\n{}\n];\n",
         list.join("\n")
     ))

@@ -16,6 +16,9 @@
 //! from what serde always writes.
 
 pub mod api;
+pub mod examples;
+pub mod examples_admin;
+pub mod examples_world;
 pub mod openapi;
 pub mod schema;
 pub mod ts;
@@ -37,6 +40,7 @@ pub const DECIMALS_TS: &str = "src/js/generated/decimals.ts";
 pub fn files(openapi_text: &str) -> Result<Vec<(&'static str, String)>, String> {
     let schemas = openapi::schemas()?;
     let openapi = openapi::render(openapi_text, &schemas)?;
+    let openapi = openapi::render_section(&openapi, "examples", &examples::components()?)?;
     let wire = ts::wire_dts();
     Ok(vec![
         (OPENAPI, openapi),
@@ -47,7 +51,12 @@ pub fn files(openapi_text: &str) -> Result<Vec<(&'static str, String)>, String> 
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 mod tests {
     use super::schema::{not_required, required};
     use super::*;
@@ -76,6 +85,95 @@ mod tests {
              `cargo run -p tokenpad-core --features codegen --example codegen` \
              (or this test with UPDATE_CODEGEN=1) and commit the result"
         );
+    }
+
+    /// Every `details` entry an operation writes from an amount (`.with(key, amount(..))`,
+    /// `decimal(..)`, `amount_json(..)`, `usdc_json(..)`) is read exactly by the clients: its
+    /// key is in the generated list of amount fields.
+    #[test]
+    fn amount_details_are_read_exactly() {
+        let fields = api::decimal_fields(&openapi::schemas().unwrap()).unwrap();
+        let mut files = vec![root().join("crates/core/src")];
+        let mut checked = 0;
+        while let Some(path) = files.pop() {
+            if path.is_dir() {
+                for e in std::fs::read_dir(&path).unwrap() {
+                    files.push(e.unwrap().path());
+                }
+                continue;
+            }
+            if path.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (at, _) in text.match_indices(".with(\"") {
+                let rest = &text[at + 7..];
+                let Some(end) = rest.find('"') else { continue };
+                let key = &rest[..end];
+                let value = rest[end + 1..].trim_start_matches([',', ' ', '\n']);
+                let helpers = ["amount(", "amount_json(", "decimal(", "usdc_json("];
+                if helpers.iter().any(|h| value.starts_with(h)) {
+                    checked += 1;
+                    assert!(
+                        fields.iter().any(|f| f == key),
+                        "{}: details.{key} is an amount: add it to error::AMOUNT_DETAILS",
+                        path.display()
+                    );
+                }
+            }
+        }
+        assert!(checked >= 10, "found only {checked} amount details");
+    }
+
+    /// Every operation has its examples: a request example when it takes a JSON body, an
+    /// answer example for each JSON success response (GET /live has neither: it upgrades).
+    #[test]
+    fn every_operation_has_examples() {
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(root().join(OPENAPI)).unwrap()).unwrap();
+        let examples = doc["components"]["examples"].as_object().unwrap();
+        let mut refs = 0;
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                if !["get", "put", "post", "patch", "delete"].contains(&method.as_str()) {
+                    continue;
+                }
+                let id = op["operationId"].as_str().unwrap();
+                let mut wanted = Vec::new();
+                if let Some(media) = op["requestBody"]["content"]["application/json"].as_object() {
+                    wanted.push((format!("{id}.request"), media.clone()));
+                }
+                for (status, r) in op["responses"].as_object().unwrap() {
+                    if !status.starts_with('2') {
+                        continue;
+                    }
+                    for media in r["content"]
+                        .as_object()
+                        .into_iter()
+                        .flat_map(|c| c.values())
+                    {
+                        wanted.push((format!("{id}.{status}"), media.as_object().unwrap().clone()));
+                    }
+                }
+                if path != "/live" {
+                    assert!(
+                        !wanted.is_empty(),
+                        "{method} {path}: nothing to give an example of"
+                    );
+                }
+                for (name, media) in wanted {
+                    let want = format!("#/components/examples/{name}");
+                    assert_eq!(
+                        media["examples"]["example"]["$ref"].as_str(),
+                        Some(want.as_str()),
+                        "{method} {path}: no example {name}"
+                    );
+                    assert!(examples.contains_key(&name), "{name} is not generated");
+                    refs += 1;
+                }
+            }
+        }
+        assert_eq!(refs, examples.len(), "an example no operation refers to");
     }
 
     #[test]

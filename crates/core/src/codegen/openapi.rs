@@ -3,7 +3,9 @@
 //! parameters, responses, security, headers, info, tags) is written by hand; [`render`]
 //! replaces only the schemas in its text and leaves every other byte as it was.
 
-use super::schema::{drop_null, DeploymentStatusRequest, OpenApiDocument, Timestamp, TxHash};
+use super::schema::{
+    drop_null, DeploymentStatusRequest, EventSelectorList, OpenApiDocument, Timestamp, TxHash,
+};
 use crate::model::address::Address;
 use crate::model::decimal::{AmountInput, Decimal};
 use crate::model::ids::UserId;
@@ -61,7 +63,7 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     macro_rules! add {
         ($g:ident: $($ty:ty),* $(,)?) => {$( let _ = $g.subschema_for::<$ty>(); )*};
     }
-    add!(out: TxHash, Timestamp, Address, UserId, Network, Decimal);
+    add!(out: TxHash, Timestamp, Address, UserId, Network, Decimal, EventSelectorList);
     add!(out: Health, OpenApiDocument, ErrorBody, MerchantCreated, Clock, FaucetResult);
     add!(out: ChainFaultsResult, Token, CreateTokenAccepted, Job, HolderFull, TokenBalance);
     add!(out: DistributeResult, LedgerResult, TxPage, DeploymentCreated, DeploymentStatusResult);
@@ -186,11 +188,17 @@ fn join_lines(d: &str) -> String {
 /// `text` (openapi.json) with its `components.schemas` replaced by `schemas`. The document is
 /// laid out as `JSON.stringify(doc, null, 2)` writes it, and so are the schemas.
 pub fn render(text: &str, schemas: &[(String, Value)]) -> Result<String, String> {
-    const START: &str = "\n    \"schemas\": {\n";
+    render_section(text, "schemas", schemas)
+}
+
+/// `text` with its `components.<name>` replaced by `items` (the generated sections: schemas,
+/// examples).
+pub fn render_section(text: &str, name: &str, items: &[(String, Value)]) -> Result<String, String> {
+    let start_tag = format!("\n    \"{name}\": {{\n");
     let start = text
-        .find(START)
-        .ok_or("openapi.json: no components.schemas (at 4 spaces)")?;
-    let body = start + START.len();
+        .find(&start_tag)
+        .ok_or_else(|| format!("openapi.json: no components.{name} (at 4 spaces)"))?;
+    let body = start + start_tag.len();
     let end = text
         .get(body..)
         .and_then(|rest| {
@@ -201,14 +209,14 @@ pub fn render(text: &str, schemas: &[(String, Value)]) -> Result<String, String>
                         .is_some_and(|c| c == "," || c == "\n")
                 })
         })
-        .ok_or("openapi.json: components.schemas does not end")?;
+        .ok_or_else(|| format!("openapi.json: components.{name} does not end"))?;
     let mut out = String::with_capacity(text.len());
     out.push_str(text.get(..body).unwrap_or_default());
-    for (i, (name, schema)) in schemas.iter().enumerate() {
-        let value = pretty(schema)?.replace('\n', "\n      ");
-        let name = serde_json::to_string(name).map_err(|e| e.to_string())?;
-        out.push_str(&format!("      {name}: {value}"));
-        out.push_str(if i + 1 < schemas.len() { ",\n" } else { "\n" });
+    for (i, (key, item)) in items.iter().enumerate() {
+        let value = pretty(item)?.replace('\n', "\n      ");
+        let key = serde_json::to_string(key).map_err(|e| e.to_string())?;
+        out.push_str(&format!("      {key}: {value}"));
+        out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
     }
     out.push_str(text.get(end + 1..).unwrap_or_default());
     Ok(out)

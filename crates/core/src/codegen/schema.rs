@@ -68,6 +68,7 @@ component!(UserId, "UserId", {
     "type": "string",
     "minLength": 1,
     "maxLength": 128,
+    "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]+$",
     "description": "The merchant's external id for a holder: 1 to 128 printable characters after URL-decoding."
 });
 
@@ -77,11 +78,37 @@ component!(Decimal, "Amount", {
     "description": "Amount in whole units, written as the exact decimal of the stored integer (e.g. 0.1, 12.345678901234567891)."
 });
 
+// What the service reads as an amount (`model::decimal::AmountInput`): more than zero, at
+// most 20 integer digits (the largest supply is far below 10^20 whole tokens) and as many
+// fractional digits as the asset has. A JSON number's fractional digits cannot be bounded
+// in JSON Schema: a more precise one is a 400 (the description says so).
 component!(AmountInput, "AmountInput", {
-    "description": "Amount in whole units (tokens or USDC), as a JSON number or a decimal string for exact values. Must be > 0 with at most 18 fractional digits for tokens, 6 for USDC; otherwise 400 `invalid_amount`.",
+    "description": "Amount in whole units of a token, as a JSON number or a decimal string for exact values: more than zero, at most 18 fractional digits (6 when the token is USDC); otherwise 400 `invalid_amount`.",
     "oneOf": [
-        { "type": "number", "exclusiveMinimum": 0 },
-        { "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?$" }
+        { "type": "number", "minimum": 0.000000000000000001, "maximum": 99999999999999999999u128 },
+        { "type": "string", "pattern": "^[0-9]{1,20}(\\.[0-9]{1,18})?$", "not": { "pattern": "^0+(\\.0+)?$" } }
+    ]
+});
+
+/// A presale's target: 2 to 200,000 USDC (`ops::presale::create`), as a number or a string.
+pub struct PresaleTarget;
+
+component!(PresaleTarget, "PresaleTarget", {
+    "description": "USDC to raise, 2 to 200,000 (at most 6 fractional digits), as a JSON number or a decimal string; otherwise 400.",
+    "oneOf": [
+        { "type": "number", "minimum": 2, "maximum": 200000 },
+        { "type": "string", "pattern": "^(0*([2-9]|[1-9][0-9]{1,4}|1[0-9]{5})(\\.[0-9]{1,6})?|0*200000(\\.0{1,6})?)$" }
+    ]
+});
+
+/// A USDC amount in a request: an `AmountInput` with USDC's 6 decimals.
+pub struct UsdcAmountInput;
+
+component!(UsdcAmountInput, "UsdcAmountInput", {
+    "description": "Amount in whole USDC, as a JSON number or a decimal string for exact values: more than zero, at most 6 fractional digits; otherwise 400 `invalid_amount`.",
+    "oneOf": [
+        { "type": "number", "minimum": 0.000001, "maximum": 99999999999999999999u128 },
+        { "type": "string", "pattern": "^[0-9]{1,20}(\\.[0-9]{1,6})?$", "not": { "pattern": "^0+(\\.0+)?$" } }
     ]
 });
 
@@ -107,7 +134,11 @@ impl<U: Fixed> JsonSchema for Whole<U> {
         "Whole".into()
     }
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        generator.subschema_for::<AmountInput>()
+        if U::DECIMALS == crate::model::amount::USDC_DECIMALS {
+            generator.subschema_for::<UsdcAmountInput>()
+        } else {
+            generator.subschema_for::<AmountInput>()
+        }
     }
 }
 
@@ -131,6 +162,61 @@ impl JsonSchema for EventType {
             "type": "string",
             "enum": types,
             "description": "What happened (see the events table of the README and the EventData schemas)."
+        }))
+    }
+}
+
+/// What a webhook (or the event log's `types`) may select, exactly what the service accepts
+/// (`model::webhook::pattern_valid`): an event type, a group (`presale.*`) or `*`.
+pub fn event_selectors() -> Vec<String> {
+    let mut all = vec!["*".to_string()];
+    for t in EventType::ALL {
+        let name = t.as_str();
+        all.push(name.to_string());
+        if let Some((group, _)) = name.split_once('.') {
+            let g = format!("{group}.*");
+            if !all.contains(&g) {
+                all.push(g);
+            }
+        }
+    }
+    all.retain(|p| crate::model::webhook::pattern_valid(p));
+    all
+}
+
+/// One selector ([`event_selectors`]).
+pub struct EventSelector;
+
+impl JsonSchema for EventSelector {
+    fn schema_name() -> Cow<'static, str> {
+        "EventSelector".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema(json!({
+            "type": "string",
+            "enum": event_selectors(),
+            "description": "An event type (`presale.launched`), a group of them (`presale.*`) or `*` (every event)."
+        }))
+    }
+}
+
+/// Selectors separated by commas (the event log's `types` query).
+pub struct EventSelectorList;
+
+impl JsonSchema for EventSelectorList {
+    fn schema_name() -> Cow<'static, str> {
+        "EventSelectorList".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let one = event_selectors()
+            .iter()
+            .map(|s| s.replace('.', "\\.").replace('*', "\\*"))
+            .collect::<Vec<_>>()
+            .join("|");
+        schema(json!({
+            "type": "string",
+            "pattern": format!("^({one})(,({one}))*$"),
+            "description": "Event selectors (`EventSelector`) separated by commas."
         }))
     }
 }
@@ -219,7 +305,7 @@ pub struct OpenApiDocument {
 #[allow(dead_code)]
 pub struct DeploymentStatusRequest {
     /// The deployment id returned at creation.
-    #[schemars(extend("type" = ["string", "integer"]))]
+    #[schemars(extend("type" = ["string", "integer"], "minLength" = 1))]
     id: String,
 }
 

@@ -213,12 +213,37 @@ impl<const MIN: u64, const MAX: u64> Serialize for Int<MIN, MAX> {
 impl<'de, const MIN: u64, const MAX: u64> Deserialize<'de> for Int<MIN, MAX> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         match Value::deserialize(d)? {
-            Value::Number(n) => match n.to_string().parse::<u64>() {
-                Ok(v) if (MIN..=MAX).contains(&v) => Ok(Int(v)),
+            // A whole value written with a fraction or an exponent (`900.0`, `9e2`) is whole:
+            // JSON Schema's `integer` says so, and clients' number types write it that way.
+            Value::Number(n) => match crate::model::arith::parse_units(&n.to_string(), 0)
+                .ok()
+                .and_then(|v| u64::try_from(v).ok())
+            {
+                Some(v) if (MIN..=MAX).contains(&v) => Ok(Int(v)),
                 _ => Err(Self::out_of_range().into_de()),
             },
             Value::Null => Err(FieldError::missing().into_de()),
             _ => Err(FieldError::expected("a number").into_de()),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::Int;
+    use serde_json::{from_str, Value};
+
+    #[test]
+    fn a_whole_number_is_whole_however_json_writes_it() {
+        let read = |text: &str| {
+            serde_json::from_value::<Int<60, 86_400>>(from_str::<Value>(text).unwrap())
+        };
+        for text in ["900", "900.0", "9e2", "9.00E2"] {
+            assert_eq!(read(text).unwrap().0, 900, "{text}");
+        }
+        for text in ["900.5", "59", "86401", "-900", "1e400"] {
+            assert!(read(text).is_err(), "{text}");
         }
     }
 }

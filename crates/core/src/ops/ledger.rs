@@ -27,10 +27,11 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "codegen", schemars(rename = "Distribute"))]
 #[cfg_attr(
     feature = "codegen",
+    // oneOf: exactly one branch matches, so exactly one of the three is present.
     schemars(extend("oneOf" = [
-        { "title": "sendToAddress", "required": ["sendToAddress"], "not": { "anyOf": [{ "required": ["sendToId"] }, { "required": ["sendTo"] }] } },
-        { "title": "sendToId", "required": ["sendToId"], "not": { "anyOf": [{ "required": ["sendToAddress"] }, { "required": ["sendTo"] }] } },
-        { "title": "sendTo", "required": ["sendTo"], "not": { "anyOf": [{ "required": ["sendToAddress"] }, { "required": ["sendToId"] }] } }
+        { "title": "sendToAddress", "required": ["sendToAddress"] },
+        { "title": "sendToId", "required": ["sendToId"] },
+        { "title": "sendTo", "required": ["sendTo"] }
     ]))
 )]
 #[serde(rename_all = "camelCase")]
@@ -45,6 +46,7 @@ pub struct DistributeRequest {
     pub send_to_id: Option<NonBlank>,
     /// The recipient holder's address or userId (Metal's older field): an address when it
     /// is one, else a userId.
+    #[cfg_attr(feature = "codegen", schemars(with = "Option<UserId>"))]
     pub send_to: Option<NonBlank>,
 }
 

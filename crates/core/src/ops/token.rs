@@ -3,7 +3,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::address::Address;
-use crate::model::amount::{unit, Units};
+use crate::model::amount::{unit, Price, Units, Usdc};
 use crate::model::decimal::Whole;
 use crate::model::ids::TokenAddress;
 use crate::model::input::{Checked, HttpUrl, Symbol, TokenName};
@@ -33,8 +33,10 @@ pub struct CreateTokenRequest {
     /// Default off.
     #[cfg_attr(feature = "codegen", schemars(extend("default" = false)))]
     pub can_airdrop: Option<bool>,
-    /// Default off.
-    #[cfg_attr(feature = "codegen", schemars(extend("default" = false)))]
+    /// Whether the merchant may open the token's liquidity pool (`POST
+    /// /token/:tokenAddress/liquidity`); default on, so Metal's flow (create a token, then
+    /// `createLP`) works as written.
+    #[cfg_attr(feature = "codegen", schemars(extend("default" = true)))]
     #[serde(rename = "canLP")]
     pub can_lp: Option<bool>,
     /// An http(s) URL.
@@ -62,7 +64,7 @@ impl CreateTokenRequest {
             merchant_address: self.merchant_address,
             can_distribute: self.can_distribute.unwrap_or(true),
             can_airdrop: self.can_airdrop.unwrap_or(false),
-            can_lp: self.can_lp.unwrap_or(false),
+            can_lp: self.can_lp.unwrap_or(true),
             image_url: self.image_url.map(HttpUrl::into_string),
         })
     }
@@ -78,6 +80,18 @@ pub struct PatchTokenRequest {
 }
 
 impl Checked for PatchTokenRequest {}
+
+/// Metal's default starting valuation of a dashboard token (its `startingValuation`, "10k"):
+/// what the whole supply is worth, in USD, when its pool opens without a price.
+pub const DEFAULT_STARTING_VALUATION_USD: u128 = 10_000;
+
+/// The price a token's pool opens at when neither the request nor the token names one: the
+/// default starting valuation over the total supply, floored to the price's 18 decimals
+/// ($0.00001 for the default billion tokens). None when that floors to zero.
+pub fn starting_price(t: &Token) -> Option<Price> {
+    let valuation = Usdc::whole(DEFAULT_STARTING_VALUATION_USD)?;
+    Price::of(valuation, t.total_supply, t.decimals).filter(|p| !p.is_zero())
+}
 
 /// This merchant's token at `address`, or 404 `token_not_found`.
 pub fn find(store: &dyn Store, address: &TokenAddress) -> Result<Token> {

@@ -31,9 +31,20 @@ pub struct DeploymentCreated {
     feature = "codegen",
     schemars(extend(
         "if" = { "properties": { "status": { "const": "success" } } },
-        "then" = { "required": ["transactionHash", "serviceBuildUrl"] },
-        "else" = { "not": { "anyOf": [{ "required": ["serviceBuildUrl"] }, { "required": ["exchangeUrl"] }] } },
-        "allOf" = [{ "if": { "properties": { "status": { "const": "failed" } } }, "then": { "required": ["error"] } }]
+        "then" = {
+            "properties": {
+                "transactionHash": { "$ref": "#/components/schemas/TxHash" },
+                "serviceBuildUrl": { "type": "string" },
+                "exchangeUrl": { "type": "string" }
+            },
+            "required": ["transactionHash", "serviceBuildUrl"]
+        },
+        // Not before success: the two links (`not: {}` matches nothing, so they are absent).
+        "else" = { "properties": { "serviceBuildUrl": { "not": {} }, "exchangeUrl": { "not": {} } } },
+        "allOf" = [{
+            "if": { "properties": { "status": { "const": "failed" } } },
+            "then": { "properties": { "error": { "type": "string" } }, "required": ["error"] }
+        }]
     ))
 )]
 #[serde(rename_all = "camelCase")]

@@ -241,6 +241,7 @@ pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Stri
                     symbol: t.symbol.clone(),
                     balance: Decimal::from_units(lock.amount.raw(), t.decimals),
                     value: Decimal::of(t.value_of(lock.amount)),
+                    price: t.price.map(Decimal::of),
                     status: ItemStatus::Locked,
                     kind: ItemKind::Lock,
                     unlock_date: iso8601(lock.unlock_at),

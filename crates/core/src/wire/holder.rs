@@ -65,7 +65,10 @@ pub struct TokenItem {
     pub name: String,
     pub symbol: String,
     pub balance: Decimal,
+    /// balance x price, in USD; 0 while the token has no price (see `price`).
     pub value: Decimal,
+    /// USD per token; null while the token has no price yet (its value is then unknown, not 0).
+    pub price: Option<Decimal>,
     /// `active`.
     #[cfg_attr(feature = "codegen", schemars(extend("const" = "active")))]
     #[cfg_attr(feature = "codegen", ts(type = "\"active\""))]
@@ -88,7 +91,10 @@ pub struct LockItem {
     pub name: String,
     pub symbol: String,
     pub balance: Decimal,
+    /// balance x price, in USD; 0 while the token has no price (see `price`).
     pub value: Decimal,
+    /// USD per token; null while the token has no price yet (its value is then unknown, not 0).
+    pub price: Option<Decimal>,
     /// `locked`.
     #[cfg_attr(feature = "codegen", schemars(extend("const" = "locked")))]
     #[cfg_attr(feature = "codegen", ts(type = "\"locked\""))]
@@ -207,6 +213,7 @@ impl HolderFull {
                     symbol: token.symbol.clone(),
                     balance: amount(&token, bal.active),
                     value: Decimal::of(value),
+                    price: token.price.map(Decimal::of),
                     status: ItemStatus::Active,
                     kind: ItemKind::Token,
                 },
@@ -229,6 +236,7 @@ impl HolderFull {
                     symbol: token.symbol.clone(),
                     balance: amount(&token, lock.amount),
                     value: Decimal::of(value),
+                    price: token.price.map(Decimal::of),
                     status: ItemStatus::Locked,
                     kind: ItemKind::Lock,
                     unlock_date: iso8601(lock.unlock_at),

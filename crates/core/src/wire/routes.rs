@@ -256,6 +256,28 @@ pub fn route(method: &str, path: &str) -> Result<Matched> {
     }
 }
 
+/// The methods `path` answers, for a 405's `Allow` header: its routes' methods, HEAD with GET,
+/// and OPTIONS where the path answers CORS preflights. Empty for an unknown path.
+pub fn allowed_methods(path: &str) -> Vec<&'static str> {
+    let segs = segments(path);
+    let mut methods: Vec<&'static str> = Vec::new();
+    for (m, pattern, _, _) in TABLE {
+        if matches(pattern, &segs).is_some() {
+            methods.push(m);
+            if *m == "GET" {
+                methods.push("HEAD");
+            }
+        }
+    }
+    if !methods.is_empty() && is_public_path(path) {
+        methods.push("OPTIONS");
+    }
+    const ORDER: [&str; 7] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+    methods.sort_by_key(|m| ORDER.iter().position(|o| o == m));
+    methods.dedup();
+    methods
+}
+
 /// Whether any route at this path is called from browsers (public-key reads, session-token
 /// routes), and so answers CORS and its preflights.
 pub fn is_public_path(path: &str) -> bool {
@@ -316,6 +338,17 @@ mod tests {
             Route::GetHolder
         );
         assert_eq!(route("HEAD", "/health").unwrap().route, Route::Health);
+        // What a 405's Allow header lists.
+        assert_eq!(
+            allowed_methods("/holder/x"),
+            ["GET", "HEAD", "PUT", "OPTIONS"]
+        );
+        assert_eq!(allowed_methods("/merchant/all-tokens"), ["GET", "HEAD"]);
+        assert_eq!(
+            allowed_methods("/merchant/webhooks/wh_1"),
+            ["GET", "HEAD", "PATCH", "DELETE"]
+        );
+        assert!(allowed_methods("/nope").is_empty());
         assert!(is_public_path("/token/0xabc"));
         assert!(!is_public_path("/merchant/all-tokens"));
         assert!(is_public_path("/holder/alice/buy-presale"));

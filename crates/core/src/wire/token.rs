@@ -211,8 +211,10 @@ impl CreateTokenAccepted {
 #[cfg_attr(
     feature = "codegen",
     schemars(extend("allOf" = [
-        { "if": { "properties": { "status": { "const": "success" } } }, "then": { "required": ["data"] } },
-        { "if": { "properties": { "status": { "const": "failed" } } }, "then": { "required": ["error"] } }
+        { "if": { "properties": { "status": { "const": "success" } } },
+          "then": { "properties": { "data": { "$ref": "#/components/schemas/Token" } }, "required": ["data"] } },
+        { "if": { "properties": { "status": { "const": "failed" } } },
+          "then": { "properties": { "error": { "type": "string" } }, "required": ["error"] } }
     ]))
 )]
 #[serde(rename_all = "camelCase")]

@@ -94,7 +94,7 @@ fn opening_a_pool_takes_the_reserve_and_sets_the_price() {
 #[test]
 fn opening_refusals_change_nothing() {
     let mut fx = Fx::new();
-    let no_lp = fx.create_token(json!({"name": "A", "symbol": "A"}));
+    let no_lp = fx.create_token(json!({"name": "A", "symbol": "A", "canLP": false}));
     let lp = fx.create_token(json!({"name": "B", "symbol": "B", "canLP": true}));
     let open = |fx: &mut Fx, t: &TokenAddress, req: serde_json::Value| {
         let r: LiquidityRequest = body(&req)?;
@@ -106,7 +106,6 @@ fn opening_refusals_change_nothing() {
             json!({"initialStartingPrice": 1}),
             C::LiquidityDisabled,
         ),
-        (lp, json!({}), C::InvalidRequest),
         (
             lp,
             json!({"initialStartingPrice": 1, "amount": "800000001"}),
@@ -130,6 +129,26 @@ fn opening_refusals_change_nothing() {
     assert_eq!(err.code, C::PoolExists);
     // The default amount is the whole reserve (but the few units the position cannot use).
     assert!(fx.token(&lp).liquidity_supply.raw() < tok("0.000001"));
+    assert_conserved(&fx.store);
+}
+
+#[test]
+fn a_pool_opened_without_a_price_opens_at_the_default_starting_valuation() {
+    let mut fx = Fx::new();
+    // canLP is on by default (Metal's createToken then createLP works as written).
+    let t = fx.create_token(json!({"name": "Plain", "symbol": "PLN"}));
+    assert!(fx.token(&t).can_lp);
+    assert_eq!(fx.token(&t).price, None);
+    let req: LiquidityRequest = body(&json!({})).unwrap();
+    market::open_liquidity(&mut fx.store, &fx.ctx, &t, &req).unwrap();
+    // $10,000 over 1,000,000,000 tokens: $0.00001 each (the usable tick nearest it), the
+    // whole reserve in the pool (but the few units its position cannot use).
+    let token = fx.token(&t);
+    let p = pool(&fx, &t);
+    let price = token.price.unwrap().raw();
+    assert!(close(price, 10_000_000_000_000, 3_000), "{}", format_units(price, 18));
+    assert!(close(p.token_reserve.raw(), tok("800000000"), 1));
+    assert!(close(p.virtual_usdc().raw(), 8_000 * USDC, 3_000));
     assert_conserved(&fx.store);
 }
 

@@ -69,15 +69,21 @@ pub async fn handle(
             // An unknown path is a 404 whatever the method; a known secret route, a 405.
             match routes::route("GET", &path) {
                 Err(e) if e.code == ErrorCode::NotFound => Err(e),
-                _ => Err(Error::new(
-                    ErrorCode::MethodNotAllowed,
-                    "OPTIONS is answered only on public-key routes",
-                )),
+                _ => not_allowed(
+                    &Error::new(
+                        ErrorCode::MethodNotAllowed,
+                        "OPTIONS is answered only on public-key routes",
+                    ),
+                    &path,
+                ),
             }
         };
     }
 
-    let matched = routes::route(method, &path)?;
+    let matched = match routes::route(method, &path) {
+        Err(e) if e.code == ErrorCode::MethodNotAllowed => return not_allowed(&e, &path),
+        other => other?,
+    };
     trace.routed(&matched);
     if matched.route == Route::Live {
         return live::serve(req, env, &url, trace).await;
@@ -92,6 +98,19 @@ pub async fn handle(
         Err(e) => http::error(&e).map_err(internal)?,
     };
     if public {
+        http::with_cors(resp).map_err(internal)
+    } else {
+        Ok(resp)
+    }
+}
+
+/// A 405 with `Allow`: the methods the path has (RFC 9110 requires it), with CORS where the
+/// path answers browsers.
+fn not_allowed(e: &Error, path: &str) -> Result<Response> {
+    let allow = routes::allowed_methods(path).join(", ");
+    let resp = http::error(e).map_err(internal)?;
+    let resp = http::edit_headers(resp, |h| h.set("allow", &allow)).map_err(internal)?;
+    if routes::is_public_path(path) {
         http::with_cors(resp).map_err(internal)
     } else {
         Ok(resp)

@@ -180,13 +180,13 @@ pub fn open_liquidity(
     let price = match (&req.initial_starting_price, t.price) {
         (Some(p), _) => p.amount(),
         (None, Some(p)) => p,
-        (None, None) => {
-            return Err(Error::new(
+        (None, None) => token::starting_price(&t).ok_or_else(|| {
+            Error::new(
                 ErrorCode::InvalidRequest,
                 "is required: the token has no price yet",
             )
-            .at_field("initialStartingPrice"))
-        }
+            .at_field("initialStartingPrice")
+        })?,
     };
     let tokens = req
         .amount

@@ -32,10 +32,14 @@ impl Checked for LiquidityRequest {}
 #[cfg_attr(feature = "codegen", schemars(rename = "Buy"))]
 #[cfg_attr(
     feature = "codegen",
-    schemars(extend("oneOf" = [
-        { "title": "usdcAmount", "required": ["usdcAmount"], "not": { "anyOf": [{ "required": ["tokenAmount"] }, { "required": ["maxAmountIn"] }] } },
-        { "title": "tokenAmount", "required": ["tokenAmount"], "not": { "anyOf": [{ "required": ["usdcAmount"] }, { "required": ["minAmountOut"] }] } }
-    ]))
+    // Exactly one of the two amounts; each bound only with its amount.
+    schemars(extend(
+        "oneOf" = [
+            { "title": "usdcAmount", "required": ["usdcAmount"] },
+            { "title": "tokenAmount", "required": ["tokenAmount"] }
+        ],
+        "dependentRequired" = { "minAmountOut": ["usdcAmount"], "maxAmountIn": ["tokenAmount"] }
+    ))
 )]
 #[serde(rename_all = "camelCase")]
 pub struct BuyRequest {

@@ -48,6 +48,10 @@ pub struct CreateSessionRequest {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "codegen", schemars(rename = "SessionLimitRequest"))]
+#[cfg_attr(
+    feature = "codegen",
+    schemars(extend("anyOf" = [{ "required": ["maxPerOperation"] }, { "required": ["maxPerSession"] }]))
+)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionLimitRequest {
     /// The token (USDC's address for presale purchases).

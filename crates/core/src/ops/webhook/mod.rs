@@ -30,6 +30,13 @@ pub struct CreateWebhookRequest {
     /// Where events are POSTed: an http(s) URL on the public internet.
     pub url: HttpUrl,
     /// What it receives: event types (`presale.launched`), groups (`presale.*`) or `*`.
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(
+            with = "Vec<crate::codegen::schema::EventSelector>",
+            extend("minItems" = 1, "maxItems" = 32)
+        )
+    )]
     pub events: Vec<Text<64>>,
     /// A note for yourself (at most 256 characters).
     #[serde(default)]
@@ -48,6 +55,13 @@ pub struct UpdateWebhookRequest {
     #[serde(default)]
     pub url: Option<HttpUrl>,
     #[serde(default)]
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(
+            with = "Option<Vec<crate::codegen::schema::EventSelector>>",
+            extend("minItems" = 1, "maxItems" = 32)
+        )
+    )]
     pub events: Option<Vec<Text<64>>>,
     #[serde(default)]
     pub description: Option<Text<256>>,

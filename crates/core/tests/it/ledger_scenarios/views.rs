@@ -33,7 +33,7 @@ fn holder_full_json_shape() {
     do_dist(&mut w, "A", "alice", json!(10));
     do_deposit(&mut w, "alice", 12_500_000);
     let item_keys = set(&[
-        "id", "address", "name", "symbol", "balance", "value", "status", "type",
+        "id", "address", "name", "symbol", "balance", "value", "price", "status", "type",
     ]);
     let v = full(&w);
     let tokens = v["tokens"].as_array().unwrap();
@@ -43,7 +43,7 @@ fn holder_full_json_shape() {
         tokens[0],
         json!({
             "id": usdc, "address": usdc, "name": "USD Coin", "symbol": "USDC",
-            "balance": num("12.5"), "value": num("12.5"), "status": "active", "type": "token",
+            "balance": num("12.5"), "value": num("12.5"), "price": 1, "status": "active", "type": "token",
         })
     );
     let a = w.addr("A").to_checksum();
@@ -51,7 +51,7 @@ fn holder_full_json_shape() {
         tokens[1],
         json!({
             "id": a, "address": a, "name": "Alpha", "symbol": "ALPHA",
-            "balance": 10, "value": 0, "status": "active", "type": "token",
+            "balance": 10, "value": 0, "price": null, "status": "active", "type": "token",
         })
     );
     for t in tokens {
