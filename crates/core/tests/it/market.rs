@@ -146,7 +146,11 @@ fn a_pool_opened_without_a_price_opens_at_the_default_starting_valuation() {
     let token = fx.token(&t);
     let p = pool(&fx, &t);
     let price = token.price.unwrap().raw();
-    assert!(close(price, 10_000_000_000_000, 3_000), "{}", format_units(price, 18));
+    assert!(
+        close(price, 10_000_000_000_000, 3_000),
+        "{}",
+        format_units(price, 18)
+    );
     assert!(close(p.token_reserve.raw(), tok("800000000"), 1));
     assert!(close(p.virtual_usdc().raw(), 8_000 * USDC, 3_000));
     assert_conserved(&fx.store);
