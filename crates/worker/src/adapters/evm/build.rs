@@ -1,12 +1,12 @@
 //! What a planned batch sends: the contract, the calldata (with every holder's EIP-3009
 //! authorization signed by that holder's key) and a gas limit.
 //!
-//! Every transfer, the treasury's included, is an EIP-3009 authorization: one call shape per
-//! token, in the order the ledger made the movements. The treasury is the merchant's relayer
-//! wallet, so its authorizations are signed with the merchant's key; a holder's with the
-//! holder's. An authorization's nonce is derived from the merchant and the intent, so signing
-//! an intent again (after a revert, a lost transaction) gives the same nonce: the chain itself
-//! refuses to carry out one movement twice.
+//! The treasury's own transfers (rewards, allocations, refunds) are a plain `batchTransfer`
+//! the relayer sends (it is the treasury: no signature per movement); a holder's are EIP-3009
+//! authorizations signed with the holder's key, in `batchTransferWithAuthorization`. An
+//! authorization's nonce is derived from the merchant and the intent, so signing an intent again
+//! (after a revert, a lost transaction) gives the same nonce: the chain itself refuses to carry
+//! out one movement twice.
 //!
 //! A pool's opening and a holder's swap go to tokenpad's market contract: the treasury (for an
 //! opening) or the holder (for a swap) signs EIP-3009's receive form to the market, which
