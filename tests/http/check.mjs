@@ -10,6 +10,14 @@ import assert from 'node:assert/strict';
 import { api, fundRelayer } from './harness.mjs';
 import { assertMatches } from './openapi.mjs';
 
+/** Circle's USDC on Base: the ledger's USDC on the embedded chain. */
+export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+
+/** The USDC worker `w` reports balances under: the chain's contract on an EVM chain, Base's on the embedded one. */
+export function usdcOf(w) {
+  return w.chain.kind === 'evm' ? w.chain.usdc : BASE_USDC;
+}
+
 export function checkedClient(worker) {
   const seen = []; // every response: { method, path, status, text }
   let offsetMs = 0; // the service clock's time-travel offset, as the last advance reported it

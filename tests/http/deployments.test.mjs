@@ -18,6 +18,7 @@ import { exact, units, usdc, valueAt } from './amounts.mjs';
 import * as v3 from './v3.mjs';
 import { codeAt, rpc } from '../chain/anvil.mjs';
 import { existsSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 
 // ---- checked client ------------------------------------------------------------------------
 let w;
@@ -125,13 +126,22 @@ async function statusForms(kind, id, key) {
     await call('POST', `/${kind}/status`, { key, body: { id } }),
   ];
 }
-/** All three forms agree; returns the one `data`. */
+/**
+ * All three forms agree; returns the one `data`. A pending deployment may change between the
+ * three reads (on an EVM chain its transaction is signed meanwhile and its hash appears), so
+ * the three are read again, a few times, until one round agrees.
+ */
 async function status(kind, id, key) {
-  const [a, b, c] = (await statusForms(kind, id, key)).map((r) => ok(r));
-  assert.deepEqual(b, a);
-  assert.deepEqual(c, a);
-  assert.equal(a.has_more, false);
-  return a.data;
+  for (let round = 1; ; round++) {
+    const [a, b, c] = (await statusForms(kind, id, key)).map((r) => ok(r));
+    const agree = isDeepStrictEqual(b, a) && isDeepStrictEqual(c, a);
+    if (agree || round === 5 || a.data.status !== 'pending') {
+      assert.deepEqual(b, a);
+      assert.deepEqual(c, a);
+      assert.equal(a.has_more, false);
+      return a.data;
+    }
+  }
 }
 async function deploy(kind, m, body) {
   const r = ok(await call('POST', `/template/${kind}`, { key: m.secretKey, body }), 201);

@@ -4,17 +4,18 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { api, startWorker } from './harness.mjs';
-import { checkedClient } from './check.mjs';
+import { checkedClient, usdcOf } from './check.mjs';
 
 let w;
 const { seen, call, checked, ok, fails, newMerchant, advance, newToken, offset, evm, reconcileAll } = checkedClient(() => w);
 
 let M;
 let T; // a token of M with a few holders
-const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+let USDC; // the chain's USDC (usdcOf)
 
 before(async () => {
   w = await startWorker();
+  USDC = usdcOf(w);
   M = await newMerchant('Holders');
   T = await newToken(M, { name: 'Holder Token', symbol: 'HT', totalSupply: 1000 });
 });

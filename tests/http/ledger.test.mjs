@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { api, startWorker } from './harness.mjs';
-import { checkedClient } from './check.mjs';
+import { checkedClient, usdcOf } from './check.mjs';
 
 let w;
 const { seen, call, checked, ok, fails, newMerchant, advance, newToken, offset, evm, assertMovement, assertRecordOf, settled, reconcileAll } = checkedClient(() => w);
 
 // USDC is reported under the chain's USDC contract (Base's address on the embedded chain).
-let USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+let USDC; // the chain's USDC (usdcOf)
 const EXT1 = '0x1111111111111111111111111111111111111111';
 const EXT2 = '0x2222222222222222222222222222222222222222';
 const JSON_CT = { 'content-type': 'application/json' };
@@ -76,7 +76,7 @@ function assertLedgerResult(r, { from, to, amount, tokenAddress }) {
 
 before(async () => {
   w = await startWorker();
-  if (w.chain.kind === 'evm') USDC = w.chain.usdc;
+  USDC = usdcOf(w);
   M = await newMerchant('Ledger');
   B = await newMerchant('Other');
   T = await newToken(M, { name: 'Ledger Token', symbol: 'LED', totalSupply: 1000 });

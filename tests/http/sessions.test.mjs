@@ -9,7 +9,7 @@
 import test, { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startWorker } from './harness.mjs';
-import { advanceTime, checkedCall, checkedClient, createPresale, faucet, holder } from './check.mjs';
+import { advanceTime, checkedCall, checkedClient, createPresale, faucet, holder, usdcOf } from './check.mjs';
 
 const OUTSIDE = '0x000000000000000000000000000000000000dEaD';
 
@@ -230,7 +230,7 @@ describe('scopes and limits', () => {
     assert.equal(Number(info.json.limits[0].spent), 30);
     assert.equal(Number(info.json.limits[0].remaining), 0);
     // A token not in the limits may not move at all.
-    const usdcOnly = await session(m, 'alice', { scopes: ['spend'], limits: [{ tokenAddress: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', maxPerSession: 5 }] });
+    const usdcOnly = await session(m, 'alice', { scopes: ['spend'], limits: [{ tokenAddress: usdcOf(w), maxPerSession: 5 }] });
     refused(await call('POST', '/holder/alice/spend', { body: { tokenAddress: token, amount: 1 }, ...bearer(usdcOnly.token) }), 403, 'session_limit_exceeded');
     assert.equal(await balance(m, 'alice', token), 70);
   });
@@ -282,7 +282,7 @@ describe('presales and private mode', () => {
     const { m, holders } = await setup('Sessions presale', ['alice']);
     await faucet(w, m, holders.alice, 100);
     const id = await presale(m);
-    const usdc = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+    const usdc = usdcOf(w);
     const s = await session(m, 'alice', { scopes: ['read', 'buy-presale'], limits: [{ tokenAddress: usdc, maxPerSession: 50 }] });
     const buy = (usdcAmount, headers = {}) =>
       call('POST', '/holder/alice/buy-presale', { body: { presaleId: id, usdcAmount }, ...bearer(s.token, headers) }, '/holder/{userId}/buy-presale');

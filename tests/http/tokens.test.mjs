@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { api, startWorker, TEST_CHAIN } from './harness.mjs';
-import { checkedClient } from './check.mjs';
+import { checkedClient, usdcOf } from './check.mjs';
 
 let w;
 /** The embedded chain mines in 2-second blocks of the service clock; a real one on its own. */
@@ -71,7 +71,7 @@ function assertTokenAddressesChecksummed(t) {
 // -------------------------------------------------------------------------------------------
 
 // USDC is reported under the chain's USDC contract (Base's address on the embedded chain).
-let USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+let USDC; // the chain's USDC (usdcOf)
 let M; // the main merchant
 let L; // a merchant used only for the all-tokens listing
 let defaultToken; // created with { name, symbol } only
@@ -90,7 +90,7 @@ async function submit(m, body) {
 
 before(async () => {
   w = await startWorker();
-  if (w.chain.kind === 'evm') USDC = w.chain.usdc;
+  USDC = usdcOf(w);
   // Merchants first: a time advance reaches only merchants that exist when it runs.
   M = await newMerchant('Tokens');
   L = await newMerchant('Listing');
