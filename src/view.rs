@@ -13,29 +13,16 @@ use crate::wire::{HolderFull, ItemStatus};
 use serde::Serialize;
 use tokenpad_core::model::decimal::Decimal;
 
+mod bar;
+use self::bar::bar_percent;
 mod presale;
 mod supply;
 
-pub use presale::{presale_progress, CompletionView, ParticipantRow, PresaleProgress};
+pub use presale::{
+    presale_progress, CompletionView, ParticipantRow, PresaleProgress, COMPLETION_STEPS,
+    LAUNCH_THRESHOLD_PERCENT,
+};
 pub use supply::{token_supply, HolderRow, SplitPart, TokenSupply};
-
-/// A presale that reached this share of its target can launch (the service's rule).
-pub const LAUNCH_THRESHOLD_PERCENT: u32 = 70;
-
-/// The completion steps of a launch, in order (`completionState.step` names the last done).
-pub const COMPLETION_STEPS: [&str; 6] = [
-    "pending",
-    "swapping",
-    "token-created",
-    "tokens-withdrawn",
-    "distributing",
-    "completed",
-];
-
-/// A percentage as a float with two decimals, for bar widths; clamped to 0..=100.
-pub(crate) fn bar_percent(p: Option<&Dec>) -> f64 {
-    p.map_or(0.0, Dec::to_f64_2dp).clamp(0.0, 100.0)
-}
 
 // ---------------------------------------------------------------------------------------
 // Holder portfolio

@@ -1,12 +1,25 @@
 //! The presale progress view.
 
-use super::{bar_percent, COMPLETION_STEPS, LAUNCH_THRESHOLD_PERCENT};
+use super::bar::bar_percent;
 use crate::decimal::Dec;
 use crate::format::Formatter;
 use crate::time::{countdown, Countdown};
 use crate::wire::{MerchantPart, Presale, PresaleStatus};
 use serde::Serialize;
 use std::cmp::Ordering;
+
+/// A presale that reached this share of its target can launch (the service's rule).
+pub const LAUNCH_THRESHOLD_PERCENT: u32 = 70;
+
+/// The completion steps of a launch, in order (`completionState.step` names the last done).
+pub const COMPLETION_STEPS: [&str; 6] = [
+    "pending",
+    "swapping",
+    "token-created",
+    "tokens-withdrawn",
+    "distributing",
+    "completed",
+];
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

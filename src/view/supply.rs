@@ -1,6 +1,6 @@
 //! The token supply view.
 
-use super::bar_percent;
+use super::bar::bar_percent;
 use crate::decimal::Dec;
 use crate::format::{Digits, Formatter};
 use crate::wire::Token;

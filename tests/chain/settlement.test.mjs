@@ -134,7 +134,7 @@ test('fault: killed between signing and broadcasting, it sends the same bytes on
 });
 
 test('after a restart, movements never reuse an id handed out before it', async () => {
-  // Movement numbers are reserved in blocks (adapters/sql_rows.rs): the block in memory is
+  // Movement numbers are reserved in blocks (adapters/sql/rows.rs): the block in memory is
   // lost with the process, and numbering resumes past every number it may have handed out.
   await holder('renumbered');
   for (let i = 0; i < 3; i++) await distribute('renumbered', 1);

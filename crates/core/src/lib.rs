@@ -3,13 +3,16 @@
 //! randomness: `now` and fresh random bytes are passed in, so every rule here is tested
 //! natively and deterministically.
 //!
-//! Floors, each importing only from those below it:
+//! Floors, each importing only from those below it (checked by `tests/it/floors`):
+//! - [`codegen`] (feature `codegen`): openapi.json and the TypeScript made from the wire types;
 //! - [`wire`]: requests decoded into a typed [`wire::Op`], applied, and answered as typed
 //!   responses (the JSON clients see, and the TypeScript and OpenAPI schemas made from it);
 //! - [`ops`]: the operations, one file per resource: check, then apply;
-//! - [`store`]: the storage port (a trait over records) and its in-memory fake;
+//! - [`store`]: the storage port (a trait over records) and its in-memory fake; [`auth`],
+//!   [`ratelimit`]: keys and budgets, on the records;
+//! - [`schema`] (feature `codegen`): the JSON Schemas of the model's hand-serialized types;
 //! - [`model`]: the records, ids and amounts with their units;
-//! - [`error`], [`crypto`], [`auth`], [`session_token`], [`ratelimit`]: the ground floor.
+//! - [`error`], [`crypto`], [`session_token`]: the ground floor.
 pub mod auth;
 #[cfg(feature = "codegen")]
 pub mod codegen;
@@ -18,6 +21,8 @@ pub mod error;
 pub mod model;
 pub mod ops;
 pub mod ratelimit;
+#[cfg(feature = "codegen")]
+pub mod schema;
 pub mod session_token;
 pub mod store;
 pub mod wire;

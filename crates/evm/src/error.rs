@@ -1,8 +1,6 @@
-//! The crate's one error type.
+//! The crate's one error type, and the JSON-RPC error object a node answers with.
 
 use core::fmt;
-
-use crate::rpc::RpcError;
 
 /// Everything that can go wrong in this crate. Every variant carries enough to log a useful
 /// line; none carries secret material.
@@ -27,6 +25,59 @@ pub enum Error {
     /// The node answered with a JSON-RPC error object.
     Rpc(RpcError),
 }
+
+/// A JSON-RPC error object as the node sent it. `data` is kept as text: geth-style nodes put
+/// revert data there as a hex string (see [`RpcError::revert_data`]); other shapes are kept as
+/// their JSON text for logs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RpcError {
+    /// The error code (`3` is "execution reverted" on geth, reth and anvil).
+    pub code: i64,
+    /// The node's message; [`crate::rpc::SendError::classify`] reads it.
+    pub message: String,
+    /// The `data` member, if any: a string as is, anything else as JSON text.
+    pub data: Option<String>,
+}
+
+impl RpcError {
+    /// The code [`crate::rpc::parse_response`] reports when the reply is not a JSON-RPC response at all
+    /// (JSON-RPC's "internal error": something between us and the node is broken).
+    pub const MALFORMED: i64 = -32603;
+
+    /// The code geth, reth and anvil give a call or gas estimate that reverted.
+    pub const EXECUTION_REVERTED: i64 = 3;
+
+    pub(crate) fn malformed(why: &str) -> Self {
+        Self {
+            code: Self::MALFORMED,
+            message: format!("malformed JSON-RPC response: {why}"),
+            data: None,
+        }
+    }
+
+    /// The revert data of an `eth_call`/`eth_estimateGas` that reverted (for
+    /// [`crate::calls::revert_reason`]), when the node sent it as a hex string in `data`.
+    pub fn revert_data(&self) -> Option<Vec<u8>> {
+        let digits = self.data.as_deref()?.strip_prefix("0x")?;
+        // Digits only (const-hex would also strip a second "0x").
+        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        alloy_primitives::hex::decode(digits).ok()
+    }
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "JSON-RPC error {}: {}", self.code, self.message)?;
+        if let Some(data) = &self.data {
+            write!(f, " ({data})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RpcError {}
 
 /// Shorthand used throughout the crate.
 pub type Result<T, E = Error> = core::result::Result<T, E>;

@@ -20,7 +20,6 @@ pub mod examples;
 pub mod examples_admin;
 pub mod examples_world;
 pub mod openapi;
-pub mod schema;
 pub mod ts;
 
 use std::path::PathBuf;
@@ -58,8 +57,8 @@ pub fn files(openapi_text: &str) -> Result<Vec<(&'static str, String)>, String> 
     clippy::indexing_slicing
 )]
 mod tests {
-    use super::schema::{not_required, required};
     use super::*;
+    use crate::schema::{not_required, required};
     use schemars::Schema;
 
     /// Fails while a committed generated file is stale. `UPDATE_CODEGEN=1` rewrites them.

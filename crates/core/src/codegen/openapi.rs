@@ -3,9 +3,6 @@
 //! parameters, responses, security, headers, info, tags) is written by hand; [`render`]
 //! replaces only the schemas in its text and leaves every other byte as it was.
 
-use super::schema::{
-    drop_null, DeploymentStatusRequest, EventSelectorList, OpenApiDocument, Timestamp, TxHash,
-};
 use crate::model::address::Address;
 use crate::model::decimal::{AmountInput, Decimal};
 use crate::model::ids::UserId;
@@ -18,6 +15,9 @@ use crate::ops::session::CreateSessionRequest;
 use crate::ops::settings::PatchSettingsRequest;
 use crate::ops::token::{CreateTokenRequest, PatchTokenRequest};
 use crate::ops::webhook::{CreateWebhookRequest, UpdateWebhookRequest};
+use crate::schema::{
+    drop_null, DeploymentStatusRequest, EventSelectorList, OpenApiDocument, Timestamp, TxHash,
+};
 use crate::wire::admin::{
     ChainFaultsRequest, ChainFaultsResult, Clock, CreateMerchantRequest, ErrorBody, FaucetRequest,
     FaucetResult, FaultsRequest, FaultsResult, Health, MerchantCreated, TimeAdvanceRequest,

@@ -163,7 +163,7 @@ pub struct ChainState {
     pub deploy_nonce: u64,
     /// The last movement number handed out; the next is one past it. Part of every embedded
     /// hash and of every movement id, so no two are equal. The worker stores it reserved
-    /// ahead in blocks (`adapters/sql_rows.rs`): after a restart numbering resumes past the
+    /// ahead in blocks (`adapters/sql/rows.rs`): after a restart numbering resumes past the
     /// block, with a gap, never a repeat.
     pub tx_count: u64,
     /// Fault injection (local runs and tests only): this many of the next fallible

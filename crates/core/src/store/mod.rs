@@ -9,7 +9,6 @@
 
 pub mod events;
 pub mod mem;
-pub mod mem_events;
 
 pub use events::EventStore;
 pub mod session;

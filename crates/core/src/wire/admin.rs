@@ -23,7 +23,7 @@ impl Checked for CreateMerchantRequest {}
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "codegen", schemars(rename = "Merchant"))]
-#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::required("secretKey publicKey")))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::schema::required("secretKey publicKey")))]
 #[serde(rename_all = "camelCase")]
 pub struct MerchantCreated {
     pub id: MerchantId,
@@ -57,10 +57,7 @@ pub struct Clock {
     /// Total offset of the service clock from real time.
     pub offset_seconds: u64,
     /// ISO 8601.
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::Timestamp")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
     pub now: String,
     /// The service clock, UNIX seconds.
     pub now_unix: u64,

@@ -5,8 +5,9 @@ use super::deployment::{DeploymentCreated, DeploymentStatusResult};
 use super::holder::{HolderFull, TokenBalance};
 use super::hooks::{self, HookResponse};
 use super::ledger::{DistributeResult, LedgerResult, RewardResult, TxPage};
-use super::market::{LiquidityCreated, LpInfo, Pool, Side, TradeFigures, TradeResult};
+use super::market::{LiquidityCreated, Side, TradeFigures, TradeResult};
 use super::op::{HolderRef, Op};
+use super::pool::{LpInfo, Pool};
 use super::presale::{BuyPresaleResult, Presale, PresaleMerchant, ResolveResult};
 use super::schedule::ParkedWork;
 use super::session::{

@@ -55,10 +55,7 @@ pub struct Deployment {
     pub token_address: TokenAddress,
     /// Once submitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "Option<crate::codegen::schema::TxHash>")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "Option<crate::schema::TxHash>"))]
     pub transaction_hash: Option<String>,
     /// On success: the overview page, `<public base URL>/deployments/<id>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -10,7 +10,8 @@
 use super::deployment::Deployment;
 use super::holder::{HolderFull, ItemKind, ItemStatus, LockItem};
 use super::ledger::TxRecord;
-use super::market::{BookedAmounts, Pool, Side, TradeFigures, TradeResult};
+use super::market::{BookedAmounts, Side, TradeFigures, TradeResult};
+use super::pool::Pool;
 use super::presale::{PresaleMerchant, EVENT_PARTICIPANTS};
 use super::settlement::Settlement;
 use super::token::{Token, DEFAULT_HOLDERS};
@@ -37,10 +38,7 @@ pub struct Event {
     #[serde(rename = "type")]
     pub kind: EventType,
     /// When it happened (the service clock).
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::Timestamp")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
     pub created_at: String,
     #[cfg_attr(feature = "codegen", schemars(with = "String"))]
     pub merchant_id: MerchantId,

@@ -105,10 +105,7 @@ pub struct LockItem {
     #[serde(rename = "type")]
     pub kind: ItemKind,
     /// ISO date when the tokens unlock.
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::Timestamp")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
     pub unlock_date: String,
 }
 
@@ -144,17 +141,14 @@ pub struct PresaleItemMetadata {
     /// Percent of the target raised.
     pub progress: Decimal,
     /// ISO date of the presale's end.
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::Timestamp")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
     pub end_date: String,
 }
 
 /// `GET /holder/:holderAddressOrUserId/token/:tokenAddress`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
-#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("lockedBalance decimals")))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::schema::not_required("lockedBalance decimals")))]
 #[serde(rename_all = "camelCase")]
 pub struct TokenBalance {
     pub name: String,

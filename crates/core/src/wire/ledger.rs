@@ -32,10 +32,7 @@ pub struct RewardResult {
     #[serde(flatten)]
     pub settlement: Settlement,
     /// The same as `transactionHash` (Metal's name).
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "Option<crate::codegen::schema::TxHash>")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "Option<crate::schema::TxHash>"))]
     pub tx_hash: Option<String>,
     pub name: String,
     pub symbol: String,
@@ -150,10 +147,7 @@ pub struct TxRecord {
     pub from: Address,
     pub to: Address,
     /// ISO 8601.
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::Timestamp")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
     pub timestamp: String,
 }
 

@@ -17,6 +17,7 @@ pub mod hooks;
 pub mod ledger;
 pub mod market;
 pub mod op;
+pub mod pool;
 pub mod presale;
 pub mod routes;
 pub mod schedule;

@@ -71,14 +71,14 @@ pub struct Presale {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "codegen",
-        schemars(with = "Option<crate::codegen::schema::Timestamp>")
+        schemars(with = "Option<crate::schema::Timestamp>")
     )]
     pub created_at: Option<String>,
     /// When the presale last changed (a purchase, a completion step, a refund), ISO 8601.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "codegen",
-        schemars(with = "Option<crate::codegen::schema::Timestamp>")
+        schemars(with = "Option<crate::schema::Timestamp>")
     )]
     pub updated_at: Option<String>,
 }
@@ -111,7 +111,7 @@ pub struct PresaleTokenInfo {
 /// `GET /merchant/presales`, `GET /merchant/presale/:id`: the merchant form.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
-#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("autoLaunch lockupPercentage tokenAddress")))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::schema::not_required("autoLaunch lockupPercentage tokenAddress")))]
 #[serde(rename_all = "camelCase")]
 pub struct PresaleMerchant {
     #[serde(flatten)]
@@ -144,7 +144,7 @@ pub struct CompletionState {
     /// distributionApprovalTx, distributionTx.
     #[cfg_attr(
         feature = "codegen",
-        schemars(with = "BTreeMap<String, crate::codegen::schema::TxHash>")
+        schemars(with = "BTreeMap<String, crate::schema::TxHash>")
     )]
     #[cfg_attr(feature = "codegen", ts(type = "Record<string, string>"))]
     pub transactions: BTreeMap<String, String>,
@@ -158,7 +158,7 @@ pub struct CompletionState {
     #[cfg_attr(feature = "codegen", ts(optional))]
     #[cfg_attr(
         feature = "codegen",
-        schemars(with = "Option<crate::codegen::schema::Timestamp>")
+        schemars(with = "Option<crate::schema::Timestamp>")
     )]
     pub updated_at: Option<String>,
 }
@@ -171,10 +171,7 @@ pub struct PresaleInfo {
     /// Present once distributed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "codegen", ts(optional))]
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "Option<crate::codegen::schema::TxHash>")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "Option<crate::schema::TxHash>"))]
     pub distribute_tx_hash: Option<String>,
 }
 
@@ -184,10 +181,7 @@ pub struct PresaleInfo {
 pub struct TokenDeploymentInfo {
     pub token_address: TokenAddress,
     /// `null` on an EVM chain until the deployment is mined.
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "Option<crate::codegen::schema::TxHash>")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "Option<crate::schema::TxHash>"))]
     pub hash: Option<String>,
     /// Base units (18 decimals) as a string of digits.
     #[cfg_attr(feature = "codegen", schemars(extend("pattern" = "^[0-9]+$")))]

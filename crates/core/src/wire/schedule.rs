@@ -37,20 +37,11 @@ pub struct ParkedItem {
     /// The last failure's message (`Internal error` for an internal one: the detail is in the
     /// service's log).
     pub message: String,
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::Timestamp")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
     pub first_failed_at: String,
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::Timestamp")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
     pub last_failed_at: String,
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::Timestamp")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
     pub parked_at: String,
 }
 

@@ -64,10 +64,7 @@ pub struct SessionInfo {
     /// Empty: the scopes alone bound what the session moves.
     pub limits: Vec<SessionLimit>,
     /// ISO 8601.
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::Timestamp")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
     pub expires_at: String,
     /// UNIX seconds (the token's `exp`).
     pub expires_at_unix: u64,

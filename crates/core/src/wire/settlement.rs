@@ -13,14 +13,11 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("blockNumber")))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::schema::not_required("blockNumber")))]
 #[serde(rename_all = "camelCase")]
 pub struct Settlement {
     /// The chain transaction's hash; `null` while the movement waits to be sent (`pending`).
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "Option<crate::codegen::schema::TxHash>")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "Option<crate::schema::TxHash>"))]
     pub transaction_hash: Option<String>,
     pub chain_status: ChainStatus,
     /// The block the transaction was mined in; absent until it is.

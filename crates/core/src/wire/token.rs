@@ -24,7 +24,7 @@ pub const MAX_HOLDERS: u64 = 1000;
 #[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
 #[cfg_attr(feature = "codegen", ts(concrete(H = TokenHolder)))]
 #[cfg_attr(feature = "codegen", schemars(rename = "Token"))]
-#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("origin marketplace")))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::schema::not_required("origin marketplace")))]
 #[serde(rename_all = "camelCase")]
 pub struct Token<H = TokenHolder> {
     /// Same value as `address`.
@@ -52,10 +52,7 @@ pub struct Token<H = TokenHolder> {
     #[serde(rename = "canLP")]
     pub can_lp: bool,
     pub image_url: Option<String>,
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::Timestamp")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
     pub created_at: String,
     /// How the token came to be.
     pub origin: TokenOrigin,
@@ -74,7 +71,7 @@ pub struct Token<H = TokenHolder> {
     /// The token's liquidity pool, once one is open (absent before). From then on `price`
     /// (and every USD value) is the pool's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pool: Option<super::market::Pool>,
+    pub pool: Option<super::pool::Pool>,
 }
 
 /// One holder of a token.
@@ -131,7 +128,7 @@ impl Token {
             holders_count,
             starting_reward_supply: Some(amount(token.starting_app_supply)),
             remaining_reward_supply: Some(amount(token.remaining_app_supply)),
-            pool: pool.map(|p| super::market::Pool::of(&p, token)),
+            pool: pool.map(|p| super::pool::Pool::of(&p, token)),
         })
     }
 }
@@ -173,7 +170,7 @@ impl<H> Token<H> {
 /// `POST /merchant/create-token` -> 201.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("id transactionHash tokenAddress")))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::schema::not_required("id transactionHash tokenAddress")))]
 #[serde(rename_all = "camelCase")]
 pub struct CreateTokenAccepted {
     /// The same as `jobId` (Metal's SDK reads `id`).
@@ -184,10 +181,7 @@ pub struct CreateTokenAccepted {
     pub status: JobStatus,
     /// The deployment transaction, once it is sent (on an EVM chain: not at once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "Option<crate::codegen::schema::TxHash>")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "Option<crate::schema::TxHash>"))]
     pub transaction_hash: Option<String>,
     pub token_address: TokenAddress,
 }
@@ -207,7 +201,7 @@ impl CreateTokenAccepted {
 /// `GET /jobs/:jobId`: the job, and the token once it exists.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "codegen", schemars(transform = crate::codegen::schema::not_required("id transactionHash tokenAddress")))]
+#[cfg_attr(feature = "codegen", schemars(transform = crate::schema::not_required("id transactionHash tokenAddress")))]
 #[cfg_attr(
     feature = "codegen",
     schemars(extend("allOf" = [
@@ -225,10 +219,7 @@ pub struct Job {
     pub status: JobStatus,
     /// The deployment transaction, once it is sent (on an EVM chain: not at once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "Option<crate::codegen::schema::TxHash>")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "Option<crate::schema::TxHash>"))]
     pub transaction_hash: Option<String>,
     pub token_address: TokenAddress,
     /// The block the deployment was mined in (on success).
@@ -248,7 +239,7 @@ pub struct Job {
     pub uniswap_url: Option<String>,
     /// Once the token has a liquidity pool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lp_info: Option<super::market::LpInfo>,
+    pub lp_info: Option<super::pool::LpInfo>,
     /// While pending on an EVM chain with settlement stopped: why (the relayer has no ETH for
     /// gas, with the address to fund; the node does not answer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -264,7 +255,7 @@ impl Job {
         };
         let lp_info = store
             .pool(&job.token_address)?
-            .map(|p| super::market::LpInfo::of(&p));
+            .map(|p| super::pool::LpInfo::of(&p));
         Ok(Job {
             id: job.id.clone(),
             metal_build_url: success.then(|| {

@@ -22,15 +22,9 @@ pub struct Webhook {
     pub description: Option<String>,
     /// A disabled endpoint receives nothing.
     pub enabled: bool,
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::Timestamp")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
     pub created_at: String,
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::Timestamp")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
     pub updated_at: String,
 }
 
@@ -76,10 +70,7 @@ pub struct WebhookDeleted {
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryAttempt {
     /// When it was sent (the service clock).
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::Timestamp")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
     pub at: String,
     pub duration_ms: u64,
     /// The receiver's HTTP status, when it answered.
@@ -121,18 +112,15 @@ pub struct Delivery {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "codegen",
-        schemars(with = "Option<crate::codegen::schema::Timestamp>")
+        schemars(with = "Option<crate::schema::Timestamp>")
     )]
     pub next_attempt_at: Option<String>,
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::Timestamp")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
     pub created_at: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "codegen",
-        schemars(with = "Option<crate::codegen::schema::Timestamp>")
+        schemars(with = "Option<crate::schema::Timestamp>")
     )]
     pub finished_at: Option<String>,
     /// A replay: the delivery it repeats.

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::{hex_data, quantity, request};
+use super::codec::{hex_data, quantity, request};
 
 /// Which state a read sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

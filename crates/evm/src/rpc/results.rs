@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{parse_hex_data, parse_hex_fixed, parse_quantity, parse_quantity_u64};
+use super::codec::{parse_hex_data, parse_hex_fixed, parse_quantity, parse_quantity_u64};
 use crate::error::{Error, Result};
 
 /// A mined transaction's receipt.

@@ -9,7 +9,7 @@
 //! | underpriced | `replacement transaction underpriced`, `transaction underpriced: …`, `max fee per gas less than block base fee: …` | the same texts, and `transaction priority fee below minimum required priority fee …` | `replacement transaction underpriced`, `max fee per gas less than block base fee` |
 //! | insufficient funds | `insufficient funds for gas * price + value: …` | `insufficient funds for gas * price + value: have … want …` | `Insufficient funds for gas * price + value`, `insufficient funds for transfer` |
 
-use super::RpcError;
+use crate::error::RpcError;
 
 /// A classified send failure.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! every write back. That is what makes "completely or not at all" hold even when storage
 //! itself fails half-way through an operation.
 //!
-//! The object's row cache (`cache.rs`, in `watch`) learns where each transaction begins and
+//! The object's row cache (`cache/mod.rs`, in `watch`) learns where each transaction begins and
 //! how it ended, so it keeps a transaction's writes only once SQLite committed them, and the
 //! events it held back from SQLite are inserted before the commit.
 
@@ -26,7 +26,7 @@ pub fn transaction<T: 'static>(
         .try_borrow_mut()
         .map_err(|_| Error::internal("the row cache is busy"))?
         .begin();
-    // Events the cache still holds back (`cache_events.rs`; a path that did not seal them) go
+    // Events the cache still holds back (`cache/events.rs`; a path that did not seal them) go
     // into SQLite before the commit.
     let events = SqlStore::new(storage.sql()).watching(watch.clone());
     let outcome = run(storage, move || {

@@ -7,7 +7,7 @@
 //! or the most in) and `follow::swapped` tops it up to what was mined. The ledger therefore
 //! never has to take back what it gave.
 
-use super::{decimal, open_pool_of, trade_error, usdc_json};
+use super::open::{decimal, open_pool_of, trade_error, usdc_json};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::amount::{Units, Usdc};
 use crate::model::arith::{mul_div, mul_div_up};

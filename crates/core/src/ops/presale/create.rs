@@ -36,10 +36,7 @@ pub struct CreatePresaleRequest {
     /// UNIX seconds, after the start and in the future.
     pub end_timestamp: Timestamp,
     /// USDC to raise: 2 to 200,000.
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "crate::codegen::schema::PresaleTarget")
-    )]
+    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::PresaleTarget"))]
     pub target_usdc_amount: Whole<unit::Usdc>,
     pub token_info: TokenInfoInput,
     /// Days the buyers' tokens stay locked: 0 to 365, default 7.

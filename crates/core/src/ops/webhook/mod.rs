@@ -33,7 +33,7 @@ pub struct CreateWebhookRequest {
     #[cfg_attr(
         feature = "codegen",
         schemars(
-            with = "Vec<crate::codegen::schema::EventSelector>",
+            with = "Vec<crate::schema::EventSelector>",
             extend("minItems" = 1, "maxItems" = 32)
         )
     )]
@@ -58,7 +58,7 @@ pub struct UpdateWebhookRequest {
     #[cfg_attr(
         feature = "codegen",
         schemars(
-            with = "Option<Vec<crate::codegen::schema::EventSelector>>",
+            with = "Option<Vec<crate::schema::EventSelector>>",
             extend("minItems" = 1, "maxItems" = 32)
         )
     )]

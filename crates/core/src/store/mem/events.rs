@@ -1,36 +1,12 @@
 //! The event log, webhooks and deliveries of `MemStore`. Same contract as the SQLite adapter.
 
-use super::events::EventStore;
-use super::mem::MemStore;
+use super::MemStore;
 use crate::error::Result;
 use crate::model::event::{EventRecord, EventType};
 use crate::model::ids::WebhookId;
 use crate::model::time::Millis;
-use crate::model::webhook::{Delivery, DeliveryState, Webhook};
-use std::collections::BTreeMap;
-
-#[derive(Clone, Debug, Default)]
-pub struct Log {
-    pub events: BTreeMap<u64, EventRecord>,
-    /// The last sequence number given (never reused, also after pruning).
-    pub last_seq: u64,
-    /// In creation order.
-    pub webhooks: Vec<Webhook>,
-    pub deliveries: BTreeMap<u64, Delivery>,
-    pub last_delivery: u64,
-}
-
-impl Log {
-    fn enabled(&self, id: &WebhookId) -> bool {
-        self.webhooks.iter().any(|w| &w.id == id && w.enabled)
-    }
-
-    fn pending(&self) -> impl Iterator<Item = &Delivery> {
-        self.deliveries
-            .values()
-            .filter(|d| d.state == DeliveryState::Pending && self.enabled(&d.webhook))
-    }
-}
+use crate::model::webhook::{Delivery, Webhook};
+use crate::store::events::EventStore;
 
 impl EventStore for MemStore {
     fn append_event(&mut self, event: &EventRecord) -> Result<u64> {

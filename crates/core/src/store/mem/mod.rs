@@ -1,7 +1,5 @@
 //! An in-memory `Store` for the core's tests. Same contract as the SQLite adapter.
 
-use super::session::SessionStore;
-use super::Store;
 use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::amount::Units;
@@ -21,7 +19,12 @@ use crate::model::session::{Session, SessionId};
 use crate::model::settlement::{ChainTx, Observation, Relayer};
 use crate::model::time::Millis;
 use crate::model::token::{HolderRow, Token};
+use crate::store::session::SessionStore;
+use crate::store::Store;
 use std::collections::BTreeMap;
+
+mod events;
+pub mod log;
 
 #[derive(Clone, Debug, Default)]
 pub struct MemStore {
@@ -50,8 +53,8 @@ pub struct MemStore {
     pub schedule_order: BTreeMap<String, u64>,
     /// Failures of scheduled work, by stored key.
     pub due_failures: BTreeMap<String, DueFailure>,
-    /// The event log, webhooks and deliveries (`mem_events`).
-    pub log: super::mem_events::Log,
+    /// The event log, webhooks and deliveries (`log.rs`).
+    pub log: self::log::Log,
     pub sessions: BTreeMap<SessionId, Session>,
 }
 

@@ -1,4 +1,4 @@
-//! The event log's part of the object's cache (`cache.rs`): which events are left to render,
+//! The event log's part of the object's cache (`cache/mod.rs`): which events are left to render,
 //! and the events a transaction appended that SQLite has not been given yet.
 //!
 //! A write appends its events unrendered and renders them as its transaction ends

@@ -7,7 +7,7 @@
 //! rows here runs no SQL statement.
 //!
 //! How it stays a copy of committed state, never of a write that may still roll back:
-//! - Every write of these rows goes through the store (`sql_rows.rs`), and every transaction
+//! - Every write of these rows goes through the store (`sql/rows.rs`), and every transaction
 //!   through `txn::transaction`, which tells the cache where it begins and ends.
 //! - Inside a transaction a row write is held apart (`pending`) and read back from there; it
 //!   joins the committed rows only when the transaction committed, and is forgotten (with the
@@ -27,10 +27,15 @@
 //! from the rows requests read. The object is single-threaded, so a request never sees
 //! another one's transaction half-way.
 
-use super::cache_events::EventLog;
-use super::cache_participants::Participants;
-use super::cache_table::{Pending, Table};
-use super::pages::{insert_capped, Pages};
+mod events;
+mod pages;
+mod participants;
+mod table;
+
+use self::events::EventLog;
+use self::pages::{insert_capped, Pages};
+use self::participants::Participants;
+use self::table::{Pending, Table};
 use std::collections::HashMap;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
@@ -61,7 +66,7 @@ pub struct Cache {
     /// address a transfer names), so such a lookup runs no statement either.
     user_at: Table<Address, Option<UserId>>,
     balances: Table<(TokenAddress, Address), Balance>,
-    /// The embedded chain's state, with the transaction count SQLite holds (`sql_rows`:
+    /// The embedded chain's state, with the transaction count SQLite holds (`sql/rows.rs`:
     /// counts are reserved in blocks, so SQLite's may run ahead of the state's).
     chain: Table<(), (ChainState, u64)>,
     presales: Table<PresaleId, Presale>,
@@ -71,15 +76,15 @@ pub struct Cache {
     holdings: HashMap<Address, Vec<TokenAddress>>,
     locks: HashMap<Address, Vec<Lock>>,
     positions: HashMap<UserId, Vec<(Presale, Participant)>>,
-    /// A presale's buyers, and its first participants (`cache_participants.rs`).
+    /// A presale's buyers, and its first participants (`participants.rs`).
     participants: Participants,
     /// A token's holder page and a holder's newest records (`pages.rs`).
     pages: Pages,
     /// History records the transaction under way wrote, by sequence number.
     history: HashMap<u64, TxRecord>,
-    /// The last sequence number the history gave (`sql_chain.rs` numbers the next records).
+    /// The last sequence number the history gave (`sql/chain.rs` numbers the next records).
     history_seq: Table<(), u64>,
-    /// The events left to render, and those held back from SQLite (`cache_events.rs`).
+    /// The events left to render, and those held back from SQLite (`events.rs`).
     events: EventLog,
     /// Transactions open (more than one only if one ran inside another).
     open: u32,
@@ -393,7 +398,7 @@ impl Cache {
     }
 
     /// An unrendered event appended inside a transaction, held back from SQLite and numbered
-    /// (`cache_events.rs`): its number, or `None` when it is to be inserted now.
+    /// (`events.rs`): its number, or `None` when it is to be inserted now.
     pub fn hold_event(&mut self, event: &EventRecord) -> Option<u64> {
         if !self.open() {
             return None;
@@ -435,5 +440,4 @@ impl Cache {
     clippy::panic,
     clippy::indexing_slicing
 )]
-#[path = "cache_tests.rs"]
 mod tests;

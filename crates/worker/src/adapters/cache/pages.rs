@@ -3,7 +3,7 @@
 //! newest history records (`GET /holder/:userId/transactions` without a cursor). Served from
 //! here, such a read runs no statement and parses nothing.
 //!
-//! Part of the object's row cache (`cache.rs`), under its rules: a page is kept only from a
+//! Part of the object's row cache (`cache/mod.rs`), under its rules: a page is kept only from a
 //! read outside a transaction (so only committed rows), never served inside one, and
 //! forgotten by any write that may change it, committed or not (a write rolled back costs a
 //! read from SQLite, never a stale page):

@@ -1,4 +1,4 @@
-//! A presale's participants in the object's cache (`cache.rs`): each buyer's row, and the
+//! A presale's participants in the object's cache (`cache/mod.rs`): each buyer's row, and the
 //! first participants a presale's payload lists (`wire::presale`, its event's first 100).
 //! A purchase reads both (its buyer's row to add to it, the first ones as its event renders
 //! the presale): two statements, about an eighth of a purchase's CPU, now read from memory
@@ -18,7 +18,7 @@
 //! purchase never copies the list; while a transaction has written a presale's participants,
 //! its whole list is read from SQLite, which shows those writes.
 
-use super::cache_table::{Pending, Table};
+use super::table::{Pending, Table};
 use std::collections::HashMap;
 use tokenpad_core::model::ids::{PresaleId, UserId};
 use tokenpad_core::model::presale::Participant;

@@ -1,4 +1,4 @@
-//! One kind of row the object's cache keeps (`cache.rs`): the committed values, and the writes
+//! One kind of row the object's cache keeps (`cache/mod.rs`): the committed values, and the writes
 //! of the transaction under way, held apart until it ends.
 
 use super::pages::insert_capped;

@@ -1,9 +1,9 @@
 //! The chain half of the storage adapter: the outbox of chain intents, the settler's signed
-//! transactions, and the relayer's state (`Store` methods of `sql_store.rs` call these).
+//! transactions, and the relayer's state (`Store` methods of `store.rs` call these).
 //! A holder's history pages, and rewriting a record in place (its chain status as it
 //! settles), are here too.
 
-use super::sql::{int, text, tok, SqlStore};
+use super::db::{int, text, tok, SqlStore};
 use serde::Deserialize;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::history::TxRecord;
@@ -52,12 +52,12 @@ impl SqlStore {
     /// transaction's), as the table's AUTOINCREMENT would number it; else SQLite numbers it
     /// and says which. Reading that answer back (`RETURNING`, then a row object in wasm)
     /// cost about a third of the insert. Every insert goes through here and rows are never
-    /// deleted, so the next number is free; a rollback forgets it (`cache.rs`).
+    /// deleted, so the next number is free; a rollback forgets it (`cache/mod.rs`).
     pub(crate) fn insert_history(&self, record: &TxRecord) -> Result<u64> {
         let data = text(record)?;
         let user = record.user_id.as_str();
         let token = tok(&record.token);
-        let next = self.look(super::cache::Cache::history_seq);
+        let next = self.look(crate::adapters::cache::Cache::history_seq);
         let seq = match next.and_then(|n| n.checked_add(1)) {
             Some(seq) => {
                 self.exec(

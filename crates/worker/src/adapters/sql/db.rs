@@ -1,12 +1,12 @@
 //! The merchant object's SQLite: its schema, and the small helpers the `Store` adapter
-//! (`sql_store.rs`) is written with.
+//! (`store.rs`) is written with.
 //!
 //! Amounts are u128, wider than SQLite's integers, so they are stored as decimal TEXT; the
 //! `total_key` column holds the balance zero-padded to 39 digits, so ordering that text
 //! orders the numbers (the token's holder list is an index scan). Addresses are stored as
 //! lowercase hex for exact matching. Entities are JSON documents beside their index columns.
 
-use super::cache::Cache;
+use crate::adapters::cache::Cache;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
@@ -18,7 +18,7 @@ use tokenpad_core::model::ids::TokenAddress;
 use tokenpad_core::{Error, Result};
 use worker::{SqlStorage, SqlStorageValue};
 
-const SCHEMA: &[&str] = &[
+pub(super) const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS tokens (seq INTEGER PRIMARY KEY AUTOINCREMENT, address TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS holders (user_id TEXT PRIMARY KEY, address TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
@@ -50,13 +50,13 @@ const SCHEMA: &[&str] = &[
 /// The number of holders of each token (rows of `balances` with a total above zero), so a
 /// token read counts its holders with one lookup instead of a scan. Created and filled from
 /// `balances` in one statement (atomic), once; from then on the balance write keeps it, in the
-/// same transaction (`sql_rows.rs`, `put_balance_row`: a row only when a balance starts or
+/// same transaction (`rows.rs`, `put_balance_row`: a row only when a balance starts or
 /// stops being held). Releases before kept it by triggers, dropped here: SQLite ran the update
 /// trigger on every balance write (its WHEN clause false nearly always), which in workerd cost
 /// as much as the write itself (`bench/sqlite.mjs`: 37 µs to 41 µs a balance write with it,
 /// 18 µs to 19 µs without). A release that still creates them would keep the count right on
 /// its own; this one drops them again as it starts.
-const HOLDER_COUNTS: &[&str] = &[
+pub(super) const HOLDER_COUNTS: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS holder_counts AS SELECT token, COUNT(*) AS n FROM balances \
      WHERE total_key != '000000000000000000000000000000000000000' GROUP BY token",
     "CREATE UNIQUE INDEX IF NOT EXISTS holder_counts_by_token ON holder_counts (token)",
@@ -72,7 +72,7 @@ pub struct SqlStore {
 
 /// What an object keeps in memory beside SQLite, shared by every store it makes: flags raised
 /// when a store writes what the object keeps a copy of (committed or not), so whoever keeps
-/// the copy reads it again (`MerchantObject`); the rows it keeps as committed (`cache.rs`);
+/// the copy reads it again (`MerchantObject`); the rows it keeps as committed (`cache/mod.rs`);
 /// and a count of the statements its stores ran.
 #[derive(Clone, Default)]
 pub struct Watch {
@@ -184,21 +184,6 @@ impl SqlStore {
         if let Some(w) = &self.watch {
             w.presales.set(true);
         }
-    }
-
-    pub fn migrate(&self) -> Result<()> {
-        for stmt in SCHEMA
-            .iter()
-            .chain(super::sql_chain::SCHEMA)
-            .chain(super::sql_events::SCHEMA)
-            .chain(super::sql_session::SCHEMA)
-        {
-            self.exec(stmt, vec![])?;
-        }
-        for stmt in HOLDER_COUNTS {
-            self.exec(stmt, vec![])?;
-        }
-        Ok(())
     }
 
     pub fn exec(&self, query: &str, args: Vec<SqlStorageValue>) -> Result<worker::SqlCursor> {

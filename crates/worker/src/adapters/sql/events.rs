@@ -6,7 +6,7 @@
 //! the partial indexes keep the sender's two questions (what is due, what is open for a
 //! resource) index scans.
 
-use super::sql::{int, parse, text, SqlStore};
+use super::db::{int, parse, text, SqlStore};
 use serde::Deserialize;
 use tokenpad_core::model::event::{EventRecord, EventType};
 use tokenpad_core::model::ids::WebhookId;
@@ -99,7 +99,7 @@ const PENDING: &str = "FROM deliveries d JOIN webhooks w ON w.id = d.webhook \
      WHERE d.state = 'pending' AND json_extract(w.data, '$.enabled') = 1";
 
 impl SqlStore {
-    /// Inserts an event with its number (one the object's cache held back, `cache_events.rs`).
+    /// Inserts an event with its number (one the object's cache held back, `cache/events.rs`).
     fn insert_event_at(&self, e: &EventRecord, data: Option<&str>) -> Result<()> {
         self.exec(
             "INSERT INTO events (seq, kind, at, resource, subject, data) VALUES (?, ?, ?, ?, ?, ?)",
@@ -148,7 +148,7 @@ impl EventStore for SqlStore {
                 e.data.clone().map_or(SqlStorageValue::Null, Into::into),
             ],
         )?)?;
-        // The object's cache (`cache.rs`) knows which events are left to render.
+        // The object's cache (`cache/mod.rs`) knows which events are left to render.
         let mut stored = e.clone();
         stored.seq = n;
         self.tell(|c| c.append_event(&stored))?;

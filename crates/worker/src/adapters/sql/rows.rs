@@ -1,11 +1,11 @@
-//! The rows the merchant object keeps in memory (`cache.rs`), on SQLite: tokens, holders,
+//! The rows the merchant object keeps in memory (`cache/mod.rs`), on SQLite: tokens, holders,
 //! balances, the embedded chain's state, presales, pools, and a holder's lists (holdings,
 //! locks, presale positions). Each read looks in the object's cache first and keeps what
 //! SQLite returned; each write tells the cache before it runs, so a write that fails half-way
-//! never leaves a stale copy. `sql_store.rs` implements the storage port with these.
+//! never leaves a stale copy. `store.rs` implements the storage port with these.
 
-use super::cache::Cache;
-use super::sql::{addr, amount, amount_key, parse, text, tok, BalanceRow, SqlStore, CHAIN_KEY};
+use super::db::{addr, amount, amount_key, parse, text, tok, BalanceRow, SqlStore, CHAIN_KEY};
+use crate::adapters::cache::Cache;
 use serde::Deserialize;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
@@ -205,7 +205,7 @@ impl SqlStore {
         )?;
         // The token's holder count moves only when the owner starts or stops holding it. Kept
         // here rather than by a trigger: SQLite ran the trigger's program on every balance
-        // write, about as costly as the write itself (`sql.rs`, HOLDER_COUNTS).
+        // write, about as costly as the write itself (`db.rs`, HOLDER_COUNTS).
         let held = |b: &Balance| b.active != Units::ZERO || b.locked != Units::ZERO;
         if held(&before) != held(balance) {
             self.exec(

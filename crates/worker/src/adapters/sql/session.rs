@@ -2,7 +2,7 @@
 //! session beside its holder and expiry, so revoking a holder's sessions and forgetting the
 //! expired ones are index scans.
 
-use super::sql::{int, parse, text, SqlStore};
+use super::db::{int, parse, text, SqlStore};
 use serde::Deserialize;
 use tokenpad_core::model::ids::UserId;
 use tokenpad_core::model::session::{Session, SessionId};

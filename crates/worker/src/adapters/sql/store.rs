@@ -5,7 +5,7 @@
 //! orders the numbers (the token's holder list is an index scan). Addresses are stored as
 //! lowercase hex for exact matching. Entities are JSON documents beside their index columns.
 
-use super::sql::{
+use super::db::{
     amount, amount_key, int, json_items, parse, text, tok, BalanceRow, SqlStore, MERCHANT_KEY,
 };
 use serde::Deserialize;
@@ -156,7 +156,7 @@ impl Store for SqlStore {
     }
 
     fn participants(&self, presale: &PresaleId) -> Result<Vec<Participant>> {
-        // Kept whole by the object (`cache_participants.rs`), up to a bound.
+        // Kept whole by the object (`cache/participants.rs`), up to a bound.
         if let Some(list) = self.look(|c| c.participants().all(presale)) {
             return Ok(list);
         }

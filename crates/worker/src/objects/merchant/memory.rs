@@ -2,7 +2,7 @@
 //! merchant record, when the next scheduled item is due and whether there are webhooks, each
 //! a copy of committed state, so a request reads none of them from SQLite. The ledger's rows
 //! (tokens, holders, balances, a holder's lists) are kept the same way, by the stores
-//! themselves: `adapters/cache.rs`.
+//! themselves: `adapters/cache/mod.rs`.
 
 use super::{Clock, MerchantObject, CLOCK_KEY};
 use crate::adapters::sql::SqlStore;

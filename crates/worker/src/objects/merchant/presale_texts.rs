@@ -5,7 +5,7 @@
 //! between two purchases costs a lookup and a copy.
 //!
 //! Nothing kept can be stale: any write of a presale or a participant through this object's
-//! stores, committed or rolled back, raises `watch.presales` (`adapters/sql_rows.rs`), and
+//! stores, committed or rolled back, raises `watch.presales` (`adapters/sql/rows.rs`), and
 //! the next lookup forgets every kept text. What a read shows that no write changes is in
 //! the key: its status, which moves with the clock (pending, active, ended), and whether a
 //! public reader of a merchant in private mode sees holders by their addresses.

@@ -1,0 +1,34 @@
+//! The merchant object's SQLite behind the core's storage port: the database and its helpers
+//! (`db.rs`), the `Store` adapter (`store.rs`, with the balance rows in `rows.rs`), the chain's
+//! settlement state (`chain.rs`), the event log and webhooks (`events.rs`) and holder sessions
+//! (`session.rs`). Each file owns the tables it writes; `migrate` creates them all.
+
+pub mod chain;
+pub mod db;
+pub mod events;
+pub mod rows;
+pub mod session;
+pub mod store;
+
+pub(crate) use db::int;
+pub use db::{SqlStore, Watch};
+use tokenpad_core::Result;
+
+impl SqlStore {
+    /// Creates every table and index (idempotent: each statement is `IF NOT EXISTS` or drops
+    /// what a release before made), then the holder counts.
+    pub fn migrate(&self) -> Result<()> {
+        for stmt in db::SCHEMA
+            .iter()
+            .chain(chain::SCHEMA)
+            .chain(events::SCHEMA)
+            .chain(session::SCHEMA)
+        {
+            self.exec(stmt, vec![])?;
+        }
+        for stmt in db::HOLDER_COUNTS {
+            self.exec(stmt, vec![])?;
+        }
+        Ok(())
+    }
+}
