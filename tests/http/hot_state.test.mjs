@@ -251,6 +251,21 @@ describe('the ledger rows the object keeps', () => {
     await w.restart();
     assert.equal((await holder('bob')).balance, was.balance, 'and SQLite kept the committed balance');
   });
+
+  test('a transaction that breaks conservation is refused as it commits, whatever wrote it, and leaves nothing', async () => {
+    const was = await holder('bob');
+    assert.ok(was.balance > 0, 'bob holds some');
+    await api(w, 'GET', `/token/${T}?publicKey=${n.publicKey}`);
+    // Balances credited without the token counting them held, by a transaction that itself
+    // reports success: the books refuse it (the fault answers 200 only if refused for that).
+    const fault = await api(w, 'POST', '/admin/faults', { adminKey: w.adminKey, body: { kind: 'unbalanced_books', merchantId: n.id } });
+    assert.equal(fault.status, 200, fault.text);
+    assert.equal((await holder('bob')).balance, was.balance);
+    const token = await api(w, 'GET', `/token/${T}?publicKey=${n.publicKey}`);
+    assert.equal(token.json.holders.find((h) => h.id === 'bob')?.balance, was.balance);
+    await w.restart();
+    assert.equal((await holder('bob')).balance, was.balance, 'SQLite has none of it');
+  });
 });
 
 test("a presale's reads, kept as the text they answered, show each purchase, the private mode and the clock at once", async () => {

@@ -6,6 +6,7 @@ pub mod address;
 pub mod amount;
 pub mod arith;
 pub mod balance;
+pub mod books;
 pub mod chain;
 pub mod decimal;
 pub mod deployment;

@@ -134,7 +134,6 @@ pub fn launch(store: &mut dyn Store, ctx: &Ctx, new: NewToken) -> Result<Token> 
         };
         market::open(store, ctx, &mut token, opening, new.at)?;
     }
-    token.check_conservation()?;
     store.put_token(&token)?;
     let address = token.address;
     event::emit(

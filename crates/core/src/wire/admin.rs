@@ -143,6 +143,11 @@ pub enum FaultKind {
     /// tokens, and the
     /// copies of them the object keeps in memory, must stay as they were.
     LedgerRollback,
+    /// The merchant object runs a transaction that credits one whole token to each of the 100
+    /// largest holders of every token without counting them held (a ledger bug) and returns
+    /// as if all were well: the books refuse it as it commits (conservation per token), so
+    /// nothing of it stays. Answers 200 only if it was refused for that.
+    UnbalancedBooks,
 }
 
 /// `POST /admin/faults` (local runs and tests).

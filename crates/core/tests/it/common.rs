@@ -338,6 +338,10 @@ impl Fx {
 /// a token's `pooled` is its pool's token reserve, and USDC's `pooled` covers every pool's
 /// USDC reserve.
 pub fn assert_conserved(store: &MemStore) {
+    // What the store's own check at a commit says of everything written since the last one.
+    if let Err(e) = store.books.clone().check() {
+        panic!("the books do not balance: {}", e.message);
+    }
     for ((token, owner), b) in &store.balances {
         assert!(
             store.tokens.iter().any(|t| &t.address == token),

@@ -387,6 +387,14 @@ impl Run {
             }
         };
         assert_conserved(&self.store);
+        // Each operation is a transaction: its books balance when it ends (as the SQLite
+        // adapter checks at its commit).
+        prop_assert_eq!(
+            self.store.commit().map_err(|e| e.message),
+            Ok(()),
+            "{:?}",
+            op
+        );
         prop_assert_eq!(got, want, "{:?}", op);
         match got {
             Ok(()) => update(&mut self.model),

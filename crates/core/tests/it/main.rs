@@ -12,6 +12,7 @@
 )]
 
 mod common;
+mod conservation;
 mod deployment;
 mod due;
 mod events;

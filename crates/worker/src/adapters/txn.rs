@@ -7,7 +7,9 @@
 //!
 //! The object's row cache (`cache/mod.rs`, in `watch`) learns where each transaction begins and
 //! how it ended, so it keeps a transaction's writes only once SQLite committed them, and the
-//! events it held back from SQLite are inserted before the commit.
+//! events it held back from SQLite are inserted before the commit. Every transaction's books
+//! (`watch.books`: what it moved per token) are checked just before it commits: a transaction
+//! that broke conservation for any token rolls back, whichever operation wrote it.
 
 use super::sql::{SqlStore, Watch};
 use std::cell::RefCell;
@@ -26,11 +28,21 @@ pub fn transaction<T: 'static>(
         .try_borrow_mut()
         .map_err(|_| Error::internal("the row cache is busy"))?
         .begin();
+    let books = watch.books.clone();
+    books
+        .try_borrow_mut()
+        .map_err(|_| Error::internal("the books are busy"))?
+        .clear();
     // Events the cache still holds back (`cache/events.rs`; a path that did not seal them) go
     // into SQLite before the commit.
     let events = SqlStore::new(storage.sql()).watching(watch.clone());
     let outcome = run(storage, move || {
         let value = f()?;
+        // Conservation per token, once, whatever the transaction did: an error rolls it back.
+        books
+            .try_borrow_mut()
+            .map_err(|_| Error::internal("the books are busy"))?
+            .check()?;
         events.insert_held_events()?;
         Ok(value)
     });

@@ -4,6 +4,7 @@ use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::amount::Units;
 use crate::model::balance::{Balance, Lock};
+use crate::model::books::Books;
 use crate::model::chain::ChainState;
 use crate::model::deployment::Deployment;
 use crate::model::history::TxRecord;
@@ -56,9 +57,18 @@ pub struct MemStore {
     /// The event log, webhooks and deliveries (`log.rs`).
     pub log: self::log::Log,
     pub sessions: BTreeMap<SessionId, Session>,
+    /// What the transaction under way moved, checked by [`MemStore::commit`].
+    pub books: Books,
 }
 
 impl MemStore {
+    /// Ends the transaction under way as the SQLite adapter's commit does: every token it
+    /// touched still conserves its supply ([`Books::check`]); an error is what would roll it
+    /// back there. The in-memory store has no rollback: callers stop at the error.
+    pub fn commit(&mut self) -> Result<()> {
+        self.books.check()
+    }
+
     /// Σ of every balance of a token, recomputed from scratch (the invariant tests use it).
     pub fn sum_balances(&self, token: &TokenAddress) -> Units {
         self.balances
@@ -93,8 +103,14 @@ impl Store for MemStore {
     }
     fn put_token(&mut self, token: &Token) -> Result<()> {
         match self.tokens.iter_mut().find(|t| t.address == token.address) {
-            Some(t) => *t = token.clone(),
-            None => self.tokens.push(token.clone()),
+            Some(t) => {
+                self.books.token_written(Some(t), token);
+                *t = token.clone();
+            }
+            None => {
+                self.books.token_written(None, token);
+                self.tokens.push(token.clone());
+            }
         }
         Ok(())
     }
@@ -124,8 +140,9 @@ impl Store for MemStore {
         owner: &Address,
         balance: &Balance,
     ) -> Result<()> {
-        self.balances.insert((*token, *owner), *balance);
-        Ok(())
+        let before = self.balances.insert((*token, *owner), *balance);
+        self.books
+            .balance_written(token, &before.unwrap_or_default(), balance)
     }
     fn holdings(&self, owner: &Address) -> Result<Vec<(Token, Balance)>> {
         Ok(self

@@ -14,6 +14,7 @@ use std::rc::Rc;
 use tokenpad_core::crypto::hex0x;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
+use tokenpad_core::model::books::Books;
 use tokenpad_core::model::ids::TokenAddress;
 use tokenpad_core::{Error, Result};
 use worker::{SqlStorage, SqlStorageValue};
@@ -89,6 +90,9 @@ pub struct Watch {
     pub cache: Rc<RefCell<Cache>>,
     /// SQL statements run so far (the object reports them per request in local runs).
     pub statements: Rc<Cell<u64>>,
+    /// What the transaction under way moved in each token's books, checked as it commits
+    /// (`txn.rs`; `tokenpad_core::model::books`).
+    pub books: Rc<RefCell<Books>>,
 }
 
 pub(crate) fn db(e: worker::Error) -> Error {

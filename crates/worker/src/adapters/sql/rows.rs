@@ -10,6 +10,7 @@ use serde::Deserialize;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::balance::{Balance, Lock};
+use tokenpad_core::model::books::Books;
 use tokenpad_core::model::chain::ChainState;
 use tokenpad_core::model::holder::Holder;
 use tokenpad_core::model::ids::{LockId, PresaleId, TokenAddress, UserId};
@@ -43,6 +44,19 @@ impl SqlStore {
             .map_err(|_| Error::internal("the row cache is busy"))?;
         f(&mut cache);
         Ok(())
+    }
+
+    /// Tells the transaction's books what a write moves (`model::books`: checked as the
+    /// transaction commits). A store without a watch keeps no books.
+    fn book(&self, f: impl FnOnce(&mut Books) -> Result<()>) -> Result<()> {
+        let Some(watch) = &self.watch else {
+            return Ok(());
+        };
+        let mut books = watch
+            .books
+            .try_borrow_mut()
+            .map_err(|_| Error::internal("the books are busy"))?;
+        f(&mut books)
     }
 
     pub(crate) fn chain_state_row(&self) -> Result<ChainState> {
@@ -109,6 +123,12 @@ impl SqlStore {
     }
 
     pub(crate) fn put_token_row(&self, token: &Token) -> Result<()> {
+        // The record it replaces (the cache has it: every write reads its token first).
+        let before = self.token_row(&token.address)?;
+        self.book(|b| {
+            b.token_written(before.as_ref(), token);
+            Ok(())
+        })?;
         self.tell(|c| c.write_token(token))?;
         self.exec(
             "INSERT INTO tokens (address, data) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET data = excluded.data",
@@ -191,6 +211,7 @@ impl SqlStore {
             .ok_or_else(|| Error::internal("balance total overflow"))?;
         // The row as it was (the cache has it: every write reads its balance first).
         let before = self.balance_row(token, owner)?;
+        self.book(|b| b.balance_written(token, &before, balance))?;
         self.tell(|c| c.write_balance(token, owner, *balance))?;
         self.exec(
             "INSERT INTO balances (token, owner, active, locked, total_key) VALUES (?, ?, ?, ?, ?) \
