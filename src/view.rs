@@ -144,7 +144,7 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
             balance: Dec::of(&l.balance),
             value: Dec::of(&l.value),
             priced: priced(l.price.as_ref(), &l.value),
-            unlock_date: Some(l.unlock_date.clone()),
+            unlock_date: Some(l.unlock_date.to_string()),
             presale: None,
         });
     }
@@ -163,7 +163,7 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
             presale: Some((
                 p.metadata.presale_id.to_string(),
                 Dec::of(&p.metadata.progress),
-                p.metadata.end_date.clone(),
+                p.metadata.end_date.to_string(),
             )),
         });
     }

@@ -13,6 +13,7 @@ use crate::model::ids::{
     DeploymentId, JobId, LockId, MerchantId, PresaleId, TokenAddress, UserId, WebhookId,
 };
 use crate::model::input::{HttpUrl, Int, Symbol, Text};
+use crate::model::time::Timestamp;
 use crate::ErrorCode;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{json, Map, Value};
@@ -278,9 +279,6 @@ component!(TxHash, "TxHash", {
     "pattern": "^0x[0-9a-fA-F]{64}$",
     "description": "Transaction hash (keccak-256, 0x + 64 hex digits)."
 });
-
-/// An ISO 8601 instant (kept as a `String` in the wire types: `#[schemars(with = "Timestamp")]`).
-pub struct Timestamp;
 
 component!(Timestamp, "Timestamp", {
     "type": "string",

@@ -6,6 +6,7 @@
 use crate::model::address::Address;
 use crate::model::decimal::{AmountInput, Decimal};
 use crate::model::ids::UserId;
+use crate::model::time::Timestamp;
 use crate::model::token::Network;
 use crate::ops::deployment::{AirdropRequest, MemecoinRequest};
 use crate::ops::ledger::{DistributeRequest, SendRequest, SpendRequest};
@@ -16,7 +17,7 @@ use crate::ops::settings::PatchSettingsRequest;
 use crate::ops::token::{CreateTokenRequest, PatchTokenRequest};
 use crate::ops::webhook::{CreateWebhookRequest, UpdateWebhookRequest};
 use crate::schema::{
-    drop_null, DeploymentStatusRequest, EventSelectorList, OpenApiDocument, Timestamp, TxHash,
+    drop_null, DeploymentStatusRequest, EventSelectorList, OpenApiDocument, TxHash,
 };
 use crate::wire::admin::{
     ChainFaultsRequest, ChainFaultsResult, Clock, CreateMerchantRequest, ErrorBody, FaucetRequest,

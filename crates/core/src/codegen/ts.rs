@@ -7,6 +7,7 @@
 use crate::model::address::Address;
 use crate::model::decimal::Decimal;
 use crate::model::ids::{PresaleId, TokenAddress, UserId};
+use crate::model::time::Timestamp;
 use crate::wire::admin::ErrorBody;
 use crate::wire::holder::{HolderFull, TokenBalance};
 use crate::wire::presale::{Presale, PresaleMerchant};
@@ -33,7 +34,7 @@ macro_rules! string {
     )*};
 }
 
-string!(Address, TokenAddress, UserId, PresaleId);
+string!(Address, TokenAddress, UserId, PresaleId, Timestamp);
 
 /// Written in TypeScript as in `src/tokenpad.d.ts` before it was generated.
 const DECIMAL_DOCS: &str = "/**

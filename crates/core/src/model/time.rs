@@ -1,7 +1,45 @@
 //! Time is passed in, never read: `Millis` is UNIX milliseconds on the service clock (which
 //! local runs may move forward with time travel). This module only formats it.
 
+use serde::{Deserialize, Serialize};
+
 pub type Millis = u64;
+
+/// An instant on the wire: ISO 8601 in UTC with milliseconds (`2026-11-21T12:00:00.000Z`,
+/// [`iso8601`]). Made from a [`Millis`] by the service; read back as it came by the package.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Timestamp(String);
+
+impl Timestamp {
+    /// The instant `ms` (UNIX milliseconds).
+    pub fn at(ms: Millis) -> Timestamp {
+        Timestamp(iso8601(ms))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Timestamp {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<&str> for Timestamp {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl std::fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 pub const SECOND: Millis = 1_000;
 pub const DAY: Millis = 86_400 * SECOND;

@@ -7,6 +7,7 @@ use crate::model::amount::unit;
 use crate::model::decimal::{Decimal, Whole};
 use crate::model::ids::MerchantId;
 use crate::model::input::{Checked, Int, Text};
+use crate::model::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
 /// `POST /admin/merchants`.
@@ -57,8 +58,7 @@ pub struct Clock {
     /// Total offset of the service clock from real time.
     pub offset_seconds: u64,
     /// ISO 8601.
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
-    pub now: String,
+    pub now: Timestamp,
     /// The service clock, UNIX seconds.
     pub now_unix: u64,
 }

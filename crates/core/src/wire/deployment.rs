@@ -8,7 +8,7 @@ use crate::model::deployment::{
     exchange_url, service_build_url, Deployment as Record, DeploymentKind, DeploymentStatus,
 };
 use crate::model::ids::{DeploymentId, TokenAddress};
-use crate::model::time::iso8601;
+use crate::model::time::Timestamp;
 use crate::model::token::Network;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
@@ -130,7 +130,7 @@ pub struct DeploymentOverview {
     pub price: Decimal,
     pub marketplace: bool,
     pub transaction_hash: Option<String>,
-    pub created_at: String,
+    pub created_at: Timestamp,
     pub service_build_url: String,
     pub holders: Vec<OverviewHolder>,
     pub holders_count: u64,
@@ -139,7 +139,7 @@ pub struct DeploymentOverview {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exchange_url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mined_at: Option<String>,
+    pub mined_at: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub liquidity_supply: Option<Decimal>,
 }
@@ -165,7 +165,7 @@ impl DeploymentOverview {
             price: Decimal::of(req.initial_price),
             marketplace: req.marketplace,
             transaction_hash: d.tx_hash.clone(),
-            created_at: iso8601(d.created_at),
+            created_at: Timestamp::at(d.created_at),
             service_build_url: service_build_url(base_url, &d.id),
             holders: Vec::new(),
             holders_count: 0,
@@ -176,7 +176,7 @@ impl DeploymentOverview {
         };
         if d.status == DeploymentStatus::Success {
             v.exchange_url = exchange_url(req.network, d.token_address);
-            v.mined_at = d.mined_at.map(iso8601);
+            v.mined_at = d.mined_at.map(Timestamp::at);
             if let Some(token) = store.token(&d.token_address)? {
                 let (holders, count) = store.top_holders(&token.address, PAGE_HOLDERS)?;
                 let amount =

@@ -21,7 +21,7 @@ use crate::model::decimal::Decimal;
 use crate::model::event::{event_id, EventRecord, EventType, Subject};
 use crate::model::ids::{MerchantId, TokenAddress, UserId};
 use crate::model::pool::Booked;
-use crate::model::time::iso8601;
+use crate::model::time::Timestamp;
 use crate::ops;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
@@ -38,8 +38,7 @@ pub struct Event {
     #[serde(rename = "type")]
     pub kind: EventType,
     /// When it happened (the service clock).
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
-    pub created_at: String,
+    pub created_at: Timestamp,
     #[cfg_attr(feature = "codegen", schemars(with = "String"))]
     pub merchant_id: MerchantId,
     /// The resource it is about (`presale:<id>`, `transaction:<id>`, `token:<address>`,
@@ -242,7 +241,7 @@ pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Stri
                     price: t.price.map(Decimal::of),
                     status: ItemStatus::Locked,
                     kind: ItemKind::Lock,
-                    unlock_date: iso8601(lock.unlock_at),
+                    unlock_date: Timestamp::at(lock.unlock_at),
                 },
                 user_id: user_id.clone(),
             })
@@ -332,7 +331,7 @@ impl Event {
         Ok(Event {
             id: event_id(merchant, e.seq),
             kind: e.kind,
-            created_at: iso8601(e.at),
+            created_at: Timestamp::at(e.at),
             merchant_id: merchant.clone(),
             resource: e.resource.clone(),
             data: EventData(data),

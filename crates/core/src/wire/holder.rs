@@ -7,7 +7,7 @@ use crate::model::amount::{Units, Usd};
 use crate::model::decimal::Decimal;
 use crate::model::holder::Holder;
 use crate::model::ids::{PresaleId, TokenAddress, UserId};
-use crate::model::time::iso8601;
+use crate::model::time::Timestamp;
 use crate::model::token::Token;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
@@ -105,8 +105,7 @@ pub struct LockItem {
     #[serde(rename = "type")]
     pub kind: ItemKind,
     /// ISO date when the tokens unlock.
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
-    pub unlock_date: String,
+    pub unlock_date: Timestamp,
 }
 
 /// A holder's position in a presale: the tokens expected, the USDC paid.
@@ -141,8 +140,7 @@ pub struct PresaleItemMetadata {
     /// Percent of the target raised.
     pub progress: Decimal,
     /// ISO date of the presale's end.
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
-    pub end_date: String,
+    pub end_date: Timestamp,
 }
 
 /// `GET /holder/:holderAddressOrUserId/token/:tokenAddress`.
@@ -233,7 +231,7 @@ impl HolderFull {
                     price: token.price.map(Decimal::of),
                     status: ItemStatus::Locked,
                     kind: ItemKind::Lock,
-                    unlock_date: iso8601(lock.unlock_at),
+                    unlock_date: Timestamp::at(lock.unlock_at),
                 },
             ));
         }
@@ -259,7 +257,7 @@ impl HolderFull {
                 metadata: PresaleItemMetadata {
                     presale_id: p.id.clone(),
                     progress: super::presale::progress(&p),
-                    end_date: iso8601(p.end_ms()),
+                    end_date: Timestamp::at(p.end_ms()),
                 },
             });
         }

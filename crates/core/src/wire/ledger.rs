@@ -6,7 +6,7 @@ use crate::model::address::Address;
 use crate::model::decimal::Decimal;
 use crate::model::history::{ChainStatus, TxRecord as Record, TxType};
 use crate::model::ids::TokenAddress;
-use crate::model::time::iso8601;
+use crate::model::time::Timestamp;
 use crate::ops::history::Page;
 use crate::ops::ledger::Receipt;
 use serde::{Deserialize, Serialize};
@@ -147,8 +147,7 @@ pub struct TxRecord {
     pub from: Address,
     pub to: Address,
     /// ISO 8601.
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
-    pub timestamp: String,
+    pub timestamp: Timestamp,
 }
 
 impl TxRecord {
@@ -163,7 +162,7 @@ impl TxRecord {
             amount: Decimal::from_units(r.amount.raw(), r.decimals),
             from: r.from,
             to: r.to,
-            timestamp: iso8601(r.at),
+            timestamp: Timestamp::at(r.at),
         }
     }
 }

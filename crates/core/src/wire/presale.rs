@@ -8,7 +8,7 @@ use crate::model::amount::percent_micro;
 use crate::model::decimal::Decimal;
 use crate::model::ids::{PresaleId, TokenAddress, UserId};
 use crate::model::presale::{Presale as Record, Step};
-use crate::model::time::{iso8601, Millis};
+use crate::model::time::{Millis, Timestamp};
 use crate::ops::presale::{Outcome, Purchase};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
@@ -69,18 +69,10 @@ pub struct Presale {
     pub token_info: PresaleTokenInfo,
     /// ISO 8601.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "Option<crate::schema::Timestamp>")
-    )]
-    pub created_at: Option<String>,
+    pub created_at: Option<Timestamp>,
     /// When the presale last changed (a purchase, a completion step, a refund), ISO 8601.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "Option<crate::schema::Timestamp>")
-    )]
-    pub updated_at: Option<String>,
+    pub updated_at: Option<Timestamp>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -156,11 +148,7 @@ pub struct CompletionState {
     /// When a step last ran (ISO 8601).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "codegen", ts(optional))]
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "Option<crate::schema::Timestamp>")
-    )]
-    pub updated_at: Option<String>,
+    pub updated_at: Option<Timestamp>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -296,8 +284,8 @@ impl Presale {
                 symbol: p.token_info.symbol.clone(),
                 image_url: p.token_info.image_url.clone(),
             },
-            created_at: Some(iso8601(p.created_at)),
-            updated_at: Some(iso8601(p.last_change())),
+            created_at: Some(Timestamp::at(p.created_at)),
+            updated_at: Some(Timestamp::at(p.last_change())),
         })
     }
 }
@@ -333,7 +321,7 @@ impl PresaleMerchant {
                 transactions: p.completion.transactions.clone(),
                 retry_count: p.completion.retry_count,
                 last_error: p.completion.last_error.clone(),
-                updated_at: p.completion.updated_at.map(iso8601),
+                updated_at: p.completion.updated_at.map(Timestamp::at),
             },
             presale_info: PresaleInfo {
                 distributed: p.distributed,

@@ -5,7 +5,7 @@
 
 use crate::error::ErrorCode;
 use crate::model::schedule::DueFailure;
-use crate::model::time::iso8601;
+use crate::model::time::Timestamp;
 use crate::store::DueKey;
 use serde::{Deserialize, Serialize};
 
@@ -37,12 +37,9 @@ pub struct ParkedItem {
     /// The last failure's message (`Internal error` for an internal one: the detail is in the
     /// service's log).
     pub message: String,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
-    pub first_failed_at: String,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
-    pub last_failed_at: String,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
-    pub parked_at: String,
+    pub first_failed_at: Timestamp,
+    pub last_failed_at: Timestamp,
+    pub parked_at: Timestamp,
 }
 
 /// `{ has_more: false, data: ParkedItem[] }`, most recently parked first.
@@ -77,9 +74,9 @@ impl ParkedItem {
             attempts: f.attempts,
             code: f.code,
             message,
-            first_failed_at: iso8601(f.first_failed_at),
-            last_failed_at: iso8601(f.last_failed_at),
-            parked_at: iso8601(parked_at),
+            first_failed_at: Timestamp::at(f.first_failed_at),
+            last_failed_at: Timestamp::at(f.last_failed_at),
+            parked_at: Timestamp::at(parked_at),
         })
     }
 }

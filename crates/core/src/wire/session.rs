@@ -11,7 +11,7 @@ use crate::model::decimal::Decimal;
 use crate::model::ids::{TokenAddress, UserId};
 use crate::model::merchant::Merchant;
 use crate::model::session::{Limit, Scope, Session};
-use crate::model::time::iso8601;
+use crate::model::time::Timestamp;
 use crate::ops::session::access::{self, Caller};
 use crate::ops::{holder, token};
 use crate::store::Store;
@@ -64,8 +64,7 @@ pub struct SessionInfo {
     /// Empty: the scopes alone bound what the session moves.
     pub limits: Vec<SessionLimit>,
     /// ISO 8601.
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
-    pub expires_at: String,
+    pub expires_at: Timestamp,
     /// UNIX seconds (the token's `exp`).
     pub expires_at_unix: u64,
 }
@@ -76,7 +75,7 @@ impl SessionInfo {
             user_id: s.user_id.clone(),
             scopes: s.scopes.clone(),
             limits: s.limits.iter().map(SessionLimit::of).collect(),
-            expires_at: iso8601(s.expires_at),
+            expires_at: Timestamp::at(s.expires_at),
             expires_at_unix: s.expires_at / 1000,
         }
     }

@@ -8,7 +8,7 @@ use crate::model::decimal::Decimal;
 use crate::model::deployment::exchange_url;
 use crate::model::ids::{JobId, TokenAddress};
 use crate::model::job::{Job as JobRecord, JobStatus};
-use crate::model::time::iso8601;
+use crate::model::time::Timestamp;
 use crate::model::token::{Network, Token as TokenRecord, TokenOrigin};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
@@ -52,8 +52,7 @@ pub struct Token<H = TokenHolder> {
     #[serde(rename = "canLP")]
     pub can_lp: bool,
     pub image_url: Option<String>,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
-    pub created_at: String,
+    pub created_at: Timestamp,
     /// How the token came to be.
     pub origin: TokenOrigin,
     /// Listed on the service's marketplace (template deployments).
@@ -110,7 +109,7 @@ impl Token {
             can_airdrop: token.can_airdrop,
             can_lp: token.can_lp,
             image_url: token.image_url.clone(),
-            created_at: iso8601(token.created_at),
+            created_at: Timestamp::at(token.created_at),
             origin: token.origin,
             marketplace: token.marketplace,
             holders: rows

@@ -3,7 +3,7 @@
 
 use crate::model::event::{event_id, public_id};
 use crate::model::ids::{MerchantId, WebhookId};
-use crate::model::time::iso8601;
+use crate::model::time::Timestamp;
 use crate::model::webhook::{
     Attempt as AttemptRecord, Delivery as DeliveryRecord, DeliveryState, Webhook as WebhookRecord,
 };
@@ -22,10 +22,8 @@ pub struct Webhook {
     pub description: Option<String>,
     /// A disabled endpoint receives nothing.
     pub enabled: bool,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
-    pub created_at: String,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
-    pub updated_at: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
 }
 
 impl Webhook {
@@ -36,8 +34,8 @@ impl Webhook {
             events: w.events.clone(),
             description: w.description.clone(),
             enabled: w.enabled,
-            created_at: iso8601(w.created_at),
-            updated_at: iso8601(w.updated_at),
+            created_at: Timestamp::at(w.created_at),
+            updated_at: Timestamp::at(w.updated_at),
         }
     }
 }
@@ -70,8 +68,7 @@ pub struct WebhookDeleted {
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryAttempt {
     /// When it was sent (the service clock).
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
-    pub at: String,
+    pub at: Timestamp,
     pub duration_ms: u64,
     /// The receiver's HTTP status, when it answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,7 +84,7 @@ pub struct DeliveryAttempt {
 impl DeliveryAttempt {
     fn of(a: &AttemptRecord) -> DeliveryAttempt {
         DeliveryAttempt {
-            at: iso8601(a.at),
+            at: Timestamp::at(a.at),
             duration_ms: a.duration_ms,
             response_status: a.status,
             error: a.error.clone(),
@@ -110,19 +107,10 @@ pub struct Delivery {
     pub status: DeliveryState,
     pub attempt_count: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "Option<crate::schema::Timestamp>")
-    )]
-    pub next_attempt_at: Option<String>,
-    #[cfg_attr(feature = "codegen", schemars(with = "crate::schema::Timestamp"))]
-    pub created_at: String,
+    pub next_attempt_at: Option<Timestamp>,
+    pub created_at: Timestamp,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "codegen",
-        schemars(with = "Option<crate::schema::Timestamp>")
-    )]
-    pub finished_at: Option<String>,
+    pub finished_at: Option<Timestamp>,
     /// A replay: the delivery it repeats.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay_of: Option<String>,
@@ -139,9 +127,9 @@ impl Delivery {
             event_type: d.kind,
             status: d.state,
             attempt_count: d.attempt_count,
-            next_attempt_at: d.next_at.map(iso8601),
-            created_at: iso8601(d.created_at),
-            finished_at: d.finished_at.map(iso8601),
+            next_attempt_at: d.next_at.map(Timestamp::at),
+            created_at: Timestamp::at(d.created_at),
+            finished_at: d.finished_at.map(Timestamp::at),
             replay_of: d.replay_of.map(|s| public_id("dlv", merchant, s)),
             attempts: d.attempts.iter().map(DeliveryAttempt::of).collect(),
         }

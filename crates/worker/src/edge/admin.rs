@@ -10,7 +10,7 @@ use crate::http;
 use serde_json::Value;
 use tokenpad_core::auth::{hashes_equal, key_hash, new_keys};
 use tokenpad_core::model::ids::MerchantId;
-use tokenpad_core::model::time::{iso8601, Millis};
+use tokenpad_core::model::time::{iso8601, Millis, Timestamp};
 use tokenpad_core::wire::admin::{
     ChainFaultsRequest, ChainFaultsResult, Clock, CreateMerchantRequest, FaucetRequest,
     FaucetResult, FaultKind, FaultsRequest, FaultsResult, MerchantCreated, TimeAdvanceRequest,
@@ -120,7 +120,7 @@ fn clock(offset: Millis) -> Result<Response> {
         200,
         &Clock {
             offset_seconds: offset / 1000,
-            now: iso8601(now),
+            now: Timestamp::at(now),
             now_unix: now / 1000,
         },
     )

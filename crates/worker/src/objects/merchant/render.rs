@@ -125,7 +125,7 @@ mod tests {
             amount: Decimal::from_units(u128::from(n) * 1_000, 3),
             from: Address([1; 20]),
             to: Address([2; 20]),
-            timestamp: "2026-11-24T10:00:00.000Z".into(),
+            timestamp: tokenpad_core::model::time::Timestamp::at(1_795_514_400_000),
         }
     }
 
