@@ -214,22 +214,26 @@ describe('launch, locks, unlock, refund, resolve', () => {
     const info = s.tokenDeploymentInfo;
     assert.equal(info.amountTokensBought, (250_000_000n * 10n ** 18n).toString());
     if (evm()) {
-      // On a real chain the steps are the ledger's; of their transactions only the token's
-      // deployment is one of its own (the allocations are transfers, each in its buyer's
-      // history), and its hash appears once the node has mined it, never before.
+      // On a real chain each step's hash appears once the node has mined it, never before:
+      // the token's deployment (through the factory), the pool's opening (swapTx) and the
+      // locks' batch (withdrawTx, the first, and distributionTx, the last).
+      const onChainSteps = ['tokenCreationTx', 'swapTx', 'withdrawTx', 'distributionTx'];
       const names = Object.keys(s.completionState.transactions);
-      assert.ok(names.every((n) => n === 'tokenCreationTx'), JSON.stringify(s.completionState));
-      assert.equal(s.presaleInfo.distributeTxHash, undefined, 'no single distribution transaction');
-      assert.equal(info.hash ?? undefined, s.completionState.transactions.tokenCreationTx);
+      assert.ok(names.every((n) => onChainSteps.includes(n)), JSON.stringify(s.completionState));
       let mined;
-      await until('the presale token deployed on chain', async () => {
+      await until('every launch step mined on chain', async () => {
         mined = (await merchantRead(m, p.id)).json;
-        return mined.tokenDeploymentInfo.hash != null;
+        return onChainSteps.every((n) => mined.completionState.transactions[n]);
       }, { timeoutMs: 60_000 });
-      const hash = mined.tokenDeploymentInfo.hash;
-      assert.match(hash, HASH);
-      assert.deepEqual(mined.completionState.transactions, { tokenCreationTx: hash });
-      const receipt = await minedReceipt(w, hash);
+      const txs = mined.completionState.transactions;
+      assert.deepEqual(Object.keys(txs).sort(), [...onChainSteps].sort());
+      for (const n of onChainSteps) {
+        assert.match(txs[n], HASH, n);
+        await minedReceipt(w, txs[n]); // mined and successful
+      }
+      assert.equal(mined.tokenDeploymentInfo.hash, txs.tokenCreationTx);
+      assert.equal(mined.presaleInfo.distributeTxHash, txs.distributionTx);
+      const receipt = await minedReceipt(w, txs.tokenCreationTx);
       assert.equal(receipt.to.toLowerCase(), w.chain.factory.toLowerCase(), 'deployed through the factory');
       assert.notEqual(await codeAt(w.chain.rpcUrl, info.tokenAddress), '0x', 'the token has code at its reserved address');
     } else {
