@@ -1,7 +1,8 @@
 // Two builds of tokenpad side by side: another commit (A) against this checkout (B), each
 // benchmarked by its own ./scripts/bench.sh, alternating A B A B so that the machine's drift
 // falls on both alike, then one table of workerd's CPU ms per request and share of hello-world
-// per route and run. The README's "this release against the previous one" figures come from it.
+// per route and run. The side-by-side runs of one release against the last in
+// docs/performance-history.md come from it.
 //
 //   node bench/ab.mjs <commit> [--rounds 2] [--out dir] [bench.sh options: --only, --seconds, ...]
 //   node bench/ab.mjs --table <dir>          the table of runs already made

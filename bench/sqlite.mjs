@@ -9,7 +9,7 @@
 // the price a request pays, which dirties and commits its pages alone; without it, n
 // statements share one transaction and the pages they touch, the statement's marginal price.
 //
-// The README's per-statement figures (a balance write, a history or event insert) come from it.
+// docs/performance.md's per-statement figures (a balance write, a history or event insert) come from it.
 import path from 'node:path';
 import { ROOT, startWorker } from '../tests/http/harness.mjs';
 import { load } from './common.mjs';

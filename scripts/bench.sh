@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tokenpad's benchmark: a hello-world Worker and tokenpad side by side under the same wrangler
-# and workerd, every route named in the README's Performance section loaded with autocannon
+# and workerd, every route named in docs/performance.md loaded with autocannon
 # (req/s, p50, p99, share of hello-world's req/s measured in the same run, CPU time per request
 # against hello-world's; hello-world is also measured writing one log line per request, as
 # tokenpad does, to show what the runtime charges for that line, and after a call to a

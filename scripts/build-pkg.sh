@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the npm package @tokenpad/client into pkg/ (see "Browser library" in README.md):
+# Builds the npm package @tokenpad/client into pkg/ (see docs/package.md, also its README):
 #   pkg/tokenpad_bg.wasm   the one wasm (the root crate: release, LTO, opt-level z, wasm-opt -Oz)
 #   pkg/wasm.js            its wasm-bindgen glue (--target web: init / initSync)
 #   pkg/wasm-gz.js         the same wasm gzipped + base64, for bundlers with no asset support
@@ -95,9 +95,11 @@ cjs init init --define:import.meta.url=__tokenpad_url \
 cp pkg/init.cjs pkg/web.cjs
 rm -f pkg/node-cjs.js pkg/node-cjs.d.ts
 
-# 4. README: the "Browser library" section of the repository's README.
-awk '/^## Browser library/{p=1; print "# @tokenpad/client\n"; next} p && /^## /{exit} p' README.md > pkg/README.md
-[[ -s pkg/README.md ]] || printf '# @tokenpad/client\n\nSee the tokenpad repository README, "Browser library".\n' > pkg/README.md
+# 4. README: docs/package.md, the package's documentation, under the package's name (its
+#    relative links are made absolute on the repository by scripts/pkg-manifest.mjs, step 5).
+[[ -s docs/package.md && "$(head -n 1 docs/package.md)" == "# "* ]] \
+  || die "docs/package.md (the package's README) is missing or does not start with its title"
+{ printf '# @tokenpad/client\n'; tail -n +2 docs/package.md; } > pkg/README.md
 
 # 5. package.json and the CommonJS declarations (scripts/pkg-manifest.mjs), and the license.
 cp LICENSE pkg/LICENSE

@@ -6,7 +6,7 @@
 // The relayer is the merchant's own wallet (`merchantAddress` in POST /admin/merchants's answer).
 // This sets its balance on the anvil that ./scripts/dev.sh --chain anvil runs (its RPC URL is in
 // .tokenpad/chain.env, or CHAIN_RPC_URL). It refuses any other chain: on Base Sepolia or Base,
-// send ETH to the address from a wallet of yours (see the README, "Funding relayers").
+// send ETH to the address from a wallet of yours (see docs/deploy.md, "Funding relayers").
 import { readFileSync, existsSync } from 'node:fs';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,8 @@
 // Finishes pkg/ for scripts/build-pkg.sh: the CommonJS type declarations (each .d.ts again
 // as .d.cts, its relative imports pointing at .cjs, so that TypeScript reads a `require` of
-// the package as CommonJS: what @arethetypeswrong/cli checks) and package.json.
+// the package as CommonJS: what @arethetypeswrong/cli checks), package.json, and the README's
+// links (README.md is docs/package.md, whose links to the other docs are relative: npm shows it
+// away from the repository, so they are made absolute on it).
 //
 //   node scripts/pkg-manifest.mjs <pkg dir> <version>
 //
@@ -8,7 +10,7 @@
 // publishes): TOKENPAD_REPOSITORY_URL, else GITHUB_REPOSITORY (set in GitHub Actions), else
 // `git remote get-url origin`, else tokenpad's own.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const [dir, version] = process.argv.slice(2);
@@ -58,7 +60,7 @@ const manifest = {
   description: 'tokenpad for JavaScript: a public-key client with live updates and view models (Rust compiled to WebAssembly), a secret-key server client, a Metal SDK-compatible client, React hooks',
   license: 'Apache-2.0',
   repository: { type: 'git', url: `git+${repo}.git` },
-  homepage: `${repo}#browser-library`,
+  homepage: `${repo}/blob/HEAD/docs/package.md`,
   bugs: { url: `${repo}/issues` },
   type: 'module',
   main: './node.cjs',
@@ -98,3 +100,18 @@ const manifest = {
   keywords: ['tokenpad', 'metal', 'tokens', 'presale', 'wasm', 'react', 'cloudflare-workers'],
 };
 writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+
+// 3. README.md's relative links (`metal.md`, `../README.md#...`), made absolute on the
+// repository's docs/ (code blocks left as they are).
+const readmePath = path.join(dir, 'README.md');
+if (existsSync(readmePath)) {
+  const docsBase = `${repo}/blob/HEAD/docs/`;
+  let fenced = false;
+  const lines = readFileSync(readmePath, 'utf8').split('\n').map((line) => {
+    if (line.startsWith('```')) fenced = !fenced;
+    if (fenced) return line;
+    return line.replace(/\]\(([^)\s]+)\)/g, (whole, target) =>
+      /^(?:[a-z][a-z+.-]*:|#)/i.test(target) ? whole : `](${new URL(target, docsBase).href})`);
+  });
+  writeFileSync(readmePath, lines.join('\n'));
+}

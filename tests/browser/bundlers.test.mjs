@@ -1,9 +1,9 @@
 // The packed package bundled as users bundle it, with no configuration for the wasm, and the
 // bundles loaded in Chromium (playwright-core, /usr/bin/chromium) against the worker in
 // workerd, from another origin (so CORS is what a real page gets):
-//   - esbuild: the README's browser example as printed (the `browser` build: the wasm inside
+//   - esbuild: docs/package.md's browser example as printed (the `browser` build: the wasm inside
 //     the bundle, nothing to copy), following a presale live over the WebSocket;
-//   - vite, with React: the README's React example as printed (useHolder, live);
+//   - vite, with React: docs/package.md's React example as printed (useHolder, live);
 //   - webpack: the client's errors, Retry-After and the service clock read across origins.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -104,7 +104,7 @@ describe('bundlers in Chromium', { timeout: 300_000 }, () => {
     await pack?.cleanup();
   });
 
-  test('esbuild: the README browser example, its wasm inside the bundle, pushed live', async () => {
+  test('esbuild: the browser example of docs/package.md, its wasm inside the bundle, pushed live', async () => {
     const { build } = await import(path.join(ROOT, 'node_modules', 'esbuild', 'lib', 'main.js'));
     const src = path.join(pack.app, 'esbuild');
     await mkdir(src, { recursive: true });
@@ -153,7 +153,7 @@ describe('bundlers in Chromium', { timeout: 300_000 }, () => {
     }
   });
 
-  test('vite with React: the README React example, useHolder live', async () => {
+  test('vite with React: the React example of docs/package.md, useHolder live', async () => {
     const { build } = await import(path.join(ROOT, 'node_modules', 'vite', 'dist', 'node', 'index.js'));
     const src = path.join(pack.app, 'vite');
     await mkdir(src, { recursive: true });

@@ -104,6 +104,14 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
     assert.match(pkg.repository.url, /^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
     assert.ok(pkg.engines.node);
     assert.match(readFileSync(path.join(pack.installed, 'LICENSE'), 'utf8'), /Apache License\s+Version 2\.0/);
+    // The README is docs/package.md under the package's name, its examples in it, and its links
+    // absolute (npm shows it away from the repository, where `metal.md` leads nowhere).
+    const readme = readFileSync(path.join(pack.installed, 'README.md'), 'utf8');
+    assert.match(readme, /^# @tokenpad\/client\n/);
+    for (const example of ['browser', 'node', 'server', 'edge', 'react']) assert.ok(readme.includes(`<!-- example: ${example} -->`), example);
+    const prose = readme.split(/^```.*$/m).filter((_, i) => i % 2 === 0).join('\n');
+    assert.deepEqual([...prose.matchAll(/\]\((?![a-z][a-z+.-]*:|#)([^)\s]+)\)/gi)].map((m) => m[1]), [], 'relative links in the package README');
+    assert.ok(prose.includes(`](${pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '')}/blob/HEAD/docs/metal.md)`), 'the link to docs/metal.md, on the repository');
   });
 
   test('ESM and CommonJS, one TokenpadError class across both, the wasm passed in by hand', async () => {

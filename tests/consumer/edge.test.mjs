@@ -1,5 +1,5 @@
 // The package in an edge Worker: the packed package installed into a fresh Worker project
-// whose code is the README's edge example as printed, served by wrangler in workerd (which
+// whose code is docs/package.md's edge example as printed, served by wrangler in workerd (which
 // resolves the package's `workerd` build: the .wasm imported as a module), calling the local
 // tokenpad (also in workerd) with the server client and the public-key client.
 import assert from 'node:assert/strict';
@@ -36,7 +36,7 @@ after(async () => {
   await pack?.cleanup();
 });
 
-test('README: the edge example runs in workerd as printed', { timeout: 60_000 }, async () => {
+test('docs: the edge example runs in workerd as printed', { timeout: 60_000 }, async () => {
   const first = await api(edge, 'GET', '/?userId=carol');
   assert.equal(first.status, 200, `${first.text}\n${edge.logs().slice(-3000)}`);
   assert.equal(first.json.balance, '1.5');

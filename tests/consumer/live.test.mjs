@@ -1,4 +1,4 @@
-// The packed package under Node against the real worker (workerd): the README's Node and
+// The packed package under Node against the real worker (workerd): docs/package.md's Node and
 // server examples as printed, the server client through every kind of operation with exact
 // amounts, and watchHolder / watchPresale pushed over the WebSocket.
 // Needs the built worker and pkg/; Node 20 runs the scripts with --experimental-websocket.
@@ -33,7 +33,7 @@ describe('@tokenpad/client against the worker', { timeout: 240_000 }, () => {
     await pack?.cleanup();
   });
 
-  test('README: the Node example runs as printed', async () => {
+  test('docs: the Node example runs as printed', async () => {
     const code = (await readmeExample('node'))
       .replaceAll('http://127.0.0.1:8787', w.baseUrl)
       .replaceAll("'pk_...'", `'${m.publicKey}'`);
@@ -43,7 +43,7 @@ describe('@tokenpad/client against the worker', { timeout: 240_000 }, () => {
     assert.match(out, /holder_not_found 404 No holder with id nobody/);
   });
 
-  test('README: the server example runs as printed, spending once under its idempotency key', async () => {
+  test('docs: the server example runs as printed, spending once under its idempotency key', async () => {
     const code = (await readmeExample('server'))
       .replaceAll('http://127.0.0.1:8787', w.baseUrl)
       .replaceAll("'TOKEN_ADDRESS'", `'${token.address}'`);
@@ -59,8 +59,8 @@ describe('@tokenpad/client against the worker', { timeout: 240_000 }, () => {
     assert.equal(history.json.data.filter((t) => t.type === 'spend').length, 1);
   });
 
-  test('README: the webhook receiver verifies real deliveries; the server client manages webhooks', async () => {
-    // The README's receiver as printed, on a free port, fed by the worker's deliveries.
+  test('docs: the webhook receiver verifies real deliveries; the server client manages webhooks', async () => {
+    // The receiver of docs/events.md as printed, on a free port, fed by the worker's deliveries.
     const port = await new Promise((resolve) => {
       const probe = createServer().listen(0, '127.0.0.1', () => {
         const { port: p } = probe.address();

@@ -91,7 +91,7 @@ describe('@tokenpad/client/metal against the worker', { timeout: 240_000 }, () =
     assert.equal(e.held.tokens.find((t) => t.address === token.address).balance, 101.5);
   });
 
-  test('README: the metal example runs as printed', async () => {
+  test('docs: the metal example runs as printed', async () => {
     const out = await js('readme-metal.mjs', await readmeExample('metal'), { TOKENPAD_SECRET_KEY: m.secretKey });
     assert.match(out, /^(pending|success) 0x[0-9a-fA-F]{40}$/m);
   });

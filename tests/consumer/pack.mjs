@@ -81,13 +81,27 @@ export async function node(app, file, env = {}, args = []) {
   }
 }
 
-/** The code block right after `<!-- example: NAME -->` in README.md. */
+/** Where the documentation's examples are printed: the README and docs/ (docs/package.md, docs/metal.md, ...). */
+export async function docFiles() {
+  const docs = (await readdir(path.join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).sort().map((f) => path.join('docs', f));
+  return ['README.md', ...docs];
+}
+
+/**
+ * The code block right after `<!-- example: NAME -->`, wherever the documentation prints it
+ * (README.md or docs/*.md): exactly one block may carry the name.
+ */
 export async function readmeExample(name) {
   const { readFile } = await import('node:fs/promises');
-  const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-  const m = readme.match(new RegExp(`<!-- example: ${name} -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\`\`\``));
-  assert.ok(m, `README.md has no code block marked <!-- example: ${name} -->`);
-  return m[1];
+  const marker = new RegExp(`<!-- example: ${name} -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\`\`\``, 'g');
+  const found = [];
+  for (const file of await docFiles()) {
+    const text = await readFile(path.join(ROOT, file), 'utf8');
+    for (const m of text.matchAll(marker)) found.push({ file, code: m[1] });
+  }
+  assert.ok(found.length > 0, `no code block marked <!-- example: ${name} --> in README.md or docs/*.md`);
+  assert.equal(found.length, 1, `<!-- example: ${name} --> marks ${found.length} blocks: ${found.map((f) => f.file).join(', ')}`);
+  return found[0].code;
 }
 
 /** The flag that gives Node 20 a global WebSocket (Node 22 has one). */

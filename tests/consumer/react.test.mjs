@@ -4,7 +4,7 @@
 //   - from its tarball (what the registry serves), and by path as a copy (--install-links):
 //     the hooks use the app's React; initialData renders on the server; CommonJS too;
 //   - by path as npm links it by default: the package resolves react from this checkout, a
-//     second React; the hooks say so, naming the fixes (the README leads with what works).
+//     second React; the hooks say so, naming the fixes (docs/package.md leads with what works).
 // tests/browser/react.test.mjs runs the same hooks in Chromium (hydration, refetch, mutations).
 import assert from 'node:assert/strict';
 import { lstatSync, realpathSync } from 'node:fs';

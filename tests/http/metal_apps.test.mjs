@@ -2,7 +2,7 @@
 // sends it (the same path, method, headers and body shape: JSON bodies with string or number
 // amounts, extra fields Metal ignores, a Content-Type and no body, keys as they put them),
 // against the real worker in workerd. Each passes, but for the deliberate refusals at the end,
-// which the README documents (a secret key in a URL; a withdrawal without `toAddress`).
+// which docs/metal.md documents (a secret key in a URL; a withdrawal without `toAddress`).
 // Every answer is checked against openapi.json and is never a 5xx.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -112,7 +112,7 @@ test('public apps: holders, rewards, reads, spends and withdrawals, as they send
   assert.equal(ok(await call('GET', `/jobs/${job.jobId}`, { key: M.secretKey })).jobId, job.jobId);
 });
 
-test('the deliberate refusals (README, "Code written for Metal"): a secret key in a URL; a withdrawal without toAddress', async () => {
+test('the deliberate refusals (docs/metal.md): a secret key in a URL; a withdrawal without toAddress', async () => {
   ok(await call('PUT', '/holder/bob', { key: M.secretKey }), 201);
   // An app that puts its secret key where the public key goes: refused, never used or echoed.
   const e = fails(await call('GET', `/holder/bob?publicKey=${M.secretKey}`), 400, 'secret_key_in_url');

@@ -3,7 +3,7 @@
 // `metalBuildUrl` / `uniswapUrl` / `lpInfo`, presale `userAddress` / `createdAt` / `updatedAt`,
 // a top-level `deploymentConfig`, the `error` field, `Authorization: Bearer`; and Metal's own
 // SDK pointed at tokenpad with the fetch wrapper of tests/http/fixtures/metal-fetch.mjs (the
-// README's recipe), its calls reproduced exactly as its source (0xmetropolis/metal-sdk,
+// recipe in docs/metal.md), its calls reproduced exactly as its source (0xmetropolis/metal-sdk,
 // src/client.ts, merchant.ts, token.ts, holder.ts) makes them.
 // Every response is checked against openapi.json and must never be a 5xx.
 import assert from 'node:assert/strict';
@@ -437,17 +437,17 @@ test('the Metal fetch wrapper rewrites https://api.metal.build (string, URL, Req
   }
 });
 
-test('the README prints the Metal fetch wrapper exactly as tests/http/fixtures/metal-fetch.mjs (the recipe tested here)', async () => {
-  const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+test('docs/metal.md prints the Metal fetch wrapper exactly as tests/http/fixtures/metal-fetch.mjs (the recipe tested here)', async () => {
+  const doc = await readFile(path.join(ROOT, 'docs', 'metal.md'), 'utf8');
   const snippet = (await readFile(new URL('./fixtures/metal-fetch.mjs', import.meta.url), 'utf8')).trim();
-  const blocks = [...readme.matchAll(/```(?:js|javascript|mjs)\n([\s\S]*?)```/g)].map((x) => x[1]);
+  const blocks = [...doc.matchAll(/```(?:js|javascript|mjs)\n([\s\S]*?)```/g)].map((x) => x[1]);
   assert.ok(blocks.some((b) => b.includes(snippet)),
-    'README.md has no ```js block containing tests/http/fixtures/metal-fetch.mjs verbatim');
+    'docs/metal.md has no ```js block containing tests/http/fixtures/metal-fetch.mjs verbatim');
 });
 
 // ---- Metal's SDK, transcribed from its source (src/client.ts and the API classes) ------------
 // Each method makes the request exactly as the SDK does: the same URL built from
-// METAL_API_BASE_URL, the same method, headers and body. Only the README's wrapper sends it to
+// METAL_API_BASE_URL, the same method, headers and body. Only docs/metal.md's wrapper sends it to
 // tokenpad.
 const METAL_API_BASE_URL = 'https://api.metal.build';
 class MetalClient {

@@ -1,6 +1,7 @@
 // The README's walkthroughs, run exactly as printed: seed a fresh worker the way
 // scripts/dev.sh does, paste the `export ...` line seed.mjs prints, and run every ```sh block
-// of the "Walkthrough" sections in one bash with `set -euo pipefail`.
+// of the "Walkthrough" sections in one bash with `set -euo pipefail`. And docs/deploy.md's
+// smoke check, as printed, against a worker with the deployed configuration's vars.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -8,7 +9,7 @@ import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startWorker, ROOT } from './harness.mjs';
+import { startWorker, ROOT, TEST_CHAIN } from './harness.mjs';
 
 const run = promisify(execFile);
 let w;
@@ -95,3 +96,40 @@ function hasObject(text, pred) {
   const walk = (v) => v !== null && typeof v === 'object' && ((!Array.isArray(v) && pred(v)) || Object.values(v).some(walk));
   return walk(value);
 }
+
+/** The ```sh blocks marked `<!-- smoke-check -->` in docs/deploy.md, in order. */
+function smokeCheckBlocks(doc) {
+  return [...doc.matchAll(/<!-- smoke-check -->\s*```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+}
+
+test('docs/deploy.md: the smoke check works as printed against the deployed configuration', {
+  skip: TEST_CHAIN === 'anvil' && 'it runs on the embedded chain, in the plain HTTP step',
+}, async () => {
+  const blocks = smokeCheckBlocks(await readFile(path.join(ROOT, 'docs', 'deploy.md'), 'utf8'));
+  assert.equal(blocks.length, 2, 'docs/deploy.md has two smoke-check blocks');
+  // wrangler.toml's own vars: no time travel, no faucet, no private webhook URLs, the bad-key
+  // budget on. The secrets as an operator sets them.
+  const deployed = await startWorker({
+    chain: 'embedded',
+    env: { ALLOW_TIME_TRAVEL: null, ENABLE_FAUCET: null, ALLOW_PRIVATE_WEBHOOK_URLS: null, BAD_KEY_LIMIT_PER_SECOND: null },
+  });
+  try {
+    const script = ['set -euo pipefail', 'curl() { command curl "$@"; echo; }', ...blocks].join('\n');
+    const { stdout } = await run('bash', ['-c', script], {
+      cwd: ROOT, timeout: 180_000, maxBuffer: 16 << 20,
+      env: { ...process.env, TP: deployed.baseUrl, ADMIN: deployed.adminKey },
+    });
+    const lines = stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+    const bodies = lines.filter((l) => l.startsWith('{'));
+    assert.deepEqual(bodies.filter((b) => b.includes('"success":false')), [], 'a smoke-check step answered an error');
+    assert.deepEqual(JSON.parse(bodies[0]), { ok: true, chain: { kind: 'embedded' } }, 'health first');
+    assert.deepEqual(lines.filter((l) => /^\d{3}$/.test(l)), ['404', '404'], 'time travel and the faucet are off');
+    assert.ok(lines.some((l) => /^0x[0-9a-fA-F]{40}$/.test(l)), 'the merchant\'s relayer address is printed');
+    assert.ok(bodies.some((b) => hasObject(b, (o) => o.status === 'success' && o.data?.symbol === 'SMOKE')), 'the token job succeeded');
+    const wallet = JSON.parse(bodies.at(-1));
+    assert.equal(wallet.id, 'smoke');
+    assert.deepEqual(wallet.tokens.map((x) => [x.symbol, String(x.balance)]), [['SMOKE', '1']], 'the holder holds the reward');
+  } finally {
+    await deployed.stop();
+  }
+});
