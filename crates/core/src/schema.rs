@@ -162,7 +162,7 @@ impl JsonSchema for EventType {
         schema(json!({
             "type": "string",
             "enum": types,
-            "description": "What happened (see the events table of the README and the EventData schemas)."
+            "description": "What happened (see the events table in docs/events.md and the EventData schemas)."
         }))
     }
 }

@@ -267,7 +267,7 @@ export interface EventPage {
 /** An event type (`presale.launched`), a group of them (`presale.*`) or `*` (every event). */
 export type EventSelector = "*" | "holder.created" | "holder.*" | "transaction.created" | "transaction.*" | "transaction.confirmed" | "transaction.failed" | "token.created" | "token.*" | "presale.created" | "presale.*" | "presale.purchase" | "presale.status_changed" | "presale.launched" | "presale.refunded" | "lock.unlocked" | "lock.*" | "deployment.succeeded" | "deployment.*" | "deployment.failed" | "liquidity.created" | "liquidity.*" | "trade.executed" | "trade.*";
 
-/** What happened (see the events table of the README and the EventData schemas). */
+/** What happened (see the events table in docs/events.md and the EventData schemas). */
 export type EventType = "holder.created" | "transaction.created" | "transaction.confirmed" | "transaction.failed" | "token.created" | "presale.created" | "presale.purchase" | "presale.status_changed" | "presale.launched" | "presale.refunded" | "lock.unlocked" | "deployment.succeeded" | "deployment.failed" | "liquidity.created" | "trade.executed" | "webhook.ping";
 
 /** `holder.created`. */

@@ -13,7 +13,7 @@
 //!   again (the settler sends the same signed bytes again if the node lost them). Their
 //!   history records say so. Only plain movements are: a swap's, a pool opening's or a
 //!   deployment's consequences (a top-up, a token launched) are not undone, and such a
-//!   transaction stays confirmed (see the README's limits).
+//!   transaction stays confirmed (docs/chain.md, "What it does not do yet").
 //! - Pools take the new chain's next event as newer than any they followed from the old one.
 
 use super::{intent, mark_records};

@@ -57,8 +57,8 @@ impl MerchantObject {
             return Err(lost(true));
         }
         let answer = outcome.unwrap_or_else(|e| Answer::error(&e));
-        // Local runs and tests: how many SQL statements ran while the call did (the README's
-        // Performance section; tests/http/hot_state.test.mjs holds a warm holder read to none).
+        // Local runs and tests: how many SQL statements ran while the call did (docs/performance.md,
+        // "SQL statements per request"; tests/http/hot_state.test.mjs holds a warm holder read to none).
         // Calls that overlap it at an await count too: exact for one call at a time.
         Ok(if self.count_statements {
             let ran = self.watch.statements.get().saturating_sub(before);
