@@ -73,7 +73,7 @@ node "$TSC" -p "$stage/tsconfig.json" --removeComments --declaration false --out
   || die "tsc (JavaScript without comments) failed"
 (cd "$stage/js-out" && find . -name '*.js' -exec cp --parents {} "$stage/out/" \;)
 cp -r "$stage/out/." pkg/
-cp src/js/generated/wire.d.ts src/js/generated/api.d.ts pkg/generated/
+cp src/js/generated/wire.d.ts src/js/generated/api.d.ts src/js/generated/views.d.ts pkg/generated/
 cp "$stage/js/wasm.d.ts" pkg/wasm.d.ts
 cp src/js/wasm-gz.d.ts pkg/wasm-gz.d.ts
 rm -f pkg/modules.d.ts

@@ -13,6 +13,9 @@
 //! - [`view`]: the holder portfolio, presale progress and token supply views;
 //! - [`time`]: timestamps and countdowns.
 //!
+//! With the feature `codegen` (tests only), `codegen` writes the view models' TypeScript
+//! (`src/js/generated/views.d.ts`) from these structs.
+//!
 //! `web` (wasm32 only) exports it to the JavaScript layer, with `Intl` through js-sys. Nothing
 //! here depends on the worker, and the worker does not depend on this crate.
 
@@ -28,3 +31,6 @@ mod fixtures;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;
+
+#[cfg(feature = "codegen")]
+pub mod codegen;

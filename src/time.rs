@@ -55,6 +55,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 
 /// Time left until `target_ms`, broken down for display.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Countdown {
     /// The instant counted down to (UNIX ms).

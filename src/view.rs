@@ -9,7 +9,7 @@
 use crate::decimal::Dec;
 use crate::format::Formatter;
 use crate::time::{countdown, parse_iso_ms, Countdown};
-use crate::wire::{HolderFull, ItemStatus};
+use crate::wire::{HolderFull, ItemKind, ItemStatus};
 use serde::Serialize;
 use tokenpad_core::model::decimal::Decimal;
 
@@ -19,17 +19,18 @@ mod presale;
 mod supply;
 
 pub use presale::{
-    presale_progress, CompletionView, ParticipantRow, PresaleProgress, COMPLETION_STEPS,
+    presale_progress, CompletionView, ParticipantRow, Phase, PresaleProgress, COMPLETION_STEPS,
     LAUNCH_THRESHOLD_PERCENT,
 };
-pub use supply::{token_supply, HolderRow, SplitPart, TokenSupply};
+pub use supply::{token_supply, HolderRow, PoolRow, SplitKey, SplitPart, TokenSupply};
 
 // ---------------------------------------------------------------------------------------
 // Holder portfolio
 
 /// A holder's wallet, ready to render: one row per active token, lock and presale position,
-/// largest value first.
+/// largest value first. What `holderPortfolio(holder, nowMs, options)` returns.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Portfolio {
     pub user_id: String,
@@ -40,6 +41,7 @@ pub struct Portfolio {
     /// USD value of the locked rows.
     pub locked_value: Dec,
     pub locked_value_formatted: String,
+    /// Largest value first.
     pub rows: Vec<PortfolioRow>,
     pub token_count: usize,
     pub lock_count: usize,
@@ -51,11 +53,14 @@ pub struct Portfolio {
     pub next_unlock: Option<Countdown>,
 }
 
+/// One line of a portfolio: an active token, a lock or a presale position.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PortfolioRow {
     /// `token` (active), `lock` or `presale`.
-    pub kind: &'static str,
+    #[cfg_attr(feature = "codegen", ts(inline))]
+    pub kind: ItemKind,
     /// Unique within the portfolio (for keyed rendering).
     pub key: String,
     pub id: String,
@@ -64,6 +69,7 @@ pub struct PortfolioRow {
     pub name: String,
     pub symbol: String,
     /// The service's status: `active`, `locked` or `pending`.
+    #[cfg_attr(feature = "codegen", ts(inline))]
     pub status: ItemStatus,
     /// Tokens (for a presale: the tokens the holder can expect).
     pub balance: Dec,
@@ -73,7 +79,7 @@ pub struct PortfolioRow {
     pub value_formatted: String,
     /// False when the token has no price yet: the value is unknown (not $0).
     pub priced: bool,
-    /// This row's share of the portfolio's value, 0..=100.
+    /// This row's share of the portfolio's value, 0..=100 (two decimals).
     pub share_percent: f64,
     /// Locks: when they unlock (ISO) and in UNIX ms.
     pub unlock_date: Option<String>,
@@ -88,11 +94,20 @@ pub struct PortfolioRow {
     pub countdown: Option<Countdown>,
 }
 
-fn kind_rank(kind: &str) -> u8 {
+fn kind_rank(kind: ItemKind) -> u8 {
     match kind {
-        "token" => 0,
-        "lock" => 1,
-        _ => 2,
+        ItemKind::Token => 0,
+        ItemKind::Lock => 1,
+        ItemKind::Presale => 2,
+    }
+}
+
+/// The kind as JSON writes it (`PortfolioRow.kind`), for the row's key.
+fn kind_name(kind: ItemKind) -> &'static str {
+    match kind {
+        ItemKind::Token => "token",
+        ItemKind::Lock => "lock",
+        ItemKind::Presale => "presale",
     }
 }
 
@@ -105,7 +120,7 @@ fn priced(price: Option<&Decimal>, value: &Decimal) -> bool {
 /// The portfolio view of `holder` at `now_ms`.
 pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
     struct Raw {
-        kind: &'static str,
+        kind: ItemKind,
         id: String,
         address: String,
         name: String,
@@ -120,7 +135,7 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
     let mut raw: Vec<Raw> = Vec::new();
     for t in &holder.tokens {
         raw.push(Raw {
-            kind: "token",
+            kind: ItemKind::Token,
             id: t.id.clone(),
             address: t.address.to_checksum(),
             name: t.name.clone(),
@@ -135,7 +150,7 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
     }
     for l in &holder.locks {
         raw.push(Raw {
-            kind: "lock",
+            kind: ItemKind::Lock,
             id: l.id.clone(),
             address: l.address.to_checksum(),
             name: l.name.clone(),
@@ -150,7 +165,7 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
     }
     for p in &holder.presales {
         raw.push(Raw {
-            kind: "presale",
+            kind: ItemKind::Presale,
             id: p.id.clone(),
             address: p.address.to_checksum(),
             name: p.name.clone(),
@@ -185,7 +200,7 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
         let unlock_at_ms = r.unlock_date.as_deref().and_then(parse_iso_ms);
         let ends_at_ms = r.presale.as_ref().and_then(|(_, _, end)| parse_iso_ms(end));
         let countdown = unlock_at_ms.or(ends_at_ms).map(|t| countdown(t, now_ms));
-        if r.kind == "lock" {
+        if r.kind == ItemKind::Lock {
             locked_value = locked_value.add(&r.value);
             if let Some(c) = countdown.as_ref().filter(|c| !c.done) {
                 if next_unlock
@@ -207,7 +222,7 @@ pub fn portfolio(holder: &HolderFull, now_ms: i64, f: &Formatter) -> Portfolio {
         };
         rows.push(PortfolioRow {
             kind: r.kind,
-            key: format!("{}:{}:{}", r.kind, r.id, i),
+            key: format!("{}:{}:{}", kind_name(r.kind), r.id, i),
             balance_formatted: f.amount(&r.balance),
             value_formatted: f.value(&r.value),
             share_percent: bar_percent(r.value.percent_of(&rows_total).as_ref()),

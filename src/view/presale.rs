@@ -21,7 +21,20 @@ pub const COMPLETION_STEPS: [&str; 6] = [
     "completed",
 ];
 
+/// Where a presale stands in time, from its status: `upcoming` (pending), `live` (active) or
+/// `closed` (completed or ended).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Upcoming,
+    Live,
+    Closed,
+}
+
+/// A presale, ready to render: what `presaleProgress(presale, nowMs, options)` returns.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PresaleProgress {
     pub id: String,
@@ -37,12 +50,15 @@ pub struct PresaleProgress {
     /// One sentence on where the presale stands against its target and the 70 % rule.
     pub status_detail: String,
     /// `upcoming`, `live` or `closed`.
-    pub phase: &'static str,
-    /// USDC raised, target, and what is left to the target.
+    #[cfg_attr(feature = "codegen", ts(inline))]
+    pub phase: Phase,
+    /// USDC raised.
     pub raised: Dec,
     pub raised_formatted: String,
+    /// The USDC target.
     pub target: Dec,
     pub target_formatted: String,
+    /// What is left to the target.
     pub remaining: Dec,
     pub remaining_formatted: String,
     /// Raised as a percentage of the target (0..=100, two decimals, for the bar).
@@ -52,11 +68,13 @@ pub struct PresaleProgress {
     pub threshold_percent: u32,
     pub threshold_amount: Dec,
     pub threshold_amount_formatted: String,
+    /// Raised at least 70 % of the target: the presale can launch.
     pub threshold_reached: bool,
     pub starts_at_ms: i64,
     pub ends_at_ms: i64,
-    /// Time to the start (upcoming only) and to the end (upcoming and live).
+    /// Time to the start: upcoming only.
     pub starts_in_ms: Option<i64>,
+    /// Time to the end: upcoming and live.
     pub ends_in_ms: Option<i64>,
     /// Counting down to the start when upcoming, to the end when live; `null` when closed.
     pub countdown: Option<Countdown>,
@@ -71,7 +89,9 @@ pub struct PresaleProgress {
     pub token_address: Option<String>,
 }
 
+/// One contribution to a presale (`PresaleProgress.participants`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ParticipantRow {
     pub id: String,
@@ -82,12 +102,15 @@ pub struct ParticipantRow {
     pub token_percentage_formatted: String,
 }
 
+/// How far a presale's launch has gone (`PresaleProgress.completion`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CompletionView {
     /// The last step finished (`pending` ... `completed`).
     pub step: String,
-    /// Its position in [`COMPLETION_STEPS`] (0..=5); `null` for a step not in the list.
+    /// Its position (0..=5) in pending, swapping, token-created, tokens-withdrawn,
+    /// distributing, completed; `null` for a step not in the list.
     pub step_index: Option<usize>,
     pub step_count: usize,
     /// `Waiting to launch`, `Swapping USDC`, `Token created`, `Tokens withdrawn`,
@@ -153,9 +176,9 @@ pub fn presale_progress(
     });
 
     let phase = match p.status {
-        PresaleStatus::Pending => "upcoming",
-        PresaleStatus::Active => "live",
-        PresaleStatus::Completed | PresaleStatus::Ended => "closed",
+        PresaleStatus::Pending => Phase::Upcoming,
+        PresaleStatus::Active => Phase::Live,
+        PresaleStatus::Completed | PresaleStatus::Ended => Phase::Closed,
     };
     let status_label = match p.status {
         PresaleStatus::Pending => "Upcoming",
@@ -185,7 +208,7 @@ pub fn presale_progress(
         }
     };
     let (countdown, time_label) = match phase {
-        "upcoming" => {
+        Phase::Upcoming => {
             let c = countdown(starts_at_ms, now_ms);
             let label = if c.done {
                 "Starting…".to_string()
@@ -194,7 +217,7 @@ pub fn presale_progress(
             };
             (Some(c), label)
         }
-        "live" => {
+        Phase::Live => {
             let c = countdown(ends_at_ms, now_ms);
             let label = if c.done {
                 "Ending…".to_string()
@@ -203,7 +226,7 @@ pub fn presale_progress(
             };
             (Some(c), label)
         }
-        _ => (None, "Ended".to_string()),
+        Phase::Closed => (None, "Ended".to_string()),
     };
     let left = |t: i64| t.saturating_sub(now_ms).max(0);
     let mut participants: Vec<ParticipantRow> = p
@@ -252,8 +275,8 @@ pub fn presale_progress(
         threshold_reached,
         starts_at_ms,
         ends_at_ms,
-        starts_in_ms: (phase == "upcoming").then(|| left(starts_at_ms)),
-        ends_in_ms: (phase != "closed").then(|| left(ends_at_ms)),
+        starts_in_ms: (phase == Phase::Upcoming).then(|| left(starts_at_ms)),
+        ends_in_ms: (phase != Phase::Closed).then(|| left(ends_at_ms)),
         countdown,
         time_label,
         participant_count: p.participants.len(),

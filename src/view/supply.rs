@@ -6,7 +6,9 @@ use crate::format::{Digits, Formatter};
 use crate::wire::Token;
 use serde::Serialize;
 
+/// A token's supply, ready to render: what `tokenSupply(token, options)` returns.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TokenSupply {
     pub address: String,
@@ -21,6 +23,7 @@ pub struct TokenSupply {
     pub starting_app_supply_formatted: String,
     pub remaining_app_supply: Dec,
     pub remaining_app_supply_formatted: String,
+    /// startingAppSupply - remainingAppSupply: given out to holders.
     pub distributed: Dec,
     pub distributed_formatted: String,
     /// Distributed and remaining as percentages of the starting app supply (0..=100).
@@ -45,12 +48,14 @@ pub struct TokenSupply {
     pub split: Vec<SplitPart>,
 }
 
-/// One part of the total supply.
+/// One part of the total supply (`TokenSupply.split`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SplitPart {
     /// `held`, `app`, `merchant`, `liquidity` or `pool`.
-    pub key: &'static str,
+    #[cfg_attr(feature = "codegen", ts(inline))]
+    pub key: SplitKey,
     pub label: &'static str,
     pub amount: Dec,
     pub amount_formatted: String,
@@ -59,23 +64,45 @@ pub struct SplitPart {
     pub percent_formatted: String,
 }
 
-/// A token's pool, formatted.
+/// Which part of the total supply a [`SplitPart`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum SplitKey {
+    /// Held by holders.
+    Held,
+    /// The app supply left.
+    App,
+    /// The merchant supply.
+    Merchant,
+    /// The liquidity reserve.
+    Liquidity,
+    /// In the pool, once open.
+    Pool,
+}
+
+/// A token's liquidity pool (`TokenSupply.pool`), formatted.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PoolRow {
     pub address: String,
+    /// Tokens in the pool.
     pub token_reserve: Dec,
     pub token_reserve_formatted: String,
-    /// USDC buyers paid in.
+    /// USDC buyers paid in: what the pool can pay sellers.
     pub usdc_reserve: Dec,
     pub usdc_reserve_formatted: String,
+    /// USD per token.
     pub price: Dec,
     pub price_formatted: String,
-    /// Percent of each trade's input that stays in the pool.
+    /// Percent of each trade's input that stays in the pool, e.g. `0.3%`.
     pub fee_formatted: String,
 }
 
+/// One of a token's largest holders (`TokenSupply.topHolders`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct HolderRow {
     pub id: String,
@@ -104,13 +131,13 @@ fn split(t: &Token, total: &Dec, f: &Formatter) -> Vec<SplitPart> {
         .saturating_sub(&liquidity)
         .saturating_sub(pool.as_ref().unwrap_or(&Dec::zero()));
     let mut parts = vec![
-        ("held", "Held by holders", held),
-        ("app", "App supply left", app),
-        ("merchant", "Merchant supply", merchant),
-        ("liquidity", "Liquidity reserve", liquidity),
+        (SplitKey::Held, "Held by holders", held),
+        (SplitKey::App, "App supply left", app),
+        (SplitKey::Merchant, "Merchant supply", merchant),
+        (SplitKey::Liquidity, "Liquidity reserve", liquidity),
     ];
     if let Some(pool) = pool {
-        parts.push(("pool", "In the pool", pool));
+        parts.push((SplitKey::Pool, "In the pool", pool));
     }
     parts
         .into_iter()

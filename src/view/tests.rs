@@ -4,7 +4,7 @@ use super::*;
 use crate::fixtures::*;
 use crate::format::{Formats, PlainGrouping};
 use crate::wire::{
-    from_str, CompletionState, MerchantPart, Presale, PresaleInfo, PresaleStatus, Token,
+    from_str, CompletionState, ItemKind, MerchantPart, Presale, PresaleInfo, PresaleStatus, Token,
 };
 use tokenpad_core::model::decimal::Decimal;
 use tokenpad_core::model::presale::Step;
@@ -45,14 +45,14 @@ fn a_token_without_a_price_has_an_unknown_value_not_zero() {
 fn portfolio_rows_sorted_by_value_with_countdowns() {
     let h: HolderFull = from_str(HOLDER).unwrap();
     let v = portfolio(&h, NOW, &fmt());
-    let order: Vec<(&str, &str)> = v.rows.iter().map(|r| (r.kind, r.symbol.as_str())).collect();
+    let order: Vec<(ItemKind, &str)> = v.rows.iter().map(|r| (r.kind, r.symbol.as_str())).collect();
     assert_eq!(
         order,
         [
-            ("lock", "STAR"),
-            ("token", "DEMO"),
-            ("presale", "MOON"),
-            ("token", "USDC")
+            (ItemKind::Lock, "STAR"),
+            (ItemKind::Token, "DEMO"),
+            (ItemKind::Presale, "MOON"),
+            (ItemKind::Token, "USDC")
         ]
     );
     assert_eq!(v.total_value.to_string(), "1285.185183");
@@ -114,7 +114,7 @@ fn empty_portfolio() {
 fn presale_progress_live() {
     let p: Presale = from_str(PRESALE).unwrap();
     let v = presale_progress(&p, &MerchantPart::default(), NOW + 600_000, &fmt());
-    assert_eq!(v.phase, "live");
+    assert_eq!(v.phase, Phase::Live);
     assert_eq!(v.status_label, "Live");
     assert_eq!(v.percent, 60.5);
     assert_eq!(v.percent_formatted, "60.5%");
@@ -155,14 +155,17 @@ fn presale_upcoming_closed_and_launching() {
     let mut m = MerchantPart::default();
     p.status = PresaleStatus::Pending;
     let v = presale_progress(&p, &m, NOW - 7_200_000, &fmt());
-    assert_eq!((v.phase, v.status_label.as_str()), ("upcoming", "Upcoming"));
+    assert_eq!(
+        (v.phase, v.status_label.as_str()),
+        (Phase::Upcoming, "Upcoming")
+    );
     assert_eq!(v.time_label, "Starts in 2h 0m 0s");
     assert_eq!(v.starts_in_ms, Some(7_200_000));
     assert_eq!(v.ends_in_ms, Some(10_800_000));
 
     p.status = PresaleStatus::Ended;
     let v = presale_progress(&p, &m, NOW + 7_200_000, &fmt());
-    assert_eq!((v.phase, v.time_label.as_str()), ("closed", "Ended"));
+    assert_eq!((v.phase, v.time_label.as_str()), (Phase::Closed, "Ended"));
     assert!(v.countdown.is_none());
     assert!(v.status_detail.contains("refunded"), "{}", v.status_detail);
 
@@ -209,7 +212,7 @@ fn token_supply_distributed_versus_remaining() {
     assert_eq!(v.remaining_percent_formatted, "100%");
     assert_eq!(v.price_formatted.as_deref(), Some("0.15"));
     // The total supply's parts, every percent written the same way.
-    let parts: Vec<(&str, &str, &str)> = v
+    let parts: Vec<(SplitKey, &str, &str)> = v
         .split
         .iter()
         .map(|p| {
@@ -223,10 +226,10 @@ fn token_supply_distributed_versus_remaining() {
     assert_eq!(
         parts,
         [
-            ("held", "1,234.56789", "<0.01%"),
-            ("app", "149,998,765.43211", "15%"),
-            ("merchant", "50,000,000", "5%"),
-            ("liquidity", "800,000,000", "80%"),
+            (SplitKey::Held, "1,234.56789", "<0.01%"),
+            (SplitKey::App, "149,998,765.43211", "15%"),
+            (SplitKey::Merchant, "50,000,000", "5%"),
+            (SplitKey::Liquidity, "800,000,000", "80%"),
         ]
     );
     assert_eq!(v.holders_count, 2);
@@ -257,8 +260,9 @@ fn token_supply_shows_the_pool() {
     let t: Token = from_str(&v.to_string()).unwrap();
     let s = token_supply(&t, &fmt());
     // The pool's tokens are a part of the total; what is held is the rest.
-    let keys: Vec<&str> = s.split.iter().map(|p| p.key).collect();
-    assert_eq!(keys, ["held", "app", "merchant", "liquidity", "pool"]);
+    let keys: Vec<SplitKey> = s.split.iter().map(|p| p.key).collect();
+    use SplitKey::*;
+    assert_eq!(keys, [Held, App, Merchant, Liquidity, Pool]);
     assert_eq!(s.split[4].percent_formatted, "0.1%");
     let pool = s.pool.unwrap();
     assert_eq!(pool.token_reserve_formatted, "996,039.726961");

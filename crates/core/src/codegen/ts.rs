@@ -1,8 +1,11 @@
 //! TypeScript declarations of the wire response types the browser package returns, in one
 //! file (`src/js/generated/wire.d.ts`, which the package's JavaScript layer exports next to
-//! the view models' types, `src/js/types.ts`). Types whose serde is written by hand get
-//! hand-written [`TS`] impls: addresses and ids are strings, and every amount is a [`Decimal`], which the package hands to
-//! JavaScript as an exact decimal string.
+//! the view models' types, `src/js/generated/views.d.ts`). Types whose serde is written by hand
+//! get hand-written [`TS`] impls: addresses and ids are strings, and every amount is a
+//! [`Decimal`], which the package hands to JavaScript as an exact decimal string.
+//!
+//! [`Collect`] gathers and lays out the declarations; the root crate uses it for the view
+//! models, importing from `wire.d.ts` what is declared there ([`wire`]).
 
 use crate::model::address::Address;
 use crate::model::decimal::Decimal;
@@ -106,47 +109,85 @@ const HEADER: &str = "// Generated from the Rust wire types (crates/core/src/wir
 // Amounts are `Decimal` strings: the package hands every amount to JavaScript as exact text.
 ";
 
-/// Collects the declarations of a type and of everything it uses, once each, by name (the
-/// order ts-rs visits dependencies in changes from one build to the next).
-struct Collect<'a> {
-    cfg: &'a Config,
+/// The TypeScript declarations of some types and of everything they use, once each, by name
+/// (the order ts-rs visits dependencies in changes from one build to the next). Each is
+/// exported, after its doc comment, laid out by [`pretty`]. Amounts and other 64-bit integers
+/// are `number`s. Used for `wire.d.ts` here and for the browser package's view models
+/// (`src/js/generated/views.d.ts`, written by the root crate).
+pub struct Collect {
+    cfg: Config,
     seen: HashSet<TypeId>,
     decls: BTreeMap<String, String>,
 }
 
-impl TypeVisitor for Collect<'_> {
+impl Default for Collect {
+    fn default() -> Self {
+        Collect {
+            cfg: Config::new().with_large_int("number"),
+            seen: HashSet::new(),
+            decls: BTreeMap::new(),
+        }
+    }
+}
+
+impl Collect {
+    /// `T`'s declaration and those of the types it uses.
+    pub fn with<T: TS + 'static + ?Sized>(mut self) -> Self {
+        self.visit::<T>();
+        self
+    }
+
+    /// Whether a type of this name is declared.
+    pub fn declares(&self, name: &str) -> bool {
+        self.decls.contains_key(name)
+    }
+
+    /// The declared types' names, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.decls.keys().map(String::as_str)
+    }
+
+    /// The declarations, each after a blank line, except those named in `except` (the types
+    /// another file declares, imported from it).
+    pub fn render(&self, except: &[&str]) -> String {
+        let mut out = String::new();
+        for (name, d) in &self.decls {
+            if !except.contains(&name.as_str()) {
+                out.push('\n');
+                out.push_str(d);
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+impl TypeVisitor for Collect {
     fn visit<T: TS + 'static + ?Sized>(&mut self) {
         if T::output_path().is_none() || !self.seen.insert(TypeId::of::<T>()) {
             return;
         }
         let docs = T::docs().unwrap_or_default();
-        let decl = format!("{docs}export {}", pretty(&T::decl(self.cfg)));
-        self.decls.insert(T::ident(self.cfg), decl);
+        let decl = format!("{docs}export {}", pretty(&T::decl(&self.cfg)));
+        self.decls.insert(T::ident(&self.cfg), decl);
         T::visit_dependencies(self);
     }
 }
 
+/// The wire response types the browser package returns, and what they use.
+pub fn wire() -> Collect {
+    Collect::default()
+        .with::<Token>()
+        .with::<HolderFull>()
+        .with::<TokenBalance>()
+        .with::<Presale>()
+        .with::<PresaleMerchant>()
+        .with::<ErrorBody>()
+}
+
 /// The whole of `src/js/generated/wire.d.ts`.
 pub fn wire_dts() -> String {
-    let cfg = Config::new().with_large_int("number");
-    let mut c = Collect {
-        cfg: &cfg,
-        seen: HashSet::new(),
-        decls: BTreeMap::new(),
-    };
-    c.visit::<Token>();
-    c.visit::<HolderFull>();
-    c.visit::<TokenBalance>();
-    c.visit::<Presale>();
-    c.visit::<PresaleMerchant>();
-    c.visit::<ErrorBody>();
-    let mut out = String::from(HEADER);
-    for d in c.decls.values() {
-        out.push('\n');
-        out.push_str(d);
-        out.push('\n');
-    }
-    out
+    format!("{HEADER}{}", wire().render(&[]))
 }
 
 /// Lays out ts-rs's one-line object types as interfaces, one field a line:

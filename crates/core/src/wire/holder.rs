@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 /// What an item of a holder is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
 #[cfg_attr(feature = "codegen", schemars(inline))]
 #[serde(rename_all = "lowercase")]
 pub enum ItemStatus {
@@ -25,7 +25,7 @@ pub enum ItemStatus {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", derive(ts_rs::TS, schemars::JsonSchema))]
 #[cfg_attr(feature = "codegen", schemars(inline))]
 #[serde(rename_all = "lowercase")]
 pub enum ItemKind {

@@ -67,7 +67,7 @@ const CRATES: [(&str, &[&[&str]]); 4] = [
             &["format"],
             &["wire"],
             &["view", "client"],
-            &["web"],
+            &["web", "codegen"],
         ],
     ),
 ];
