@@ -21,7 +21,7 @@ use crate::http;
 use incoming::Incoming;
 use std::collections::BTreeMap;
 use target::Target;
-use tokenpad_core::auth::{contains_secret_key, parse_key, KeyKind};
+use tokenpad_core::auth::{contains_secret_key, parse_key, starts_like_secret_key, KeyKind};
 use tokenpad_core::crypto::sha256_hex;
 use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::session_token;
@@ -103,7 +103,7 @@ fn internal(e: worker::Error) -> Error {
 }
 
 /// Whether a well-formed secret key is anywhere in the URL's path or query, as sent or
-/// percent-decoded, or a query value starts with `sk_`.
+/// percent-decoded, in any case, or a query value starts with `sk_` (in any case).
 fn secret_key_in(url: &Target) -> bool {
     let path = url.path();
     let query = url.query();
@@ -111,7 +111,7 @@ fn secret_key_in(url: &Target) -> bool {
         || percent_decode(path).is_some_and(|p| contains_secret_key(&p))
         || contains_secret_key(query)
         || url.query_pairs().any(|(k, v)| {
-            v.starts_with("sk_") || contains_secret_key(&k) || contains_secret_key(&v)
+            starts_like_secret_key(&v) || contains_secret_key(&k) || contains_secret_key(&v)
         })
 }
 
