@@ -1,5 +1,6 @@
 //! An in-memory `Store` for the core's tests. Same contract as the SQLite adapter.
 
+use super::idempotency::{IdempotencyStore, Kept};
 use super::session::SessionStore;
 use super::Store;
 use crate::error::Result;
@@ -51,6 +52,8 @@ pub struct MemStore {
     /// The event log, webhooks and deliveries (`mem_events`).
     pub log: super::mem_events::Log,
     pub sessions: BTreeMap<SessionId, Session>,
+    /// Idempotency records, by stored key.
+    pub kept_answers: BTreeMap<String, Kept>,
 }
 
 impl MemStore {
@@ -428,5 +431,23 @@ impl SessionStore for MemStore {
         let before = self.sessions.len();
         self.sessions.retain(|_, s| s.expires_at > now);
         Ok(u64::try_from(before.saturating_sub(self.sessions.len())).unwrap_or(0))
+    }
+}
+
+impl IdempotencyStore for MemStore {
+    fn kept_answer(&self, key: &str, since: Millis) -> Result<Option<Kept>> {
+        Ok(self
+            .kept_answers
+            .get(key)
+            .filter(|k| k.created_at >= since)
+            .cloned())
+    }
+    fn keep_answer(&mut self, key: &str, kept: &Kept) -> Result<()> {
+        self.kept_answers.insert(key.to_string(), kept.clone());
+        Ok(())
+    }
+    fn forget_answers_before(&mut self, before: Millis) -> Result<()> {
+        self.kept_answers.retain(|_, k| k.created_at >= before);
+        Ok(())
     }
 }

@@ -10,6 +10,7 @@ pub mod pages;
 pub mod sql;
 pub mod sql_chain;
 pub mod sql_events;
+pub mod sql_idempotency;
 pub mod sql_rows;
 pub mod sql_session;
 pub mod sql_store;

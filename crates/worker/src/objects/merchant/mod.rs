@@ -321,7 +321,7 @@ impl MerchantObject {
 
         // The edge passes an idempotency key only for operations that change state.
         if let Some(idem) = &call.idempotency {
-            if let Some(resp) = idempotency::replay(&store, idem, now)? {
+            if let Some(resp) = idempotency::replay(&store, &caller, idem, now)? {
                 return Ok(resp);
             }
         }
@@ -335,7 +335,7 @@ impl MerchantObject {
             merchant: ctx.merchant.id.clone(),
         };
         let idem = call.idempotency;
-        let record = idem.clone();
+        let record = idem.clone().map(|i| (i, caller.clone()));
         let prune = idem.is_some()
             && now.saturating_sub(self.idempotency_pruned_at.get()) >= idempotency::PRUNE_EVERY;
         let mut tx_store = self.store()?;
@@ -364,9 +364,9 @@ impl MerchantObject {
             }
             if let Some(idem) = &idem {
                 if prune {
-                    idempotency::prune(&tx_store, ctx.now)?;
+                    idempotency::prune(&mut tx_store, ctx.now)?;
                 }
-                idempotency::record(&tx_store, idem, reply.status, &body, ctx.now)?;
+                idempotency::record(&mut tx_store, &caller, idem, reply.status, &body, ctx.now)?;
             }
             let queued = outbox::queue(&tx_store, &ctx, &reply)?;
             Ok((reply.status, body, queued))
@@ -397,15 +397,15 @@ impl MerchantObject {
                 Ok(live::stamp(Answer::json_text(status, body), now))
             }
             Err(e) if recorded(&e) => {
-                if let Some(idem) = &record {
+                if let Some((idem, caller)) = record {
                     // The operation ran and refused: that refusal is its answer under this
                     // key (the operation changed nothing: its transaction rolled back).
                     let body = http::encode(&e.to_body())
                         .map_err(|err| Error::internal(format!("encode: {err}")))?;
-                    let store = self.store()?;
-                    let (idem, status) = (idem.clone(), e.status());
+                    let mut store = self.store()?;
+                    let status = e.status();
                     let kept = transaction(&self.state.storage(), &self.watch, move || {
-                        idempotency::record(&store, &idem, status, &body, now)
+                        idempotency::record(&mut store, &caller, &idem, status, &body, now)
                     });
                     if let Err(err) = kept {
                         worker::console_error!("idempotency record of a refusal: {err}");
