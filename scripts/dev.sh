@@ -12,8 +12,10 @@
 #   SKIP_SEED=1 ./scripts/dev.sh     (do not seed)
 #   SKIP_BUILD=1 ./scripts/dev.sh    (serve the existing crates/worker/build, no cargo)
 #   TOKENPAD_DIR=/tmp/tp ./scripts/dev.sh  (keys, state and demo.json there, not in .tokenpad)
-#   RATE_LIMIT_PER_SECOND=0 ./scripts/dev.sh   (each merchant's request budget: 0 turns it off;
-#                                    default 200; RATE_LIMIT_BURST too, default twice the rate)
+#   RATE_LIMIT_PER_SECOND=0 ./scripts/dev.sh   (each merchant's secret-key budget: 0 turns it off;
+#                                    default 200; RATE_LIMIT_BURST too, default twice the rate;
+#                                    PUBLIC_RATE_LIMIT_* per client address, default 50, and
+#                                    SESSION_RATE_LIMIT_* per session, default 10, likewise)
 #   REQUEST_LOG=errors ./scripts/dev.sh   (which requests write their JSON log line: all, the
 #                                    default; errors, those answered 400 and above; off)
 #
@@ -118,7 +120,8 @@ fi
 # The per-merchant rate limit, when set in the environment (a whole number; 0 turns it off),
 # and which requests write their log line.
 LIMIT_VARS=()
-for name in RATE_LIMIT_PER_SECOND RATE_LIMIT_BURST; do
+for name in RATE_LIMIT_PER_SECOND RATE_LIMIT_BURST PUBLIC_RATE_LIMIT_PER_SECOND PUBLIC_RATE_LIMIT_BURST \
+  SESSION_RATE_LIMIT_PER_SECOND SESSION_RATE_LIMIT_BURST; do
   value="${!name:-}"
   [[ -z "$value" ]] && continue
   [[ "$value" =~ ^[0-9]+$ ]] || die "$name must be a whole number (0 turns the limit off), not '$value'"

@@ -35,6 +35,8 @@ pub struct ApiCall {
     pub idempotency: Option<Idempotency>,
     /// The service's public base URL, for links in answers.
     pub base_url: String,
+    /// The client's address, as budgets count it (`ratelimit::client_address`).
+    pub client: String,
 }
 
 /// A request's credential: an API key (`sk_...`, `pk_...`) or a holder's session token.

@@ -154,7 +154,7 @@ async fn serve(
         query: &query,
         body: &body,
     };
-    let result = keyed(req, env, &request, credential.clone(), trace).await;
+    let result = keyed(req, env, &request, credential.clone(), &client, trace).await;
     let (invalid_key, checked) = match &result {
         Ok(resp) => {
             let status = resp.status_code();
@@ -182,6 +182,7 @@ async fn keyed(
     env: &Env,
     r: &Keyed<'_>,
     credential: Credential,
+    client: &str,
     trace: &mut trace::Trace,
 ) -> Result<Response> {
     let merchant = match &credential {
@@ -238,6 +239,7 @@ async fn keyed(
         op,
         idempotency,
         base_url: overview::base_url(env, r.url),
+        client: client.to_string(),
     }));
     hop::merchant(env, &merchant, &call)
         .await?
