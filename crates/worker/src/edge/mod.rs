@@ -8,6 +8,7 @@
 mod admin;
 mod chain;
 mod guard;
+mod health;
 pub mod incoming;
 mod live;
 mod local_node;
@@ -25,7 +26,7 @@ use tokenpad_core::auth::{contains_secret_key, parse_key, starts_like_secret_key
 use tokenpad_core::crypto::sha256_hex;
 use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::session_token;
-use tokenpad_core::wire::admin::{Health, HealthChain, Index};
+use tokenpad_core::wire::admin::Index;
 use tokenpad_core::wire::decode::parse_json;
 use tokenpad_core::wire::routes::{self, percent_decode, Access, Matched, Route};
 use tokenpad_core::wire::{Op, Parts};
@@ -385,37 +386,12 @@ async fn read_body(req: &Incoming, method: &str) -> Result<Option<String>> {
     })
 }
 
-/// The service's health: its chain, or why its configuration is unusable.
-fn health(env: &Env) -> Health {
-    match crate::adapters::evm::config::read(env) {
-        Ok(c) => {
-            let mode = c.mode();
-            Health {
-                ok: true,
-                chain: HealthChain {
-                    kind: mode.kind().into(),
-                    chain_id: c.evm().map(|e| e.chain.chain_id),
-                },
-                error: None,
-            }
-        }
-        Err(e) => Health {
-            ok: false,
-            chain: HealthChain {
-                kind: "evm".into(),
-                chain_id: None,
-            },
-            error: Some(e.message.clone()),
-        },
-    }
-}
-
 /// The routes with no key: the index, health, the OpenAPI document, a deployment's page.
 async fn open(env: &Env, url: &Target, matched: &Matched) -> Result<Response> {
     let resp = match matched.route {
         Route::DeploymentPage => return overview::serve(env, url, &matched.params).await,
         Route::Health => {
-            let h = health(env);
+            let h = health::health(env).await;
             http::json(if h.ok { 200 } else { 503 }, &h)
         }
         Route::OpenApi => http::json_text(200, OPENAPI.to_string()),

@@ -85,6 +85,8 @@ pub struct MerchantObject {
     chain: Result<ChainConfig>,
     /// A settlement round is running (the alarm's; never two at once).
     settling: Cell<bool>,
+    /// The settler's last report to the registry, for `/health` (`settle`).
+    chain_report: RefCell<Option<tokenpad_core::wire::health::ChainReport>>,
     /// When deposits were last looked for (service time); a restart looks at once.
     scanned_at: Cell<Millis>,
     /// Webhook deliveries are being sent (the alarm's; never two runs at once).
@@ -142,6 +144,7 @@ impl DurableObject for MerchantObject {
             lost_answers: Cell::new(0),
             chain,
             settling: Cell::new(false),
+            chain_report: RefCell::new(None),
             scanned_at: Cell::new(0),
             delivering: Cell::new(false),
             base_url: RefCell::new(None),
