@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tokenpad's full check, as CI runs it (.ci/run): setup, rustfmt, clippy, native Rust tests,
-# Worker build, black-box HTTP tests against the built Worker in local workerd, the Solidity
-# contracts on a local anvil node, and the browser
+# the seeded simulator, Worker build, black-box HTTP tests against the built Worker in local
+# workerd, the Solidity contracts on a local anvil node, and the browser
 # library: its package build and size, wasm tests in headless Chromium, the www end-to-end test,
 # the npm package installed from its tarball (Node ESM/CJS, the server client, an edge Worker in
 # workerd) and bundled by vite (React), esbuild and webpack into pages loaded in Chromium.
@@ -29,6 +29,10 @@ step fmt cargo fmt --all -- --check
 step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
 step clippy-wasm cargo clippy -p tokenpad -p tokenpad-worker -p tokenpad-evm --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
 step rust-tests cargo test --workspace --locked
+# The seeded simulator (crates/sim): the CI seeds' long random histories with faults, every
+# invariant checked after each step; a failure prints its shortest history and the command
+# that reruns it. The debug build cargo test just made (about 30 s on a 2-core machine).
+step sim cargo run -p tokenpad-sim --locked -- --ci
 step build-worker "$ROOT/scripts/build-worker.sh"
 step build-pkg "$ROOT/scripts/build-pkg.sh"
 step pkg-size "$ROOT/scripts/size.sh"
