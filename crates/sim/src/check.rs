@@ -4,9 +4,12 @@
 //!   Σ balances`, with Σ recomputed from every balance, and `held = Σ`;
 //! - **no overdraft**: no balance or reserve below zero in the ledger (its arithmetic is
 //!   checked, so a negative would have been an error), and no transaction the ledger sent
-//!   reverts on chain for want of funds: the ledger never moves what the chain does not hold;
+//!   reverts on chain for want of funds (unless behind an older movement of its token that an
+//!   injected revert sent back): the ledger never moves what the chain does not hold;
 //! - **exactly once per intent**: no movement is carried out on chain twice; a confirmed one
-//!   exactly once, a failed one never;
+//!   exactly once, a failed one never; and a movement fails only for its own reason, never
+//!   because it reverted behind an older movement of its token that a fault sent back (it
+//!   may have needed what that one brings);
 //! - **exactly once per idempotency key** (`world.rs`, as the answers come): every answer under
 //!   a key is the first one, and a request sent twice changes nothing the second time;
 //! - **ledger equals chain** once everything settled (`Step::Settle`): every balance the
@@ -144,6 +147,15 @@ pub fn once_per_intent(store: &MemStore, chain: &SimChain) -> Check {
         }
     }
     for i in &store.intents {
+        if i.status == IntentStatus::Failed && chain.reverted_behind.get(&i.id) == Some(&true) {
+            return Err(violation(
+                "a movement fails for its own reason",
+                format!(
+                    "intent {} failed when it reverted behind an older movement of its token that a fault sent back: {:?}",
+                    i.id, i.action
+                ),
+            ));
+        }
         let n = chain.executed.get(&i.id).copied().unwrap_or(0);
         let ok = match i.status {
             IntentStatus::Confirmed => n == 1,

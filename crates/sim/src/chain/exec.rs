@@ -86,16 +86,31 @@ impl SimChain {
         }
         let success = outcome.is_ok();
         if success {
-            for (id, _, action) in &tx.intents {
+            for (id, token, action) in &tx.intents {
                 let skipped = matches!(action, Action::Release { lock, .. } if !effects.released.contains(lock));
                 if !skipped {
                     *self.executed.entry(*id).or_default() += 1;
+                    self.reverted_open.remove(&(token.address(), *id));
                 }
             }
         } else {
             self.state = before.0;
             self.logs.truncate(before.1);
-            if !inject {
+            // Behind a fault: an older movement of one of its tokens reverted (a fault, or
+            // behind one) and has not been carried out since; this one may have needed it.
+            let behind = !inject
+                && tx.intents.iter().any(|(id, token, _)| {
+                    self.reverted_open
+                        .iter()
+                        .any(|(t, older)| *t == token.address() && older < id)
+                });
+            for (id, token, _) in &tx.intents {
+                self.reverted_behind.insert(*id, behind);
+                if inject || behind {
+                    self.reverted_open.insert((token.address(), *id));
+                }
+            }
+            if !inject && !behind {
                 let why = outcome.clone().err().unwrap_or_default();
                 self.natural_reverts.push((tx.hash.clone(), why));
             }

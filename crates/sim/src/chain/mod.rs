@@ -101,8 +101,15 @@ pub struct SimChain {
     pub logs: Vec<Log>,
     /// Successful executions per intent (the exactly-once invariant).
     pub executed: BTreeMap<u64, u32>,
-    /// Reverts the simulator did not inject: (tx hash, reason).
+    /// Reverts the simulator did not inject, nor caused (behind an injected one): (tx hash,
+    /// reason).
     pub natural_reverts: Vec<(String, String)>,
+    /// Movements whose transaction reverted by a fault, or behind one, not carried out since:
+    /// (token, intent).
+    pub reverted_open: BTreeSet<(Address, u64)>,
+    /// Per intent, whether its last revert was behind a fault (a movement of its token that
+    /// an injected revert sent back, not yet carried out) rather than its own.
+    pub reverted_behind: BTreeMap<u64, bool>,
     /// Transactions of others (outside traders, senders).
     pub outside_txs: u64,
 }
@@ -125,6 +132,8 @@ impl SimChain {
             logs: Vec::new(),
             executed: BTreeMap::new(),
             natural_reverts: Vec::new(),
+            reverted_open: BTreeSet::new(),
+            reverted_behind: BTreeMap::new(),
             outside_txs: 0,
         }
     }
