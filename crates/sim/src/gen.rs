@@ -59,8 +59,8 @@ fn req(rng: &mut impl RngCore, world: &World) -> Req {
             n: rng.random_range(0..100),
         },
         45..=47 => Req::CreatePresale {
-            target: rng.random_range(10..300),
-            minutes: rng.random_range(5..120),
+            target: rng.random_range(5..80),
+            minutes: rng.random_range(30..3_000),
             lockup: rng.random_range(13..=28),
             auto: rng.random_bool(0.7),
             lock_days: rng.random_range(0..3),

@@ -145,7 +145,15 @@ fn summary(w: &World) -> Summary {
     }
 }
 
-/// Draws seed `seed`'s history of `len` steps (and a final settlement) and runs it; the
+/// How every history ends: everything settled, then past every lock's unlock (presales lock
+/// for at most two days) and settled again, so releases run too.
+const TAIL: [Step; 3] = [
+    Step::Settle,
+    Step::Wait { ms: 4 * 86_400_000 },
+    Step::Settle,
+];
+
+/// Draws seed `seed`'s history of `len` steps (and the final `TAIL`) and runs it; the
 /// history, and where it failed if it did.
 pub fn draw(seed: u64, len: usize) -> (Vec<Step>, Result<Summary, Violation>) {
     draw_with(seed, len, None)
@@ -160,12 +168,11 @@ pub fn draw_with(
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut world = World::with_bug(bug);
     let (mut n, mut lost) = (0, Vec::new());
-    let mut history = Vec::with_capacity(len + 1);
-    for i in 0..=len {
-        let step = if i == len {
-            Step::Settle
-        } else {
-            gen::next(&mut rng, &world, &mut n, &mut lost)
+    let mut history = Vec::with_capacity(len + TAIL.len());
+    for i in 0..len + TAIL.len() {
+        let step = match i.checked_sub(len) {
+            Some(t) => TAIL[t].clone(),
+            None => gen::next(&mut rng, &world, &mut n, &mut lost),
         };
         let outcome = world.apply(&step);
         history.push(step);

@@ -46,10 +46,12 @@ pub fn token(store: &MemStore, n: u8) -> String {
     )
 }
 
+/// A presale by index, newest first (the older ones have mostly ended).
 fn presale(store: &MemStore, n: u8) -> String {
     let ids: Vec<String> = store
         .presales
         .iter()
+        .rev()
         .map(|p| p.id.as_str().to_string())
         .collect();
     pick(&ids, n, "no-such-presale")
