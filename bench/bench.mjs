@@ -98,7 +98,7 @@ const helloRs = await startWorker({ workerDir: path.join(ROOT, 'bench', 'hello-r
 // router worker would otherwise answer every request first. On Cloudflare that router is the
 // platform's and its time is not the Worker's; locally it runs in the same workerd and its CPU
 // would count as tokenpad's. One row below measures it.
-const tp = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0' }, assets: false });
+const tp = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0', PUBLIC_RATE_LIMIT_PER_SECOND: '0', SESSION_RATE_LIMIT_PER_SECOND: '0' }, assets: false });
 const stopAll = async () => {
   await Promise.allSettled([hello.stop(), helloRs.stop(), tp.stop()]);
 };
@@ -217,7 +217,7 @@ async function main() {
   }
   const withAssets = { name: 'GET /health, with the demo frontend (assets router in front)', path: '/health' };
   if (!opts.only || withAssets.name.includes(opts.only)) {
-    const tpAssets = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0' } });
+    const tpAssets = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0', PUBLIC_RATE_LIMIT_PER_SECOND: '0', SESSION_RATE_LIMIT_PER_SECOND: '0' } });
     try {
       await load(tpAssets, { path: '/health' }, opts.connections, 1);
       results.push(await measure(tpAssets, withAssets));

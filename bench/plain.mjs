@@ -55,7 +55,7 @@ async function start(dir, bindings = {}) {
 async function tokenpad(requestLog) {
   const w = await start(path.join(ROOT, 'crates/worker'), {
     ADMIN_API_KEY: ADMIN, WALLET_ENCRYPTION_KEY: TEST_WALLET_ENCRYPTION_KEY,
-    RATE_LIMIT_PER_SECOND: '0', REQUEST_LOG: requestLog, ALLOW_TIME_TRAVEL: 'true',
+    RATE_LIMIT_PER_SECOND: '0', PUBLIC_RATE_LIMIT_PER_SECOND: '0', SESSION_RATE_LIMIT_PER_SECOND: '0', REQUEST_LOG: requestLog, ALLOW_TIME_TRAVEL: 'true',
   });
   const m = await createMerchant(w, 'Plain');
   w.token = (await createToken(w, m.secretKey, { name: 'Plain', symbol: 'PLN', totalSupply: 1_000_000_000_000 })).address;

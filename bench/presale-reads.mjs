@@ -22,7 +22,7 @@ for (let i = 0; i < argv.length; i++) {
 }
 const log = (m) => process.stderr.write(`[presale-reads] ${m}\n`);
 
-const w = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0', REQUEST_LOG: 'off' }, assets: false });
+const w = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0', PUBLIC_RATE_LIMIT_PER_SECOND: '0', SESSION_RATE_LIMIT_PER_SECOND: '0', REQUEST_LOG: 'off' }, assets: false });
 try {
   const m = await createMerchant(w, 'Presale reads');
   const sk = m.secretKey;

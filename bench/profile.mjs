@@ -49,7 +49,7 @@ const anonymous = (f) => {
 const log = (m) => process.stderr.write(`[profile] ${m}\n`);
 
 // As the benchmark runs it: the API alone, no assets router in front (bench.mjs says why).
-const w = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0', REQUEST_LOG: opts.requestLog }, assets: false });
+const w = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0', PUBLIC_RATE_LIMIT_PER_SECOND: '0', SESSION_RATE_LIMIT_PER_SECOND: '0', REQUEST_LOG: opts.requestLog }, assets: false });
 try {
   const m = await createMerchant(w, 'Profile');
   const sk = m.secretKey;

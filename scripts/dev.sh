@@ -12,10 +12,14 @@
 #   SKIP_SEED=1 ./scripts/dev.sh     (do not seed)
 #   SKIP_BUILD=1 ./scripts/dev.sh    (serve the existing crates/worker/build, no cargo)
 #   TOKENPAD_DIR=/tmp/tp ./scripts/dev.sh  (keys, state and demo.json there, not in .tokenpad)
-#   RATE_LIMIT_PER_SECOND=0 ./scripts/dev.sh   (each merchant's request budget: 0 turns it off;
-#                                    default 200; RATE_LIMIT_BURST too, default twice the rate)
+#   RATE_LIMIT_PER_SECOND=0 ./scripts/dev.sh   (each merchant's secret-key budget: 0 turns it off;
+#                                    default 200; RATE_LIMIT_BURST too, default twice the rate;
+#                                    PUBLIC_RATE_LIMIT_* per client address, default 50, and
+#                                    SESSION_RATE_LIMIT_* per session, default 10, likewise)
 #   REQUEST_LOG=errors ./scripts/dev.sh   (which requests write their JSON log line: all, the
 #                                    default; errors, those answered 400 and above; off)
+#   DEV_MAX_RESTARTS=5 ./scripts/dev.sh   (a runtime that dies is restarted, at most this many
+#                                    times in 10 minutes; then dev.sh stops and says why)
 #
 # Dev-only switches ALLOW_TIME_TRAVEL, ENABLE_FAUCET and ALLOW_PRIVATE_WEBHOOK_URLS (webhooks to a
 # receiver on this machine) are on here (never in wrangler.toml).
@@ -24,6 +28,14 @@
 # through an env file of mode 600 (.tokenpad/wrangler.env, `--env-file`), never on its
 # command line, where any local user could read them with ps.
 set -euo pipefail
+# Started in the background by a script (`./scripts/dev.sh &` without job control), bash gets
+# SIGINT and SIGQUIT ignored, and a signal ignored on entry can never be trapped: Ctrl-C's
+# signal would do nothing. Run again with their default dispositions, so the traps below work
+# however it was started (GNU env's --default-signal; where env lacks it, as before).
+if [[ -z "${TOKENPAD_DEV_REEXEC:-}" ]] && env --default-signal=INT true 2>/dev/null; then
+  export TOKENPAD_DEV_REEXEC=1
+  exec env --default-signal=INT,QUIT,TERM,HUP bash "${BASH_SOURCE[0]}" "$@"
+fi
 LOG_TAG=dev
 # shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -36,7 +48,7 @@ while (($#)); do
   case "$1" in
     --chain) CHAIN_KIND="${2:-}"; shift 2 || shift ;;
     --chain=*) CHAIN_KIND="${1#*=}"; shift ;;
-    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument: $1 (./scripts/dev.sh [--chain embedded|anvil])" ;;
   esac
 done
@@ -118,7 +130,8 @@ fi
 # The per-merchant rate limit, when set in the environment (a whole number; 0 turns it off),
 # and which requests write their log line.
 LIMIT_VARS=()
-for name in RATE_LIMIT_PER_SECOND RATE_LIMIT_BURST; do
+for name in RATE_LIMIT_PER_SECOND RATE_LIMIT_BURST PUBLIC_RATE_LIMIT_PER_SECOND PUBLIC_RATE_LIMIT_BURST \
+  SESSION_RATE_LIMIT_PER_SECOND SESSION_RATE_LIMIT_BURST; do
   value="${!name:-}"
   [[ -z "$value" ]] && continue
   [[ "$value" =~ ^[0-9]+$ ]] || die "$name must be a whole number (0 turns the limit off), not '$value'"
@@ -135,31 +148,47 @@ node -e "const s=require('net').createServer().once('error',()=>process.exit(1))
   || die "port $PORT on 127.0.0.1 is in use (another ./scripts/dev.sh?). Stop it or use PORT=<other> ./scripts/dev.sh"
 
 # --- wrangler dev, in its own process group so Ctrl-C reaches it exactly once, from us -------
-log "starting wrangler dev on $BASE_URL (state: $STATE_DIR)"
-cd "$ROOT/crates/worker"
-setsid node "$(wrangler_js)" dev \
-  --ip 127.0.0.1 --port "$PORT" \
-  --persist-to "$STATE_DIR" \
-  --env-file "$SECRETS_FILE" \
-  --show-interactive-dev-session=false \
-  --var ALLOW_TIME_TRAVEL:true --var ENABLE_FAUCET:true --var ALLOW_PRIVATE_WEBHOOK_URLS:true \
-  "${CHAIN_VARS[@]}" "${LIMIT_VARS[@]}" \
-  </dev/null &
-WRANGLER_PID=$!
-cd "$ROOT"
+# How many times the runtime may die and be restarted in RESTART_WINDOW seconds before dev.sh
+# gives up (it then exits 1 and says why).
+MAX_RESTARTS="${DEV_MAX_RESTARTS:-5}"
+RESTART_WINDOW=600
+[[ "$MAX_RESTARTS" =~ ^[0-9]+$ ]] || die "DEV_MAX_RESTARTS must be a whole number, not '$MAX_RESTARTS'"
+WRANGLER_PID=""
+start_wrangler() {
+  log "starting wrangler dev on $BASE_URL (state: $STATE_DIR)"
+  (cd "$ROOT/crates/worker" && exec setsid node "$(wrangler_js)" dev \
+    --ip 127.0.0.1 --port "$PORT" \
+    --persist-to "$STATE_DIR" \
+    --env-file "$SECRETS_FILE" \
+    --show-interactive-dev-session=false \
+    --var ALLOW_TIME_TRAVEL:true --var ENABLE_FAUCET:true --var ALLOW_PRIVATE_WEBHOOK_URLS:true \
+    "${CHAIN_VARS[@]}" "${LIMIT_VARS[@]}" \
+    </dev/null) &
+  WRANGLER_PID=$!
+}
+
+# Stops wrangler and everything in its process group (workerd): SIGINT first, which lets
+# wrangler stop workerd cleanly, then SIGKILL for what is left.
+stop_wrangler() {
+  [[ -n "$WRANGLER_PID" ]] || return 0
+  if kill -0 "$WRANGLER_PID" 2>/dev/null; then
+    kill -INT "$WRANGLER_PID" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$WRANGLER_PID" 2>/dev/null || break; sleep 0.1; done
+  fi
+  for _ in $(seq 20); do kill -0 -- "-$WRANGLER_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL -- "-$WRANGLER_PID" 2>/dev/null || true
+  wait "$WRANGLER_PID" 2>/dev/null || true
+}
 
 stopped=0
 cleanup() {
   ((stopped)) && return
   stopped=1
-  if kill -0 "$WRANGLER_PID" 2>/dev/null; then
+  [[ -n "${CHILD_PID:-}" ]] && { kill "$CHILD_PID" 2>/dev/null || true; }
+  if [[ -n "$WRANGLER_PID" ]] && kill -0 -- "-$WRANGLER_PID" 2>/dev/null; then
     log "stopping wrangler (pid $WRANGLER_PID)"
-    kill -INT "$WRANGLER_PID" 2>/dev/null || true
-    for _ in $(seq 100); do kill -0 "$WRANGLER_PID" 2>/dev/null || break; sleep 0.1; done
   fi
-  # Whatever is left of its process group (workerd) goes too.
-  for _ in $(seq 20); do kill -0 -- "-$WRANGLER_PID" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL -- "-$WRANGLER_PID" 2>/dev/null || true
+  stop_wrangler
   if [[ -n "$ANVIL_PID" ]] && kill -0 "$ANVIL_PID" 2>/dev/null; then
     log "stopping anvil (its state is written to $TP_DIR/anvil-state.json)"
     kill -INT "$ANVIL_PID" 2>/dev/null || true
@@ -167,28 +196,66 @@ cleanup() {
     kill -KILL -- "-$ANVIL_PID" 2>/dev/null || true
   fi
 }
-trap 'cleanup; exit 130' INT
-trap 'cleanup; exit 143' TERM
+trap 'log "SIGINT: stopping"; cleanup; exit 130' INT
+trap 'log "SIGTERM: stopping"; cleanup; exit 143' TERM
+trap 'cleanup; exit 129' HUP
 trap cleanup EXIT
 
-# --- wait until it answers ------------------------------------------------------------------
-t0=$(date +%s%N)
-node --input-type=module - "$BASE_URL" "$WRANGLER_PID" <<'JS' || die "wrangler did not come up (see its output above)"
-const [url, pid] = process.argv.slice(2);
-const deadline = Date.now() + 60_000;
-for (;;) {
-  try { process.kill(Number(pid), 0); } catch { console.error(`wrangler exited`); process.exit(1); }
-  try { await fetch(url + '/', { signal: AbortSignal.timeout(2000) }); process.exit(0); } catch {}
-  if (Date.now() > deadline) { console.error(`no answer from ${url} after 60 s`); process.exit(1); }
-  await new Promise((r) => setTimeout(r, 100));
+# Runs a command in the background and waits for it, so a signal is handled at once (bash runs
+# a trap only once a foreground child has exited).
+run() {
+  "$@" &
+  CHILD_PID=$!
+  local status=0
+  wait "$CHILD_PID" || status=$?
+  CHILD_PID=""
+  return "$status"
 }
-JS
+
+# Whether the Worker itself answers: /health with its x-request-id (wrangler's proxy answers
+# too, with an error page, while its runtime is gone).
+answers() {
+  if command -v curl >/dev/null; then
+    local headers
+    headers=$(curl -s -o /dev/null -D - -m 3 "$BASE_URL/health" 2>/dev/null) || return 1
+    grep -qi '^x-request-id:' <<<"$headers"
+  else
+    node -e "fetch(process.argv[1] + '/health', { signal: AbortSignal.timeout(3000) })
+      .then((r) => process.exit(r.headers.has('x-request-id') ? 0 : 1), () => process.exit(1))" "$BASE_URL"
+  fi
+}
+
+# Whether the runtime serving $PORT (a workerd in wrangler's process group) is alive: checked
+# without a request, so the supervision below writes nothing to the log. Without pgrep, asks.
+runtime_alive() {
+  if command -v pgrep >/dev/null; then
+    pgrep -g "$WRANGLER_PID" -f -- "--socket-addr=entry=127\.0\.0\.1:$PORT( |$)" >/dev/null
+  else
+    answers
+  fi
+}
+
+# Waits (60 s at most) until the Worker answers; fails if wrangler exits first.
+wait_until_up() {
+  local deadline=$(( $(date +%s) + 60 ))
+  while (( $(date +%s) < deadline )); do
+    kill -0 "$WRANGLER_PID" 2>/dev/null || { log "wrangler exited"; return 1; }
+    answers && return 0
+    run sleep 0.2
+  done
+  log "no answer from $BASE_URL after 60 s"
+  return 1
+}
+
+start_wrangler
+t0=$(date +%s%N)
+wait_until_up || die "wrangler did not come up (see its output above)"
 log "worker answers on $BASE_URL after $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 
 # --- seed -------------------------------------------------------------------------------------
 if [[ "${SKIP_SEED:-0}" != 1 ]]; then
   if ! TOKENPAD_URL="$BASE_URL" ADMIN_API_KEY="$ADMIN_API_KEY" TOKENPAD_DEMO_FILE="$DEMO_FILE" \
-    TOKENPAD_FUND_RPC="${CHAIN_RPC_URL:-}" node scripts/seed.mjs; then
+    TOKENPAD_FUND_RPC="${CHAIN_RPC_URL:-}" run node scripts/seed.mjs; then
     printf '\n%s[dev] SEEDING FAILED%s (see the error above). The server is still running;\n' "$_c2" "$_c0" >&2
     printf '      fix the API and rerun: TOKENPAD_URL=%s ADMIN_API_KEY=<key> node scripts/seed.mjs\n\n' "$BASE_URL" >&2
   fi
@@ -210,9 +277,44 @@ Press Ctrl-C to stop.
 
 MSG
 
-set +e
-wait "$WRANGLER_PID"
-status=$?
-set -e
-((stopped)) || log "wrangler exited with status $status"
-exit "$status"
+# --- supervise: the runtime can die under wrangler (workerd killed, out of memory) while
+# wrangler stays up and answers nothing but errors. Every 2 s: is wrangler alive, is its
+# runtime? Three misses in a row (a reload after a rebuild may take one) and wrangler is
+# restarted on the same state, at most MAX_RESTARTS times in RESTART_WINDOW seconds; past that
+# dev.sh stops and says why.
+restarts=()
+misses=0
+while :; do
+  run sleep 2
+  if kill -0 "$WRANGLER_PID" 2>/dev/null; then
+    if runtime_alive; then misses=0; continue; fi
+    misses=$((misses + 1))
+    ((misses < 3)) && continue
+    why="the Workers runtime (workerd) serving $BASE_URL died while wrangler stayed up"
+  else
+    status=0
+    wait "$WRANGLER_PID" 2>/dev/null || status=$?
+    why="wrangler exited with status $status"
+  fi
+  misses=0
+  now=$(date +%s)
+  recent=()
+  for t in "${restarts[@]}"; do (( now - t < RESTART_WINDOW )) && recent+=("$t"); done
+  restarts=("${recent[@]}")
+  if (( ${#restarts[@]} >= MAX_RESTARTS )); then
+    printf '\n%s[dev] STOPPED:%s %s, and it was restarted %d times in the last %d minutes already.\n' \
+      "$_c2" "$_c0" "$why" "${#restarts[@]}" $((RESTART_WINDOW / 60)) >&2
+    printf '      See the runtime output above; start ./scripts/dev.sh again once it is fixed (state is kept in %s).\n\n' "$STATE_DIR" >&2
+    exit 1
+  fi
+  restarts+=("$now")
+  printf '\n%s[dev] %s: restarting it (%d of at most %d in %d minutes; state is kept)%s\n' \
+    "$_c2" "$why" "${#restarts[@]}" "$MAX_RESTARTS" $((RESTART_WINDOW / 60)) "$_c0" >&2
+  stop_wrangler
+  start_wrangler
+  if wait_until_up; then
+    log "worker answers again on $BASE_URL"
+  else
+    log "the restarted runtime did not come up"
+  fi
+done

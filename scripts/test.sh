@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tokenpad's full check, as CI runs it (.ci/run): setup, rustfmt, clippy, native Rust tests,
-# Worker build, black-box HTTP tests against the built Worker in local workerd, the Solidity
-# contracts on a local anvil node, and the browser
+# the seeded simulator, Worker build, black-box HTTP tests against the built Worker in local
+# workerd, the Solidity contracts on a local anvil node, and the browser
 # library: its package build, size and publish dry run, wasm tests in headless Chromium, the www end-to-end test,
 # the npm package installed from its tarball (Node ESM/CJS, the server client, an edge Worker in
 # workerd) and bundled by vite (React), esbuild and webpack into pages loaded in Chromium.
@@ -32,6 +32,10 @@ step rust-tests cargo test --workspace --locked
 # openapi.json under a standard OpenAPI linter (@redocly/cli, pinned): redocly.yaml makes every
 # recommended rule an error; .redocly.lint-ignore.yaml lists the findings the document cannot fix.
 step openapi-lint env REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "$ROOT/node_modules/.bin/redocly" lint
+# The seeded simulator (crates/sim): the CI seeds' long random histories with faults, every
+# invariant checked after each step; a failure prints its shortest history and the command
+# that reruns it. The debug build cargo test just made (about 30 s on a 2-core machine).
+step sim cargo run -p tokenpad-sim --locked -- --ci
 step build-worker "$ROOT/scripts/build-worker.sh"
 step build-pkg "$ROOT/scripts/build-pkg.sh"
 step pkg-size "$ROOT/scripts/size.sh"

@@ -79,7 +79,7 @@ describe('bundlers in Chromium', { timeout: 300_000 }, () => {
   before(async () => {
     assert.ok(existsSync(CHROMIUM), `${CHROMIUM} missing: run scripts/setup.sh --browser`);
     [w, pack] = await Promise.all([
-      startWorker({ env: { RATE_LIMIT_PER_SECOND: '10', RATE_LIMIT_BURST: '30' } }),
+      startWorker({ env: { RATE_LIMIT_PER_SECOND: '10', RATE_LIMIT_BURST: '30', PUBLIC_RATE_LIMIT_PER_SECOND: '10', PUBLIC_RATE_LIMIT_BURST: '30' } }),
       installPacked({ link: ['react', 'react-dom', 'scheduler'] }),
     ]);
     m = await createMerchant(w, 'Bundler Merchant');

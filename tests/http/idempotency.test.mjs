@@ -281,3 +281,40 @@ test('no response in this file had a status >= 500', () => {
   assert.ok(seen.length > 50, `only ${seen.length} responses seen`);
   assert.deepEqual(seen.filter((s) => s.status >= 500), []);
 });
+
+test('a key belongs to the credential that sent it: a holder cannot take the backend\'s next key, nor learn which keys it used', async () => {
+  // A holder with a spend session token takes the key the README's backend uses next.
+  const s = ok(await call('POST', '/holder/u3/session', { key: A.secretKey, body: { scopes: ['read', 'spend'] } }), 201);
+  const bearer = (headers = {}) => ({ authorization: `Bearer ${s.token}`, ...headers });
+  const key = freshKey('order');
+  const body = { tokenAddress: TA.address, amount: 1 };
+  const u3Before = await balanceOf(A, 'u3', TA);
+  const u4Before = await balanceOf(A, 'u4', TA);
+  const taken = await call('POST', '/holder/u3/spend', { body, headers: bearer(idem(key)) });
+  ok(taken);
+  // The backend's request under that key, for another holder, runs: it is the backend's key.
+  const backend = await call('POST', '/holder/u4/spend', { key: A.secretKey, body, headers: idem(key) });
+  ok(backend);
+  assert.equal(backend.headers.get('idempotent-replayed'), null);
+  assert.equal(await balanceOf(A, 'u4', TA), u4Before - 1);
+  // Each retries and gets its own first answer back, once.
+  const backendAgain = await call('POST', '/holder/u4/spend', { key: A.secretKey, body, headers: idem(key) });
+  assert.equal(backendAgain.headers.get('idempotent-replayed'), 'true');
+  assert.deepEqual(backendAgain.json, backend.json);
+  const holderAgain = await call('POST', '/holder/u3/spend', { body, headers: bearer(idem(key)) });
+  assert.equal(holderAgain.headers.get('idempotent-replayed'), 'true');
+  assert.deepEqual(holderAgain.json, taken.json);
+  assert.equal(await balanceOf(A, 'u3', TA), u3Before - 1);
+  assert.equal(await balanceOf(A, 'u4', TA), u4Before - 1);
+  // A key the backend used is a fresh key to the holder: its request runs (no 409 that would
+  // say the key was used), and replays only its own answer after.
+  const backendKey = freshKey('order');
+  ok(await call('POST', '/holder/u4/spend', { key: A.secretKey, body: { ...body, amount: 2 }, headers: idem(backendKey) }));
+  const probe = await call('POST', '/holder/u3/spend', { body, headers: bearer(idem(backendKey)) });
+  ok(probe);
+  assert.equal(probe.headers.get('idempotent-replayed'), null);
+  assert.equal(await balanceOf(A, 'u3', TA), u3Before - 2);
+  // The same caller reusing its own key for another request is still refused.
+  fails(await call('POST', '/holder/u3/spend', { body: { ...body, amount: 3 }, headers: bearer(idem(key)) }), 409, 'idempotency_key_reused');
+  fails(await call('POST', '/holder/u4/spend', { key: A.secretKey, body: { ...body, amount: 3 }, headers: idem(key) }), 409, 'idempotency_key_reused');
+});

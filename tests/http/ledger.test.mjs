@@ -122,10 +122,13 @@ test('distribute: both or neither of sendToAddress / sendToId is 400 invalid_req
     { amount: 1, sendToId: 'alice', sendToAddress: H.alice.address },
     { amount: 1 },
     { amount: 1, sendToId: null, sendToAddress: null },
-    { amount: 1, sendToId: '' },
     { amount: 1, sendToId: 5 },
   ]) {
     fails(await distribute(T.address, body), 400, 'invalid_request');
+  }
+  // An empty or blank userId is not a userId.
+  for (const sendToId of ['', '   ']) {
+    fails(await distribute(T.address, { amount: 1, sendToId }), 400, 'invalid_user_id');
   }
   fails(await distribute(T.address, { amount: 1, sendToAddress: '0x12' }), 400, 'invalid_address');
   fails(await distribute(T.address, { amount: 1, sendToAddress: 42 }), 400, 'invalid_request');

@@ -56,7 +56,7 @@ describe('create, list and read', () => {
       [{ lockDuration: 400 }, 400, 'invalid_request', 'lockDuration'],
       [{ endTimestamp: 1 }, 400, 'invalid_request', 'endTimestamp'],
       [{ name: '' }, 400, 'invalid_request', 'name'],
-      [{ tokenInfo: { name: 'M', symbol: 'M', imageUrl: 'not a url' } }, 400, 'invalid_request', 'tokenInfo.imageUrl'],
+      [{ tokenInfo: { name: 'M', symbol: 'M', imageUrl: 'not a url' } }, 400, 'invalid_image_url', 'tokenInfo.imageUrl'],
       [{ tokenInfo: { name: 'M', symbol: 'M', imageUrl: IMAGE, deploymentConfig: { lockupPercentage: 30 } } }, 400, 'invalid_request', 'tokenInfo.deploymentConfig.lockupPercentage'],
       [{ autoLaunch: 'true' }, 400, 'invalid_request', 'autoLaunch'],
     ];

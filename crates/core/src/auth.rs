@@ -30,8 +30,9 @@ pub fn parse_key(key: &str) -> Option<(KeyKind, MerchantId)> {
 }
 
 /// Whether `text` (a URL's path or query, raw or percent-decoded) carries a secret key: a
-/// well-formed `sk_<32 hex>_<64 hex>` anywhere in it. Only the full shape counts, so a userId
-/// that merely contains `sk_` (`task_force`) is not mistaken for one.
+/// well-formed `sk_<32 hex>_<64 hex>` anywhere in it, in any case (`SK_`, upper-case hex:
+/// hex is case-insensitive, so an upper-cased key is the whole secret still). Only the full
+/// shape counts, so a userId that merely contains `sk_` (`task_force`) is not mistaken for one.
 pub fn contains_secret_key(text: &str) -> bool {
     let bytes = text.as_bytes();
     let hex = |from: usize, n: usize| {
@@ -39,15 +40,24 @@ pub fn contains_secret_key(text: &str) -> bool {
             .get(from..from.saturating_add(n))
             .is_some_and(|s| s.iter().all(u8::is_ascii_hexdigit))
     };
-    let mut start = 0;
-    while let Some(found) = text.get(start..).and_then(|rest| rest.find("sk_")) {
-        let at = start + found + 3;
-        if hex(at, 32) && bytes.get(at + 32) == Some(&b'_') && hex(at + 33, 64) {
-            return true;
-        }
-        start = at;
-    }
-    false
+    (0..bytes.len()).any(|i| {
+        let at = i + 3;
+        bytes
+            .get(i..at)
+            .is_some_and(|p| p.eq_ignore_ascii_case(b"sk_"))
+            && hex(at, 32)
+            && bytes.get(at + 32) == Some(&b'_')
+            && hex(at + 33, 64)
+    })
+}
+
+/// Whether a URL's query value starts like a secret key (`sk_`, in any case): refused even
+/// when it is not a well-formed key (a typo'd or truncated key is still most of a secret).
+pub fn starts_like_secret_key(value: &str) -> bool {
+    value
+        .as_bytes()
+        .get(..3)
+        .is_some_and(|p| p.eq_ignore_ascii_case(b"sk_"))
 }
 
 /// Makes a merchant id and its two keys from 80 random bytes.
@@ -100,6 +110,20 @@ mod tests {
         assert!(contains_secret_key(
             &sk.to_uppercase().replacen("SK_", "sk_", 1)
         ));
+        // In any case: the whole key upper-cased, or only its prefix.
+        assert!(contains_secret_key(&sk.to_uppercase()));
+        assert!(contains_secret_key(&format!(
+            "/holder/{}",
+            sk.replacen("sk_", "Sk_", 1)
+        )));
+        assert!(contains_secret_key(&format!(
+            "a={}",
+            sk.replacen("sk_", "sK_", 1)
+        )));
+        assert!(starts_like_secret_key("SK_typo"));
+        assert!(starts_like_secret_key("sk_"));
+        assert!(!starts_like_secret_key("desk_sk_1"));
+        assert!(!starts_like_secret_key("s"));
         assert!(!contains_secret_key(&pk));
         assert!(!contains_secret_key("/holder/task_force/token/sk_"));
         assert!(!contains_secret_key(&sk[..sk.len() - 1]));

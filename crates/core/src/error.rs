@@ -43,6 +43,7 @@ codes! {
     InvalidIdempotencyKey => ("invalid_idempotency_key", 400),
     InvalidCursor => ("invalid_cursor", 400),
     SecretKeyInUrl => ("secret_key_in_url", 400),
+    InvalidImageUrl => ("invalid_image_url", 400),
     SelfTransfer => ("self_transfer", 400),
     InvalidDestination => ("invalid_destination", 400),
     PublicKeyNotFound => ("public_key_not_found", 401),

@@ -12,7 +12,7 @@ use crate::model::event::EventType;
 use crate::model::ids::{
     DeploymentId, JobId, LockId, MerchantId, PresaleId, TokenAddress, UserId, WebhookId,
 };
-use crate::model::input::{HttpUrl, Int, Symbol, Text};
+use crate::model::input::{HttpUrl, ImageUrl, Int, Symbol, Text};
 use crate::model::time::Timestamp;
 use crate::ErrorCode;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -229,6 +229,14 @@ inlined!(HttpUrl, "HttpUrl", {
     "format": "uri",
     "pattern": "^https?://[^/\\s]\\S*$",
     "maxLength": 2048
+});
+
+inlined!(ImageUrl, "ImageUrl", {
+    "type": "string",
+    "format": "uri",
+    "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9._~:/?#\\[\\]@!$&()*+,;=%-]+$",
+    "maxLength": 2048,
+    "description": "An http(s) URL with a host and no credentials, at most 2048 bytes, in RFC 3986's characters only (no spaces, quotes, angle brackets, control or non-ASCII characters: percent-encode them; a non-ASCII host in punycode). Otherwise 400 `invalid_image_url`."
 });
 
 impl<const MAX: usize> JsonSchema for Text<MAX> {

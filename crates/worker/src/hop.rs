@@ -16,6 +16,7 @@ use tokenpad_core::model::settlement::{ChainTx, Relayer};
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::ops::settle::reconcile::{Expected, PoolState};
 use tokenpad_core::wire::admin::FaultKind;
+use tokenpad_core::wire::health::ChainReport;
 use tokenpad_core::wire::Op;
 use tokenpad_core::{Error, ErrorCode, Result};
 use wasm_bindgen::JsCast;
@@ -35,6 +36,8 @@ pub struct ApiCall {
     pub idempotency: Option<Idempotency>,
     /// The service's public base URL, for links in answers.
     pub base_url: String,
+    /// The client's address, as budgets count it (`ratelimit::client_address`).
+    pub client: String,
 }
 
 /// A request's credential: an API key (`sk_...`, `pk_...`) or a holder's session token.
@@ -192,6 +195,13 @@ pub enum RegistryCall {
         id: DeploymentId,
     },
     List,
+    /// A merchant's settler's latest round, for `/health` (an EVM chain).
+    ChainReport {
+        merchant: MerchantId,
+        report: ChainReport,
+    },
+    /// Every merchant's latest chain report.
+    ChainHealth,
     /// Test-only: the next `count` RegisterDeployment calls fail.
     Faults {
         count: u32,
@@ -206,6 +216,8 @@ pub struct RegistryState {
     pub merchants: Vec<MerchantId>,
     #[serde(default)]
     pub deployment_owner: Option<MerchantId>,
+    #[serde(default)]
+    pub chain_reports: Vec<ChainReport>,
 }
 
 fn internal(e: worker::Error) -> Error {

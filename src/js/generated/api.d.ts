@@ -105,7 +105,7 @@ export interface CreateTokenRequest {
   canDistribute?: boolean;
   /** Whether the merchant may open the token's liquidity pool (`POST /token/:tokenAddress/liquidity`); default on, so Metal's flow (create a token, then `createLP`) works as written. */
   canLP?: boolean;
-  /** An http(s) URL. */
+  /** The token's image: an http(s) URL with a host, at most 2048 bytes of URL characters (400 `invalid_image_url` otherwise). */
   imageUrl?: string;
   /** The merchant wallet unless given. */
   merchantAddress?: string;
@@ -507,6 +507,7 @@ export interface TokenEventData {
 
 export interface TokenInfoInput {
   deploymentConfig?: DeploymentConfigInput;
+  /** An http(s) URL with a host and no credentials, at most 2048 bytes, in RFC 3986's characters only (no spaces, quotes, angle brackets, control or non-ASCII characters: percent-encode them; a non-ASCII host in punycode). Otherwise 400 `invalid_image_url`. */
   imageUrl: string;
   metadata?: MetadataInput;
   name: string;

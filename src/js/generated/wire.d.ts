@@ -71,6 +71,7 @@ export type ErrorCode =
   | "invalid_idempotency_key"
   | "invalid_cursor"
   | "secret_key_in_url"
+  | "invalid_image_url"
   | "self_transfer"
   | "invalid_destination"
   | "public_key_not_found"

@@ -81,14 +81,21 @@ fn any(_: &str) -> std::result::Result<(), (ErrorCode, &'static str)> {
 
 string_id!(
     /// A merchant's external id for one of its users: 1 to 128 printable characters (after
-    /// URL decoding), no control characters. Spaces inside are allowed; it is the merchant's id.
+    /// URL decoding), not all of them whitespace. Spaces inside are allowed (it is the
+    /// merchant's id); control, format (bidi overrides, zero-width characters), line and
+    /// paragraph separator characters and Unicode noncharacters are not: each would make one
+    /// id look like another, or like nothing, in a dashboard (`model::printable`).
     UserId,
     |s| {
         let len = s.chars().count();
-        if len == 0 || len > 128 || s.chars().any(char::is_control) {
+        if len == 0
+            || len > 128
+            || s.chars().all(char::is_whitespace)
+            || !s.chars().all(super::printable::is_printable)
+        {
             Err((
                 ErrorCode::InvalidUserId,
-                "userId must be 1 to 128 printable characters",
+                "userId must be 1 to 128 printable characters, not all of them spaces (no control, format or noncharacter code points)",
             ))
         } else {
             Ok(())
@@ -240,10 +247,31 @@ mod tests {
             "alice@example.com",
             &"x".repeat(128),
             "ユーザー",
+            " alice ",
+            "🚀 rocket",
         ] {
             assert!(UserId::parse(ok).is_ok(), "{ok}");
         }
-        for bad in ["", &"x".repeat(129), "a\nb", "\u{0}"] {
+        for bad in [
+            "",
+            &"x".repeat(129),
+            "a\nb",
+            "\u{0}",
+            " ",
+            "\t \u{3000}",
+            "\u{a0}",
+            "a\u{202e}b",
+            "\u{2066}x",
+            "a\u{200b}",
+            "\u{200d}",
+            "\u{feff}alice",
+            "a\u{fdd0}",
+            "a\u{fffe}",
+            "\u{10ffff}",
+            "\u{e0041}",
+            "a\u{2028}b",
+            "\u{85}",
+        ] {
             assert_eq!(
                 UserId::parse(bad).unwrap_err().code,
                 ErrorCode::InvalidUserId

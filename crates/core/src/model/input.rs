@@ -4,7 +4,8 @@
 //!
 //! - [`Text`]: a non-blank string of at most `MAX` characters;
 //! - [`Symbol`]: a ticker, 1 to 11 ASCII letters or digits;
-//! - [`HttpUrl`]: an http(s) URL;
+//! - [`HttpUrl`]: an http(s) URL (a webhook's, checked further where it is used);
+//! - [`ImageUrl`]: a token's image, a real http(s) URL in plain URL characters;
 //! - [`Int`]: a whole number in `MIN..=MAX`.
 //!
 //! Amounts are in `super::decimal`, addresses and ids in their own modules. A request type
@@ -176,6 +177,89 @@ impl<'de> Deserialize<'de> for HttpUrl {
     }
 }
 
+/// A token's image: a real http(s) URL, as dashboards and wallets will show and fetch it. At
+/// most [`ImageUrl::MAX`] bytes of RFC 3986's characters only (letters, digits and
+/// `-._~:/?#[]@!$&()*+,;=%`, each `%` starting an escape): no control or format characters,
+/// spaces, quotes, angle brackets or other text a page could misread; a non-ASCII host goes
+/// in its punycode form, other text percent-encoded. It must parse as a URL with an http(s)
+/// scheme and a host, and without credentials (`user:pass@` would be shown to everyone).
+/// Any failure: 400 `invalid_image_url`. Kept exactly as sent.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct ImageUrl(String);
+
+impl ImageUrl {
+    pub const MAX: usize = 2048;
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
+    /// Checks an image URL; the reason it is refused, if it is.
+    pub fn check(text: &str) -> std::result::Result<(), &'static str> {
+        if text.len() > Self::MAX {
+            return Err("must be at most 2048 bytes");
+        }
+        let allowed = |b: u8| b.is_ascii_alphanumeric() || b"-._~:/?#[]@!$&()*+,;=%".contains(&b);
+        if !text.bytes().all(allowed) {
+            return Err("must contain only URL characters (no spaces, quotes, angle brackets, control or non-ASCII characters: percent-encode them)");
+        }
+        let bytes = text.as_bytes();
+        let escapes_ok = bytes.iter().enumerate().all(|(i, b)| {
+            *b != b'%'
+                || bytes
+                    .get(i + 1..i + 3)
+                    .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+        });
+        if !escapes_ok {
+            return Err("has a % that does not start a %XX escape");
+        }
+        // `scheme://host` literally: a WHATWG parser also reads `https:host` and `https:///host`.
+        let lower = text.to_ascii_lowercase();
+        let authority = lower
+            .strip_prefix("https://")
+            .or_else(|| lower.strip_prefix("http://"));
+        if !authority.is_some_and(|a| !a.is_empty() && !a.starts_with('/')) {
+            return Err("must be an absolute http(s) URL (http:// or https:// and a host)");
+        }
+        let url = url::Url::parse(text).map_err(|_| "must be an absolute http(s) URL")?;
+        if url.host_str().is_none_or(str::is_empty) {
+            return Err("must have a host");
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err("must not carry credentials (user:password@)");
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for ImageUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.0)
+    }
+}
+
+impl Serialize for ImageUrl {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for ImageUrl {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = string(d)?;
+        if s.is_empty() {
+            return Err(FieldError::new(ErrorCode::InvalidImageUrl, "must not be empty").into_de());
+        }
+        ImageUrl::check(&s)
+            .map_err(|why| FieldError::new(ErrorCode::InvalidImageUrl, why).into_de())?;
+        Ok(ImageUrl(s))
+    }
+}
+
 /// A whole number in `MIN..=MAX`, given as a JSON number.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Int<const MIN: u64, const MAX: u64>(u64);
@@ -231,8 +315,60 @@ impl<'de, const MIN: u64, const MAX: u64> Deserialize<'de> for Int<MIN, MAX> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::Int;
-    use serde_json::{from_str, Value};
+    use super::*;
+    use serde_json::from_str;
+
+    fn image(text: &str) -> std::result::Result<ImageUrl, ErrorCode> {
+        serde_json::from_value::<ImageUrl>(Value::String(text.into())).map_err(|e| {
+            FieldError::from_message(&e.to_string()).map_or(ErrorCode::Internal, |fe| fe.code)
+        })
+    }
+
+    #[test]
+    fn image_urls_are_real_http_urls_in_url_characters() {
+        for ok in [
+            "https://example.com/moon.png",
+            "http://cdn.example.com:8080/a/b.png?size=64&v=2#x",
+            "HTTPS://Example.com",
+            "https://xn--r8jz45g.jp/%E7%94%BB%E5%83%8F.png",
+            "https://[2606:4700::1111]/i.png",
+            &format!("https://a.com/{}", "x".repeat(2048 - 14)),
+        ] {
+            assert_eq!(image(ok).unwrap().as_str(), ok, "{ok}");
+        }
+        for bad in [
+            "",
+            " ",
+            "moon.png",
+            "ftp://example.com/moon.png",
+            "javascript:alert(1)",
+            "data:image/png;base64,AAAA",
+            "https://",
+            "https:///path",
+            "https:example.com/x.png",
+            "https:/example.com/x.png",
+            "https://user:pw@example.com/x.png",
+            "https://example.com/a\u{0}b.png",
+            "https://example.com/a\u{7}.png",
+            "https://example.com/a\u{85}.png",
+            "https://example.com/\"onerror=\"x.png",
+            "https://example.com/<script>.png",
+            "https://example.com/it's.png",
+            "https://example.com/a b.png",
+            "https://example.com/a\\b.png",
+            "https://example.com/\u{202e}gnp.exe",
+            "https://例え.jp/x.png",
+            "https://example.com/%zz.png",
+            "https://example.com/%4",
+            &format!("https://a.com/{}", "x".repeat(2048 - 13)),
+        ] {
+            assert_eq!(
+                image(bad).unwrap_err(),
+                ErrorCode::InvalidImageUrl,
+                "{bad:?}"
+            );
+        }
+    }
 
     #[test]
     fn a_whole_number_is_whole_however_json_writes_it() {

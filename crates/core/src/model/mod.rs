@@ -20,6 +20,7 @@ pub mod job;
 pub mod merchant;
 pub mod pool;
 pub mod presale;
+pub mod printable;
 pub mod schedule;
 pub mod session;
 pub mod settlement;

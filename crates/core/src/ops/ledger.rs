@@ -43,7 +43,7 @@ pub struct DistributeRequest {
     pub send_to_address: Option<NonBlank>,
     /// The recipient holder's userId.
     #[cfg_attr(feature = "codegen", schemars(with = "Option<UserId>"))]
-    pub send_to_id: Option<NonBlank>,
+    pub send_to_id: Option<UserId>,
     /// The recipient holder's address or userId (Metal's older field): an address when it
     /// is one, else a userId.
     #[cfg_attr(feature = "codegen", schemars(with = "Option<UserId>"))]
@@ -53,7 +53,7 @@ pub struct DistributeRequest {
 /// Who a distribution goes to.
 pub enum Recipient {
     Address(Address),
-    User(String),
+    User(UserId),
 }
 
 impl DistributeRequest {
@@ -63,10 +63,12 @@ impl DistributeRequest {
             (Some(a), None, None) => {
                 Address::parse_field("sendToAddress", a.as_str()).map(Recipient::Address)
             }
-            (None, Some(id), None) => Ok(Recipient::User(id.as_str().to_string())),
+            (None, Some(id), None) => Ok(Recipient::User(id.clone())),
             (None, None, Some(to)) => Ok(match Address::parse(to.as_str()) {
                 Some(a) => Recipient::Address(a),
-                None => Recipient::User(to.as_str().to_string()),
+                None => {
+                    Recipient::User(UserId::parse(to.as_str()).map_err(|e| e.at_field("sendTo"))?)
+                }
             }),
             _ => Err(Error::new(
                 ErrorCode::InvalidRequest,
@@ -174,7 +176,7 @@ pub fn distribute(
     let mut token = token::find(store, token_address)?;
     let recipient = match req.recipient()? {
         Recipient::Address(address) => holder::at_address(store, &address)?,
-        Recipient::User(id) => holder::find(store, &UserId::parse(&id)?)?,
+        Recipient::User(id) => holder::find(store, &id)?,
     };
     if !token.can_distribute || token.kind != TokenKind::Merchant {
         return Err(Error::new(

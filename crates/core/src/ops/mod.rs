@@ -10,6 +10,7 @@ pub mod due;
 pub mod event;
 pub mod history;
 pub mod holder;
+pub mod idempotency;
 pub mod job;
 pub mod launch;
 pub mod ledger;

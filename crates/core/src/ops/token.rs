@@ -6,7 +6,7 @@ use crate::model::address::Address;
 use crate::model::amount::{unit, Price, Units, Usdc};
 use crate::model::decimal::Whole;
 use crate::model::ids::TokenAddress;
-use crate::model::input::{Checked, HttpUrl, Symbol, TokenName};
+use crate::model::input::{Checked, ImageUrl, Symbol, TokenName};
 use crate::model::token::{Network, Token, TokenKind, TokenSpec, DEFAULT_TOTAL_SUPPLY_TOKENS};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
@@ -39,8 +39,9 @@ pub struct CreateTokenRequest {
     #[cfg_attr(feature = "codegen", schemars(extend("default" = true)))]
     #[serde(rename = "canLP")]
     pub can_lp: Option<bool>,
-    /// An http(s) URL.
-    pub image_url: Option<HttpUrl>,
+    /// The token's image: an http(s) URL with a host, at most 2048 bytes of URL characters
+    /// (400 `invalid_image_url` otherwise).
+    pub image_url: Option<ImageUrl>,
 }
 
 impl Checked for CreateTokenRequest {}
@@ -65,7 +66,7 @@ impl CreateTokenRequest {
             can_distribute: self.can_distribute.unwrap_or(true),
             can_airdrop: self.can_airdrop.unwrap_or(false),
             can_lp: self.can_lp.unwrap_or(true),
-            image_url: self.image_url.map(HttpUrl::into_string),
+            image_url: self.image_url.map(ImageUrl::into_string),
         })
     }
 }

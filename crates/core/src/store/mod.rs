@@ -8,6 +8,7 @@
 //! The port knows records only (`crate::model`): it sits on the floor just above them.
 
 pub mod events;
+pub mod idempotency;
 pub mod mem;
 
 pub use events::EventStore;
@@ -70,8 +71,9 @@ impl DueKey {
 
 /// A merchant's records. The event log, webhooks and deliveries are the same store's
 /// ([`EventStore`]), so an operation writes its events in its own transaction; so are holder
-/// sessions ([`session::SessionStore`]).
-pub trait Store: EventStore + session::SessionStore {
+/// sessions ([`session::SessionStore`]) and idempotency records
+/// ([`idempotency::IdempotencyStore`]).
+pub trait Store: EventStore + session::SessionStore + idempotency::IdempotencyStore {
     fn merchant(&self) -> Result<Option<Merchant>>;
     fn put_merchant(&mut self, merchant: &Merchant) -> Result<()>;
     /// The embedded chain's state (default when none was stored yet).

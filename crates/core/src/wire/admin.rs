@@ -191,7 +191,8 @@ pub struct FaultsResult {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
 pub struct Health {
-    /// False when the configuration is unusable (then `error` says why).
+    /// False when the configuration is unusable, or on an EVM chain when its node does not
+    /// answer the settlers or answers with errors (then `error` says why).
     pub ok: bool,
     pub chain: HealthChain,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -208,6 +209,52 @@ pub struct HealthChain {
     /// The EVM chain id (absent on the embedded chain).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chain_id: Option<u64>,
+    /// On an EVM chain: whether its node answers, from the settlers' latest rounds (no
+    /// request to `/health` calls the node). Never its URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<HealthNode>,
+    /// On an EVM chain: the merchants' relayers, as their settlers last found them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relayers: Option<HealthRelayers>,
+}
+
+/// The chain's node, as the settlers last found it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct HealthNode {
+    /// `reachable`; `unreachable` (the latest round got no answer: a timeout, a network or
+    /// HTTP error); `failing` (the node answered with errors); `unknown` (no settler reported
+    /// in the last five minutes: no merchant, or none running).
+    #[cfg_attr(
+        feature = "codegen",
+        schemars(extend("enum" = ["reachable", "unreachable", "failing", "unknown"]))
+    )]
+    pub status: String,
+    /// When the latest report's round ran (ISO 8601).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked_at: Option<String>,
+    /// When the node last answered a whole round (ISO 8601).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_contact_at: Option<String>,
+    /// What is wrong, for people (never the node's URL or its error text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// How many merchants' relayers reported in the last five minutes, by state (the admin chain
+/// route, `GET /admin/merchants/:merchantId/chain`, says which and why).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct HealthRelayers {
+    pub reporting: u64,
+    /// Their latest round went through.
+    pub ready: u64,
+    /// They lack the ETH for gas: their settlement waits until they are funded.
+    pub out_of_gas: u64,
+    /// Some of their movements wait on the chain (a token not deployed yet).
+    pub waiting: u64,
 }
 
 /// `GET /`.

@@ -12,6 +12,7 @@ pub mod chain;
 pub mod decode;
 pub mod deployment;
 pub mod event;
+pub mod health;
 pub mod holder;
 pub mod hooks;
 pub mod ledger;

@@ -246,12 +246,14 @@ pub fn route(method: &str, path: &str) -> Result<Matched> {
     if path_known {
         Err(Error::new(
             ErrorCode::MethodNotAllowed,
-            format!("{method} is not allowed on {path}"),
+            // The path is not echoed: it is the caller's text (it could carry a secret the
+            // edge did not recognise as one), and the caller knows it.
+            format!("{method} is not allowed on this path"),
         ))
     } else {
         Err(Error::new(
             ErrorCode::NotFound,
-            format!("No route for {path}"),
+            "No route matches this path",
         ))
     }
 }

@@ -260,6 +260,35 @@ fn a_reverted_batch_splits_and_a_refused_movement_is_undone() {
 }
 
 #[test]
+fn a_movement_that_reverts_behind_a_reverted_batch_goes_again_after_it() {
+    let mut fx = evm();
+    let t = token(&mut fx);
+    distribute(&mut fx, &t, "alice", 10);
+    distribute(&mut fx, &t, "bob", 5);
+    let alice = fx.holder("alice");
+    // Alice passes 3 of her reward on before it settles: a holder-signed transfer behind it.
+    let to = fx.holder("bob").address.to_checksum();
+    let body = json!({"tokenAddress": t.address().to_checksum(), "amount": 3, "toAddress": to});
+    let out = Outflow::Transfer(crate::common::body(&body).unwrap());
+    ledger::move_out(&mut fx.store, &fx.ctx, &alice.user_id, &out).unwrap();
+    let ctx = fx.ctx.clone();
+    let batches = plan(&fx.store, LIMITS, |_| true).unwrap();
+    let sizes: Vec<usize> = batches.iter().map(|b| b.intents.len()).collect();
+    assert_eq!(sizes, [2, 1]);
+    let (rewards, passed) = (sign(&mut fx, 1, &batches[0]), sign(&mut fx, 2, &batches[1]));
+    // The rewards' batch reverts (a fault: out of gas); her transfer, mined after it, reverts
+    // for want of the reward. Found by the simulator (crates/sim, seed 1042): it was failed
+    // for good and undone, a spend answered 200 turned into transaction.failed.
+    settle::mined(&mut fx.store, &ctx, 1, &receipt(&rewards, false)).unwrap();
+    settle::mined(&mut fx.store, &ctx, 2, &receipt(&passed, false)).unwrap();
+    assert!(fx.store.failed_intents(10).unwrap().is_empty());
+    settle_all(&mut fx);
+    assert_eq!(fx.active(&t, &alice.address), tok("7"));
+    assert!(fx.store.failed_intents(10).unwrap().is_empty());
+    assert!(fx.store.history.iter().all(|r| r.kind != TxType::Reversal));
+}
+
+#[test]
 fn an_undo_takes_back_only_what_is_still_there() {
     let mut fx = evm();
     let t = token(&mut fx);

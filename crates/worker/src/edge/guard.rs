@@ -26,7 +26,6 @@ use crate::config;
 use super::incoming::Incoming;
 use std::cell::RefCell;
 use std::collections::{HashSet, VecDeque};
-use std::net::IpAddr;
 use tokenpad_core::auth::key_hash;
 use tokenpad_core::ratelimit::{Buckets, Limit};
 use tokenpad_core::Result;
@@ -78,19 +77,7 @@ fn now() -> u64 {
 /// sends; locally, wrangler sets it unless the request has one). IPv6 addresses count per
 /// /64 (one subscriber's prefix). Without one, every such request shares one budget.
 pub fn client(req: &Incoming) -> String {
-    let Some(ip) = req
-        .header("cf-connecting-ip")
-        .and_then(|h| h.trim().parse::<IpAddr>().ok())
-    else {
-        return "unknown".into();
-    };
-    match ip {
-        IpAddr::V4(v4) => v4.to_string(),
-        IpAddr::V6(v6) => {
-            let [a, b, c, d, ..] = v6.segments();
-            format!("{a:x}:{b:x}:{c:x}:{d:x}::/64")
-        }
-    }
+    tokenpad_core::ratelimit::client_address(req.header("cf-connecting-ip").as_deref())
 }
 
 /// Admits a keyed request from `client`, or refuses it when the address's bad-key budget is

@@ -28,7 +28,10 @@ pub async fn serve(
             "GET /live is a WebSocket: connect with Upgrade: websocket",
         ));
     }
-    if url.query_pairs().any(|(_, v)| v.starts_with("sk_")) {
+    if url
+        .query_pairs()
+        .any(|(_, v)| tokenpad_core::auth::starts_like_secret_key(&v))
+    {
         return Err(Error::new(
             ErrorCode::SecretKeyInUrl,
             "Secret keys must be sent in the x-api-key header, never in the URL",

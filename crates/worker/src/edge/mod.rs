@@ -8,6 +8,7 @@
 mod admin;
 mod chain;
 mod guard;
+mod health;
 pub mod incoming;
 mod live;
 mod local_node;
@@ -21,11 +22,11 @@ use crate::http;
 use incoming::Incoming;
 use std::collections::BTreeMap;
 use target::Target;
-use tokenpad_core::auth::{contains_secret_key, parse_key, KeyKind};
+use tokenpad_core::auth::{contains_secret_key, parse_key, starts_like_secret_key, KeyKind};
 use tokenpad_core::crypto::sha256_hex;
 use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::session_token;
-use tokenpad_core::wire::admin::{Health, HealthChain, Index};
+use tokenpad_core::wire::admin::Index;
 use tokenpad_core::wire::decode::parse_json;
 use tokenpad_core::wire::routes::{self, percent_decode, Access, Matched, Route};
 use tokenpad_core::wire::{Op, Parts};
@@ -122,7 +123,7 @@ fn internal(e: worker::Error) -> Error {
 }
 
 /// Whether a well-formed secret key is anywhere in the URL's path or query, as sent or
-/// percent-decoded, or a query value starts with `sk_`.
+/// percent-decoded, in any case, or a query value starts with `sk_` (in any case).
 fn secret_key_in(url: &Target) -> bool {
     let path = url.path();
     let query = url.query();
@@ -130,7 +131,7 @@ fn secret_key_in(url: &Target) -> bool {
         || percent_decode(path).is_some_and(|p| contains_secret_key(&p))
         || contains_secret_key(query)
         || url.query_pairs().any(|(k, v)| {
-            v.starts_with("sk_") || contains_secret_key(&k) || contains_secret_key(&v)
+            starts_like_secret_key(&v) || contains_secret_key(&k) || contains_secret_key(&v)
         })
 }
 
@@ -173,7 +174,7 @@ async fn serve(
         query: &query,
         body: &body,
     };
-    let result = keyed(req, env, &request, credential.clone(), trace).await;
+    let result = keyed(req, env, &request, credential.clone(), &client, trace).await;
     let (invalid_key, checked) = match &result {
         Ok(resp) => {
             let status = resp.status_code();
@@ -201,6 +202,7 @@ async fn keyed(
     env: &Env,
     r: &Keyed<'_>,
     credential: Credential,
+    client: &str,
     trace: &mut trace::Trace,
 ) -> Result<Response> {
     let merchant = match &credential {
@@ -257,6 +259,7 @@ async fn keyed(
         op,
         idempotency,
         base_url: overview::base_url(env, r.url),
+        client: client.to_string(),
     }));
     hop::merchant(env, &merchant, &call)
         .await?
@@ -402,37 +405,12 @@ async fn read_body(req: &Incoming, method: &str) -> Result<Option<String>> {
     })
 }
 
-/// The service's health: its chain, or why its configuration is unusable.
-fn health(env: &Env) -> Health {
-    match crate::adapters::evm::config::read(env) {
-        Ok(c) => {
-            let mode = c.mode();
-            Health {
-                ok: true,
-                chain: HealthChain {
-                    kind: mode.kind().into(),
-                    chain_id: c.evm().map(|e| e.chain.chain_id),
-                },
-                error: None,
-            }
-        }
-        Err(e) => Health {
-            ok: false,
-            chain: HealthChain {
-                kind: "evm".into(),
-                chain_id: None,
-            },
-            error: Some(e.message.clone()),
-        },
-    }
-}
-
 /// The routes with no key: the index, health, the OpenAPI document, a deployment's page.
 async fn open(env: &Env, url: &Target, matched: &Matched) -> Result<Response> {
     let resp = match matched.route {
         Route::DeploymentPage => return overview::serve(env, url, &matched.params).await,
         Route::Health => {
-            let h = health(env);
+            let h = health::health(env).await;
             http::json(if h.ok { 200 } else { 503 }, &h)
         }
         Route::OpenApi => http::json_text(200, OPENAPI.to_string()),

@@ -4,13 +4,15 @@
 //! the merchant's own object. The one exception is deployments: the overview page at
 //! `/deployments/:id` carries no key, so each merchant object records here which merchant
 //! owns each of its deployment ids (a follow-up of the create, retried until it lands:
-//! `objects::followup`).
+//! `objects::followup`). And `/health` on an EVM chain reads here what each merchant's
+//! settler last reported of the node and its relayer.
 
 use crate::hop::{self, RegistryCall, RegistryState};
 use crate::http;
 use serde::Deserialize;
 use std::cell::Cell;
 use tokenpad_core::model::ids::{DeploymentId, MerchantId};
+use tokenpad_core::wire::health::ChainReport;
 use tokenpad_core::{Error, Result};
 use worker::{
     durable_object, wasm_bindgen, DurableObject, Env, Request, Response, SqlStorage, State,
@@ -31,6 +33,11 @@ struct IdRow {
 #[derive(Deserialize)]
 struct OffsetRow {
     value: i64,
+}
+
+#[derive(Deserialize)]
+struct ReportRow {
+    data: String,
 }
 
 #[derive(Deserialize)]
@@ -69,6 +76,7 @@ impl RegistryObject {
             "CREATE TABLE IF NOT EXISTS merchants (id TEXT PRIMARY KEY, name TEXT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS clock (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL)",
             "CREATE TABLE IF NOT EXISTS deployments (id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS chain_reports (merchant_id TEXT PRIMARY KEY, data TEXT NOT NULL)",
         ] {
             sql.exec(stmt, None).map_err(db)?;
         }
@@ -136,9 +144,32 @@ impl RegistryObject {
                 state.deployment_owner = Self::owner(&sql, &id)?;
             }
             RegistryCall::List => state.merchants = Self::ids(&sql)?,
+            // What /health says of the chain: each settler's latest round.
+            RegistryCall::ChainReport { merchant, report } => {
+                let data =
+                    serde_json::to_string(&report).map_err(|e| Error::internal(e.to_string()))?;
+                sql.exec(
+                    "INSERT INTO chain_reports (merchant_id, data) VALUES (?, ?) ON CONFLICT(merchant_id) DO UPDATE SET data = excluded.data",
+                    vec![merchant.as_str().into(), data.into()],
+                )
+                .map_err(db)?;
+            }
+            RegistryCall::ChainHealth => state.chain_reports = Self::reports(&sql)?,
             RegistryCall::Faults { count } => self.faults.set(count),
         }
         Ok(state)
+    }
+
+    fn reports(sql: &SqlStorage) -> Result<Vec<ChainReport>> {
+        let rows: Vec<ReportRow> = sql
+            .exec("SELECT data FROM chain_reports", None)
+            .and_then(|c| c.to_array())
+            .map_err(db)?;
+        // A row that does not read (written by another version) is skipped, never an error.
+        Ok(rows
+            .iter()
+            .filter_map(|r| serde_json::from_str(&r.data).ok())
+            .collect())
     }
 
     fn owner(sql: &SqlStorage, id: &DeploymentId) -> Result<Option<MerchantId>> {

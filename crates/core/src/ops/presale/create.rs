@@ -8,7 +8,7 @@ use crate::model::amount::{unit, Usdc};
 use crate::model::decimal::Whole;
 use crate::model::event::EventType;
 use crate::model::ids::PresaleId;
-use crate::model::input::{Checked, HttpUrl, Int, Symbol, Text, TokenName};
+use crate::model::input::{Checked, ImageUrl, Int, Symbol, Text, TokenName};
 use crate::model::presale::{
     Completion, Phase, Presale, TokenInfo, DEFAULT_LOCKUP_PERCENT, DEFAULT_LOCK_DAYS,
     MAX_LOCKUP_PERCENT, MAX_LOCK_DAYS, MAX_TARGET_USDC, MAX_TIMESTAMP, MIN_LOCKUP_PERCENT,
@@ -56,7 +56,7 @@ pub struct CreatePresaleRequest {
 pub struct TokenInfoInput {
     pub name: TokenName,
     pub symbol: Symbol,
-    pub image_url: HttpUrl,
+    pub image_url: ImageUrl,
     pub metadata: Option<MetadataInput>,
     pub deployment_config: Option<DeploymentConfigInput>,
 }

@@ -35,6 +35,10 @@ use crate::store::Store;
 /// idempotent (the address is fixed by its salt), so trying again is safe.
 pub const DEPLOY_ATTEMPTS: u32 = 5;
 
+/// How many times a movement is sent, at most, while it reverts behind an older movement of
+/// its token that is still open (see `mined`), before it counts as failed.
+pub const ATTEMPTS_BEHIND: u32 = 5;
+
 /// A receipt, as the settler read it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mined {
@@ -200,12 +204,30 @@ pub fn mined(store: &mut dyn Store, ctx: &Ctx, nonce: u64, m: &Mined) -> Result<
         } else if matches!(i.action, Action::Deploy { .. }) && i.attempts < DEPLOY_ATTEMPTS {
             i.error = m.reason.clone();
             requeue(store, &mut i, true)?;
+        } else if i.attempts < ATTEMPTS_BEHIND && behind_open(store, &i)? {
+            // An older movement of its token is still open: its batch reverted and it goes
+            // out again. This one may have needed what that one brings (a holder spending a
+            // reward the reverted batch carried): not refused for good, it goes again after.
+            i.error = m.reason.clone();
+            requeue(store, &mut i, true)?;
         } else {
             fail(store, ctx, &mut i, m)?;
         }
     }
     Ok(())
 }
+
+/// Whether an older movement of `i`'s token is still open (queued or sent).
+fn behind_open(store: &dyn Store, i: &Intent) -> Result<bool> {
+    Ok(store
+        .open_intents(OPEN_LOOKAHEAD)?
+        .iter()
+        .take_while(|o| o.id < i.id)
+        .any(|o| o.token == i.token))
+}
+
+/// How far into the outbox `behind_open` looks (the planner's lookahead).
+const OPEN_LOOKAHEAD: u32 = 5_000;
 
 fn confirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Result<()> {
     // The chain's amounts first: the records then show what was mined.

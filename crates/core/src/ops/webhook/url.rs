@@ -5,7 +5,8 @@
 //! every listing), at most 2048 bytes. Unless private URLs are allowed (a flag local runs and
 //! tests turn on), hosts that name this machine or a private network are refused: loopback,
 //! private, link-local, shared (CGNAT), unspecified, multicast and reserved addresses, and
-//! the names `localhost`, `*.localhost`, `*.local`, `*.internal`, `*.home.arpa`. A public
+//! the names `localhost`, `*.localhost`, `*.local`, `*.internal`, `*.home.arpa`; an IPv6
+//! address is read for the IPv4 address it embeds in any of its forms (see `private_v6`). A public
 //! name that resolves to a private address is not caught here; on Cloudflare a Worker's
 //! `fetch` cannot reach private networks.
 
@@ -76,19 +77,59 @@ fn private_v4(ip: Ipv4Addr) -> bool {
         || (a == 198 && (b == 18 || b == 19))
 }
 
+/// Whether an IPv6 address names this machine or a private network, directly or through an
+/// IPv4 address it embeds. Every form that reaches an IPv4 address is read for it: mapped
+/// (`::ffff:a.b.c.d`), SIIT-translated (`::ffff:0:a.b.c.d`), compatible (`::a.b.c.d`), NAT64
+/// (`64:ff9b::/96`, and the local-use `64:ff9b:1::/48` whole), 6to4 (`2002:AABB:CCDD::`)
+/// and Teredo (`2001:0::/32`: its server and its client, whose address is stored inverted).
+/// Deprecated site-local (`fec0::/10`), unique-local, link-local, loopback, unspecified,
+/// multicast, discard-only (`100::/64`), benchmarking, ORCHID and documentation ranges are
+/// refused too.
 fn private_v6(ip: Ipv6Addr) -> bool {
-    if let Some(v4) = ip.to_ipv4_mapped() {
-        return private_v4(v4);
+    let [a, b, c, d, e, f, g, h] = ip.segments();
+    let v4 = |hi: u16, lo: u16| {
+        let [w, x] = hi.to_be_bytes();
+        let [y, z] = lo.to_be_bytes();
+        Ipv4Addr::new(w, x, y, z)
+    };
+    if let Some(mapped) = ip.to_ipv4_mapped() {
+        return private_v4(mapped);
     }
-    let first = ip.segments().first().copied().unwrap_or(0);
+    // ::/96 (unspecified, loopback, IPv4-compatible) and ::ffff:0:0/96 (SIIT): never public.
+    if [a, b, c, d, e, f] == [0; 6] || [a, b, c, d, e, f] == [0, 0, 0, 0, 0xffff, 0] {
+        return true;
+    }
+    match a {
+        // NAT64: the well-known prefix and the local-use one.
+        0x0064 if b == 0xff9b => return true,
+        // Discard-only.
+        0x0100 if [b, c, d] == [0; 3] => return true,
+        0x2001 => {
+            // Teredo: server IPv4 in bits 32..64, client IPv4 inverted in the last 32.
+            if b == 0 {
+                return private_v4(v4(c, d)) || private_v4(v4(!g, !h));
+            }
+            // Benchmarking, ORCHID (v1, v2), documentation.
+            if b == 0x0002 && c == 0 || (b & 0xfff0) == 0x0010 || (b & 0xfff0) == 0x0020 {
+                return true;
+            }
+            if b == 0x0db8 {
+                return true;
+            }
+        }
+        // 6to4: the IPv4 address in bits 16..48.
+        0x2002 => return private_v4(v4(b, c)),
+        // Documentation (RFC 9637).
+        0x3fff if (b & 0xf000) == 0 => return true,
+        _ => {}
+    }
     ip.is_loopback()
         || ip.is_unspecified()
         || ip.is_multicast()
-        || (first & 0xfe00) == 0xfc00
-        || (first & 0xffc0) == 0xfe80
-        || first == 0x2001 && ip.segments().get(1) == Some(&0x0db8)
-        || ip.segments().get(..6) == Some(&[0x64, 0xff9b, 0, 0, 0, 0])
-        || ip.segments().get(..6) == Some(&[0, 0, 0, 0, 0, 0])
+        // Unique-local fc00::/7, link-local fe80::/10, site-local fec0::/10 (deprecated).
+        || (a & 0xfe00) == 0xfc00
+        || (a & 0xffc0) == 0xfe80
+        || (a & 0xffc0) == 0xfec0
 }
 
 #[cfg(test)]
@@ -107,6 +148,10 @@ mod tests {
             "http://8.8.8.8:8080/x"
         );
         assert!(check_url("https://[2606:4700::1111]/", false).is_ok());
+        // Public IPv4 addresses in 6to4 and Teredo forms are public still.
+        assert!(check_url("https://[2002:808:808::1]/", false).is_ok());
+        assert!(check_url("https://[2001:0:4136:e378:8000:63bf:f7f7:f7f7]/", false).is_ok());
+        assert!(check_url("https://[2a00:1450::1]/", false).is_ok());
     }
 
     #[test]
@@ -153,6 +198,35 @@ mod tests {
             "http://[::ffff:10.0.0.1]/",
             "http://224.0.0.1/",
             "http://255.255.255.255/",
+            // Every IPv6 form of a private IPv4 address, and IPv6's own private ranges.
+            "http://[::ffff:0:7f00:1]/",
+            "http://[::ffff:0:a00:1]/",
+            "http://[::7f00:1]/",
+            "http://[::ffff:7f00:1]/",
+            "http://[64:ff9b::7f00:1]/",
+            "http://[64:ff9b::808:808]/",
+            "http://[64:ff9b:1::7f00:1]/",
+            "http://[64:ff9b:1::808:808]/",
+            "http://[2002:7f00:1::]/",
+            "http://[2002:a00:1::1]/",
+            "http://[2002:c0a8:101::]/",
+            // Teredo: server 65.54.227.120, client 127.0.0.1 stored inverted (80ff:fffe).
+            "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",
+            // Teredo: a private server.
+            "http://[2001:0:a00:1::1]/",
+            "http://[fec0::1]/",
+            "http://[FEC0:1::1]/",
+            "http://[feff::1]/",
+            "http://[fc00::1]/",
+            "http://[febf::1]/",
+            "http://[100::1]/",
+            "http://[2001:2::1]/",
+            "http://[2001:10::1]/",
+            "http://[2001:db8::1]/",
+            "http://[3fff::1]/",
+            "http://[::]/",
+            "http://[::1]/",
+            "http://[ff02::1]/",
         ] {
             let e = check_url(private, false).unwrap_err();
             assert_eq!(e.code, ErrorCode::UrlNotAllowed, "{private}");

@@ -20,11 +20,12 @@ use crate::model::session::{Session, SessionId};
 use crate::model::settlement::{ChainTx, Observation, Relayer};
 use crate::model::time::Millis;
 use crate::model::token::{HolderRow, Token};
-use crate::store::session::SessionStore;
+use crate::store::idempotency::Kept;
 use crate::store::Store;
 use std::collections::BTreeMap;
 
 mod events;
+mod keys;
 pub mod log;
 
 #[derive(Clone, Debug, Default)]
@@ -59,6 +60,8 @@ pub struct MemStore {
     pub sessions: BTreeMap<SessionId, Session>,
     /// What the transaction under way moved, checked by [`MemStore::commit`].
     pub books: Books,
+    /// Idempotency records, by stored key.
+    pub kept_answers: BTreeMap<String, Kept>,
 }
 
 impl MemStore {
@@ -446,30 +449,5 @@ impl Store for MemStore {
             .collect();
         parked.sort_by(|a, b| b.parked_at.cmp(&a.parked_at).then(a.key.cmp(&b.key)));
         Ok(parked)
-    }
-}
-
-impl SessionStore for MemStore {
-    fn session(&self, id: &SessionId) -> Result<Option<Session>> {
-        Ok(self.sessions.get(id).cloned())
-    }
-    fn put_session(&mut self, session: &Session) -> Result<()> {
-        self.sessions.insert(session.id.clone(), session.clone());
-        Ok(())
-    }
-    fn live_sessions_of(&self, user_id: &UserId, now: Millis) -> Result<Vec<Session>> {
-        let mut out: Vec<Session> = self
-            .sessions
-            .values()
-            .filter(|s| &s.user_id == user_id && s.expires_at > now)
-            .cloned()
-            .collect();
-        out.sort_by_key(|s| s.created_at);
-        Ok(out)
-    }
-    fn forget_sessions_expired(&mut self, now: Millis) -> Result<u64> {
-        let before = self.sessions.len();
-        self.sessions.retain(|_, s| s.expires_at > now);
-        Ok(u64::try_from(before.saturating_sub(self.sessions.len())).unwrap_or(0))
     }
 }

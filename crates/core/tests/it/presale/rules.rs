@@ -78,7 +78,12 @@ fn creation_rules() {
         ),
         (
             json!({ "tokenInfo": { "name": "X", "symbol": "X", "imageUrl": "ftp://x" } }),
-            "invalid_request",
+            "invalid_image_url",
+            "tokenInfo.imageUrl",
+        ),
+        (
+            json!({ "tokenInfo": { "name": "X", "symbol": "X", "imageUrl": "https://x.y/\u{0}<b>\"" } }),
+            "invalid_image_url",
             "tokenInfo.imageUrl",
         ),
         (

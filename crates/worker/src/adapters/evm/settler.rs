@@ -32,6 +32,7 @@ use tokenpad_core::ops::settle;
 use tokenpad_core::ops::settle::plan::{plan, Batch, Call, Limits};
 use tokenpad_core::ops::Ctx;
 use tokenpad_core::store::Store;
+use tokenpad_core::wire::health::{NodeStatus, RelayerStatus};
 use tokenpad_core::{Error, Result};
 use tokenpad_evm::rpc::{self as r, BlockTag, SendError};
 use tokenpad_evm::tx;
@@ -92,7 +93,13 @@ pub struct Round {
     pub next_at: Millis,
     /// Whether deposits were scanned.
     pub scanned: bool,
+    /// How the node answered this round, and what it says of the relayer (`/health`).
+    pub node: NodeStatus,
+    pub relayer: RelayerStatus,
 }
+
+/// Part of the reason the relayer lacks gas (`out_of_gas`), which says so.
+const OUT_OF_GAS: &str = "is out of gas";
 
 impl Settler<'_> {
     pub(super) fn store(&self) -> SqlStore {
@@ -147,6 +154,16 @@ impl Settler<'_> {
             scanned = outcome.is_ok();
         }
         let now = self.ctx.now;
+        let (node, relayer) = match &outcome {
+            Ok(()) => (NodeStatus::Reachable, RelayerStatus::Ready),
+            Err(Stop::Rpc(Fail::Transport(_))) => (NodeStatus::Unreachable, RelayerStatus::Unknown),
+            Err(Stop::Rpc(Fail::Node(_))) => (NodeStatus::Failing, RelayerStatus::Unknown),
+            Err(Stop::Held(why)) if why.contains(OUT_OF_GAS) => {
+                (NodeStatus::Reachable, RelayerStatus::OutOfGas)
+            }
+            Err(Stop::Held(_)) => (NodeStatus::Reachable, RelayerStatus::Waiting),
+            Err(Stop::Ledger(_)) => (NodeStatus::Reachable, RelayerStatus::Unknown),
+        };
         let retry = match outcome {
             // A whole round went through: whatever stopped settlement before is over.
             Ok(()) => {
@@ -172,7 +189,12 @@ impl Settler<'_> {
         } else {
             self.evm.scan_ms
         }));
-        Ok(Round { next_at, scanned })
+        Ok(Round {
+            next_at,
+            scanned,
+            node,
+            relayer,
+        })
     }
 
     /// Records (or clears) why settlement is stopped.
@@ -333,7 +355,7 @@ impl Settler<'_> {
             None => "the node refused a transaction for want of it".into(),
         };
         format!(
-            "the relayer {relayer} is out of gas: {had}. Send ETH to {relayer} on chain {}; settlement resumes by itself.",
+            "the relayer {relayer} {OUT_OF_GAS}: {had}. Send ETH to {relayer} on chain {}; settlement resumes by itself.",
             self.evm.chain.chain_id
         )
     }

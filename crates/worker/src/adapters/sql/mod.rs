@@ -1,11 +1,13 @@
 //! The merchant object's SQLite behind the core's storage port: the database and its helpers
 //! (`db.rs`), the `Store` adapter (`store.rs`, with the balance rows in `rows.rs`), the chain's
-//! settlement state (`chain.rs`), the event log and webhooks (`events.rs`) and holder sessions
-//! (`session.rs`). Each file owns the tables it writes; `migrate` creates them all.
+//! settlement state (`chain.rs`), the event log and webhooks (`events.rs`), holder sessions
+//! (`session.rs`) and idempotency records (`idempotency.rs`). Each file owns the tables it
+//! writes; `migrate` creates them all.
 
 pub mod chain;
 pub mod db;
 pub mod events;
+pub mod idempotency;
 pub mod rows;
 pub mod session;
 pub mod store;

@@ -1,80 +1,53 @@
-//! Idempotency records: a mutating request's answer kept under its key for 24 hours, so a
-//! retry replays it (same status and body, `Idempotent-Replayed: true`) and changes nothing.
+//! Idempotency records as the merchant object answers them: a write's answer kept under its
+//! caller's key for 24 hours (`tokenpad_core::ops::idempotency`: keys are scoped to the
+//! credential that sent them), so a retry replays it (same status and body,
+//! `Idempotent-Replayed: true`) and changes nothing.
 
 use crate::adapters::sql::SqlStore;
 use crate::hop::Idempotency;
 use crate::http::Answer;
-use serde::Deserialize;
 use tokenpad_core::model::time::Millis;
-use tokenpad_core::{Error, ErrorCode, Result};
-use worker::SqlStorageValue;
+use tokenpad_core::ops::idempotency::{self, Keyed};
+use tokenpad_core::ops::session::access::Caller;
+use tokenpad_core::Result;
 
-/// Idempotency records are kept this long.
-const TTL: Millis = 24 * 3600 * 1000;
+pub use idempotency::PRUNE_EVERY;
 
-#[derive(Deserialize)]
-struct Row {
-    fingerprint: String,
-    status: i64,
-    body: String,
-}
-
-fn millis(v: Millis) -> SqlStorageValue {
-    SqlStorageValue::Integer(i64::try_from(v).unwrap_or(0))
-}
-
-/// The first answer under this key, if there is one from the last 24 hours; the same key
-/// with a different request is a 409 `idempotency_key_reused`.
-pub fn replay(store: &SqlStore, idem: &Idempotency, now: Millis) -> Result<Option<Answer>> {
-    let rows: Vec<Row> = store.rows(
-        "SELECT fingerprint, status, body FROM idempotency WHERE key = ? AND created_at >= ?",
-        vec![idem.key.as_str().into(), millis(now.saturating_sub(TTL))],
-    )?;
-    let Some(row) = rows.into_iter().next() else {
-        return Ok(None);
-    };
-    if row.fingerprint != idem.fingerprint {
-        return Err(Error::new(
-            ErrorCode::IdempotencyKeyReused,
-            "This Idempotency-Key was used with a different request",
-        ));
+fn keyed(idem: &Idempotency) -> Keyed<'_> {
+    Keyed {
+        key: &idem.key,
+        fingerprint: &idem.fingerprint,
     }
-    let status = u16::try_from(row.status).unwrap_or(200);
-    Ok(Some(
-        Answer::json_text(status, row.body).with_header("idempotent-replayed", "true"),
-    ))
 }
 
-/// Records older than a day are forgotten at most this often (a replay never sees one: it
-/// looks at the last day's only), not by every write.
-pub const PRUNE_EVERY: Millis = 3600 * 1000;
+/// The first answer under this caller's key, if there is one from the last 24 hours; the
+/// same key with a different request of this caller is a 409 `idempotency_key_reused`.
+pub fn replay(
+    store: &SqlStore,
+    caller: &Caller,
+    idem: &Idempotency,
+    now: Millis,
+) -> Result<Option<Answer>> {
+    Ok(
+        idempotency::replay(store, caller, &keyed(idem), now)?.map(|(status, body)| {
+            Answer::json_text(status, body).with_header("idempotent-replayed", "true")
+        }),
+    )
+}
 
 /// Forgets records older than a day.
-pub fn prune(store: &SqlStore, now: Millis) -> Result<()> {
-    store.exec(
-        "DELETE FROM idempotency WHERE created_at < ?",
-        vec![millis(now.saturating_sub(TTL))],
-    )?;
-    Ok(())
+pub fn prune(store: &mut SqlStore, now: Millis) -> Result<()> {
+    idempotency::prune(store, now)
 }
 
-/// Stores an answer under its key.
+/// Stores an answer under this caller's key.
 pub fn record(
-    store: &SqlStore,
+    store: &mut SqlStore,
+    caller: &Caller,
     idem: &Idempotency,
     status: u16,
     body: &str,
     now: Millis,
 ) -> Result<()> {
-    store.exec(
-        "INSERT OR REPLACE INTO idempotency (key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?)",
-        vec![
-            idem.key.as_str().into(),
-            idem.fingerprint.as_str().into(),
-            SqlStorageValue::Integer(i64::from(status)),
-            body.into(),
-            millis(now),
-        ],
-    )?;
-    Ok(())
+    idempotency::record(store, caller, &keyed(idem), status, body, now)
 }

@@ -1,13 +1,14 @@
 //! The merchant Durable Object: one per merchant, the strongly consistent ledger.
 //!
 //! Every request for a merchant runs here, one at a time. An API call is: check the key ->
-//! charge the merchant's rate budget -> run due work (`due`: item by item, a failing item
+//! charge the caller's rate budget -> run due work (`due`: item by item, a failing item
 //! never fails the request) -> replay an idempotent answer, or apply the typed operation
 //! inside one SQLite transaction with its idempotency record and its follow-ups -> do the
 //! follow-ups (`followup`: the alarm, the registry), whose failure never turns the committed
 //! answer into an error -> answer. Nothing awaits between reading a balance and writing it,
 //! so concurrent requests can never interleave inside an operation and never overdraw.
 
+mod budgets;
 mod caller;
 mod due;
 mod faults;
@@ -39,7 +40,7 @@ use tokenpad_core::model::ids::DeploymentId;
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::{iso8601, Millis};
 use tokenpad_core::ops::{self, Ctx};
-use tokenpad_core::ratelimit::{Bucket, Limit};
+use tokenpad_core::ratelimit::budgets::Budgets;
 use tokenpad_core::store::Store;
 use tokenpad_core::wire::admin::{FaucetResult, MerchantCreated};
 use tokenpad_core::wire::deployment::DeploymentOverview;
@@ -66,11 +67,8 @@ pub struct MerchantObject {
     state: State,
     env: Env,
     migrated: Cell<bool>,
-    /// Requests this merchant may still make; in memory, because the object is the one
-    /// place all of a merchant's requests pass (a restart forgives, which is fine). Only
-    /// requests whose key checked are charged.
-    bucket: RefCell<Bucket>,
-    limit: Limit,
+    /// The requests this merchant's callers may still make (`budgets`).
+    budgets: RefCell<Budgets>,
     /// The alarm may not point at the earliest pending work: a write of it failed, or this
     /// instance is new. Set it again at the next chance (`followup`).
     alarm_stale: Cell<bool>,
@@ -87,6 +85,8 @@ pub struct MerchantObject {
     chain: Result<ChainConfig>,
     /// A settlement round is running (the alarm's; never two at once).
     settling: Cell<bool>,
+    /// The settler's last report to the registry, for `/health` (`settle`).
+    chain_report: RefCell<Option<tokenpad_core::wire::health::ChainReport>>,
     /// When deposits were last looked for (service time); a restart looks at once.
     scanned_at: Cell<Millis>,
     /// Webhook deliveries are being sent (the alarm's; never two runs at once).
@@ -129,15 +129,14 @@ pub struct MerchantObject {
 
 impl DurableObject for MerchantObject {
     fn new(state: State, env: Env) -> Self {
-        let limit = rate_limit(&env);
+        let limits = budgets::limits(&env);
         let count_statements = crate::config::flag(&env, "ALLOW_TIME_TRAVEL");
         let chain = evm::config::read(&env);
         Self {
             state,
             env,
             migrated: Cell::new(false),
-            bucket: RefCell::new(Bucket::default()),
-            limit,
+            budgets: RefCell::new(Budgets::new(limits)),
             alarm_stale: Cell::new(true),
             alarm_at: Cell::new(None),
             followups_pending: Cell::new(true),
@@ -145,6 +144,7 @@ impl DurableObject for MerchantObject {
             lost_answers: Cell::new(0),
             chain,
             settling: Cell::new(false),
+            chain_report: RefCell::new(None),
             scanned_at: Cell::new(0),
             delivering: Cell::new(false),
             base_url: RefCell::new(None),
@@ -217,18 +217,6 @@ impl DurableObject for MerchantObject {
     }
 }
 
-/// RATE_LIMIT_PER_SECOND (default 200; 0 turns the limit off) and RATE_LIMIT_BURST (default
-/// twice the rate), per merchant.
-fn rate_limit(env: &Env) -> Limit {
-    let num =
-        |name: &str| crate::config::string(env, name).and_then(|v| v.trim().parse::<u64>().ok());
-    let per_second = num("RATE_LIMIT_PER_SECOND").unwrap_or(200);
-    Limit {
-        per_second,
-        burst: num("RATE_LIMIT_BURST").unwrap_or(per_second.saturating_mul(2)),
-    }
-}
-
 /// What the caller sees instead of a lost answer (test faults): the call fails, as it does
 /// when the object is reset or overloaded while handling it.
 fn lost(after_commit: bool) -> worker::Error {
@@ -295,11 +283,9 @@ impl MerchantObject {
             .hot_merchant(&store)?
             .ok_or_else(|| caller::unknown(&call.credential))?;
         let caller = self.caller(&store, &merchant, &call.credential)?;
-        // Only a request whose key checked spends the merchant's budget: strangers with
-        // forged keys cannot use it up (the edge limits them per client address).
-        self.bucket
-            .borrow_mut()
-            .take(self.limit, crate::clock::now_ms())?;
+        // Only a request whose credential checked spends a budget (`budgets`): strangers with
+        // forged keys cannot use one up (the edge limits them per client address).
+        self.charge(&caller, &call.client)?;
         // A request that did not decode is refused only now, after its key was checked.
         let op = call.op?;
         // Who may run it, before any replay: a token never replays what it may not do.
@@ -321,7 +307,7 @@ impl MerchantObject {
 
         // The edge passes an idempotency key only for operations that change state.
         if let Some(idem) = &call.idempotency {
-            if let Some(resp) = idempotency::replay(&store, idem, now)? {
+            if let Some(resp) = idempotency::replay(&store, &caller, idem, now)? {
                 return Ok(resp);
             }
         }
@@ -335,7 +321,7 @@ impl MerchantObject {
             merchant: ctx.merchant.id.clone(),
         };
         let idem = call.idempotency;
-        let record = idem.clone();
+        let record = idem.clone().map(|i| (i, caller.clone()));
         let prune = idem.is_some()
             && now.saturating_sub(self.idempotency_pruned_at.get()) >= idempotency::PRUNE_EVERY;
         let mut tx_store = self.store()?;
@@ -364,9 +350,9 @@ impl MerchantObject {
             }
             if let Some(idem) = &idem {
                 if prune {
-                    idempotency::prune(&tx_store, ctx.now)?;
+                    idempotency::prune(&mut tx_store, ctx.now)?;
                 }
-                idempotency::record(&tx_store, idem, reply.status, &body, ctx.now)?;
+                idempotency::record(&mut tx_store, &caller, idem, reply.status, &body, ctx.now)?;
             }
             let queued = outbox::queue(&tx_store, &ctx, &reply)?;
             Ok((reply.status, body, queued))
@@ -397,15 +383,15 @@ impl MerchantObject {
                 Ok(live::stamp(Answer::json_text(status, body), now))
             }
             Err(e) if recorded(&e) => {
-                if let Some(idem) = &record {
+                if let Some((idem, caller)) = record {
                     // The operation ran and refused: that refusal is its answer under this
                     // key (the operation changed nothing: its transaction rolled back).
                     let body = http::encode(&e.to_body())
                         .map_err(|err| Error::internal(format!("encode: {err}")))?;
-                    let store = self.store()?;
-                    let (idem, status) = (idem.clone(), e.status());
+                    let mut store = self.store()?;
+                    let status = e.status();
                     let kept = transaction(&self.state.storage(), &self.watch, move || {
-                        idempotency::record(&store, &idem, status, &body, now)
+                        idempotency::record(&mut store, &caller, &idem, status, &body, now)
                     });
                     if let Err(err) = kept {
                         worker::console_error!("idempotency record of a refusal: {err}");

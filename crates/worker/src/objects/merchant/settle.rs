@@ -11,15 +11,19 @@
 use super::MerchantObject;
 use crate::adapters::evm::settler::Settler;
 use crate::adapters::wallet::WalletMaker;
-use crate::hop::ChainView;
+use crate::hop::{self, ChainView, RegistryCall};
 use crate::http::Answer;
+use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::ops::settle::reconcile;
 use tokenpad_core::store::Store;
+use tokenpad_core::wire::health::{ChainReport, NodeStatus, RelayerStatus};
 use tokenpad_core::Result;
 
 const SETTLE_AT_KEY: &str = "settle_at";
+/// A settler's report reaches `/health` at least this often while nothing changes.
+const REPORT_EVERY: Millis = 60_000;
 /// The latest refused movements a chain view lists.
 const FAILED_SHOWN: u32 = 20;
 
@@ -82,6 +86,7 @@ impl MerchantObject {
         if self.settling.replace(true) {
             return;
         }
+        let merchant_id = merchant.id.clone();
         let ctx = match self.ctx(now, merchant) {
             Ok(ctx) => ctx,
             Err(e) => {
@@ -104,6 +109,8 @@ impl MerchantObject {
                 if round.scanned {
                     self.scanned_at.set(now);
                 }
+                self.report_chain(&merchant_id, round.node, round.relayer)
+                    .await;
                 round.next_at
             }
             Err(e) => {
@@ -116,6 +123,36 @@ impl MerchantObject {
             worker::console_error!("settlement: {e}");
         }
         self.alarm_stale.set(true);
+    }
+
+    /// Tells the registry how the round went, for `/health`: when it says something the last
+    /// report did not, or the last is older than `REPORT_EVERY` (so `/health` knows the
+    /// settler still runs). Wall-clock time, not the service's. A failure is logged: the next
+    /// round reports again.
+    async fn report_chain(&self, merchant: &MerchantId, node: NodeStatus, relayer: RelayerStatus) {
+        let at = crate::clock::now_ms();
+        let before = self.chain_report.borrow().clone();
+        let report = ChainReport {
+            node,
+            relayer,
+            checked_at: at,
+            last_contact_at: (node == NodeStatus::Reachable).then_some(at),
+        }
+        .after(before.as_ref());
+        let due = before
+            .as_ref()
+            .is_none_or(|b| report.differs(b) || at.saturating_sub(b.checked_at) >= REPORT_EVERY);
+        if !due {
+            return;
+        }
+        let call = RegistryCall::ChainReport {
+            merchant: merchant.clone(),
+            report: report.clone(),
+        };
+        match hop::registry(&self.env, &call).await {
+            Ok(_) => *self.chain_report.borrow_mut() = Some(report),
+            Err(e) => worker::console_error!("chain report for /health: {}", e.message),
+        }
     }
 
     /// What the ledger says, for the edge's chain and reconciliation routes.

@@ -30,9 +30,10 @@ impl MerchantObject {
             .hot_merchant(&store)?
             .ok_or_else(|| caller::unknown(&credential))?;
         let caller = self.caller(&store, &merchant, &credential)?;
-        self.bucket
-            .borrow_mut()
-            .take(self.limit, crate::clock::now_ms())?;
+        let client = tokenpad_core::ratelimit::client_address(
+            http::header(req, "cf-connecting-ip").as_deref(),
+        );
+        self.charge(&caller, &client)?;
         live::accept(&self.state, &store, req, self.now()?, &caller)
     }
 

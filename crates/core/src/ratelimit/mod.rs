@@ -1,7 +1,10 @@
 //! Token buckets: `per_second` requests a second on average, bursts up to `burst`. Integer
 //! arithmetic in thousandths of a request, so it is exact and deterministic; time is passed
-//! in. One bucket per merchant (its object charges it once the key checked), and a bounded
-//! map of buckets per client address ([`Buckets`]) for requests with a key that did not.
+//! in. A merchant's budgets ([`budgets`]: the secret key's own, one per client address for
+//! public and session traffic, one per session) and the edge's bad-key budget per client
+//! address are made of them; [`Buckets`] keeps a bounded map of them by name.
+
+pub mod budgets;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::time::Millis;
@@ -89,15 +92,38 @@ impl Bucket {
     }
 }
 
-fn refusal(limit: Limit, available: u64) -> Error {
+/// Whole seconds (at least 1) until a bucket with `available` thousandths holds one request.
+fn retry_after(limit: Limit, available: u64) -> u64 {
     let wait_ms = ONE
         .saturating_sub(available)
         .div_ceil(limit.per_second.max(1));
+    wait_ms.div_ceil(1000).max(1)
+}
+
+fn refusal(limit: Limit, available: u64) -> Error {
     Error::new(
         ErrorCode::RateLimited,
         "Too many requests for this merchant: slow down and retry after the given time",
     )
-    .with("retryAfterSeconds", wait_ms.div_ceil(1000).max(1))
+    .with("retryAfterSeconds", retry_after(limit, available))
+}
+
+/// A client's address as budgets count it: an IPv4 address, or an IPv6 address's /64 (one
+/// subscriber's prefix, which it can fill with addresses at will); `unknown` when the request
+/// came with none (`CF-Connecting-IP`, which Cloudflare sets and overwrites), so every such
+/// request shares one budget.
+pub fn client_address(header: Option<&str>) -> String {
+    match header.and_then(|h| h.trim().parse::<std::net::IpAddr>().ok()) {
+        None => "unknown".into(),
+        Some(std::net::IpAddr::V4(v4)) => v4.to_string(),
+        Some(std::net::IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let [a, b, c, d, ..] = v6.segments();
+                format!("{a:x}:{b:x}:{c:x}:{d:x}::/64")
+            }
+        },
+    }
 }
 
 /// Buckets by name (a client address), at most `capacity` of them: memory stays bounded

@@ -1,0 +1,27 @@
+//! The storage port of idempotency records (`crate::ops::idempotency`), a part of
+//! [`super::Store`]: a write's answer kept under its caller's key, so a retry replays it.
+
+use crate::error::Result;
+use crate::model::time::Millis;
+use serde::{Deserialize, Serialize};
+
+/// An answer kept under a key.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kept {
+    /// What makes two requests "the same" (method, path and canonical body, hashed).
+    pub fingerprint: String,
+    pub status: u16,
+    /// The answer's body, as it was sent.
+    pub body: String,
+    pub created_at: Millis,
+}
+
+pub trait IdempotencyStore {
+    /// The record stored under `key` (the caller's scope and its key, `ops::idempotency`)
+    /// if it was made at or after `since`.
+    fn kept_answer(&self, key: &str, since: Millis) -> Result<Option<Kept>>;
+    /// Stores (or replaces) the record under `key`.
+    fn keep_answer(&mut self, key: &str, kept: &Kept) -> Result<()>;
+    /// Forgets every record made before `before`.
+    fn forget_answers_before(&mut self, before: Millis) -> Result<()>;
+}

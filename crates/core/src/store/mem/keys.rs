@@ -1,0 +1,52 @@
+//! The in-memory store's sessions and idempotency records (the keys callers hold).
+
+use super::MemStore;
+use crate::error::Result;
+use crate::model::ids::UserId;
+use crate::model::session::{Session, SessionId};
+use crate::model::time::Millis;
+use crate::store::idempotency::{IdempotencyStore, Kept};
+use crate::store::session::SessionStore;
+
+impl SessionStore for MemStore {
+    fn session(&self, id: &SessionId) -> Result<Option<Session>> {
+        Ok(self.sessions.get(id).cloned())
+    }
+    fn put_session(&mut self, session: &Session) -> Result<()> {
+        self.sessions.insert(session.id.clone(), session.clone());
+        Ok(())
+    }
+    fn live_sessions_of(&self, user_id: &UserId, now: Millis) -> Result<Vec<Session>> {
+        let mut out: Vec<Session> = self
+            .sessions
+            .values()
+            .filter(|s| &s.user_id == user_id && s.expires_at > now)
+            .cloned()
+            .collect();
+        out.sort_by_key(|s| s.created_at);
+        Ok(out)
+    }
+    fn forget_sessions_expired(&mut self, now: Millis) -> Result<u64> {
+        let before = self.sessions.len();
+        self.sessions.retain(|_, s| s.expires_at > now);
+        Ok(u64::try_from(before.saturating_sub(self.sessions.len())).unwrap_or(0))
+    }
+}
+
+impl IdempotencyStore for MemStore {
+    fn kept_answer(&self, key: &str, since: Millis) -> Result<Option<Kept>> {
+        Ok(self
+            .kept_answers
+            .get(key)
+            .filter(|k| k.created_at >= since)
+            .cloned())
+    }
+    fn keep_answer(&mut self, key: &str, kept: &Kept) -> Result<()> {
+        self.kept_answers.insert(key.to_string(), kept.clone());
+        Ok(())
+    }
+    fn forget_answers_before(&mut self, before: Millis) -> Result<()> {
+        self.kept_answers.retain(|_, k| k.created_at >= before);
+        Ok(())
+    }
+}

@@ -1,0 +1,162 @@
+//! What `GET /health` says of an EVM chain, from the settlers' own contact with it: each
+//! merchant's settler reports how its latest round went (`ChainReport`: did the node answer,
+//! is the relayer ready), and `/health` summarizes the latest reports. No request to
+//! `/health` calls the node: what it says is at most one settlement round (`CHAIN_SCAN_MS`,
+//! 15 s by default) plus one report interval old, and says when it was checked.
+
+use super::admin::{HealthNode, HealthRelayers};
+use crate::model::time::{iso8601, Millis};
+use serde::{Deserialize, Serialize};
+
+/// A report older than this says nothing of the node now (its settler stopped reporting).
+pub const STALE_AFTER: Millis = 5 * 60 * 1000;
+
+/// How the node answered a settlement round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeStatus {
+    /// Every call of the round was answered.
+    Reachable,
+    /// A call got no answer: a timeout, a network or HTTP error, a body that is not JSON-RPC.
+    Unreachable,
+    /// The node answered a call with an error.
+    Failing,
+}
+
+/// Whether a merchant's relayer can pay for its transactions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RelayerStatus {
+    /// Its round went through.
+    Ready,
+    /// It lacks the ETH for the next transaction's gas: settlement waits until it is funded.
+    OutOfGas,
+    /// Some movements wait on the chain (a token not deployed yet).
+    Waiting,
+    /// Not known: the node did not answer.
+    Unknown,
+}
+
+/// One settler's latest round, in wall-clock time (never the service's time-travel clock).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChainReport {
+    pub node: NodeStatus,
+    pub relayer: RelayerStatus,
+    /// When the round ran.
+    pub checked_at: Millis,
+    /// When the node last answered a whole round (None: not since this settler started).
+    pub last_contact_at: Option<Millis>,
+}
+
+impl ChainReport {
+    /// Whether `self` says something `before` did not (so it is worth reporting now).
+    pub fn differs(&self, before: &ChainReport) -> bool {
+        self.node != before.node || self.relayer != before.relayer
+    }
+
+    /// `self`, keeping what `before` knew of the last contact when `self` knows none.
+    pub fn after(mut self, before: Option<&ChainReport>) -> ChainReport {
+        self.last_contact_at = self
+            .last_contact_at
+            .or(before.and_then(|b| b.last_contact_at));
+        self
+    }
+}
+
+/// The node's state and the relayers' from the settlers' reports at `now`: the freshest
+/// report says whether the node answers; fresh reports count the relayers.
+pub fn summarize(reports: &[ChainReport], now: Millis) -> (HealthNode, HealthRelayers) {
+    let fresh: Vec<&ChainReport> = reports
+        .iter()
+        .filter(|r| now.saturating_sub(r.checked_at) <= STALE_AFTER)
+        .collect();
+    let latest = fresh.iter().max_by_key(|r| r.checked_at);
+    let last_contact = reports.iter().filter_map(|r| r.last_contact_at).max();
+    let (status, error) = match latest.map(|r| r.node) {
+        None => ("unknown", None),
+        Some(NodeStatus::Reachable) => ("reachable", None),
+        Some(NodeStatus::Unreachable) => (
+            "unreachable",
+            Some("The chain's node did not answer the settler's latest round (a timeout, a network or HTTP error): movements wait until it answers"),
+        ),
+        Some(NodeStatus::Failing) => (
+            "failing",
+            Some("The chain's node answered the settler's latest round with an error: movements wait"),
+        ),
+    };
+    let count = |s: RelayerStatus| fresh.iter().filter(|r| r.relayer == s).count() as u64;
+    let node = HealthNode {
+        status: status.into(),
+        checked_at: latest.map(|r| iso8601(r.checked_at)),
+        last_contact_at: last_contact.map(iso8601),
+        error: error.map(str::to_string),
+    };
+    let relayers = HealthRelayers {
+        reporting: fresh.len() as u64,
+        ready: count(RelayerStatus::Ready),
+        out_of_gas: count(RelayerStatus::OutOfGas),
+        waiting: count(RelayerStatus::Waiting),
+    };
+    (node, relayers)
+}
+
+/// Whether the node's state (`HealthNode::status`) means settlement cannot proceed.
+pub fn node_down(node: &HealthNode) -> bool {
+    matches!(node.status.as_str(), "unreachable" | "failing")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn report(node: NodeStatus, relayer: RelayerStatus, at: Millis) -> ChainReport {
+        ChainReport {
+            node,
+            relayer,
+            checked_at: at,
+            last_contact_at: (node == NodeStatus::Reachable).then_some(at),
+        }
+    }
+
+    #[test]
+    fn the_freshest_report_says_whether_the_node_answers() {
+        let now = 10 * 60 * 1000;
+        let (node, relayers) = summarize(&[], now);
+        assert_eq!((node.status.as_str(), relayers.reporting), ("unknown", 0));
+        let up = report(NodeStatus::Reachable, RelayerStatus::Ready, now - 20_000);
+        let broke = report(NodeStatus::Reachable, RelayerStatus::OutOfGas, now - 30_000);
+        let down =
+            report(NodeStatus::Unreachable, RelayerStatus::Unknown, now - 5_000).after(Some(&up));
+        assert_eq!(down.last_contact_at, Some(now - 20_000), "kept from before");
+        let (node, relayers) = summarize(&[up.clone(), broke.clone(), down.clone()], now);
+        assert_eq!(node.status, "unreachable");
+        assert!(node_down(&node));
+        assert_eq!(node.last_contact_at, Some(iso8601(now - 20_000)));
+        assert_eq!(node.checked_at, Some(iso8601(now - 5_000)));
+        assert!(node.error.unwrap().contains("did not answer"));
+        assert_eq!(
+            (relayers.reporting, relayers.ready, relayers.out_of_gas),
+            (3, 1, 1)
+        );
+        // The node answers again.
+        let back = report(NodeStatus::Reachable, RelayerStatus::Ready, now - 1_000);
+        let (node, _) = summarize(&[up, broke, down, back], now);
+        assert_eq!((node.status.as_str(), node.error), ("reachable", None));
+        // Reports older than five minutes say nothing of now.
+        let old = report(NodeStatus::Unreachable, RelayerStatus::Unknown, 0);
+        let (node, relayers) = summarize(&[old], now);
+        assert_eq!((node.status.as_str(), relayers.reporting), ("unknown", 0));
+        assert!(!node_down(&node));
+    }
+
+    #[test]
+    fn a_report_is_sent_again_only_when_it_says_something_new() {
+        let a = report(NodeStatus::Reachable, RelayerStatus::Ready, 1);
+        let b = report(NodeStatus::Reachable, RelayerStatus::Ready, 2);
+        assert!(!b.differs(&a));
+        let c = report(NodeStatus::Failing, RelayerStatus::Unknown, 3);
+        assert!(c.differs(&b));
+    }
+}

@@ -1,0 +1,37 @@
+//! Bugs the simulator can plant in the service it runs, to show that its checks find them:
+//! a checker that never fails proves nothing. `--plant NAME` runs the seeds with one; the
+//! tests (`tests/planted.rs`) require each to be found within the CI seeds.
+
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bug {
+    /// Settlement signs and stores a batch but forgets to mark its intents sent (they stay
+    /// queued, as if `settle::signed` did not set `Submitted`): the next round sends them
+    /// again.
+    ForgetsToMarkSent,
+    /// A successful spend's transaction also credits one base unit to the first nonzero
+    /// balance in the ledger, with no matching debit: an unbalanced write.
+    UnbalancedWrite,
+}
+
+impl Bug {
+    pub const ALL: [Bug; 2] = [Bug::ForgetsToMarkSent, Bug::UnbalancedWrite];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Bug::ForgetsToMarkSent => "forgets-to-mark-sent",
+            Bug::UnbalancedWrite => "unbalanced-write",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Bug> {
+        Bug::ALL.into_iter().find(|b| b.name() == name)
+    }
+}
+
+impl fmt::Display for Bug {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

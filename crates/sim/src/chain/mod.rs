@@ -1,0 +1,294 @@
+//! The simulated EVM chain: the contracts tokenpad settles on (its tokens, test USDC, the
+//! market with Uniswap v3 pools, the lock contract), the relayer's nonces, a mempool that can
+//! drop and hold transactions, blocks, receipts and Transfer/pool logs. It applies each
+//! settled movement to its own balances, so "the ledger equals the chain" is checked against
+//! balances the ledger never wrote.
+//!
+//! Like the real contracts: a batch transaction is all or nothing; a holder's signed transfer
+//! or swap carries an authorization nonce derived from its intent, which the token refuses to
+//! use twice; a treasury transfer has none (only the relayer's nonce keeps it once); a call to
+//! a token without code "succeeds" and moves nothing; a release before its unlock time is
+//! skipped, not reverted.
+
+pub mod exec;
+pub mod pools;
+
+use pools::ChainPool;
+use std::collections::{BTreeMap, BTreeSet};
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::chain::PoolEvent;
+use tokenpad_core::model::ids::{LockId, TokenAddress};
+use tokenpad_core::model::intent::Action;
+use tokenpad_core::model::time::Millis;
+
+/// A signed transaction version the relayer broadcast: the intents it carries, in order.
+#[derive(Clone, Debug)]
+pub struct SentTx {
+    pub nonce: u64,
+    pub hash: String,
+    pub intents: Vec<(u64, TokenAddress, Action)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Receipt {
+    pub hash: String,
+    pub nonce: u64,
+    pub block: u64,
+    pub success: bool,
+    pub reason: Option<String>,
+    pub events: Vec<PoolEvent>,
+    pub released: Vec<LockId>,
+    /// Whether the simulator made it revert (a fault), not the chain's own rules.
+    pub injected: bool,
+}
+
+/// A log the chain emitted.
+#[derive(Clone, Debug)]
+pub struct Log {
+    pub block: u64,
+    pub index: u64,
+    pub tx: String,
+    pub kind: LogKind,
+}
+
+#[derive(Clone, Debug)]
+pub enum LogKind {
+    Transfer {
+        token: Address,
+        from: Address,
+        to: Address,
+        amount: u128,
+    },
+    Pool(PoolEvent),
+}
+
+/// What a broadcast got back from the node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sent {
+    Accepted,
+    AlreadyKnown,
+    NonceTooLow,
+}
+
+/// The contracts' state: what a transaction changes, all or nothing.
+#[derive(Clone, Debug, Default)]
+pub struct Contracts {
+    pub balances: BTreeMap<(Address, Address), u128>,
+    /// Tokens with code.
+    pub code: BTreeSet<Address>,
+    /// EIP-3009 authorizations used, per token (the intent the settler derived it from).
+    pub used_auth: BTreeSet<(Address, u64)>,
+    pub pools: BTreeMap<Address, ChainPool>,
+    /// The lock contract's locks: (token, beneficiary, amount, unlock time in seconds).
+    pub locks: BTreeMap<LockId, (Address, Address, u128, u64)>,
+    pub positions: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct SimChain {
+    /// The chain's clock (block timestamps), in ms.
+    pub now: Millis,
+    pub block: u64,
+    pub relayer: Address,
+    pub usdc: Address,
+    pub locker: Address,
+    pub uniswap_factory: Address,
+    pub state: Contracts,
+    /// The relayer's next nonce on chain.
+    pub nonce: u64,
+    pub mempool: BTreeMap<u64, Vec<SentTx>>,
+    pub receipts: BTreeMap<String, Receipt>,
+    pub logs: Vec<Log>,
+    /// Successful executions per intent (the exactly-once invariant).
+    pub executed: BTreeMap<u64, u32>,
+    /// Reverts the simulator did not inject, nor caused (behind an injected one): (tx hash,
+    /// reason).
+    pub natural_reverts: Vec<(String, String)>,
+    /// Movements whose transaction reverted by a fault, or behind one, not carried out since:
+    /// (token, intent).
+    pub reverted_open: BTreeSet<(Address, u64)>,
+    /// Per intent, whether its last revert was behind a fault (a movement of its token that
+    /// an injected revert sent back, not yet carried out) rather than its own.
+    pub reverted_behind: BTreeMap<u64, bool>,
+    /// Transactions of others (outside traders, senders).
+    pub outside_txs: u64,
+}
+
+impl SimChain {
+    pub fn new(relayer: Address, usdc: Address, locker: Address, factory: Address) -> SimChain {
+        let mut state = Contracts::default();
+        state.code.insert(usdc);
+        SimChain {
+            now: 0,
+            block: 1,
+            relayer,
+            usdc,
+            locker,
+            uniswap_factory: factory,
+            state,
+            nonce: 0,
+            mempool: BTreeMap::new(),
+            receipts: BTreeMap::new(),
+            logs: Vec::new(),
+            executed: BTreeMap::new(),
+            natural_reverts: Vec::new(),
+            reverted_open: BTreeSet::new(),
+            reverted_behind: BTreeMap::new(),
+            outside_txs: 0,
+        }
+    }
+
+    pub fn balance(&self, token: &Address, owner: &Address) -> u128 {
+        self.state
+            .balances
+            .get(&(*token, *owner))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    pub fn has_code(&self, token: &Address) -> bool {
+        self.state.code.contains(token)
+    }
+
+    /// Whether the node knows `hash`: pending in its pool, or mined.
+    pub fn knows(&self, hash: &str) -> bool {
+        self.receipts.contains_key(hash)
+            || self
+                .mempool
+                .values()
+                .any(|v| v.iter().any(|t| t.hash == hash))
+    }
+
+    /// `eth_sendRawTransaction`.
+    pub fn broadcast(&mut self, tx: SentTx) -> Sent {
+        if self.knows(&tx.hash) {
+            return Sent::AlreadyKnown;
+        }
+        if tx.nonce < self.nonce {
+            return Sent::NonceTooLow;
+        }
+        self.mempool.entry(tx.nonce).or_default().push(tx);
+        Sent::Accepted
+    }
+
+    /// The pending transactions, in nonce order (versions of one nonce in the order sent).
+    pub fn pending(&self) -> Vec<(u64, String)> {
+        self.mempool
+            .iter()
+            .flat_map(|(n, v)| v.iter().map(move |t| (*n, t.hash.clone())))
+            .collect()
+    }
+
+    /// Forgets the pending transactions whose place in `pending()` has its bit in `mask`.
+    pub fn drop_pending(&mut self, mask: u64) {
+        let doomed: BTreeSet<String> = self
+            .pending()
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| *i < 64 && mask & (1 << i) != 0)
+            .map(|(_, (_, h))| h)
+            .collect();
+        for versions in self.mempool.values_mut() {
+            versions.retain(|t| !doomed.contains(&t.hash));
+        }
+        self.mempool.retain(|_, v| !v.is_empty());
+    }
+
+    fn next_log(&self) -> u64 {
+        self.logs
+            .iter()
+            .rev()
+            .take_while(|l| l.block == self.block)
+            .count() as u64
+    }
+
+    pub(crate) fn log(&mut self, tx: &str, kind: LogKind) {
+        let index = self.next_log();
+        self.logs.push(Log {
+            block: self.block,
+            index,
+            tx: tx.to_string(),
+            kind,
+        });
+    }
+
+    /// Mines one block: the relayer's transactions in nonce order from its next nonce, each
+    /// its latest version (the first with `older` set), until a nonce is missing or held
+    /// (`hold` bit of its place in `pending()`); `revert` bits make those revert (a fault).
+    pub fn mine(
+        &mut self,
+        revert: u64,
+        hold: u64,
+        older: bool,
+        revertable: impl Fn(&SentTx) -> bool,
+    ) {
+        let places: BTreeMap<String, usize> = self
+            .pending()
+            .into_iter()
+            .enumerate()
+            .map(|(i, (_, h))| (h, i))
+            .collect();
+        let bit = |mask: u64, hash: &str| {
+            places
+                .get(hash)
+                .is_some_and(|i| *i < 64 && mask & (1 << i) != 0)
+        };
+        while let Some(versions) = self.mempool.get(&self.nonce) {
+            let chosen = if older {
+                versions.first()
+            } else {
+                versions.last()
+            };
+            let Some(tx) = chosen.cloned() else { break };
+            if bit(hold, &tx.hash) {
+                break;
+            }
+            self.mempool.remove(&self.nonce);
+            let inject = bit(revert, &tx.hash) && revertable(&tx);
+            self.execute(&tx, inject);
+            self.nonce += 1;
+        }
+        self.block += 1;
+    }
+
+    /// Someone else's transaction (an outside trader, a sender): its own hash.
+    pub fn outside_hash(&mut self) -> String {
+        self.outside_txs += 1;
+        format!("0x{:064x}", 0xface_0000_0000u64 + self.outside_txs)
+    }
+
+    /// Moves `amount` of `token` between two addresses (no authorization: their own wallets).
+    pub fn transfer(
+        &mut self,
+        token: Address,
+        from: Address,
+        to: Address,
+        amount: u128,
+    ) -> Result<(), String> {
+        if !self.has_code(&token) {
+            return Ok(());
+        }
+        let have = self.balance(&token, &from);
+        let left = have
+            .checked_sub(amount)
+            .ok_or_else(|| format!("ERC20InsufficientBalance({from}, {have}, {amount})"))?;
+        self.state.balances.insert((token, from), left);
+        let to_have = self.balance(&token, &to);
+        self.state
+            .balances
+            .insert((token, to), to_have.saturating_add(amount));
+        Ok(())
+    }
+
+    pub fn mint(&mut self, token: Address, to: Address, amount: u128) {
+        let have = self.balance(&token, &to);
+        self.state
+            .balances
+            .insert((token, to), have.saturating_add(amount));
+    }
+
+    /// Every (token, owner) with a balance.
+    pub fn balances(&self) -> &BTreeMap<(Address, Address), u128> {
+        &self.state.balances
+    }
+}

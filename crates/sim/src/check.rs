@@ -1,0 +1,247 @@
+//! The invariants, checked after every step. Each failure is a [`Violation`] naming which.
+//!
+//! - **conservation**, per token: `totalSupply = app + merchant + liquidity + escrow + pooled +
+//!   Σ balances`, with Σ recomputed from every balance, and `held = Σ`;
+//! - **no overdraft**: no balance or reserve below zero in the ledger (its arithmetic is
+//!   checked, so a negative would have been an error), and no transaction the ledger sent
+//!   reverts on chain for want of funds (unless behind an older movement of its token that an
+//!   injected revert sent back): the ledger never moves what the chain does not hold;
+//! - **exactly once per intent**: no movement is carried out on chain twice; a confirmed one
+//!   exactly once, a failed one never; and a movement fails only for its own reason, never
+//!   because it reverted behind an older movement of its token that a fault sent back (it
+//!   may have needed what that one brings);
+//! - **exactly once per idempotency key** (`world.rs`, as the answers come): every answer under
+//!   a key is the first one, and a request sent twice changes nothing the second time;
+//! - **ledger equals chain** once everything settled (`Step::Settle`): every balance the
+//!   ledger says the chain holds (`ops::settle::reconcile::expected`: holders, treasury, pools,
+//!   lock contract) is the chain's, and no holder has on chain what the ledger does not know;
+//! - **webhooks**: a resource's events reach an endpoint in order; once settled, every
+//!   delivery is done.
+
+use crate::chain::SimChain;
+use crate::node::Node;
+use crate::webhooks::Received;
+use std::collections::BTreeMap;
+use std::fmt;
+use tokenpad_core::model::intent::IntentStatus;
+use tokenpad_core::model::token::USDC_ADDRESS;
+use tokenpad_core::ops::settle::reconcile;
+use tokenpad_core::store::mem::MemStore;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    pub invariant: &'static str,
+    pub detail: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.invariant, self.detail)
+    }
+}
+
+pub fn violation(invariant: &'static str, detail: impl Into<String>) -> Violation {
+    Violation {
+        invariant,
+        detail: detail.into(),
+    }
+}
+
+pub type Check = Result<(), Violation>;
+
+pub fn conservation(store: &MemStore) -> Check {
+    let bad = |d: String| Err(violation("conservation", d));
+    for ((token, owner), b) in &store.balances {
+        if !store.tokens.iter().any(|t| &t.address == token) {
+            return bad(format!("a balance of {owner} in unknown token {token}"));
+        }
+        if b.total().is_none() {
+            return bad(format!("the balance of {owner} in {token} overflows"));
+        }
+    }
+    for t in &store.tokens {
+        let mut sum: u128 = 0;
+        for ((tk, _), b) in &store.balances {
+            if tk == &t.address {
+                let Some(s) = b.total().and_then(|x| sum.checked_add(x.raw())) else {
+                    return bad(format!("{}: Σ balances overflows", t.symbol));
+                };
+                sum = s;
+            }
+        }
+        if t.held.raw() != sum {
+            return bad(format!(
+                "{} ({}): held {} != Σ balances {sum}",
+                t.symbol,
+                t.address,
+                t.held.raw()
+            ));
+        }
+        let accounted = [
+            t.remaining_app_supply,
+            t.merchant_supply,
+            t.liquidity_supply,
+            t.escrow,
+            t.pooled,
+        ]
+        .iter()
+        .try_fold(sum, |acc, x| acc.checked_add(x.raw()));
+        if accounted != Some(t.total_supply.raw()) {
+            return bad(format!(
+                "{} ({}): total {} != app {} + merchant {} + liquidity {} + escrow {} + pooled {} + Σ {sum}",
+                t.symbol, t.address, t.total_supply.raw(), t.remaining_app_supply.raw(), t.merchant_supply.raw(),
+                t.liquidity_supply.raw(), t.escrow.raw(), t.pooled.raw()
+            ));
+        }
+        if t.remaining_app_supply > t.starting_app_supply {
+            return bad(format!(
+                "{}: more app supply left than it started with",
+                t.symbol
+            ));
+        }
+        if let Some(p) = store.pools.get(&t.address) {
+            if p.token_reserve != t.pooled {
+                return bad(format!(
+                    "{}: pooled {} != its pool's reserve {}",
+                    t.symbol,
+                    t.pooled.raw(),
+                    p.token_reserve.raw()
+                ));
+            }
+        }
+    }
+    let in_pools: u128 = store.pools.values().map(|p| p.usdc_reserve.raw()).sum();
+    if let Some(usdc) = store.tokens.iter().find(|t| t.address == USDC_ADDRESS) {
+        if usdc.pooled.raw() < in_pools {
+            return bad(format!(
+                "USDC pooled {} < Σ pools' USDC {in_pools}",
+                usdc.pooled.raw()
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub fn no_overdraft(chain: &SimChain) -> Check {
+    for (hash, why) in &chain.natural_reverts {
+        if why.contains("InsufficientBalance") {
+            return Err(violation(
+                "no overdraft",
+                format!("transaction {hash} reverted on chain: {why}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub fn once_per_intent(store: &MemStore, chain: &SimChain) -> Check {
+    for (id, n) in &chain.executed {
+        if *n > 1 {
+            let i = store
+                .intents
+                .get(usize::try_from(*id).unwrap_or(0).saturating_sub(1));
+            return Err(violation(
+                "exactly once per intent",
+                format!("intent {id} was carried out {n} times on chain: {i:?}"),
+            ));
+        }
+    }
+    for i in &store.intents {
+        if i.status == IntentStatus::Failed && chain.reverted_behind.get(&i.id) == Some(&true) {
+            return Err(violation(
+                "a movement fails for its own reason",
+                format!(
+                    "intent {} failed when it reverted behind an older movement of its token that a fault sent back: {:?}",
+                    i.id, i.action
+                ),
+            ));
+        }
+        let n = chain.executed.get(&i.id).copied().unwrap_or(0);
+        let ok = match i.status {
+            IntentStatus::Confirmed => n == 1,
+            IntentStatus::Failed => n == 0,
+            IntentStatus::Queued | IntentStatus::Submitted => n <= 1,
+        };
+        if !ok {
+            return Err(violation(
+                "exactly once per intent",
+                format!(
+                    "intent {} is {:?} in the ledger and was carried out {n} times on chain: {:?}",
+                    i.id, i.status, i.action
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether everything settled: no movement open, no transaction unmined, the scan at the head.
+pub fn settled(node: &Node, chain: &SimChain) -> bool {
+    let store = &node.store;
+    let scanned = store.relayer.scanned_block;
+    store.intents.iter().all(|i| !i.is_open())
+        && store.chain_txs.values().all(|t| !t.is_open())
+        && chain.mempool.is_empty()
+        && scanned == Some(chain.block.saturating_sub(1))
+}
+
+pub fn ledger_equals_chain(node: &Node, chain: &SimChain) -> Check {
+    let ctx = node.ctx();
+    let expected = reconcile::expected(&node.store, &ctx)
+        .map_err(|e| violation("ledger equals chain", format!("reconciliation failed: {e}")))?;
+    let mut seen = BTreeMap::new();
+    for e in &expected {
+        let on_chain = chain.balance(&e.token.address(), &e.owner);
+        seen.insert((e.token.address(), e.owner), ());
+        if on_chain != e.ledger.raw() {
+            let who = e
+                .user_id
+                .as_ref()
+                .map_or_else(|| e.owner.to_checksum(), |u| format!("{u} ({})", e.owner));
+            return Err(violation(
+                "ledger equals chain",
+                format!(
+                    "{} of {who}: the ledger says {}, the chain {on_chain}",
+                    e.symbol,
+                    e.ledger.raw()
+                ),
+            ));
+        }
+    }
+    // A holder holding on chain what the ledger does not know of.
+    for h in &node.store.holders {
+        for ((token, owner), amount) in chain.balances() {
+            if *owner == h.address && *amount > 0 && !seen.contains_key(&(*token, *owner)) {
+                return Err(violation(
+                    "ledger equals chain",
+                    format!(
+                        "{} holds {amount} of {token} on chain, which the ledger does not know",
+                        h.user_id
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A resource's events reach each endpoint in order (a retried one again, before the next).
+pub fn webhook_order(got: &Received) -> Check {
+    let mut last: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+    for (hook, event, resource) in got {
+        if resource.starts_with("webhook:") {
+            continue;
+        }
+        let key = (hook.as_str(), resource.as_str());
+        if let Some(prev) = last.get(&key) {
+            if event < prev {
+                return Err(violation(
+                    "webhook order",
+                    format!("{resource}: event {event} reached {hook} after event {prev}"),
+                ));
+            }
+        }
+        last.insert(key, *event);
+    }
+    Ok(())
+}

@@ -1,0 +1,228 @@
+//! Drawing a history from a seed: each next step from the seed's generator (ChaCha8) and
+//! what the world holds now (holders to act for, a session to act with). The weights make a
+//! merchant's busy day: many holders' movements, a few tokens, presales and pools, an alarm
+//! and a block every few requests, faults now and then.
+
+use crate::settler::RoundFaults;
+use crate::step::{Fault, Outside, Req, Step, Who};
+use crate::webhooks::Receiver;
+use crate::world::World;
+use rand::{Rng, RngCore};
+
+fn req(rng: &mut impl RngCore, world: &World) -> Req {
+    let user = rng.random_range(0..8u8);
+    let token = rng.random_range(0..4u8);
+    let tokens = crate::requests::tokens(&world.node.store).len();
+    // Until there is a token, make one (and holders), so histories get going.
+    if tokens == 0 && rng.random_bool(0.5) {
+        return Req::CreateToken {
+            n: rng.random_range(0..100),
+        };
+    }
+    // Mostly for holders that exist: a missing one is made first.
+    let name = crate::requests::user(user);
+    if !world
+        .node
+        .store
+        .holders
+        .iter()
+        .any(|h| h.user_id.as_str() == name)
+        && rng.random_bool(0.85)
+    {
+        return Req::PutHolder { user };
+    }
+    match rng.random_range(0..100u32) {
+        0..=9 => Req::PutHolder { user },
+        10..=21 => Req::Distribute {
+            token,
+            user,
+            amount: rng.random_range(1..200),
+        },
+        22..=29 => Req::Spend {
+            user,
+            token,
+            amount: rng.random_range(1..60),
+        },
+        30..=37 => Req::Transfer {
+            user,
+            token,
+            to: rng.random_range(0..8),
+            amount: rng.random_range(1..60),
+        },
+        38..=41 => Req::Withdraw {
+            user,
+            token,
+            to: rng.random_range(0..4),
+            amount: rng.random_range(1..40),
+        },
+        42..=44 if tokens < 4 => Req::CreateToken {
+            n: rng.random_range(0..100),
+        },
+        45..=47 => Req::CreatePresale {
+            target: rng.random_range(5..80),
+            minutes: rng.random_range(30..3_000),
+            lockup: rng.random_range(13..=28),
+            auto: rng.random_bool(0.7),
+            lock_days: rng.random_range(0..3),
+        },
+        48..=55 => Req::BuyPresale {
+            user,
+            presale: rng.random_range(0..3),
+            usdc: rng.random_range(1..120),
+        },
+        56..=57 => Req::Resolve {
+            presale: rng.random_range(0..3),
+        },
+        58..=60 => Req::OpenPool {
+            token,
+            cents: rng.random_range(1..300),
+            amount: rng.random_range(1_000..200_000),
+        },
+        61..=66 => Req::Buy {
+            user,
+            token,
+            usdc: rng.random_range(1..50),
+            slippage_bps: rng.random_range(10..2_000),
+        },
+        67..=70 => Req::Sell {
+            user,
+            token,
+            amount: rng.random_range(1..500),
+        },
+        71 => Req::Memecoin {
+            supply: rng.random_range(1_000..10_000_000),
+            micro: rng.random_range(1..100_000),
+            recipient: rng.random_range(0..1_000),
+        },
+        72 => Req::Airdrop {
+            wallets: rng.random_range(1..4),
+            each: rng.random_range(1..1_000),
+        },
+        73..=76 => Req::Session {
+            user,
+            limit: rng.random_bool(0.5).then(|| rng.random_range(1..100)),
+        },
+        77 => Req::Revoke { user },
+        78..=79 => Req::Webhook {
+            all: rng.random_bool(0.5),
+        },
+        80 => Req::DeleteWebhook {
+            n: rng.random_range(0..3),
+        },
+        81 => Req::Ping {
+            n: rng.random_range(0..3),
+        },
+        82..=85 => Req::GetHolder { user },
+        86..=88 => Req::History { user },
+        89..=90 => Req::Token { token },
+        _ => Req::Distribute {
+            token,
+            user,
+            amount: rng.random_range(1..500),
+        },
+    }
+}
+
+fn fault(rng: &mut impl RngCore) -> Fault {
+    match rng.random_range(0..100u32) {
+        0..=5 => Fault::LostBefore,
+        6..=13 => Fault::LostAfter,
+        14..=21 => Fault::Twice,
+        _ => Fault::None,
+    }
+}
+
+fn mask(rng: &mut impl RngCore, p: f64) -> u64 {
+    (0..8)
+        .filter(|_| rng.random_bool(p))
+        .fold(0, |m, i| m | (1 << i))
+}
+
+/// The next step of a history, drawn from `rng` for `world` as it stands; `n` numbers
+/// requests.
+pub fn next(rng: &mut impl RngCore, world: &World, n: &mut u32, lost: &mut Vec<u32>) -> Step {
+    match rng.random_range(0..100u32) {
+        0..=54 => {
+            *n += 1;
+            let r = req(rng, world);
+            let user = crate::requests::holder_of(&r);
+            let has_session =
+                user.is_some_and(|u| world.node.tokens.contains_key(&crate::requests::user(u)));
+            let who = if has_session && rng.random_bool(0.5) {
+                Who::Session
+            } else {
+                Who::Secret
+            };
+            let keyed = rng.random_bool(0.85);
+            let fault = if keyed { fault(rng) } else { Fault::None };
+            if keyed && matches!(fault, Fault::LostBefore | Fault::LostAfter) {
+                lost.push(*n);
+            }
+            Step::Call {
+                n: *n,
+                req: r,
+                who,
+                keyed,
+                fault,
+            }
+        }
+        55..=59 if !lost.is_empty() => {
+            let i = rng.random_range(0..lost.len());
+            Step::Retry {
+                n: lost.swap_remove(i),
+            }
+        }
+        55..=72 => Step::Alarm {
+            round: RoundFaults {
+                crash_after_sign: rng.random_bool(0.08).then(|| rng.random_range(0..3)),
+                lose_sends: rng.random_bool(0.06),
+                node_down: rng.random_bool(0.04),
+                per_batch: rng.random_range(1..6),
+            },
+            receiver: match rng.random_range(0..10u32) {
+                0 => Receiver::Down,
+                1 => Receiver::Slow,
+                _ => Receiver::Up,
+            },
+        },
+        73..=84 => Step::Mine {
+            revert: mask(rng, 0.08),
+            hold: mask(rng, 0.05),
+            older: rng.random_bool(0.2),
+            lag_s: if rng.random_bool(0.2) {
+                rng.random_range(1..7_200)
+            } else {
+                0
+            },
+        },
+        85..=86 => Step::Drop {
+            mask: mask(rng, 0.2),
+        },
+        87..=91 => Step::Wait {
+            ms: match rng.random_range(0..10u32) {
+                0 => rng.random_range(3_600_000..8 * 86_400_000),
+                1..=3 => rng.random_range(60_000..3_600_000),
+                _ => rng.random_range(100..10_000),
+            },
+        },
+        92..=93 => Step::Outside(if rng.random_bool(0.6) {
+            Outside::Trade {
+                token: rng.random_range(0..4),
+                buy: rng.random_bool(0.6),
+                amount: rng.random_range(1..200),
+            }
+        } else {
+            Outside::Send {
+                from: rng.random_range(0..4),
+                token: rng.random_range(0..4),
+                to: rng.random_range(0..8),
+                amount: rng.random_range(1..30),
+            }
+        }),
+        94..=96 => Step::Faucet {
+            user: rng.random_range(0..8),
+            usdc: rng.random_range(1..500),
+        },
+        _ => Step::Settle,
+    }
+}

@@ -1,0 +1,249 @@
+//! A history's steps. Each is all a step needs to run again (no randomness is drawn while
+//! running), and names what it acts on by index (the 2nd token, holder `u3`), resolved when
+//! it runs, so a history with steps taken out still runs: that is how a failing history is
+//! shrunk. `Display` prints a step as one line of the history.
+
+use crate::settler::RoundFaults;
+use crate::webhooks::Receiver;
+use std::fmt;
+
+/// What a client asks. Holders are `u<n>`; tokens, presales and webhooks are named by their
+/// place in creation order (modulo how many exist; with none, the request names nothing and
+/// is refused).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Req {
+    PutHolder {
+        user: u8,
+    },
+    Distribute {
+        token: u8,
+        user: u8,
+        amount: u32,
+    },
+    Spend {
+        user: u8,
+        token: u8,
+        amount: u32,
+    },
+    Transfer {
+        user: u8,
+        token: u8,
+        to: u8,
+        amount: u32,
+    },
+    /// To outside wallet `to`.
+    Withdraw {
+        user: u8,
+        token: u8,
+        to: u8,
+        amount: u32,
+    },
+    CreateToken {
+        n: u8,
+    },
+    CreatePresale {
+        target: u32,
+        minutes: u32,
+        lockup: u8,
+        auto: bool,
+        lock_days: u8,
+    },
+    BuyPresale {
+        user: u8,
+        presale: u8,
+        usdc: u32,
+    },
+    Resolve {
+        presale: u8,
+    },
+    /// Opens a token's pool at `cents` / 100 USDC a token with `amount` tokens.
+    OpenPool {
+        token: u8,
+        cents: u32,
+        amount: u32,
+    },
+    Buy {
+        user: u8,
+        token: u8,
+        usdc: u32,
+        slippage_bps: u32,
+    },
+    Sell {
+        user: u8,
+        token: u8,
+        amount: u32,
+    },
+    Memecoin {
+        supply: u32,
+        micro: u32,
+        recipient: u32,
+    },
+    Airdrop {
+        wallets: u8,
+        each: u32,
+    },
+    Session {
+        user: u8,
+        limit: Option<u32>,
+    },
+    Revoke {
+        user: u8,
+    },
+    Webhook {
+        all: bool,
+    },
+    DeleteWebhook {
+        n: u8,
+    },
+    Ping {
+        n: u8,
+    },
+    GetHolder {
+        user: u8,
+    },
+    History {
+        user: u8,
+    },
+    Token {
+        token: u8,
+    },
+}
+
+/// Who sends a request: the merchant's backend (the secret key) or the holder's browser (the
+/// holder's session token, when it has one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Who {
+    Secret,
+    Session,
+}
+
+/// What happens to a request's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    None,
+    /// The object stops before the operation commits: the answer is lost, nothing happened.
+    LostBefore,
+    /// It commits, and the answer is lost.
+    LostAfter,
+    /// The request arrives twice.
+    Twice,
+}
+
+/// Someone outside tokenpad acts on the chain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outside {
+    /// A trader swaps in a token's pool, with its own funds: exact input of `amount` whole
+    /// USDC (a buy) or tokens (a sell).
+    Trade { token: u8, buy: bool, amount: u32 },
+    /// Outside wallet `from` sends `amount` whole tokens to holder `to` (a deposit).
+    Send {
+        from: u8,
+        token: u8,
+        to: u8,
+        amount: u32,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Request `n` (its Idempotency-Key, when `keyed`, is `k<n>`).
+    Call {
+        n: u32,
+        req: Req,
+        who: Who,
+        keyed: bool,
+        fault: Fault,
+    },
+    /// The client sends request `n` again, its answer having been lost.
+    Retry {
+        n: u32,
+    },
+    /// The object's alarm: due work, a settlement round, webhook deliveries.
+    Alarm {
+        round: RoundFaults,
+        receiver: Receiver,
+    },
+    /// The chain mines a block; bits of `revert` and `hold` name pending transactions (in
+    /// nonce order) that revert or stay unmined; `older`: a replaced nonce mines its first
+    /// version; the chain's clock is `lag_s` behind the service's.
+    Mine {
+        revert: u64,
+        hold: u64,
+        older: bool,
+        lag_s: u32,
+    },
+    /// The node forgets pending transactions (the bits name them).
+    Drop {
+        mask: u64,
+    },
+    /// Time passes (ms), for the service and the chain.
+    Wait {
+        ms: u64,
+    },
+    Outside(Outside),
+    /// The local faucet gives a holder test USDC (whole USDC).
+    Faucet {
+        user: u8,
+        usdc: u32,
+    },
+    /// Heal every fault and run the object and the chain until everything settled (waiting
+    /// for what is due); then the ledger must equal the chain.
+    Settle,
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Step::Call {
+                n,
+                req,
+                who,
+                keyed,
+                fault,
+            } => {
+                write!(f, "#{n} {req:?}")?;
+                if *who == Who::Session {
+                    f.write_str(" as the holder's session")?;
+                }
+                if *keyed {
+                    write!(f, " key k{n}")?;
+                }
+                match fault {
+                    Fault::None => Ok(()),
+                    Fault::LostBefore => f.write_str(" [lost before commit]"),
+                    Fault::LostAfter => f.write_str(" [answer lost after commit]"),
+                    Fault::Twice => f.write_str(" [sent twice]"),
+                }
+            }
+            Step::Retry { n } => write!(f, "retry #{n}"),
+            Step::Alarm { round, receiver } => {
+                write!(f, "alarm (batch {}", round.per_batch)?;
+                if let Some(k) = round.crash_after_sign {
+                    write!(f, ", crash after signing tx {k}")?;
+                }
+                if round.lose_sends {
+                    f.write_str(", sends' answers lost")?;
+                }
+                if round.node_down {
+                    f.write_str(", node down")?;
+                }
+                write!(f, ", receiver {receiver:?})")
+            }
+            Step::Mine {
+                revert,
+                hold,
+                older,
+                lag_s,
+            } => {
+                write!(f, "mine (revert {revert:#b}, hold {hold:#b}, older {older}, chain {lag_s} s behind)")
+            }
+            Step::Drop { mask } => write!(f, "the node drops pending {mask:#b}"),
+            Step::Wait { ms } => write!(f, "wait {ms} ms"),
+            Step::Outside(o) => write!(f, "outside: {o:?}"),
+            Step::Faucet { user, usdc } => write!(f, "faucet: u{user} gets {usdc} USDC"),
+            Step::Settle => {
+                f.write_str("settle (heal, run until settled, compare ledger and chain)")
+            }
+        }
+    }
+}

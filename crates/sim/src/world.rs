@@ -1,0 +1,427 @@
+//! A simulated world: the merchant's object (`Node`), the chain, a webhook receiver, and the
+//! clients' memory of what they asked and were answered. `apply` runs one step and checks
+//! every invariant after it.
+
+use crate::chain::SimChain;
+use crate::check::{self, violation, Check};
+use crate::node::{Answer, Cut, Node, Request};
+use crate::requests::{self, outside};
+use crate::settler::{self, RoundFaults};
+use crate::step::{Fault, Outside, Step, Who};
+use crate::webhooks::{self, Received, Receiver};
+use std::collections::BTreeMap;
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::{TOKEN_DECIMALS, USDC_DECIMALS};
+use tokenpad_core::model::ids::TokenAddress;
+use tokenpad_core::model::time::Millis;
+use tokenpad_core::ops::idempotency::TTL;
+use tokenpad_core::store::idempotency::IdempotencyStore;
+
+/// The answer a key must replay, and until when.
+struct Expected {
+    path: String,
+    body: serde_json::Value,
+    answer: Answer,
+    until: Millis,
+}
+
+pub struct World {
+    pub node: Node,
+    pub chain: SimChain,
+    pub received: Received,
+    /// Requests whose answer was lost, by number: the client retries them.
+    lost: BTreeMap<u32, Request>,
+    /// The first answer under each (caller, key).
+    answers: BTreeMap<(Option<String>, String), Expected>,
+    /// Steps run, and requests answered (a summary).
+    pub steps: u64,
+    pub answered: u64,
+    /// Answers by route and status (`POST /holder/:userId/spend 422`).
+    pub statuses: BTreeMap<String, u64>,
+}
+
+fn units(whole: u32, decimals: u8) -> u128 {
+    u128::from(whole) * 10u128.pow(u32::from(decimals))
+}
+
+impl World {
+    pub fn new() -> World {
+        let node = Node::new();
+        let evm = node.chain.clone();
+        let (usdc, locker, factory) = match &evm {
+            tokenpad_core::model::chain::ChainMode::Evm(e) => (
+                e.usdc,
+                e.locker.unwrap_or(Address([0xfd; 20])),
+                e.markets
+                    .as_ref()
+                    .map_or(Address([0xfb; 20]), |m| m.uniswap_factory),
+            ),
+            tokenpad_core::model::chain::ChainMode::Embedded => {
+                (Address([0; 20]), Address([0xfd; 20]), Address([0xfb; 20]))
+            }
+        };
+        let mut chain = SimChain::new(node.merchant.address, usdc, locker, factory);
+        chain.now = node.now;
+        World {
+            node,
+            chain,
+            received: Vec::new(),
+            lost: BTreeMap::new(),
+            answers: BTreeMap::new(),
+            steps: 0,
+            answered: 0,
+            statuses: BTreeMap::new(),
+        }
+    }
+
+    /// A world whose service has `bug` planted (`crate::bug`).
+    pub fn with_bug(bug: Option<crate::bug::Bug>) -> World {
+        let mut w = World::new();
+        w.node.bug = bug;
+        w
+    }
+
+    /// Runs `step`, then checks every invariant.
+    pub fn apply(&mut self, step: &Step) -> Check {
+        self.steps += 1;
+        match step {
+            Step::Call {
+                n,
+                req,
+                who,
+                keyed,
+                fault,
+            } => {
+                let mut request = requests::build(&self.node.store, self.node.now / 1000, req);
+                if *who == Who::Session {
+                    request.session = requests::holder_of(req).map(requests::user);
+                }
+                if *keyed {
+                    request.key = Some(format!("k{n}"));
+                }
+                self.call(*n, request, *fault)?;
+            }
+            Step::Retry { n } => {
+                if let Some(request) = self.lost.remove(n) {
+                    self.call(*n, request, Fault::None)?;
+                }
+            }
+            Step::Alarm { round, receiver } => self.alarm(*round, *receiver)?,
+            Step::Mine {
+                revert,
+                hold,
+                older,
+                lag_s,
+            } => {
+                self.chain.now = self.node.now.saturating_sub(Millis::from(*lag_s) * 1000);
+                // Reverts are injected into batches (each of their movements then goes alone)
+                // and into single swaps and deployments, whose undo is whole; not into a single
+                // transfer, whose undo takes back only what is still there (the rest, by design,
+                // a difference reconciliation shows).
+                self.chain.mine(*revert, *hold, *older, |tx| {
+                    tx.intents.len() > 1
+                        || tx.intents.iter().all(|(_, _, a)| {
+                            matches!(
+                                a,
+                                tokenpad_core::model::intent::Action::Swap { .. }
+                                    | tokenpad_core::model::intent::Action::Deploy { .. }
+                            )
+                        })
+                });
+            }
+            Step::Drop { mask } => self.chain.drop_pending(*mask),
+            Step::Wait { ms } => {
+                self.node.now += ms;
+                self.chain.now = self.chain.now.max(self.node.now);
+            }
+            Step::Outside(o) => self.outside(o),
+            Step::Faucet { user, usdc } => {
+                let _ = self
+                    .node
+                    .faucet(&requests::user(*user), units(*usdc, USDC_DECIMALS));
+            }
+            Step::Settle => self.settle()?,
+        }
+        self.check()
+    }
+
+    fn check(&self) -> Check {
+        check::conservation(&self.node.store)?;
+        check::no_overdraft(&self.chain)?;
+        check::once_per_intent(&self.node.store, &self.chain)?;
+        check::webhook_order(&self.received)
+    }
+
+    /// Sends a request (twice, with `Fault::Twice`) and checks its answer against what its key
+    /// answered before.
+    fn call(&mut self, n: u32, request: Request, fault: Fault) -> Check {
+        let cut = match fault {
+            Fault::LostBefore => Some(Cut::BeforeCommit),
+            Fault::LostAfter => Some(Cut::AfterCommit),
+            Fault::None | Fault::Twice => None,
+        };
+        let answer = self.node.api(&request, cut);
+        if cut.is_some() {
+            if request.key.is_some() {
+                self.lost.insert(n, request.clone());
+            }
+            // What it committed, if anything, is what a retry must replay.
+            self.learn(&request)?;
+            return Ok(());
+        }
+        let Some(first) = answer else { return Ok(()) };
+        self.answered += 1;
+        let route = tokenpad_core::wire::routes::route(
+            request.method,
+            request.path.split('?').next().unwrap_or_default(),
+        )
+        .map_or("?", |m| m.pattern);
+        *self
+            .statuses
+            .entry(format!(
+                "answer {} {route} {}",
+                request.method, first.status
+            ))
+            .or_default() += 1;
+        if std::env::var_os("SIM_TRACE").is_some() {
+            eprintln!(
+                "  -> {} {} {}: {}",
+                request.method,
+                request.path,
+                first.status,
+                first.body.chars().take(160).collect::<String>()
+            );
+        }
+        self.compare(&request, &first)?;
+        self.learn(&request)?;
+        if fault == Fault::Twice {
+            // What fell due meanwhile runs first (the second arrival runs it too): only the
+            // request itself must change nothing the second time.
+            self.node.run_due();
+            let before = format!("{:?}", self.node.store);
+            let again = self.node.api(&request, None);
+            let Some(again) = again else { return Ok(()) };
+            if request.key.is_some() {
+                if (again.status, &again.body) != (first.status, &first.body) {
+                    return Err(violation(
+                        "exactly once per idempotency key",
+                        format!(
+                            "{} {} sent twice under {:?}: {} {} then {} {}",
+                            request.method,
+                            request.path,
+                            request.key,
+                            first.status,
+                            first.body,
+                            again.status,
+                            again.body
+                        ),
+                    ));
+                }
+                if first.status < 500 && format!("{:?}", self.node.store) != before {
+                    return Err(violation(
+                        "exactly once per idempotency key",
+                        format!(
+                            "{} {} sent twice under {:?}: the second changed the store",
+                            request.method, request.path, request.key
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The answer the store now keeps under the request's key, as the answer it must replay.
+    fn learn(&mut self, request: &Request) -> Check {
+        let Some(key) = &request.key else {
+            return Ok(());
+        };
+        let scope = (request.session.clone(), key.clone());
+        if self
+            .answers
+            .get(&scope)
+            .is_some_and(|e| e.until > self.node.now)
+        {
+            return Ok(());
+        }
+        let kept_under = match &request.session {
+            None => "secret".to_string(),
+            Some(u) => format!("holder:{u}"),
+        };
+        let since = self.node.now.saturating_sub(TTL);
+        if let Ok(Some(kept)) = self
+            .node
+            .store
+            .kept_answer(&format!("{kept_under}\n{key}"), since)
+        {
+            self.answers.insert(
+                scope,
+                Expected {
+                    path: request.path.clone(),
+                    body: request.body.clone(),
+                    answer: Answer {
+                        status: kept.status,
+                        body: kept.body,
+                        replayed: true,
+                    },
+                    until: kept.created_at + TTL,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// An answer under a key answered before must be that answer, replayed.
+    fn compare(&self, request: &Request, got: &Answer) -> Check {
+        let Some(key) = &request.key else {
+            return Ok(());
+        };
+        let Some(e) = self.answers.get(&(request.session.clone(), key.clone())) else {
+            return Ok(());
+        };
+        if e.until <= self.node.now || e.path != request.path || e.body != request.body {
+            return Ok(());
+        }
+        // A credential refused (a session expired or revoked since) runs nothing, before any
+        // replay: no effect, and no answer to compare.
+        if matches!(got.status, 401 | 403) && !got.replayed {
+            return Ok(());
+        }
+        if got.status != e.answer.status || got.body != e.answer.body || !got.replayed {
+            return Err(violation(
+                "exactly once per idempotency key",
+                format!(
+                    "{} {} under {key}: first answered {} {}, now {} {} (replayed: {})",
+                    request.method,
+                    request.path,
+                    e.answer.status,
+                    e.answer.body,
+                    got.status,
+                    got.body,
+                    got.replayed
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn alarm(&mut self, round: RoundFaults, receiver: Receiver) -> Check {
+        self.node.run_due();
+        settler::round(&mut self.node, &mut self.chain, round).map_err(|e| {
+            violation(
+                "settlement",
+                format!("the ledger refused what the chain reported: {e}"),
+            )
+        })?;
+        webhooks::deliver(&mut self.node, receiver, &mut self.received)
+            .map_err(|e| violation("webhooks", format!("delivery failed: {e}")))?;
+        Ok(())
+    }
+
+    fn outside(&mut self, o: &Outside) {
+        let trader = Address([0x7a; 20]);
+        match o {
+            Outside::Trade { token, buy, amount } => {
+                let list = requests::tokens(&self.node.store);
+                let Some(t) = list.get(usize::from(*token) % list.len().max(1)) else {
+                    return;
+                };
+                let Some(t) = Address::parse(t).map(TokenAddress) else {
+                    return;
+                };
+                let decimals = if *buy { USDC_DECIMALS } else { TOKEN_DECIMALS };
+                if !*buy && self.chain.balance(&t.address(), &trader) == 0 {
+                    // Sells what a buy gave it; with nothing, it buys first.
+                    let _ =
+                        self.chain
+                            .outside_trade(trader, &t, true, units(*amount, USDC_DECIMALS));
+                    return;
+                }
+                let amount = units(*amount, decimals).min(if *buy {
+                    u128::MAX
+                } else {
+                    self.chain.balance(&t.address(), &trader)
+                });
+                let _ = self.chain.outside_trade(trader, &t, *buy, amount);
+            }
+            Outside::Send {
+                from,
+                token,
+                to,
+                amount,
+            } => {
+                let list = requests::tokens(&self.node.store);
+                let Some(t) = list.get(usize::from(*token) % list.len().max(1)) else {
+                    return;
+                };
+                let Some(t) = Address::parse(t).map(TokenAddress) else {
+                    return;
+                };
+                let to_id = requests::user(*to);
+                let Some(h) = self
+                    .node
+                    .store
+                    .holders
+                    .iter()
+                    .find(|h| h.user_id.as_str() == to_id)
+                else {
+                    return;
+                };
+                let from = outside(*from);
+                let have = self.chain.balance(&t.address(), &from);
+                let amount = units(*amount, TOKEN_DECIMALS).min(have);
+                if amount > 0 {
+                    let _ = self.chain.outside_send(&t, from, h.address, amount);
+                }
+            }
+        }
+    }
+
+    /// Heals every fault and runs the object and the chain until everything settled (moving
+    /// the clock a day at a time while something waits on time, ten days at most); then the
+    /// ledger must equal the chain, and every webhook delivery must be done.
+    fn settle(&mut self) -> Check {
+        let round = RoundFaults {
+            per_batch: 50,
+            ..RoundFaults::default()
+        };
+        for day in 0..=10 {
+            for _ in 0..12 {
+                self.node.now += 6_000;
+                self.chain.now = self.node.now;
+                self.alarm(round, Receiver::Up)?;
+                self.chain.mine(0, 0, false, |_| false);
+                self.alarm(round, Receiver::Up)?;
+                if check::settled(&self.node, &self.chain) && !webhooks::open_deliveries(&self.node)
+                {
+                    self.check()?;
+                    return check::ledger_equals_chain(&self.node, &self.chain);
+                }
+            }
+            if day < 10 {
+                self.node.now += 86_400_000;
+            }
+        }
+        let open: Vec<String> = self
+            .node
+            .store
+            .intents
+            .iter()
+            .filter(|i| i.is_open())
+            .map(|i| format!("{} {:?} {:?}", i.id, i.status, i.action))
+            .collect();
+        Err(violation(
+            "settlement finishes",
+            format!(
+                "still open after ten days: {open:?}; open deliveries: {}",
+                webhooks::open_deliveries(&self.node)
+            ),
+        ))
+    }
+}
+
+impl Default for World {
+    fn default() -> Self {
+        World::new()
+    }
+}

@@ -1,0 +1,86 @@
+//! `GET /health`: whether the service can run, on which chain, and on an EVM chain whether
+//! its node answers and how the merchants' relayers stand, as the settlers last found them
+//! (`tokenpad_core::wire::health`: each settler reports its rounds to the registry). No
+//! request here calls the node; the registry's summary is kept for a few seconds per isolate,
+//! so a monitor polling `/health` costs the registry one read per isolate in that time. Never
+//! the RPC URL, nor the node's own error text.
+
+use crate::hop::{self, RegistryCall};
+use std::cell::RefCell;
+use tokenpad_core::model::time::Millis;
+use tokenpad_core::wire::admin::{Health, HealthChain};
+use tokenpad_core::wire::health::{node_down, summarize};
+use worker::Env;
+
+/// How long an isolate answers `/health` from the registry's last summary.
+const KEPT_MS: Millis = 2_000;
+
+thread_local! {
+    static KEPT: RefCell<Option<(Millis, Health)>> = const { RefCell::new(None) };
+}
+
+/// The service's health: its chain (and on an EVM chain its node and relayers), or why its
+/// configuration is unusable.
+pub async fn health(env: &Env) -> Health {
+    let config = match crate::adapters::evm::config::read(env) {
+        Ok(c) => c,
+        Err(e) => {
+            return Health {
+                ok: false,
+                chain: HealthChain {
+                    kind: "evm".into(),
+                    chain_id: None,
+                    node: None,
+                    relayers: None,
+                },
+                error: Some(e.message.clone()),
+            }
+        }
+    };
+    let mode = config.mode();
+    let Some(evm) = config.evm() else {
+        return Health {
+            ok: true,
+            chain: HealthChain {
+                kind: mode.kind().into(),
+                chain_id: None,
+                node: None,
+                relayers: None,
+            },
+            error: None,
+        };
+    };
+    let now = crate::clock::now_ms();
+    let kept = KEPT.with(|k| {
+        k.borrow()
+            .as_ref()
+            .filter(|(at, _)| now.saturating_sub(*at) < KEPT_MS)
+            .map(|(_, h)| h.clone())
+    });
+    if let Some(h) = kept {
+        return h;
+    }
+    let (node, relayers, error) = match hop::registry(env, &RegistryCall::ChainHealth).await {
+        Ok(state) => {
+            let (node, relayers) = summarize(&state.chain_reports, now);
+            let error = node.error.clone().filter(|_| node_down(&node));
+            (Some(node), Some(relayers), error)
+        }
+        Err(e) => {
+            worker::console_error!("/health: the registry: {}", e.message);
+            (None, None, None)
+        }
+    };
+    let h = Health {
+        ok: error.is_none(),
+        chain: HealthChain {
+            kind: mode.kind().into(),
+            chain_id: Some(evm.chain.chain_id),
+            node,
+            relayers,
+        },
+        error,
+    };
+    KEPT.with(|k| *k.borrow_mut() = Some((now, h.clone())));
+    h
+}

@@ -1,0 +1,142 @@
+// Issue #36's input rules, against the real worker: a secret key in a URL in any letter case is
+// refused and never echoed; the webhook URL filter refuses every IPv6 form of a private,
+// loopback, link-local or site-local address; a token's imageUrl is a real http(s) URL in URL
+// characters; a userId refuses whitespace only, control, format (bidi, zero-width) and
+// noncharacter code points. Each is a 400 with its stable code, checked against openapi.json.
+// Its own worker, with private webhook URLs refused as a deployed service refuses them.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startWorker } from './harness.mjs';
+import { checkedClient } from './check.mjs';
+
+let w;
+const { call, ok, fails, newMerchant, newToken } = checkedClient(() => w);
+let A;
+let token;
+
+before(async () => {
+  w = await startWorker({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: 'false' } });
+  A = await newMerchant('Inputs');
+  token = await newToken(A, { totalSupply: 1000 });
+});
+after(async () => {
+  await w?.stop();
+});
+
+test('a secret key in a URL is recognised in any letter case, refused, and never echoed', async () => {
+  const sk = A.secretKey;
+  const secret = sk.slice(3).toLowerCase();
+  const variants = [
+    sk.toUpperCase(), // SK_<HEX>_<HEX>: the whole secret still, hex being case-insensitive
+    `Sk_${sk.slice(3)}`,
+    `sK_${sk.slice(3).toUpperCase()}`,
+  ];
+  for (const key of variants) {
+    const encoded = [...key].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+    for (const [method, path] of [
+      ['GET', `/holder/${key}`],
+      ['GET', `/no/such/route/${key}`], // would be a 404 naming the path
+      ['DELETE', `/holder/${key}`], // would be a 405 naming the path
+      ['GET', `/holder/${encoded}`],
+      ['GET', `/merchant/all-tokens?note=${key}`],
+      ['GET', `/merchant/all-tokens?${key}=1`],
+      ['GET', `/token/${token.address}?publicKey=${A.publicKey}&k=${encodeURIComponent(key)}`],
+      ['POST', `/holder/${key}/spend`],
+    ]) {
+      const r = await call(method, path, { key: sk, body: method === 'POST' ? {} : undefined });
+      fails(r, 400, 'secret_key_in_url');
+      assert.ok(!r.text.toLowerCase().includes(secret), `${method} ${path} echoed the key: ${r.text}`);
+      for (const [, v] of r.headers) assert.ok(!v.toLowerCase().includes(secret), `${method} ${path}: a header carries the key`);
+    }
+  }
+  // A query value that starts like a key in another case is refused as sk_ is.
+  fails(await call('GET', '/merchant/all-tokens?note=SK_typo', { key: sk }), 400, 'secret_key_in_url');
+  assert.ok(!w.logs().toLowerCase().includes(secret), 'the key is in the worker log');
+  // No error repeats the path it was sent (404 and 405 included).
+  const nf = fails(await call('GET', '/no/such/route/echo-me', { key: sk }), 404, 'not_found');
+  assert.ok(!JSON.stringify(nf).includes('echo-me'), JSON.stringify(nf));
+  const na = fails(await call('DELETE', '/holder/echo-me', { key: sk }), 405, 'method_not_allowed');
+  assert.ok(!JSON.stringify(na).includes('echo-me'), JSON.stringify(na));
+});
+
+test('the webhook URL filter refuses every IPv6 form of a private address: 400 url_not_allowed', async () => {
+  const refused = [
+    'http://[::ffff:0:7f00:1]/hook', // SIIT: 127.0.0.1
+    'http://[::ffff:127.0.0.1]/hook', // mapped
+    'http://[::7f00:1]/hook', // IPv4-compatible
+    'http://[64:ff9b::7f00:1]/hook', // NAT64, well-known prefix
+    'http://[64:ff9b:1::7f00:1]/hook', // NAT64, local-use prefix
+    'http://[2002:7f00:1::]/hook', // 6to4 of 127.0.0.1
+    'http://[2002:c0a8:101::1]/hook', // 6to4 of 192.168.1.1
+    'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook', // Teredo, client 127.0.0.1
+    'http://[fec0::1]/hook', // site-local
+    'http://[fe80::1]/hook', // link-local
+    'http://[fd12:3456::1]/hook', // unique-local
+    'http://[::1]/hook',
+  ];
+  for (const url of refused) {
+    const r = await call('POST', '/merchant/webhooks', { key: A.secretKey, body: { url, events: ['*'] } });
+    const body = fails(r, 400, 'url_not_allowed');
+    assert.equal(body.details.field, 'url', url);
+  }
+  // Nothing was created; public IPv6 addresses, 6to4 and Teredo of public addresses pass.
+  assert.equal(ok(await call('GET', '/merchant/webhooks', { key: A.secretKey })).length, 0);
+  for (const url of ['https://[2606:4700::1111]/hook', 'https://[2002:808:808::1]/hook']) {
+    ok(await call('POST', '/merchant/webhooks', { key: A.secretKey, body: { url, events: ['*'] } }), 201);
+  }
+});
+
+test('imageUrl must be a real http(s) URL in URL characters, at most 2048 bytes: 400 invalid_image_url', async () => {
+  const bad = [
+    'https://example.com/a\u0000b.png',
+    'https://example.com/a\u0007.png',
+    'https://example.com/"onerror="alert(1).png',
+    'https://example.com/<script>.png',
+    "https://example.com/it's.png",
+    'https://example.com/a b.png',
+    'https://example.com/\u202egnp.exe',
+    'javascript:alert(1)',
+    'ftp://example.com/x.png',
+    'https:///x.png',
+    'https://user:pw@example.com/x.png',
+    `https://example.com/${'x'.repeat(2048)}`,
+  ];
+  for (const imageUrl of bad) {
+    const r = await call('POST', '/merchant/create-token', { key: A.secretKey, body: { name: 'Img', symbol: 'IMG', imageUrl } });
+    const body = fails(r, 400, 'invalid_image_url');
+    assert.equal(body.details.field, 'imageUrl', JSON.stringify(imageUrl));
+    const p = await call('POST', '/merchant/presale', {
+      key: A.secretKey,
+      body: { name: 'P', description: 'P', startTimestamp: 1, endTimestamp: 4102444800, targetUsdcAmount: 100, tokenInfo: { name: 'P', symbol: 'P', imageUrl } },
+    });
+    assert.equal(fails(p, 400, 'invalid_image_url').details.field, 'tokenInfo.imageUrl');
+  }
+  // A real one is kept exactly as sent.
+  const imageUrl = 'https://cdn.example.com/img/moon%20full.png?v=2';
+  const made = await newToken(A, { imageUrl });
+  assert.equal(made.imageUrl, imageUrl);
+});
+
+test('userIds refuse whitespace only, control, format, separator and noncharacter code points: 400 invalid_user_id', async () => {
+  const bad = [
+    ' ', '\t', '\u3000', '\u00a0 ', // whitespace only
+    'a\u202eb', 'x\u2066y', // bidi override, isolate
+    'ali\u200bce', '\u200d', '\ufeffalice', // zero-width space, joiner, BOM
+    'a\ufdd0', 'b\uffff', 'c\u{10fffe}', // noncharacters
+    'a\u2028b', // line separator
+    'a\u0085b', // a C1 control
+  ];
+  for (const id of bad) {
+    const path = `/holder/${encodeURIComponent(id)}`;
+    fails(await call('PUT', path, { key: A.secretKey }), 400, 'invalid_user_id');
+    fails(await call('GET', path, { key: A.publicKey }), 400, 'invalid_user_id');
+    const body = fails(await call('POST', `/token/${token.address}/distribute`, { key: A.secretKey, body: { amount: 1, sendToId: id } }), 400, 'invalid_user_id');
+    assert.equal(body.details.field, 'sendToId');
+  }
+  // A surrogate cannot be sent at all: its UTF-8 encoding is invalid (percent-decoding refuses it).
+  fails(await call('PUT', '/holder/a%ED%A0%80', { key: A.secretKey }), 400, 'invalid_user_id');
+  // Spaces inside, and any printable script, are fine.
+  for (const id of [' alice ', 'ユーザー', 'user 1', 'رضا']) {
+    ok(await call('PUT', `/holder/${encodeURIComponent(id)}`, { key: A.secretKey }), 201);
+  }
+});
