@@ -242,7 +242,7 @@ impl Node {
         let keyed = req
             .key
             .as_ref()
-            .filter(|_| !op.is_read())
+            .filter(|_| op.writes())
             .map(|k| (k.clone(), fingerprint));
         if let Some((key, fp)) = &keyed {
             let request = Keyed {

@@ -88,7 +88,7 @@ pub fn apply(
 ) -> Result<Reply> {
     wire_session::authorize(store, caller, &ctx.merchant, &op)?;
     wire_session::charge(store, &ctx.chain.usdc(), caller, &op)?;
-    let read = op.is_read();
+    let read = !op.writes();
     let mut reply = run(store, ctx, caller, op, shell)?;
     // The payloads of the events it wrote (`event::seal`), so they commit with it; events show
     // the resource as the secret-key API does, whoever asked. A read wrote none.

@@ -33,17 +33,20 @@ pub enum HookOp {
 }
 
 impl HookOp {
-    /// Whether it writes: a webhook made, changed or deleted, a delivery queued (a ping, a
-    /// replay). The rest read the log and the webhooks.
-    pub fn writes(&self) -> bool {
-        matches!(
-            self,
-            HookOp::CreateWebhook(_)
-                | HookOp::UpdateWebhook(..)
-                | HookOp::DeleteWebhook(_)
-                | HookOp::TestWebhook(_)
-                | HookOp::ReplayDelivery(..)
-        )
+    /// The route it was decoded from.
+    pub fn route(&self) -> Route {
+        match self {
+            HookOp::Events(_) => Route::Events,
+            HookOp::Event(_) => Route::Event,
+            HookOp::CreateWebhook(_) => Route::CreateWebhook,
+            HookOp::ListWebhooks => Route::ListWebhooks,
+            HookOp::GetWebhook(_) => Route::GetWebhook,
+            HookOp::UpdateWebhook(..) => Route::UpdateWebhook,
+            HookOp::DeleteWebhook(_) => Route::DeleteWebhook,
+            HookOp::TestWebhook(_) => Route::TestWebhook,
+            HookOp::Deliveries(..) => Route::Deliveries,
+            HookOp::ReplayDelivery(..) => Route::ReplayDelivery,
+        }
     }
 }
 

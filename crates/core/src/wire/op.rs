@@ -143,28 +143,51 @@ fn bad_user_id() -> Error {
 }
 
 impl Op {
-    /// Whether it only reads: it writes nothing (not even a session's charge, which only
-    /// moving operations take), so it needs no transaction and leaves no event to seal. Reads
-    /// are named here one by one: an operation left out counts as a write, the safe side.
-    pub fn is_read(&self) -> bool {
+    /// Whether it changes state, as its route declares (`routes::TABLE`): a write runs in a
+    /// transaction and seals its events; a read needs neither.
+    pub fn writes(&self) -> bool {
+        self.route().writes()
+    }
+
+    /// The route it was decoded from (for a deployment status, the kind's route).
+    pub fn route(&self) -> Route {
         match self {
-            Op::Job(_)
-            | Op::Token(..)
-            | Op::AllTokens
-            | Op::GetHolder(_)
-            | Op::HolderToken(..)
-            | Op::History(..)
-            | Op::DeploymentStatus(..)
-            | Op::ListPresales
-            | Op::MerchantPresale(_)
-            | Op::PublicPresale(_)
-            | Op::BuyQuote(..)
-            | Op::SellQuote(..)
-            | Op::ParkedWork
-            | Op::CurrentSession
-            | Op::Settings => true,
-            Op::Hooks(h) => !h.writes(),
-            _ => false,
+            Op::CreateToken(_) => Route::CreateToken,
+            Op::Job(_) => Route::Job,
+            Op::PatchToken(..) => Route::PatchToken,
+            Op::Token(..) => Route::Token,
+            Op::AllTokens => Route::AllTokens,
+            Op::PutHolder(_) => Route::PutHolder,
+            Op::GetHolder(_) => Route::GetHolder,
+            Op::HolderToken(..) => Route::HolderToken,
+            Op::Distribute(..) => Route::Distribute,
+            Op::Spend(..) => Route::Spend,
+            Op::Transfer(..) => Route::Transfer,
+            Op::Withdraw(..) => Route::Withdraw,
+            Op::History(..) => Route::History,
+            Op::CreateDeployment(DeployRequest::Memecoin(_)) => Route::CreateMemecoin,
+            Op::CreateDeployment(DeployRequest::Airdrop(_)) => Route::CreateAirdrop,
+            Op::DeploymentStatus(DeploymentKind::Memecoin, _) => Route::MemecoinStatus,
+            Op::DeploymentStatus(DeploymentKind::Airdrop, _) => Route::AirdropStatus,
+            Op::CreatePresale(_) => Route::CreatePresale,
+            Op::ListPresales => Route::ListPresales,
+            Op::MerchantPresale(_) => Route::MerchantPresale,
+            Op::PublicPresale(_) => Route::PublicPresale,
+            Op::BuyPresale(..) => Route::BuyPresale,
+            Op::ResolvePresale(_) => Route::ResolvePresale,
+            Op::CreateLiquidity(..) => Route::CreateLiquidity,
+            Op::Reward(..) => Route::Reward,
+            Op::Buy(..) => Route::Buy,
+            Op::Sell(..) => Route::Sell,
+            Op::BuyQuote(..) => Route::BuyQuote,
+            Op::SellQuote(..) => Route::SellQuote,
+            Op::ParkedWork => Route::ParkedWork,
+            Op::Hooks(h) => h.route(),
+            Op::CreateSession(..) => Route::CreateSession,
+            Op::RevokeSessions(_) => Route::RevokeSessions,
+            Op::CurrentSession => Route::CurrentSession,
+            Op::Settings => Route::Settings,
+            Op::PatchSettings(_) => Route::PatchSettings,
         }
     }
 

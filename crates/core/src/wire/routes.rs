@@ -87,36 +87,25 @@ pub enum Route {
 }
 
 impl Route {
-    /// Whether the operation changes state (so it takes an idempotency key).
-    pub fn mutates(self) -> bool {
-        matches!(
-            self,
-            Route::CreateToken
-                | Route::PatchToken
-                | Route::PutHolder
-                | Route::Distribute
-                | Route::Spend
-                | Route::Transfer
-                | Route::Withdraw
-                | Route::CreateMemecoin
-                | Route::CreateAirdrop
-                | Route::CreatePresale
-                | Route::BuyPresale
-                | Route::ResolvePresale
-                | Route::CreateLiquidity
-                | Route::Reward
-                | Route::Buy
-                | Route::Sell
-                | Route::CreateWebhook
-                | Route::UpdateWebhook
-                | Route::DeleteWebhook
-                | Route::TestWebhook
-                | Route::ReplayDelivery
-                | Route::CreateSession
-                | Route::RevokeSessions
-                | Route::PatchSettings
-        )
+    /// Whether the operation changes state, as its rows in [`TABLE`] declare. A merchant
+    /// route that writes takes an idempotency key, runs in a transaction and seals the events
+    /// it wrote; the edge's own routes (admin, open) take no key either way. A route with no
+    /// row (none today) counts as a write, the safe side.
+    pub fn writes(self) -> bool {
+        TABLE
+            .iter()
+            .find(|row| row.2 == self)
+            .is_none_or(|row| row.4 == Effect::Writes)
     }
+}
+
+/// What a route's operation does to the merchant's state, declared once on its row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// It writes nothing (not even a session's charge, which only moving operations take).
+    Reads,
+    /// It changes state.
+    Writes,
 }
 
 /// A request's route, with its path parameters as sent (percent-encoded).
@@ -129,77 +118,78 @@ pub struct Matched {
     pub pattern: &'static str,
 }
 
-type Row = (&'static str, &'static str, Route, Access);
+type Row = (&'static str, &'static str, Route, Access, Effect);
 
 use Access::{Admin, Holder, Open, Public, Secret};
+use Effect::{Reads, Writes};
 
-/// Method, path pattern (`:name` is a parameter), route, access.
+/// Method, path pattern (`:name` is a parameter), route, access, and whether it writes.
 #[rustfmt::skip]
 pub const TABLE: &[Row] = &[
-    ("GET", "/", Route::Index, Open),
-    ("GET", "/health", Route::Health, Open),
-    ("GET", "/openapi.json", Route::OpenApi, Open),
-    ("POST", "/admin/merchants", Route::AdminCreateMerchant, Admin),
-    ("POST", "/admin/time/advance", Route::AdminTimeAdvance, Admin),
-    ("POST", "/admin/faucet", Route::AdminFaucet, Admin),
-    ("GET", "/admin/time", Route::AdminTime, Admin),
-    ("POST", "/admin/chain/faults", Route::AdminChainFaults, Admin),
-    ("POST", "/admin/faults", Route::AdminFaults, Admin),
-    ("GET", "/admin/merchants/:merchantId/chain", Route::AdminChain, Admin),
-    ("GET", "/admin/merchants/:merchantId/reconcile", Route::AdminReconcile, Admin),
-    ("GET", "/merchant/parked-work", Route::ParkedWork, Secret),
-    ("GET", "/merchant/events", Route::Events, Secret),
-    ("GET", "/merchant/events/:eventId", Route::Event, Secret),
-    ("POST", "/merchant/webhooks", Route::CreateWebhook, Secret),
-    ("GET", "/merchant/webhooks", Route::ListWebhooks, Secret),
-    ("GET", "/merchant/webhooks/:webhookId", Route::GetWebhook, Secret),
-    ("PATCH", "/merchant/webhooks/:webhookId", Route::UpdateWebhook, Secret),
-    ("DELETE", "/merchant/webhooks/:webhookId", Route::DeleteWebhook, Secret),
-    ("POST", "/merchant/webhooks/:webhookId/test", Route::TestWebhook, Secret),
-    ("GET", "/merchant/webhooks/:webhookId/deliveries", Route::Deliveries, Secret),
-    ("POST", "/merchant/webhooks/:webhookId/deliveries/:deliveryId/replay", Route::ReplayDelivery, Secret),
-    ("POST", "/merchant/presale", Route::CreatePresale, Secret),
-    ("GET", "/merchant/presales", Route::ListPresales, Secret),
-    ("POST", "/merchant/presale/resolve", Route::ResolvePresale, Secret),
-    ("POST", "/resolve-presale", Route::ResolvePresale, Secret),
-    ("GET", "/merchant/presale/:presaleId", Route::MerchantPresale, Secret),
-    ("GET", "/token/presales/:presaleId", Route::PublicPresale, Public),
-    ("POST", "/holder/:userId/buy-presale", Route::BuyPresale, Holder),
-    ("POST", "/merchant/create-token", Route::CreateToken, Secret),
-    ("GET", "/merchant/create-token/status/:jobId", Route::Job, Secret),
-    ("GET", "/jobs/:jobId", Route::Job, Secret),
-    ("PATCH", "/merchant/token/:tokenAddress", Route::PatchToken, Secret),
-    ("GET", "/merchant/all-tokens", Route::AllTokens, Secret),
-    ("GET", "/token/:tokenAddress", Route::Token, Public),
-    ("POST", "/token/:tokenAddress/distribute", Route::Distribute, Secret),
-    ("POST", "/token/:tokenAddress/reward", Route::Reward, Secret),
-    ("POST", "/token/:tokenAddress/liquidity", Route::CreateLiquidity, Secret),
-    ("PUT", "/holder/:userId", Route::PutHolder, Secret),
-    ("GET", "/holder/:userId", Route::GetHolder, Public),
-    ("GET", "/holder/:holder/token/:tokenAddress", Route::HolderToken, Public),
-    ("POST", "/holder/:userId/spend", Route::Spend, Holder),
-    ("POST", "/holder/:userId/transfer", Route::Transfer, Holder),
-    ("POST", "/holder/:userId/withdraw", Route::Withdraw, Secret),
-    ("GET", "/holder/:userId/transactions", Route::History, Holder),
-    ("POST", "/holder/:userId/buy", Route::Buy, Secret),
-    ("POST", "/holder/:userId/sell", Route::Sell, Secret),
-    ("GET", "/holder/:userId/buy/quote", Route::BuyQuote, Secret),
-    ("GET", "/holder/:userId/sell/quote", Route::SellQuote, Secret),
-    ("POST", "/template/memecoin", Route::CreateMemecoin, Secret),
-    ("POST", "/template/airdrop", Route::CreateAirdrop, Secret),
-    ("GET", "/template/memecoin/status/:id", Route::MemecoinStatus, Secret),
-    ("GET", "/memecoin/status", Route::MemecoinStatus, Secret),
-    ("POST", "/memecoin/status", Route::MemecoinStatus, Secret),
-    ("GET", "/template/airdrop/status/:id", Route::AirdropStatus, Secret),
-    ("GET", "/airdrop/status", Route::AirdropStatus, Secret),
-    ("POST", "/airdrop/status", Route::AirdropStatus, Secret),
-    ("GET", "/deployments/:id", Route::DeploymentPage, Open),
-    ("GET", "/live", Route::Live, Public),
-    ("POST", "/holder/:userId/session", Route::CreateSession, Secret),
-    ("DELETE", "/holder/:userId/sessions", Route::RevokeSessions, Secret),
-    ("GET", "/session", Route::CurrentSession, Holder),
-    ("GET", "/merchant/settings", Route::Settings, Secret),
-    ("PATCH", "/merchant/settings", Route::PatchSettings, Secret),
+    ("GET", "/", Route::Index, Open, Reads),
+    ("GET", "/health", Route::Health, Open, Reads),
+    ("GET", "/openapi.json", Route::OpenApi, Open, Reads),
+    ("POST", "/admin/merchants", Route::AdminCreateMerchant, Admin, Writes),
+    ("POST", "/admin/time/advance", Route::AdminTimeAdvance, Admin, Writes),
+    ("POST", "/admin/faucet", Route::AdminFaucet, Admin, Writes),
+    ("GET", "/admin/time", Route::AdminTime, Admin, Reads),
+    ("POST", "/admin/chain/faults", Route::AdminChainFaults, Admin, Writes),
+    ("POST", "/admin/faults", Route::AdminFaults, Admin, Writes),
+    ("GET", "/admin/merchants/:merchantId/chain", Route::AdminChain, Admin, Reads),
+    ("GET", "/admin/merchants/:merchantId/reconcile", Route::AdminReconcile, Admin, Reads),
+    ("GET", "/merchant/parked-work", Route::ParkedWork, Secret, Reads),
+    ("GET", "/merchant/events", Route::Events, Secret, Reads),
+    ("GET", "/merchant/events/:eventId", Route::Event, Secret, Reads),
+    ("POST", "/merchant/webhooks", Route::CreateWebhook, Secret, Writes),
+    ("GET", "/merchant/webhooks", Route::ListWebhooks, Secret, Reads),
+    ("GET", "/merchant/webhooks/:webhookId", Route::GetWebhook, Secret, Reads),
+    ("PATCH", "/merchant/webhooks/:webhookId", Route::UpdateWebhook, Secret, Writes),
+    ("DELETE", "/merchant/webhooks/:webhookId", Route::DeleteWebhook, Secret, Writes),
+    ("POST", "/merchant/webhooks/:webhookId/test", Route::TestWebhook, Secret, Writes),
+    ("GET", "/merchant/webhooks/:webhookId/deliveries", Route::Deliveries, Secret, Reads),
+    ("POST", "/merchant/webhooks/:webhookId/deliveries/:deliveryId/replay", Route::ReplayDelivery, Secret, Writes),
+    ("POST", "/merchant/presale", Route::CreatePresale, Secret, Writes),
+    ("GET", "/merchant/presales", Route::ListPresales, Secret, Reads),
+    ("POST", "/merchant/presale/resolve", Route::ResolvePresale, Secret, Writes),
+    ("POST", "/resolve-presale", Route::ResolvePresale, Secret, Writes),
+    ("GET", "/merchant/presale/:presaleId", Route::MerchantPresale, Secret, Reads),
+    ("GET", "/token/presales/:presaleId", Route::PublicPresale, Public, Reads),
+    ("POST", "/holder/:userId/buy-presale", Route::BuyPresale, Holder, Writes),
+    ("POST", "/merchant/create-token", Route::CreateToken, Secret, Writes),
+    ("GET", "/merchant/create-token/status/:jobId", Route::Job, Secret, Reads),
+    ("GET", "/jobs/:jobId", Route::Job, Secret, Reads),
+    ("PATCH", "/merchant/token/:tokenAddress", Route::PatchToken, Secret, Writes),
+    ("GET", "/merchant/all-tokens", Route::AllTokens, Secret, Reads),
+    ("GET", "/token/:tokenAddress", Route::Token, Public, Reads),
+    ("POST", "/token/:tokenAddress/distribute", Route::Distribute, Secret, Writes),
+    ("POST", "/token/:tokenAddress/reward", Route::Reward, Secret, Writes),
+    ("POST", "/token/:tokenAddress/liquidity", Route::CreateLiquidity, Secret, Writes),
+    ("PUT", "/holder/:userId", Route::PutHolder, Secret, Writes),
+    ("GET", "/holder/:userId", Route::GetHolder, Public, Reads),
+    ("GET", "/holder/:holder/token/:tokenAddress", Route::HolderToken, Public, Reads),
+    ("POST", "/holder/:userId/spend", Route::Spend, Holder, Writes),
+    ("POST", "/holder/:userId/transfer", Route::Transfer, Holder, Writes),
+    ("POST", "/holder/:userId/withdraw", Route::Withdraw, Secret, Writes),
+    ("GET", "/holder/:userId/transactions", Route::History, Holder, Reads),
+    ("POST", "/holder/:userId/buy", Route::Buy, Secret, Writes),
+    ("POST", "/holder/:userId/sell", Route::Sell, Secret, Writes),
+    ("GET", "/holder/:userId/buy/quote", Route::BuyQuote, Secret, Reads),
+    ("GET", "/holder/:userId/sell/quote", Route::SellQuote, Secret, Reads),
+    ("POST", "/template/memecoin", Route::CreateMemecoin, Secret, Writes),
+    ("POST", "/template/airdrop", Route::CreateAirdrop, Secret, Writes),
+    ("GET", "/template/memecoin/status/:id", Route::MemecoinStatus, Secret, Reads),
+    ("GET", "/memecoin/status", Route::MemecoinStatus, Secret, Reads),
+    ("POST", "/memecoin/status", Route::MemecoinStatus, Secret, Reads),
+    ("GET", "/template/airdrop/status/:id", Route::AirdropStatus, Secret, Reads),
+    ("GET", "/airdrop/status", Route::AirdropStatus, Secret, Reads),
+    ("POST", "/airdrop/status", Route::AirdropStatus, Secret, Reads),
+    ("GET", "/deployments/:id", Route::DeploymentPage, Open, Reads),
+    ("GET", "/live", Route::Live, Public, Reads),
+    ("POST", "/holder/:userId/session", Route::CreateSession, Secret, Writes),
+    ("DELETE", "/holder/:userId/sessions", Route::RevokeSessions, Secret, Writes),
+    ("GET", "/session", Route::CurrentSession, Holder, Reads),
+    ("GET", "/merchant/settings", Route::Settings, Secret, Reads),
+    ("PATCH", "/merchant/settings", Route::PatchSettings, Secret, Writes),
 ];
 
 fn segments(path: &str) -> Vec<&str> {
@@ -230,7 +220,7 @@ fn matches(pattern: &str, path: &[&str]) -> Option<Vec<String>> {
 pub fn route(method: &str, path: &str) -> Result<Matched> {
     let segs = segments(path);
     let mut path_known = false;
-    for (m, pattern, route, access) in TABLE {
+    for (m, pattern, route, access, _) in TABLE {
         if let Some(params) = matches(pattern, &segs) {
             if *m == method || (method == "HEAD" && *m == "GET") {
                 return Ok(Matched {
@@ -263,7 +253,7 @@ pub fn route(method: &str, path: &str) -> Result<Matched> {
 pub fn allowed_methods(path: &str) -> Vec<&'static str> {
     let segs = segments(path);
     let mut methods: Vec<&'static str> = Vec::new();
-    for (m, pattern, _, _) in TABLE {
+    for (m, pattern, _, _, _) in TABLE {
         if matches(pattern, &segs).is_some() {
             methods.push(m);
             if *m == "GET" {
@@ -284,7 +274,7 @@ pub fn allowed_methods(path: &str) -> Vec<&'static str> {
 /// routes), and so answers CORS and its preflights.
 pub fn is_public_path(path: &str) -> bool {
     let segs = segments(path);
-    TABLE.iter().any(|(_, pattern, _, access)| {
+    TABLE.iter().any(|(_, pattern, _, access, _)| {
         matches!(access, Access::Public | Access::Open | Access::Holder)
             && matches(pattern, &segs).is_some()
     })
@@ -312,6 +302,25 @@ pub fn percent_decode(s: &str) -> Option<String> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rows_of_a_route_agree_on_what_it_does() {
+        for (m, pattern, route, _, effect) in TABLE {
+            assert_eq!(
+                *effect == Effect::Writes,
+                route.writes(),
+                "{m} {pattern}: its route's rows disagree on whether it writes"
+            );
+        }
+        // Writing by HTTP's meaning: every POST, PUT, PATCH and DELETE writes, but for the
+        // deployment status reads the interface also answers on POST.
+        for (m, pattern, route, _, _) in TABLE {
+            let status = matches!(route, Route::MemecoinStatus | Route::AirdropStatus);
+            if !status {
+                assert_eq!(route.writes(), *m != "GET", "{m} {pattern}");
+            }
+        }
+    }
 
     #[test]
     fn routes_match_methods_and_params() {

@@ -1,6 +1,6 @@
-//! Reads write nothing (`Op::is_read`): the worker runs them outside a transaction and seals
-//! no events after them, so a read that wrote would write outside the guarantees every write
-//! has. Every read route of the routing table is decoded as the edge decodes it, checked to be
+//! Reads write nothing (their routes declare it, `Op::writes`): the worker runs them outside
+//! a transaction and seals no events after them, so a read that wrote would write outside
+//! the guarantees every write has. Every read route of the routing table is decoded as the edge decodes it, checked to be
 //! a read, and applied through `wire::apply` as each kind of caller (secret key, public key,
 //! a holder's session) to a merchant with tokens, holders, a presale and a session: the store
 //! must be the same afterwards, whether the read answered or refused.
@@ -71,8 +71,8 @@ fn read_ops(token: &str) -> Vec<(&'static str, Op)> {
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
     let mut ops = Vec::new();
-    for (method, pattern, route, _) in TABLE {
-        if route.mutates() || *route == Route::Live {
+    for (method, pattern, route, _, _) in TABLE {
+        if route.writes() || *route == Route::Live {
             continue;
         }
         let params: Vec<String> = pattern
@@ -99,10 +99,7 @@ fn every_read_route_is_a_read_and_no_write_is() {
     let ops = read_ops("0x0000000000000000000000000000000000000001");
     assert!(ops.len() >= 15, "only {} read routes decoded", ops.len());
     for (pattern, op) in &ops {
-        assert!(
-            op.is_read(),
-            "{pattern} decodes to {op:?}, not counted a read"
-        );
+        assert!(!op.writes(), "{pattern} decodes to {op:?}, counted a write");
     }
     // Writes of each kind: a move, a holder, a webhook, a session, a setting.
     let writes = [
@@ -139,7 +136,7 @@ fn every_read_route_is_a_read_and_no_write_is() {
         let op = Op::decode(m.route, &parts)
             .expect("decodes")
             .expect("an op");
-        assert!(!op.is_read(), "{method} {path} counted a read");
+        assert!(op.writes(), "{method} {path} counted a read");
     }
 }
 

@@ -234,7 +234,7 @@ async fn keyed(
         }
     };
     let (method, path, body) = (r.method, r.path, r.body);
-    let idempotency = if r.matched.route.mutates() {
+    let idempotency = if r.matched.route.writes() {
         idempotency_key(req)?.map(|key| Idempotency {
             key,
             // What makes two requests "the same": method, path and body (as canonical JSON,

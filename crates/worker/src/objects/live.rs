@@ -55,9 +55,9 @@ pub fn is_upgrade(req: &Request) -> bool {
 }
 
 /// Whether applying `op` may change what a public read answers: reads never do
-/// (`Op::is_read`), nor do the event log's and webhooks' writes.
+/// (`Op::writes` is false), nor do the event log's and webhooks' writes.
 pub fn changes_state(op: &Op) -> bool {
-    !op.is_read() && !matches!(op, Op::Hooks(_))
+    op.writes() && !matches!(op, Op::Hooks(_))
 }
 
 /// Adds the service clock to an answer.

@@ -45,7 +45,6 @@ use tokenpad_core::store::Store;
 use tokenpad_core::wire::admin::{FaucetResult, MerchantCreated};
 use tokenpad_core::wire::deployment::DeploymentOverview;
 use tokenpad_core::wire::settlement::Settlement;
-use tokenpad_core::wire::Op;
 use tokenpad_core::{Error, ErrorCode, Result};
 use worker::{
     durable_object, wasm_bindgen, DurableObject, Env, Request, Response, State, WebSocket,
@@ -291,9 +290,9 @@ impl MerchantObject {
         // Who may run it, before any replay: a token never replays what it may not do.
         tokenpad_core::wire::session::authorize(&store, &caller, &merchant, &op)?;
         let changes = live::changes_state(&op);
-        // What may move the schedule: every change of state, and the webhook writes, which
-        // change no public read but queue deliveries (a ping, a replay) for the alarm.
-        let schedules = changes || matches!(&op, Op::Hooks(h) if h.writes());
+        // What may move the schedule: every write, the webhook writes included, which change
+        // no public read but queue deliveries (a ping, a replay) for the alarm.
+        let schedules = op.writes();
         self.note_base_url(&call.base_url);
         let now = self.now()?;
         // The alarm is touched only when the earliest pending work is not where it points
@@ -325,7 +324,7 @@ impl MerchantObject {
         let prune = idem.is_some()
             && now.saturating_sub(self.idempotency_pruned_at.get()) >= idempotency::PRUNE_EVERY;
         let mut tx_store = self.store()?;
-        let read = op.is_read();
+        let read = !op.writes();
         let rendered = Rc::clone(&self.rendered);
         let presale_texts = Rc::clone(&self.presale_texts);
         let watch = self.watch.clone();
@@ -357,8 +356,8 @@ impl MerchantObject {
             let queued = outbox::queue(&tx_store, &ctx, &reply)?;
             Ok((reply.status, body, queued))
         };
-        // A read writes nothing (`Op::is_read`; it has no idempotency key, and queues no
-        // follow-up): no transaction to open.
+        // A read writes nothing (its route declares it, `Op::writes`; it has no idempotency
+        // key, and queues no follow-up): no transaction to open.
         let outcome = if read {
             work()
         } else {
