@@ -233,7 +233,7 @@ impl Node {
             Ok(op) => op,
             Err(e) => return cut.is_none().then(|| error_answer(&e)),
         };
-        if let Err(e) = wire::session::authorize(&self.store, &caller, &self.merchant, &op) {
+        if let Err(e) = wire::scope::authorize(&self.store, &caller, &self.merchant, &op) {
             return cut.is_none().then(|| error_answer(&e));
         }
         self.run_due();

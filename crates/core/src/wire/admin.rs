@@ -1,6 +1,11 @@
 //! The operator's routes (admin key) and the open ones: merchants, the service clock, the
 //! test faucet, chain faults, health and the index.
 
+use super::endpoint::{
+    Access::Admin,
+    Effect::{Reads, Writes},
+    Route, Row,
+};
 use super::settlement::Settlement;
 use crate::model::address::Address;
 use crate::model::amount::unit;
@@ -9,6 +14,19 @@ use crate::model::ids::MerchantId;
 use crate::model::input::{Checked, Int, Text};
 use crate::model::time::Timestamp;
 use serde::{Deserialize, Serialize};
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+#[rustfmt::skip]
+pub const ROUTES: &[Row] = &[
+    ("POST", "/admin/merchants", Route::AdminCreateMerchant, Admin, Writes),
+    ("POST", "/admin/time/advance", Route::AdminTimeAdvance, Admin, Writes),
+    ("POST", "/admin/faucet", Route::AdminFaucet, Admin, Writes),
+    ("GET", "/admin/time", Route::AdminTime, Admin, Reads),
+    ("POST", "/admin/chain/faults", Route::AdminChainFaults, Admin, Writes),
+    ("POST", "/admin/faults", Route::AdminFaults, Admin, Writes),
+    ("GET", "/admin/merchants/:merchantId/chain", Route::AdminChain, Admin, Reads),
+    ("GET", "/admin/merchants/:merchantId/reconcile", Route::AdminReconcile, Admin, Reads),
+];
 
 /// `POST /admin/merchants`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,9 +10,8 @@ use super::op::{HolderRef, Op};
 use super::pool::{LpInfo, Pool};
 use super::presale::{BuyPresaleResult, Presale, PresaleMerchant, ResolveResult};
 use super::schedule::ParkedWork;
-use super::session::{
-    self as wire_session, MerchantSettings, SessionCreated, SessionInfo, SessionsRevoked,
-};
+use super::scope;
+use super::session::{MerchantSettings, SessionCreated, SessionInfo, SessionsRevoked};
 use super::settlement::Settlement;
 use super::token::{CreateTokenAccepted, Job, Token, DEFAULT_HOLDERS};
 use crate::error::Result;
@@ -77,7 +76,7 @@ fn created(body: Response) -> Reply {
 }
 
 /// Applies `op` for the merchant in `ctx`, as `caller` (whom the object checked, and
-/// [`wire_session::authorize`]d before any idempotent replay): a session's limits are charged
+/// [`scope::authorize`]d before any idempotent replay): a session's limits are charged
 /// first, in the same transaction, and a public reader of a private merchant sees addresses.
 pub fn apply(
     store: &mut dyn Store,
@@ -86,8 +85,8 @@ pub fn apply(
     op: Op,
     shell: &mut dyn Shell,
 ) -> Result<Reply> {
-    wire_session::authorize(store, caller, &ctx.merchant, &op)?;
-    wire_session::charge(store, &ctx.chain.usdc(), caller, &op)?;
+    scope::authorize(store, caller, &ctx.merchant, &op)?;
+    scope::charge(store, &ctx.chain.usdc(), caller, &op)?;
     let read = !op.writes();
     let mut reply = run(store, ctx, caller, op, shell)?;
     // The payloads of the events it wrote (`event::seal`), so they commit with it; events show

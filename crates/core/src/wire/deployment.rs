@@ -1,6 +1,11 @@
 //! Deployments on the wire: create's answer, the status in its `{ has_more, data }` wrapper,
 //! and the data of the public overview page.
 
+use super::endpoint::{
+    Access::{Open, Secret},
+    Effect::{Reads, Writes},
+    Route, Row,
+};
 use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::decimal::Decimal;
@@ -12,6 +17,20 @@ use crate::model::time::Timestamp;
 use crate::model::token::Network;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+#[rustfmt::skip]
+pub const ROUTES: &[Row] = &[
+    ("POST", "/template/memecoin", Route::CreateMemecoin, Secret, Writes),
+    ("POST", "/template/airdrop", Route::CreateAirdrop, Secret, Writes),
+    ("GET", "/template/memecoin/status/:id", Route::MemecoinStatus, Secret, Reads),
+    ("GET", "/memecoin/status", Route::MemecoinStatus, Secret, Reads),
+    ("POST", "/memecoin/status", Route::MemecoinStatus, Secret, Reads),
+    ("GET", "/template/airdrop/status/:id", Route::AirdropStatus, Secret, Reads),
+    ("GET", "/airdrop/status", Route::AirdropStatus, Secret, Reads),
+    ("POST", "/airdrop/status", Route::AirdropStatus, Secret, Reads),
+    ("GET", "/deployments/:id", Route::DeploymentPage, Open, Reads),
+];
 
 /// Holders the overview page lists.
 pub const PAGE_HOLDERS: u32 = 20;

@@ -1,6 +1,11 @@
 //! Holders on the wire: the full holder (tokens, presale positions, locks, total value) and
 //! one token's balance.
 
+use super::endpoint::{
+    Access::{Public, Secret},
+    Effect::{Reads, Writes},
+    Route, Row,
+};
 use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::amount::{Units, Usd};
@@ -12,6 +17,14 @@ use crate::model::token::Token;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+#[rustfmt::skip]
+pub const ROUTES: &[Row] = &[
+    ("PUT", "/holder/:userId", Route::PutHolder, Secret, Writes),
+    ("GET", "/holder/:userId", Route::GetHolder, Public, Reads),
+    ("GET", "/holder/:holder/token/:tokenAddress", Route::HolderToken, Public, Reads),
+];
 
 /// What an item of a holder is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

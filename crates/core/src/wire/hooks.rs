@@ -2,19 +2,37 @@
 //! (one `Op::Hooks` of the operation enum) and applied here, answered with the types of
 //! `event` and `webhook`.
 
+use super::endpoint::{
+    Access::Secret,
+    Effect::{Reads, Writes},
+    Route, Row,
+};
 use super::event::{Event, EventPage};
-use super::routes::{percent_decode, Route};
+use super::parts::Parts;
 use super::shell::Shell;
 use super::webhook::{Delivery, DeliveryPage, Webhook, WebhookCreated, WebhookDeleted};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::Result;
 use crate::model::ids::WebhookId;
 use crate::ops::event::{self as log, EventQuery};
 use crate::ops::webhook::{self, CreateWebhookRequest, DeliveryQuery, UpdateWebhookRequest};
 use crate::ops::Ctx;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use std::collections::BTreeMap;
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+#[rustfmt::skip]
+pub const ROUTES: &[Row] = &[
+    ("GET", "/merchant/events", Route::Events, Secret, Reads),
+    ("GET", "/merchant/events/:eventId", Route::Event, Secret, Reads),
+    ("POST", "/merchant/webhooks", Route::CreateWebhook, Secret, Writes),
+    ("GET", "/merchant/webhooks", Route::ListWebhooks, Secret, Reads),
+    ("GET", "/merchant/webhooks/:webhookId", Route::GetWebhook, Secret, Reads),
+    ("PATCH", "/merchant/webhooks/:webhookId", Route::UpdateWebhook, Secret, Writes),
+    ("DELETE", "/merchant/webhooks/:webhookId", Route::DeleteWebhook, Secret, Writes),
+    ("POST", "/merchant/webhooks/:webhookId/test", Route::TestWebhook, Secret, Writes),
+    ("GET", "/merchant/webhooks/:webhookId/deliveries", Route::Deliveries, Secret, Reads),
+    ("POST", "/merchant/webhooks/:webhookId/deliveries/:deliveryId/replay", Route::ReplayDelivery, Secret, Writes),
+];
 
 /// An operation on the event log or the webhooks.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,43 +82,20 @@ pub enum HookResponse {
     Deliveries(DeliveryPage),
 }
 
-/// A request's parts, as `op::Parts` has them.
-pub struct HookParts<'a> {
-    pub params: &'a [String],
-    pub query: &'a BTreeMap<String, String>,
-    pub body: &'a Value,
-}
-
-fn param(parts: &HookParts, i: usize, name: &str) -> Result<String> {
-    let raw = parts
-        .params
-        .get(i)
-        .ok_or_else(|| Error::internal("missing path parameter"))?;
-    percent_decode(raw).ok_or_else(|| {
-        Error::new(
-            ErrorCode::InvalidRequest,
-            "is not valid percent-encoded UTF-8",
-        )
-        .at_field(name)
-    })
-}
-
-fn webhook_id(parts: &HookParts) -> Result<WebhookId> {
-    param(parts, 0, "webhookId").map(WebhookId::new_unchecked)
+fn webhook_id(parts: &Parts) -> Result<WebhookId> {
+    parts.id(0, "webhookId").map(WebhookId::new_unchecked)
 }
 
 /// Decodes a route of this module; None for any other route.
-pub fn decode(route: Route, parts: &HookParts) -> Result<Option<HookOp>> {
-    let q = |name: &str| parts.query.get(name).map(String::as_str);
+pub fn decode(route: Route, parts: &Parts) -> Result<Option<HookOp>> {
+    let q = |name: &str| parts.query(name);
     Ok(Some(match route {
         Route::Events => HookOp::Events(EventQuery::parse(q("after"), q("types"), q("limit"))?),
-        Route::Event => HookOp::Event(param(parts, 0, "eventId")?),
-        Route::CreateWebhook => HookOp::CreateWebhook(super::decode::body(parts.body)?),
+        Route::Event => HookOp::Event(parts.id(0, "eventId")?),
+        Route::CreateWebhook => HookOp::CreateWebhook(parts.body()?),
         Route::ListWebhooks => HookOp::ListWebhooks,
         Route::GetWebhook => HookOp::GetWebhook(webhook_id(parts)?),
-        Route::UpdateWebhook => {
-            HookOp::UpdateWebhook(webhook_id(parts)?, super::decode::body(parts.body)?)
-        }
+        Route::UpdateWebhook => HookOp::UpdateWebhook(webhook_id(parts)?, parts.body()?),
         Route::DeleteWebhook => HookOp::DeleteWebhook(webhook_id(parts)?),
         Route::TestWebhook => HookOp::TestWebhook(webhook_id(parts)?),
         Route::Deliveries => HookOp::Deliveries(
@@ -108,7 +103,7 @@ pub fn decode(route: Route, parts: &HookParts) -> Result<Option<HookOp>> {
             DeliveryQuery::parse(q("cursor"), q("limit"))?,
         ),
         Route::ReplayDelivery => {
-            HookOp::ReplayDelivery(webhook_id(parts)?, param(parts, 1, "deliveryId")?)
+            HookOp::ReplayDelivery(webhook_id(parts)?, parts.id(1, "deliveryId")?)
         }
         _ => return Ok(None),
     }))

@@ -1,6 +1,11 @@
 //! Movements on the wire: distribute's answer, the spend/transfer/withdraw receipt, and a
 //! holder's history.
 
+use super::endpoint::{
+    Access::{Holder, Secret},
+    Effect::{Reads, Writes},
+    Route, Row,
+};
 use super::settlement::Settlement;
 use crate::model::address::Address;
 use crate::model::decimal::Decimal;
@@ -10,6 +15,17 @@ use crate::model::time::Timestamp;
 use crate::ops::history::Page;
 use crate::ops::ledger::Receipt;
 use serde::{Deserialize, Serialize};
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+#[rustfmt::skip]
+pub const ROUTES: &[Row] = &[
+    ("POST", "/token/:tokenAddress/distribute", Route::Distribute, Secret, Writes),
+    ("POST", "/token/:tokenAddress/reward", Route::Reward, Secret, Writes),
+    ("POST", "/holder/:userId/spend", Route::Spend, Holder, Writes),
+    ("POST", "/holder/:userId/transfer", Route::Transfer, Holder, Writes),
+    ("POST", "/holder/:userId/withdraw", Route::Withdraw, Secret, Writes),
+    ("GET", "/holder/:userId/transactions", Route::History, Holder, Reads),
+];
 
 /// `POST /token/:tokenAddress/distribute`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

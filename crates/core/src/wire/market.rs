@@ -1,6 +1,11 @@
 //! Markets on the wire: the answer of opening a pool, a trade's receipt and a quote (the pool
 //! itself is `pool.rs`).
 
+use super::endpoint::{
+    Access::Secret,
+    Effect::{Reads, Writes},
+    Route, Row,
+};
 use super::pool::{price, LpInfo, Pool};
 use super::settlement::Settlement;
 use crate::model::amount::{Price, Units, Usdc};
@@ -12,6 +17,16 @@ use crate::model::pool::{Booked, Pool as PoolRecord, Trade};
 use crate::model::token::Token as TokenRecord;
 use crate::ops::market::TradeReceipt;
 use serde::{Deserialize, Serialize};
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+#[rustfmt::skip]
+pub const ROUTES: &[Row] = &[
+    ("POST", "/token/:tokenAddress/liquidity", Route::CreateLiquidity, Secret, Writes),
+    ("POST", "/holder/:userId/buy", Route::Buy, Secret, Writes),
+    ("POST", "/holder/:userId/sell", Route::Sell, Secret, Writes),
+    ("GET", "/holder/:userId/buy/quote", Route::BuyQuote, Secret, Reads),
+    ("GET", "/holder/:userId/sell/quote", Route::SellQuote, Secret, Reads),
+];
 
 /// `POST /token/:tokenAddress/liquidity` -> 201.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

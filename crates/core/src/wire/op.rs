@@ -2,9 +2,11 @@
 //! route, path parameters, query and body, and handed to the merchant's Durable Object as
 //! itself. Nothing downstream looks at strings to decide what to do.
 
-use super::decode;
-use super::hooks::{self, HookOp, HookParts};
-use super::routes::{percent_decode, Route};
+use super::hooks::{self, HookOp};
+use super::parts::{bad_user_id, percent_decode};
+use super::routes::Route;
+
+pub use super::parts::Parts;
 use super::token::{DEFAULT_HOLDERS, MAX_HOLDERS};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::address::Address;
@@ -23,7 +25,6 @@ use crate::ops::settings::PatchSettingsRequest;
 use crate::ops::token::{CreateTokenRequest, PatchTokenRequest};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// The first path segment of `GET /holder/:holder/token/:tokenAddress`: an address when it
 /// is one, else a userId.
@@ -73,73 +74,6 @@ pub enum Op {
     CurrentSession,
     Settings,
     PatchSettings(PatchSettingsRequest),
-}
-
-/// A request's parts, as the edge received them.
-pub struct Parts<'a> {
-    /// Path parameters as sent (percent-encoded), in the pattern's order.
-    pub params: &'a [String],
-    /// Query parameters; with a name repeated, the first value counts.
-    pub query: &'a BTreeMap<String, String>,
-    /// The body parsed once (`decode::parse_json`); `Null` when there is none.
-    pub body: &'a Value,
-}
-
-impl Parts<'_> {
-    fn raw(&self, i: usize) -> Result<&str> {
-        self.params
-            .get(i)
-            .map(String::as_str)
-            .ok_or_else(|| Error::internal("missing path parameter"))
-    }
-
-    fn user(&self, i: usize) -> Result<UserId> {
-        let text = percent_decode(self.raw(i)?).ok_or_else(bad_user_id)?;
-        UserId::parse(&text)
-    }
-
-    fn token(&self, i: usize) -> Result<TokenAddress> {
-        let text = percent_decode(self.raw(i)?).ok_or_else(|| {
-            Error::new(ErrorCode::InvalidAddress, "is not a valid address").at_field("tokenAddress")
-        })?;
-        TokenAddress::parse("tokenAddress", &text)
-    }
-
-    /// An id path parameter: any text (an unknown one is simply not found).
-    fn id(&self, i: usize, name: &str) -> Result<String> {
-        percent_decode(self.raw(i)?).ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidRequest,
-                "is not valid percent-encoded UTF-8",
-            )
-            .at_field(name)
-        })
-    }
-
-    fn query(&self, name: &str) -> Option<&str> {
-        self.query.get(name).map(String::as_str)
-    }
-
-    fn body<T: serde::de::DeserializeOwned + crate::model::input::Checked>(&self) -> Result<T> {
-        decode::body(self.body)
-    }
-
-    /// The query parameters decoded as a request (each value a string).
-    fn query_as<T: serde::de::DeserializeOwned + crate::model::input::Checked>(&self) -> Result<T> {
-        let object: serde_json::Map<String, Value> = self
-            .query
-            .iter()
-            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-            .collect();
-        decode::body(&Value::Object(object))
-    }
-}
-
-fn bad_user_id() -> Error {
-    Error::new(
-        ErrorCode::InvalidUserId,
-        "userId must be 1 to 128 printable characters",
-    )
 }
 
 impl Op {
@@ -193,12 +127,7 @@ impl Op {
 
     /// Decodes a merchant route's request. `None` for routes the edge serves itself.
     pub fn decode(route: Route, parts: &Parts) -> Result<Option<Op>> {
-        let hook_parts = HookParts {
-            params: parts.params,
-            query: parts.query,
-            body: parts.body,
-        };
-        if let Some(op) = hooks::decode(route, &hook_parts)? {
+        if let Some(op) = hooks::decode(route, parts)? {
             return Ok(Some(Op::Hooks(op)));
         }
         let op = match route {

@@ -1,6 +1,11 @@
 //! Presales on the wire: the public form, the merchant form (public plus signer, lock,
 //! completion and deployment details), and the answers of buy and resolve.
 
+use super::endpoint::{
+    Access::{Holder, Public, Secret},
+    Effect::{Reads, Writes},
+    Route, Row,
+};
 use super::settlement::Settlement;
 use crate::error::Result;
 use crate::model::address::Address;
@@ -13,6 +18,18 @@ use crate::ops::presale::{Outcome, Purchase};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+#[rustfmt::skip]
+pub const ROUTES: &[Row] = &[
+    ("POST", "/merchant/presale", Route::CreatePresale, Secret, Writes),
+    ("GET", "/merchant/presales", Route::ListPresales, Secret, Reads),
+    ("POST", "/merchant/presale/resolve", Route::ResolvePresale, Secret, Writes),
+    ("POST", "/resolve-presale", Route::ResolvePresale, Secret, Writes),
+    ("GET", "/merchant/presale/:presaleId", Route::MerchantPresale, Secret, Reads),
+    ("GET", "/token/presales/:presaleId", Route::PublicPresale, Public, Reads),
+    ("POST", "/holder/:userId/buy-presale", Route::BuyPresale, Holder, Writes),
+];
 
 /// pending, active, completed, ended: a function of time and money.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

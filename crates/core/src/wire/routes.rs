@@ -1,111 +1,25 @@
-//! The route table: which path and method is which operation, and what key it needs.
-//! Matching is pure, so the table is the single source for the edge, the OpenAPI check and
-//! the tests.
+//! The route table: which path and method is which operation, and what key it needs. Each
+//! resource family declares its own rows (`token::ROUTES`, `ledger::ROUTES`, ...); the table
+//! is their union, matched in any order (no two rows of one method match the same path, which
+//! a test checks). Matching is pure, so the table is the single source for the edge, the
+//! OpenAPI document, the server client and the tests.
 
+use super::{admin, deployment, holder, hooks, ledger, market, merchant, presale, session, token};
 use crate::error::{Error, ErrorCode, Result};
 
-/// Who may call a route.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
-    /// No key (health, the OpenAPI document, the index, the deployment overview page).
-    Open,
-    /// `x-admin-key` matching ADMIN_API_KEY.
-    Admin,
-    /// A merchant secret key in `x-api-key`.
-    Secret,
-    /// A public key (`publicKey` query or `x-api-key: pk_...`), or a secret key in the header.
-    /// A session token is accepted too (holder reads only for its own holder).
-    Public,
-    /// A secret key, or a session token of the holder with the scope the operation needs
-    /// (`crate::wire::session`). Answers CORS, like public routes, since browsers call it.
-    Holder,
-}
-
-/// What a route does. Merchant routes decode into a typed [`super::op::Op`]; the others are
-/// served by the edge itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Route {
-    Index,
-    Health,
-    OpenApi,
-    DeploymentPage,
-    AdminCreateMerchant,
-    AdminTimeAdvance,
-    AdminTime,
-    AdminFaucet,
-    AdminChainFaults,
-    AdminChain,
-    AdminReconcile,
-    AdminFaults,
-    CreateToken,
-    Job,
-    PatchToken,
-    Token,
-    AllTokens,
-    PutHolder,
-    GetHolder,
-    HolderToken,
-    Distribute,
-    Spend,
-    Transfer,
-    Withdraw,
-    History,
-    CreateMemecoin,
-    CreateAirdrop,
-    MemecoinStatus,
-    AirdropStatus,
-    CreatePresale,
-    ListPresales,
-    MerchantPresale,
-    PublicPresale,
-    BuyPresale,
-    ResolvePresale,
-    CreateLiquidity,
-    Reward,
-    Buy,
-    Sell,
-    BuyQuote,
-    SellQuote,
-    /// The live push channel (a WebSocket, served by the edge and the merchant's object).
-    Live,
-    ParkedWork,
-    Events,
-    Event,
-    CreateWebhook,
-    ListWebhooks,
-    GetWebhook,
-    UpdateWebhook,
-    DeleteWebhook,
-    TestWebhook,
-    Deliveries,
-    ReplayDelivery,
-    CreateSession,
-    RevokeSessions,
-    CurrentSession,
-    Settings,
-    PatchSettings,
-}
+pub use super::endpoint::{Access, Effect, Route, Row};
+pub use super::parts::percent_decode;
 
 impl Route {
-    /// Whether the operation changes state, as its rows in [`TABLE`] declare. A merchant
+    /// Whether the operation changes state, as its rows declare. A merchant
     /// route that writes takes an idempotency key, runs in a transaction and seals the events
     /// it wrote; the edge's own routes (admin, open) take no key either way. A route with no
     /// row (none today) counts as a write, the safe side.
     pub fn writes(self) -> bool {
-        TABLE
-            .iter()
+        rows()
             .find(|row| row.2 == self)
             .is_none_or(|row| row.4 == Effect::Writes)
     }
-}
-
-/// What a route's operation does to the merchant's state, declared once on its row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Effect {
-    /// It writes nothing (not even a session's charge, which only moving operations take).
-    Reads,
-    /// It changes state.
-    Writes,
 }
 
 /// A request's route, with its path parameters as sent (percent-encoded).
@@ -118,79 +32,39 @@ pub struct Matched {
     pub pattern: &'static str,
 }
 
-type Row = (&'static str, &'static str, Route, Access, Effect);
+use Access::{Open, Public};
+use Effect::Reads;
 
-use Access::{Admin, Holder, Open, Public, Secret};
-use Effect::{Reads, Writes};
-
-/// Method, path pattern (`:name` is a parameter), route, access, and whether it writes.
+/// The routes the edge serves itself, open to anyone: the index, the health check, the
+/// OpenAPI document and the live push channel (a WebSocket, served by the edge and the
+/// merchant's object).
 #[rustfmt::skip]
-pub const TABLE: &[Row] = &[
+const EDGE: &[Row] = &[
     ("GET", "/", Route::Index, Open, Reads),
     ("GET", "/health", Route::Health, Open, Reads),
     ("GET", "/openapi.json", Route::OpenApi, Open, Reads),
-    ("POST", "/admin/merchants", Route::AdminCreateMerchant, Admin, Writes),
-    ("POST", "/admin/time/advance", Route::AdminTimeAdvance, Admin, Writes),
-    ("POST", "/admin/faucet", Route::AdminFaucet, Admin, Writes),
-    ("GET", "/admin/time", Route::AdminTime, Admin, Reads),
-    ("POST", "/admin/chain/faults", Route::AdminChainFaults, Admin, Writes),
-    ("POST", "/admin/faults", Route::AdminFaults, Admin, Writes),
-    ("GET", "/admin/merchants/:merchantId/chain", Route::AdminChain, Admin, Reads),
-    ("GET", "/admin/merchants/:merchantId/reconcile", Route::AdminReconcile, Admin, Reads),
-    ("GET", "/merchant/parked-work", Route::ParkedWork, Secret, Reads),
-    ("GET", "/merchant/events", Route::Events, Secret, Reads),
-    ("GET", "/merchant/events/:eventId", Route::Event, Secret, Reads),
-    ("POST", "/merchant/webhooks", Route::CreateWebhook, Secret, Writes),
-    ("GET", "/merchant/webhooks", Route::ListWebhooks, Secret, Reads),
-    ("GET", "/merchant/webhooks/:webhookId", Route::GetWebhook, Secret, Reads),
-    ("PATCH", "/merchant/webhooks/:webhookId", Route::UpdateWebhook, Secret, Writes),
-    ("DELETE", "/merchant/webhooks/:webhookId", Route::DeleteWebhook, Secret, Writes),
-    ("POST", "/merchant/webhooks/:webhookId/test", Route::TestWebhook, Secret, Writes),
-    ("GET", "/merchant/webhooks/:webhookId/deliveries", Route::Deliveries, Secret, Reads),
-    ("POST", "/merchant/webhooks/:webhookId/deliveries/:deliveryId/replay", Route::ReplayDelivery, Secret, Writes),
-    ("POST", "/merchant/presale", Route::CreatePresale, Secret, Writes),
-    ("GET", "/merchant/presales", Route::ListPresales, Secret, Reads),
-    ("POST", "/merchant/presale/resolve", Route::ResolvePresale, Secret, Writes),
-    ("POST", "/resolve-presale", Route::ResolvePresale, Secret, Writes),
-    ("GET", "/merchant/presale/:presaleId", Route::MerchantPresale, Secret, Reads),
-    ("GET", "/token/presales/:presaleId", Route::PublicPresale, Public, Reads),
-    ("POST", "/holder/:userId/buy-presale", Route::BuyPresale, Holder, Writes),
-    ("POST", "/merchant/create-token", Route::CreateToken, Secret, Writes),
-    ("GET", "/merchant/create-token/status/:jobId", Route::Job, Secret, Reads),
-    ("GET", "/jobs/:jobId", Route::Job, Secret, Reads),
-    ("PATCH", "/merchant/token/:tokenAddress", Route::PatchToken, Secret, Writes),
-    ("GET", "/merchant/all-tokens", Route::AllTokens, Secret, Reads),
-    ("GET", "/token/:tokenAddress", Route::Token, Public, Reads),
-    ("POST", "/token/:tokenAddress/distribute", Route::Distribute, Secret, Writes),
-    ("POST", "/token/:tokenAddress/reward", Route::Reward, Secret, Writes),
-    ("POST", "/token/:tokenAddress/liquidity", Route::CreateLiquidity, Secret, Writes),
-    ("PUT", "/holder/:userId", Route::PutHolder, Secret, Writes),
-    ("GET", "/holder/:userId", Route::GetHolder, Public, Reads),
-    ("GET", "/holder/:holder/token/:tokenAddress", Route::HolderToken, Public, Reads),
-    ("POST", "/holder/:userId/spend", Route::Spend, Holder, Writes),
-    ("POST", "/holder/:userId/transfer", Route::Transfer, Holder, Writes),
-    ("POST", "/holder/:userId/withdraw", Route::Withdraw, Secret, Writes),
-    ("GET", "/holder/:userId/transactions", Route::History, Holder, Reads),
-    ("POST", "/holder/:userId/buy", Route::Buy, Secret, Writes),
-    ("POST", "/holder/:userId/sell", Route::Sell, Secret, Writes),
-    ("GET", "/holder/:userId/buy/quote", Route::BuyQuote, Secret, Reads),
-    ("GET", "/holder/:userId/sell/quote", Route::SellQuote, Secret, Reads),
-    ("POST", "/template/memecoin", Route::CreateMemecoin, Secret, Writes),
-    ("POST", "/template/airdrop", Route::CreateAirdrop, Secret, Writes),
-    ("GET", "/template/memecoin/status/:id", Route::MemecoinStatus, Secret, Reads),
-    ("GET", "/memecoin/status", Route::MemecoinStatus, Secret, Reads),
-    ("POST", "/memecoin/status", Route::MemecoinStatus, Secret, Reads),
-    ("GET", "/template/airdrop/status/:id", Route::AirdropStatus, Secret, Reads),
-    ("GET", "/airdrop/status", Route::AirdropStatus, Secret, Reads),
-    ("POST", "/airdrop/status", Route::AirdropStatus, Secret, Reads),
-    ("GET", "/deployments/:id", Route::DeploymentPage, Open, Reads),
     ("GET", "/live", Route::Live, Public, Reads),
-    ("POST", "/holder/:userId/session", Route::CreateSession, Secret, Writes),
-    ("DELETE", "/holder/:userId/sessions", Route::RevokeSessions, Secret, Writes),
-    ("GET", "/session", Route::CurrentSession, Holder, Reads),
-    ("GET", "/merchant/settings", Route::Settings, Secret, Reads),
-    ("PATCH", "/merchant/settings", Route::PatchSettings, Secret, Writes),
 ];
+
+/// Every family's rows.
+pub const TABLE: &[&[Row]] = &[
+    EDGE,
+    admin::ROUTES,
+    token::ROUTES,
+    holder::ROUTES,
+    ledger::ROUTES,
+    presale::ROUTES,
+    market::ROUTES,
+    deployment::ROUTES,
+    session::ROUTES,
+    merchant::ROUTES,
+    hooks::ROUTES,
+];
+
+/// Every row of the table.
+pub fn rows() -> impl Iterator<Item = &'static Row> {
+    TABLE.iter().flat_map(|rows| rows.iter())
+}
 
 fn segments(path: &str) -> Vec<&str> {
     path.trim_end_matches('/')
@@ -220,7 +94,7 @@ fn matches(pattern: &str, path: &[&str]) -> Option<Vec<String>> {
 pub fn route(method: &str, path: &str) -> Result<Matched> {
     let segs = segments(path);
     let mut path_known = false;
-    for (m, pattern, route, access, _) in TABLE {
+    for (m, pattern, route, access, _) in rows() {
         if let Some(params) = matches(pattern, &segs) {
             if *m == method || (method == "HEAD" && *m == "GET") {
                 return Ok(Matched {
@@ -253,7 +127,7 @@ pub fn route(method: &str, path: &str) -> Result<Matched> {
 pub fn allowed_methods(path: &str) -> Vec<&'static str> {
     let segs = segments(path);
     let mut methods: Vec<&'static str> = Vec::new();
-    for (m, pattern, _, _, _) in TABLE {
+    for (m, pattern, _, _, _) in rows() {
         if matches(pattern, &segs).is_some() {
             methods.push(m);
             if *m == "GET" {
@@ -274,28 +148,10 @@ pub fn allowed_methods(path: &str) -> Vec<&'static str> {
 /// routes), and so answers CORS and its preflights.
 pub fn is_public_path(path: &str) -> bool {
     let segs = segments(path);
-    TABLE.iter().any(|(_, pattern, _, access, _)| {
+    rows().any(|(_, pattern, _, access, _)| {
         matches!(access, Access::Public | Access::Open | Access::Holder)
             && matches(pattern, &segs).is_some()
     })
-}
-
-/// Decodes a path segment's %XX escapes strictly: a malformed escape or bytes that are not
-/// UTF-8 are refused (None), never passed on as the undecoded text.
-pub fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    for (i, b) in bytes.iter().enumerate() {
-        if *b == b'%' {
-            let hex = bytes.get(i + 1..i + 3)?;
-            if !hex.iter().all(u8::is_ascii_hexdigit) {
-                return None;
-            }
-        }
-    }
-    percent_encoding::percent_decode_str(s)
-        .decode_utf8()
-        .ok()
-        .map(|c| c.into_owned())
 }
 
 #[cfg(test)]
@@ -304,8 +160,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn no_two_rows_of_one_method_match_the_same_path() {
+        let all: Vec<&Row> = rows().collect();
+        for (i, a) in all.iter().enumerate() {
+            for b in all.iter().skip(i + 1) {
+                let (sa, sb) = (segments(a.1), segments(b.1));
+                let overlap = a.0 == b.0
+                    && sa.len() == sb.len()
+                    && sa
+                        .iter()
+                        .zip(&sb)
+                        .all(|(x, y)| x == y || x.starts_with(':') || y.starts_with(':'));
+                assert!(!overlap, "{} {} and {} {} overlap", a.0, a.1, b.0, b.1);
+            }
+        }
+        assert_eq!(all.len(), 64);
+    }
+
+    #[test]
     fn the_rows_of_a_route_agree_on_what_it_does() {
-        for (m, pattern, route, _, effect) in TABLE {
+        for (m, pattern, route, _, effect) in rows() {
             assert_eq!(
                 *effect == Effect::Writes,
                 route.writes(),
@@ -314,7 +188,7 @@ mod tests {
         }
         // Writing by HTTP's meaning: every POST, PUT, PATCH and DELETE writes, but for the
         // deployment status reads the interface also answers on POST.
-        for (m, pattern, route, _, _) in TABLE {
+        for (m, pattern, route, _, _) in rows() {
             let status = matches!(route, Route::MemecoinStatus | Route::AirdropStatus);
             if !status {
                 assert_eq!(route.writes(), *m != "GET", "{m} {pattern}");

@@ -1,6 +1,11 @@
 //! Tokens on the wire: the Token object (with its top holders), create-token's answer and
 //! the job status.
 
+use super::endpoint::{
+    Access::{Public, Secret},
+    Effect::{Reads, Writes},
+    Route, Row,
+};
 use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::chain::block_number;
@@ -12,6 +17,17 @@ use crate::model::time::Timestamp;
 use crate::model::token::{Network, Token as TokenRecord, TokenOrigin};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+#[rustfmt::skip]
+pub const ROUTES: &[Row] = &[
+    ("POST", "/merchant/create-token", Route::CreateToken, Secret, Writes),
+    ("GET", "/merchant/create-token/status/:jobId", Route::Job, Secret, Reads),
+    ("GET", "/jobs/:jobId", Route::Job, Secret, Reads),
+    ("PATCH", "/merchant/token/:tokenAddress", Route::PatchToken, Secret, Writes),
+    ("GET", "/merchant/all-tokens", Route::AllTokens, Secret, Reads),
+    ("GET", "/token/:tokenAddress", Route::Token, Public, Reads),
+];
 
 /// Holders a token read lists by default, and at most.
 pub const DEFAULT_HOLDERS: u32 = 100;

@@ -1,6 +1,6 @@
 //! Holder sessions through the core, read as their contract: which scope allows which
-//! operation, for which holder (`wire::session::authorize`), and what a session's limits let
-//! move (`wire::session::charge`, which the operation's transaction runs first). Sessions are
+//! operation, for which holder (`wire::scope::authorize`), and what a session's limits let
+//! move (`wire::scope::charge`, which the operation's transaction runs first). Sessions are
 //! made by `ops::session::create` from the request body the merchant's server sends, and
 //! operations are decoded from their routes the way the edge decodes them.
 //!
@@ -18,7 +18,7 @@ use tokenpad_core::ops::session::access::Caller;
 use tokenpad_core::session_token::SigningKey;
 use tokenpad_core::store::session::SessionStore;
 use tokenpad_core::wire::op::{Op, Parts};
-use tokenpad_core::wire::{routes, session as wire_session};
+use tokenpad_core::wire::{routes, scope as wire_session};
 use tokenpad_core::{ErrorCode, Result};
 
 const OUTSIDE: &str = "0x000000000000000000000000000000000000dEaD";

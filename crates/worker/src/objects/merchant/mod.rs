@@ -288,7 +288,7 @@ impl MerchantObject {
         // A request that did not decode is refused only now, after its key was checked.
         let op = call.op?;
         // Who may run it, before any replay: a token never replays what it may not do.
-        tokenpad_core::wire::session::authorize(&store, &caller, &merchant, &op)?;
+        tokenpad_core::wire::scope::authorize(&store, &caller, &merchant, &op)?;
         let changes = live::changes_state(&op);
         // What may move the schedule: every write, the webhook writes included, which change
         // no public read but queue deliveries (a ping, a replay) for the alarm.
