@@ -6,17 +6,25 @@ use super::endpoint::{
     Effect::{Reads, Writes},
     Route, Row,
 };
+use super::parts::Parts;
+use super::settlement;
+use super::shell::Shell;
 use crate::error::Result;
+use crate::error::{Error, ErrorCode};
 use crate::model::address::Address;
 use crate::model::decimal::Decimal;
 use crate::model::deployment::{
     exchange_url, service_build_url, Deployment as Record, DeploymentKind, DeploymentStatus,
 };
+use crate::model::ids::uuid_v4;
 use crate::model::ids::{DeploymentId, TokenAddress};
 use crate::model::time::Timestamp;
 use crate::model::token::Network;
+use crate::ops::deployment::{self, AirdropRequest, DeployRequest, MemecoinRequest};
+use crate::ops::Ctx;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// This family's routes: method, path pattern, route, who may call it, whether it writes.
 #[rustfmt::skip]
@@ -213,4 +221,113 @@ impl DeploymentOverview {
         }
         Ok(v)
     }
+}
+
+/// A deployment made or looked up, decoded from one of [`ROUTES`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+pub enum DeploymentOp {
+    CreateDeployment(DeployRequest),
+    DeploymentStatus(DeploymentKind, DeploymentId),
+}
+
+/// Every answer of a [`DeploymentOp`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum DeploymentAnswer {
+    Created(DeploymentCreated),
+    Status(DeploymentStatusResult),
+}
+
+impl DeploymentOp {
+    /// The route it was decoded from (the kind's route).
+    pub fn route(&self) -> Route {
+        match self {
+            DeploymentOp::CreateDeployment(DeployRequest::Memecoin(_)) => Route::CreateMemecoin,
+            DeploymentOp::CreateDeployment(DeployRequest::Airdrop(_)) => Route::CreateAirdrop,
+            DeploymentOp::DeploymentStatus(DeploymentKind::Memecoin, _) => Route::MemecoinStatus,
+            DeploymentOp::DeploymentStatus(DeploymentKind::Airdrop, _) => Route::AirdropStatus,
+        }
+    }
+}
+
+/// Decodes a route of this family; None for any other route (the overview page is the
+/// edge's).
+pub fn decode(route: Route, parts: &Parts) -> Result<Option<DeploymentOp>> {
+    Ok(Some(match route {
+        // The rules across a deployment's fields are checked here, with its decoding: a
+        // request that breaks them never starts executing.
+        Route::CreateMemecoin => create(DeployRequest::Memecoin(parts.body::<MemecoinRequest>()?))?,
+        Route::CreateAirdrop => create(DeployRequest::Airdrop(parts.body::<AirdropRequest>()?))?,
+        Route::MemecoinStatus => {
+            DeploymentOp::DeploymentStatus(DeploymentKind::Memecoin, status_id(parts)?)
+        }
+        Route::AirdropStatus => {
+            DeploymentOp::DeploymentStatus(DeploymentKind::Airdrop, status_id(parts)?)
+        }
+        _ => return Ok(None),
+    }))
+}
+
+fn create(req: DeployRequest) -> Result<DeploymentOp> {
+    req.spec()?;
+    Ok(DeploymentOp::CreateDeployment(req))
+}
+
+/// A deployment status id: from the path, else the JSON body's `id` (the interface calls it
+/// an integer in one place, so a number is read as its text), else the query's `id`.
+fn status_id(parts: &Parts) -> Result<DeploymentId> {
+    if !parts.params.is_empty() {
+        return Ok(DeploymentId::new_unchecked(parts.id(0, "id")?));
+    }
+    let from_body = match parts.body {
+        Value::Null => None,
+        Value::Object(m) => match m.get("id") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(_) => {
+                return Err(Error::new(ErrorCode::InvalidRequest, "must be a string").at_field("id"))
+            }
+        },
+        _ => {
+            return Err(Error::new(
+                ErrorCode::InvalidRequest,
+                "The request body must be a JSON object",
+            ))
+        }
+    };
+    from_body
+        .or_else(|| parts.query("id").map(String::from))
+        .filter(|id| !id.trim().is_empty())
+        .map(DeploymentId::new_unchecked)
+        .ok_or_else(|| Error::new(ErrorCode::InvalidRequest, "is required").at_field("id"))
+}
+
+/// Applies `op`: its HTTP status and answer.
+pub fn apply(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    op: DeploymentOp,
+    shell: &mut dyn Shell,
+) -> Result<(u16, DeploymentAnswer)> {
+    Ok(match op {
+        DeploymentOp::CreateDeployment(req) => {
+            let spec = req.spec()?;
+            let id = DeploymentId::new_unchecked(uuid_v4(shell.random16()?));
+            let d = deployment::create(store, ctx, spec, id)?;
+            (
+                201,
+                DeploymentAnswer::Created(DeploymentCreated { id: d.id }),
+            )
+        }
+        DeploymentOp::DeploymentStatus(kind, id) => {
+            let d = deployment::find(store, &id, Some(kind))?;
+            let mut answer = DeploymentStatusResult::of(&d, shell.base_url());
+            if d.status == DeploymentStatus::Pending {
+                answer.data.waiting = settlement::stopped(store, ctx)?;
+            }
+            (200, DeploymentAnswer::Status(answer))
+        }
+    })
 }

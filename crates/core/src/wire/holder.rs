@@ -6,6 +6,8 @@ use super::endpoint::{
     Effect::{Reads, Writes},
     Route, Row,
 };
+use super::parts::{bad_user_id, percent_decode, Parts};
+use super::shell::Shell;
 use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::amount::{Units, Usd};
@@ -14,6 +16,9 @@ use crate::model::holder::Holder;
 use crate::model::ids::{PresaleId, TokenAddress, UserId};
 use crate::model::time::Timestamp;
 use crate::model::token::Token;
+use crate::ops::holder as holders;
+use crate::ops::token as tokens;
+use crate::ops::Ctx;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -302,4 +307,90 @@ impl TokenBalance {
             decimals: token.decimals,
         })
     }
+}
+
+/// The first path segment of `GET /holder/:holder/token/:tokenAddress`: an address when it
+/// is one, else a userId.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HolderRef {
+    Address(Address),
+    User(UserId),
+}
+
+/// An operation on holders, decoded from one of [`ROUTES`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+pub enum HolderOp {
+    PutHolder(UserId),
+    GetHolder(UserId),
+    HolderToken(HolderRef, TokenAddress),
+}
+
+/// Every answer of a [`HolderOp`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum HolderAnswer {
+    Holder(HolderFull),
+    Balance(TokenBalance),
+}
+
+impl HolderOp {
+    /// The route it was decoded from.
+    pub fn route(&self) -> Route {
+        match self {
+            HolderOp::PutHolder(_) => Route::PutHolder,
+            HolderOp::GetHolder(_) => Route::GetHolder,
+            HolderOp::HolderToken(..) => Route::HolderToken,
+        }
+    }
+}
+
+/// Decodes a route of this family; None for any other route.
+pub fn decode(route: Route, parts: &Parts) -> Result<Option<HolderOp>> {
+    Ok(Some(match route {
+        Route::PutHolder => HolderOp::PutHolder(parts.user(0)?),
+        Route::GetHolder => HolderOp::GetHolder(parts.user(0)?),
+        Route::HolderToken => {
+            let who = percent_decode(parts.raw(0)?).ok_or_else(bad_user_id)?;
+            let holder = match Address::parse(&who) {
+                Some(a) => HolderRef::Address(a),
+                None => HolderRef::User(UserId::parse(&who)?),
+            };
+            HolderOp::HolderToken(holder, parts.token(1)?)
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// Applies `op`: its HTTP status and answer.
+pub fn apply(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    op: HolderOp,
+    shell: &mut dyn Shell,
+) -> Result<(u16, HolderAnswer)> {
+    Ok(match op {
+        HolderOp::PutHolder(user_id) => {
+            let (h, was_created) =
+                holders::get_or_create(store, ctx, &user_id, &mut || shell.new_wallet())?;
+            let body = HolderAnswer::Holder(HolderFull::read(store, &h)?);
+            (if was_created { 201 } else { 200 }, body)
+        }
+        HolderOp::GetHolder(user_id) => {
+            let h = holders::find(store, &user_id)?;
+            (200, HolderAnswer::Holder(HolderFull::read(store, &h)?))
+        }
+        HolderOp::HolderToken(who, address) => {
+            let owner = match who {
+                HolderRef::Address(a) => a,
+                HolderRef::User(u) => holders::find(store, &u)?.address,
+            };
+            let t = tokens::find(store, &address)?;
+            (
+                200,
+                HolderAnswer::Balance(TokenBalance::read(store, &owner, &t)?),
+            )
+        }
+    })
 }

@@ -6,14 +6,22 @@ use super::endpoint::{
     Effect::{Reads, Writes},
     Route, Row,
 };
+use super::parts::Parts;
+use super::settlement;
 use super::settlement::Settlement;
+use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::decimal::Decimal;
 use crate::model::history::{ChainStatus, TxRecord as Record, TxType};
 use crate::model::ids::TokenAddress;
+use crate::model::ids::UserId;
 use crate::model::time::Timestamp;
 use crate::ops::history::Page;
+use crate::ops::history::{self, HistoryQuery};
 use crate::ops::ledger::Receipt;
+use crate::ops::ledger::{self, DistributeRequest, Outflow, SendRequest, SpendRequest};
+use crate::ops::{holder, Ctx};
+use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
 /// This family's routes: method, path pattern, route, who may call it, whether it writes.
@@ -181,4 +189,100 @@ impl TxRecord {
             timestamp: Timestamp::at(r.at),
         }
     }
+}
+
+/// A movement or a holder's history, decoded from one of [`ROUTES`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+pub enum LedgerOp {
+    Distribute(TokenAddress, DistributeRequest),
+    Reward(TokenAddress, DistributeRequest),
+    Spend(UserId, SpendRequest),
+    Transfer(UserId, SendRequest),
+    Withdraw(UserId, SendRequest),
+    History(UserId, HistoryQuery),
+}
+
+/// Every answer of a [`LedgerOp`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum LedgerAnswer {
+    Distribute(DistributeResult),
+    Ledger(LedgerResult),
+    History(TxPage),
+    Reward(Box<RewardResult>),
+}
+
+impl LedgerOp {
+    /// The route it was decoded from.
+    pub fn route(&self) -> Route {
+        match self {
+            LedgerOp::Distribute(..) => Route::Distribute,
+            LedgerOp::Reward(..) => Route::Reward,
+            LedgerOp::Spend(..) => Route::Spend,
+            LedgerOp::Transfer(..) => Route::Transfer,
+            LedgerOp::Withdraw(..) => Route::Withdraw,
+            LedgerOp::History(..) => Route::History,
+        }
+    }
+}
+
+/// Decodes a route of this family; None for any other route.
+pub fn decode(route: Route, parts: &Parts) -> Result<Option<LedgerOp>> {
+    Ok(Some(match route {
+        Route::Distribute => LedgerOp::Distribute(parts.token(0)?, parts.body()?),
+        Route::Reward => LedgerOp::Reward(parts.token(0)?, parts.body()?),
+        Route::Spend => LedgerOp::Spend(parts.user(0)?, parts.body()?),
+        Route::Transfer => LedgerOp::Transfer(parts.user(0)?, parts.body()?),
+        Route::Withdraw => LedgerOp::Withdraw(parts.user(0)?, parts.body()?),
+        Route::History => LedgerOp::History(
+            parts.user(0)?,
+            HistoryQuery::parse(
+                parts.query("limit"),
+                parts.query("cursor"),
+                parts.query("tokenAddress"),
+            )?,
+        ),
+        _ => return Ok(None),
+    }))
+}
+
+/// Applies `op`: its HTTP status and answer.
+pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: LedgerOp) -> Result<(u16, LedgerAnswer)> {
+    Ok(match op {
+        LedgerOp::Distribute(address, req) => {
+            let receipt = ledger::distribute(store, ctx, &address, &req)?;
+            let answer = DistributeResult {
+                success: true,
+                settlement: Settlement::of(&receipt.stamp),
+            };
+            (200, LedgerAnswer::Distribute(answer))
+        }
+        LedgerOp::Reward(address, req) => {
+            let receipt = ledger::distribute(store, ctx, &address, &req)?;
+            (
+                202,
+                LedgerAnswer::Reward(Box::new(RewardResult::of(&receipt))),
+            )
+        }
+        LedgerOp::Spend(user_id, req) => move_out(store, ctx, &user_id, Outflow::Spend(req))?,
+        LedgerOp::Transfer(user_id, req) => move_out(store, ctx, &user_id, Outflow::Transfer(req))?,
+        LedgerOp::Withdraw(user_id, req) => move_out(store, ctx, &user_id, Outflow::Withdraw(req))?,
+        LedgerOp::History(user_id, q) => {
+            let h = holder::find(store, &user_id)?;
+            let stopped = settlement::stopped(store, ctx)?;
+            let page = TxPage::of(history::page(store, &h.user_id, &q)?, stopped.as_deref());
+            (200, LedgerAnswer::History(page))
+        }
+    })
+}
+
+fn move_out(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    user_id: &UserId,
+    out: Outflow,
+) -> Result<(u16, LedgerAnswer)> {
+    let receipt = ledger::move_out(store, ctx, user_id, &out)?;
+    Ok((200, LedgerAnswer::Ledger(LedgerResult::of(&receipt))))
 }

@@ -6,16 +6,25 @@ use super::endpoint::{
     Effect::{Reads, Writes},
     Route, Row,
 };
+use super::parts::Parts;
 use super::pool::{price, LpInfo, Pool};
 use super::settlement::Settlement;
+use super::token::{Token, DEFAULT_HOLDERS};
+use crate::error::Result;
 use crate::model::amount::{Price, Units, Usdc};
 use crate::model::arith::mul_div;
 use crate::model::decimal::Decimal;
 use crate::model::history::TxType;
 use crate::model::ids::TokenAddress;
+use crate::model::ids::UserId;
 use crate::model::pool::{Booked, Pool as PoolRecord, Trade};
 use crate::model::token::Token as TokenRecord;
 use crate::ops::market::TradeReceipt;
+use crate::ops::market::{
+    self, BuyQuoteQuery, BuyRequest, LiquidityRequest, SellQuoteQuery, SellRequest,
+};
+use crate::ops::{holder, Ctx};
+use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
 /// This family's routes: method, path pattern, route, who may call it, whether it writes.
@@ -162,4 +171,98 @@ impl TradeResult {
             booked: BookedAmounts::of(&r.token, &r.booked),
         }
     }
+}
+
+/// A trade, a quote or a pool's opening, decoded from one of [`ROUTES`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+pub enum MarketOp {
+    CreateLiquidity(TokenAddress, LiquidityRequest),
+    Buy(UserId, BuyRequest),
+    Sell(UserId, SellRequest),
+    BuyQuote(UserId, BuyQuoteQuery),
+    SellQuote(UserId, SellQuoteQuery),
+}
+
+/// Every answer of a [`MarketOp`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum MarketAnswer {
+    Liquidity(Box<LiquidityCreated>),
+    Trade(Box<TradeResult>),
+    Quote(Box<TradeFigures>),
+}
+
+impl MarketOp {
+    /// The route it was decoded from.
+    pub fn route(&self) -> Route {
+        match self {
+            MarketOp::CreateLiquidity(..) => Route::CreateLiquidity,
+            MarketOp::Buy(..) => Route::Buy,
+            MarketOp::Sell(..) => Route::Sell,
+            MarketOp::BuyQuote(..) => Route::BuyQuote,
+            MarketOp::SellQuote(..) => Route::SellQuote,
+        }
+    }
+}
+
+/// Decodes a route of this family; None for any other route.
+pub fn decode(route: Route, parts: &Parts) -> Result<Option<MarketOp>> {
+    Ok(Some(match route {
+        Route::CreateLiquidity => MarketOp::CreateLiquidity(parts.token(0)?, parts.body()?),
+        Route::Buy => MarketOp::Buy(parts.user(0)?, parts.body()?),
+        Route::Sell => MarketOp::Sell(parts.user(0)?, parts.body()?),
+        Route::BuyQuote => MarketOp::BuyQuote(parts.user(0)?, parts.query_as()?),
+        Route::SellQuote => MarketOp::SellQuote(parts.user(0)?, parts.query_as()?),
+        _ => return Ok(None),
+    }))
+}
+
+/// Applies `op`: its HTTP status and answer.
+pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: MarketOp) -> Result<(u16, MarketAnswer)> {
+    Ok(match op {
+        MarketOp::CreateLiquidity(address, req) => {
+            let (t, pool) = market::open_liquidity(store, ctx, &address, &req)?;
+            let created = LiquidityCreated {
+                success: true,
+                status: if pool.position.id.is_some() {
+                    "success"
+                } else {
+                    "pending"
+                }
+                .into(),
+                token_address: t.address,
+                lp_info: LpInfo::of(&pool),
+                pool: Pool::of(&pool, &t),
+                data: Token::read(store, &t, DEFAULT_HOLDERS)?,
+            };
+            (201, MarketAnswer::Liquidity(Box::new(created)))
+        }
+        MarketOp::Buy(user_id, req) => {
+            let r = market::buy(store, ctx, &user_id, &req)?;
+            (200, MarketAnswer::Trade(Box::new(TradeResult::of(&r))))
+        }
+        MarketOp::Sell(user_id, req) => {
+            let r = market::sell(store, ctx, &user_id, &req)?;
+            (200, MarketAnswer::Trade(Box::new(TradeResult::of(&r))))
+        }
+        MarketOp::BuyQuote(user_id, q) => {
+            holder::find(store, &user_id)?;
+            let (t, before, trade) = market::quote_buy(
+                store,
+                &q.token_address,
+                q.usdc_amount.as_ref().map(|u| u.amount()),
+                q.token_amount.as_ref().map(|n| n.amount().cast()),
+            )?;
+            let figures = TradeFigures::of(Side::Buy, &t, &before, &trade);
+            (200, MarketAnswer::Quote(Box::new(figures)))
+        }
+        MarketOp::SellQuote(user_id, q) => {
+            holder::find(store, &user_id)?;
+            let (t, before, trade) =
+                market::quote_sell(store, &q.token_address, q.token_amount.amount().cast())?;
+            let figures = TradeFigures::of(Side::Sell, &t, &before, &trade);
+            (200, MarketAnswer::Quote(Box::new(figures)))
+        }
+    })
 }

@@ -6,15 +6,20 @@ use super::endpoint::{
     Effect::{Reads, Writes},
     Route, Row,
 };
+use super::parts::Parts;
 use super::settlement::Settlement;
+use super::shell::Shell;
 use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::amount::percent_micro;
 use crate::model::decimal::Decimal;
+use crate::model::ids::uuid_v4;
 use crate::model::ids::{PresaleId, TokenAddress, UserId};
 use crate::model::presale::{Presale as Record, Step};
 use crate::model::time::{Millis, Timestamp};
+use crate::ops::presale::{self, BuyPresaleRequest, CreatePresaleRequest, ResolvePresaleRequest};
 use crate::ops::presale::{Outcome, Purchase};
+use crate::ops::Ctx;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -351,4 +356,108 @@ impl PresaleMerchant {
             }),
         })
     }
+}
+
+/// An operation on presales, decoded from one of [`ROUTES`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+pub enum PresaleOp {
+    CreatePresale(Box<CreatePresaleRequest>),
+    ListPresales,
+    MerchantPresale(PresaleId),
+    PublicPresale(PresaleId),
+    BuyPresale(UserId, BuyPresaleRequest),
+    ResolvePresale(ResolvePresaleRequest),
+}
+
+/// Every answer of a [`PresaleOp`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum PresaleAnswer {
+    Presale(Presale),
+    PresaleMerchant(Box<PresaleMerchant>),
+    Presales(Vec<PresaleMerchant>),
+    Buy(BuyPresaleResult),
+    Resolve(Box<ResolveResult>),
+}
+
+impl PresaleOp {
+    /// The route it was decoded from.
+    pub fn route(&self) -> Route {
+        match self {
+            PresaleOp::CreatePresale(_) => Route::CreatePresale,
+            PresaleOp::ListPresales => Route::ListPresales,
+            PresaleOp::MerchantPresale(_) => Route::MerchantPresale,
+            PresaleOp::PublicPresale(_) => Route::PublicPresale,
+            PresaleOp::BuyPresale(..) => Route::BuyPresale,
+            PresaleOp::ResolvePresale(_) => Route::ResolvePresale,
+        }
+    }
+}
+
+/// Decodes a route of this family; None for any other route.
+pub fn decode(route: Route, parts: &Parts) -> Result<Option<PresaleOp>> {
+    Ok(Some(match route {
+        Route::CreatePresale => PresaleOp::CreatePresale(Box::new(parts.body()?)),
+        Route::ListPresales => PresaleOp::ListPresales,
+        Route::MerchantPresale => {
+            PresaleOp::MerchantPresale(PresaleId::new_unchecked(parts.id(0, "presaleId")?))
+        }
+        Route::PublicPresale => {
+            PresaleOp::PublicPresale(PresaleId::new_unchecked(parts.id(0, "presaleId")?))
+        }
+        Route::BuyPresale => PresaleOp::BuyPresale(parts.user(0)?, parts.body()?),
+        Route::ResolvePresale => PresaleOp::ResolvePresale(parts.body()?),
+        _ => return Ok(None),
+    }))
+}
+
+/// Applies `op`: its HTTP status and answer.
+pub fn apply(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    op: PresaleOp,
+    shell: &mut dyn Shell,
+) -> Result<(u16, PresaleAnswer)> {
+    Ok(match op {
+        PresaleOp::CreatePresale(req) => {
+            let id = PresaleId::new_unchecked(uuid_v4(shell.random16()?));
+            let p = presale::create(store, ctx, *req, id)?;
+            (
+                201,
+                PresaleAnswer::Presale(Presale::read(store, &p, ctx.now)?),
+            )
+        }
+        PresaleOp::ListPresales => {
+            let all = store
+                .presales()?
+                .iter()
+                .map(|p| PresaleMerchant::read(store, p, ctx.now))
+                .collect::<Result<Vec<PresaleMerchant>>>()?;
+            (200, PresaleAnswer::Presales(all))
+        }
+        PresaleOp::MerchantPresale(id) => {
+            let p = presale::find(store, &id)?;
+            let view = PresaleMerchant::read(store, &p, ctx.now)?;
+            (200, PresaleAnswer::PresaleMerchant(Box::new(view)))
+        }
+        PresaleOp::PublicPresale(id) => {
+            let p = presale::find(store, &id)?;
+            (
+                200,
+                PresaleAnswer::Presale(Presale::read(store, &p, ctx.now)?),
+            )
+        }
+        PresaleOp::BuyPresale(user_id, req) => {
+            let purchase = presale::buy(store, ctx, &user_id, &req)?;
+            (200, PresaleAnswer::Buy(BuyPresaleResult::of(&purchase)))
+        }
+        PresaleOp::ResolvePresale(req) => {
+            let outcome = presale::resolve(store, ctx, &req)?;
+            let p = presale::find(store, &req.presale_id)?;
+            let view = PresaleMerchant::read(store, &p, ctx.now)?;
+            let answer = ResolveResult::of(view, outcome);
+            (200, PresaleAnswer::Resolve(Box::new(answer)))
+        }
+    })
 }

@@ -2,7 +2,12 @@
 //! limits ([`charge`], inside the operation's transaction). What a public reader sees of a
 //! merchant in private mode is `apply::redact`.
 
-use super::op::{HolderRef, Op};
+use super::holder::{HolderOp, HolderRef};
+use super::ledger::LedgerOp;
+use super::op::Op;
+use super::presale::PresaleOp;
+use super::session::SessionOp;
+use super::token::TokenOp;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::amount::Units;
 use crate::model::ids::{TokenAddress, UserId};
@@ -34,10 +39,12 @@ pub fn authorize(store: &dyn Store, caller: &Caller, merchant: &Merchant, op: &O
         Caller::Secret => return Ok(()),
         Caller::Public => {
             return match op {
-                Op::GetHolder(_) | Op::HolderToken(..) if merchant.private_mode => {
+                Op::Holder(HolderOp::GetHolder(_) | HolderOp::HolderToken(..))
+                    if merchant.private_mode =>
+                {
                     Err(session_required())
                 }
-                Op::CurrentSession => Err(Error::new(
+                Op::Session(SessionOp::CurrentSession) => Err(Error::new(
                     ErrorCode::SessionTokenRequired,
                     "GET /session needs a session token (Authorization: Bearer <token>)",
                 )),
@@ -48,9 +55,11 @@ pub fn authorize(store: &dyn Store, caller: &Caller, merchant: &Merchant, op: &O
     };
     let own = |user: &UserId, scope: Scope| access::permit(session, user, Some(scope));
     match op {
-        Op::GetHolder(u) | Op::History(u, _) => own(u, Scope::Read),
-        Op::HolderToken(HolderRef::User(u), _) => own(u, Scope::Read),
-        Op::HolderToken(HolderRef::Address(a), _) => {
+        Op::Holder(HolderOp::GetHolder(u)) | Op::Ledger(LedgerOp::History(u, _)) => {
+            own(u, Scope::Read)
+        }
+        Op::Holder(HolderOp::HolderToken(HolderRef::User(u), _)) => own(u, Scope::Read),
+        Op::Holder(HolderOp::HolderToken(HolderRef::Address(a), _)) => {
             let h = holder::find(store, &session.user_id)?;
             if h.address != *a {
                 return Err(Error::new(
@@ -60,10 +69,12 @@ pub fn authorize(store: &dyn Store, caller: &Caller, merchant: &Merchant, op: &O
             }
             access::permit(session, &session.user_id, Some(Scope::Read))
         }
-        Op::BuyPresale(u, _) => own(u, Scope::BuyPresale),
-        Op::Transfer(u, _) => own(u, Scope::Transfer),
-        Op::Spend(u, _) => own(u, Scope::Spend),
-        Op::CurrentSession | Op::Token(..) | Op::PublicPresale(_) => Ok(()),
+        Op::Presale(PresaleOp::BuyPresale(u, _)) => own(u, Scope::BuyPresale),
+        Op::Ledger(LedgerOp::Transfer(u, _)) => own(u, Scope::Transfer),
+        Op::Ledger(LedgerOp::Spend(u, _)) => own(u, Scope::Spend),
+        Op::Session(SessionOp::CurrentSession)
+        | Op::Token(TokenOp::Token(..))
+        | Op::Presale(PresaleOp::PublicPresale(_)) => Ok(()),
         _ => Err(not_for_sessions()),
     }
 }
@@ -79,15 +90,17 @@ pub fn charge(store: &mut dyn Store, usdc: &TokenAddress, caller: &Caller, op: &
         return Ok(());
     };
     let (address, units) = match op {
-        Op::Spend(_, r) => {
+        Op::Ledger(LedgerOp::Spend(_, r)) => {
             let t = token::find(store, &r.token_address)?;
             (t.address, Units::new(r.amount.units("amount", t.decimals)?))
         }
-        Op::Transfer(_, r) => {
+        Op::Ledger(LedgerOp::Transfer(_, r)) => {
             let t = token::find(store, &r.token_address)?;
             (t.address, Units::new(r.amount.units("amount", t.decimals)?))
         }
-        Op::BuyPresale(_, r) => (*usdc, Units::new(r.usdc_amount.amount().raw())),
+        Op::Presale(PresaleOp::BuyPresale(_, r)) => {
+            (*usdc, Units::new(r.usdc_amount.amount().raw()))
+        }
         _ => return Ok(()),
     };
     access::charge(store, &session.id, &address, units)

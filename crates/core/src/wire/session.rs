@@ -7,12 +7,21 @@ use super::endpoint::{
     Effect::{Reads, Writes},
     Route, Row,
 };
+use super::parts::Parts;
+use super::shell::Shell;
+use crate::error::{Error, ErrorCode, Result};
 use crate::model::amount::Units;
 use crate::model::decimal::Decimal;
+use crate::model::ids::uuid_v4;
 use crate::model::ids::{TokenAddress, UserId};
 use crate::model::merchant::Merchant;
+use crate::model::session::SessionId;
 use crate::model::session::{Limit, Scope, Session};
 use crate::model::time::Timestamp;
+use crate::ops::session::access::Caller;
+use crate::ops::session::{self, CreateSessionRequest};
+use crate::ops::Ctx;
+use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
 /// This family's routes: method, path pattern, route, who may call it, whether it writes.
@@ -126,4 +135,86 @@ impl MerchantSettings {
             private_mode: m.private_mode,
         }
     }
+}
+
+/// An operation on a holder's sessions, decoded from one of [`ROUTES`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+pub enum SessionOp {
+    CreateSession(UserId, CreateSessionRequest),
+    RevokeSessions(UserId),
+    CurrentSession,
+}
+
+/// Every answer of a [`SessionOp`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum SessionAnswer {
+    Created(Box<SessionCreated>),
+    Revoked(SessionsRevoked),
+    Session(Box<SessionInfo>),
+}
+
+impl SessionOp {
+    /// The route it was decoded from.
+    pub fn route(&self) -> Route {
+        match self {
+            SessionOp::CreateSession(..) => Route::CreateSession,
+            SessionOp::RevokeSessions(_) => Route::RevokeSessions,
+            SessionOp::CurrentSession => Route::CurrentSession,
+        }
+    }
+}
+
+/// Decodes a route of this family; None for any other route.
+pub fn decode(route: Route, parts: &Parts) -> Result<Option<SessionOp>> {
+    Ok(Some(match route {
+        Route::CreateSession => SessionOp::CreateSession(parts.user(0)?, parts.body()?),
+        Route::RevokeSessions => SessionOp::RevokeSessions(parts.user(0)?),
+        Route::CurrentSession => SessionOp::CurrentSession,
+        _ => return Ok(None),
+    }))
+}
+
+/// Applies `op` as `caller`: its HTTP status and answer.
+pub fn apply(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    caller: &Caller,
+    op: SessionOp,
+    shell: &mut dyn Shell,
+) -> Result<(u16, SessionAnswer)> {
+    Ok(match op {
+        SessionOp::CreateSession(user_id, req) => {
+            let id = SessionId(uuid_v4(shell.random16()?));
+            let key = shell.session_key()?;
+            let issued = session::create(store, ctx, &user_id, &req, id, &key)?;
+            let created = SessionCreated {
+                token: issued.token,
+                session: SessionInfo::of(&issued.session),
+            };
+            (201, SessionAnswer::Created(Box::new(created)))
+        }
+        SessionOp::RevokeSessions(user_id) => {
+            let revoked = session::revoke(store, ctx, &user_id)?;
+            let answer = SessionsRevoked {
+                success: true,
+                revoked,
+            };
+            (200, SessionAnswer::Revoked(answer))
+        }
+        SessionOp::CurrentSession => match caller {
+            Caller::Session(s) => {
+                // Read again: `spent` as committed now.
+                let s = store.session(&s.id)?.unwrap_or_else(|| s.clone());
+                (200, SessionAnswer::Session(Box::new(SessionInfo::of(&s))))
+            }
+            _ => {
+                return Err(Error::new(
+                    ErrorCode::SessionTokenRequired,
+                    "GET /session needs a session token (Authorization: Bearer <token>)",
+                ))
+            }
+        },
+    })
 }

@@ -6,9 +6,12 @@
 //! the holder's transaction records show the hash, status and block as settlement proceeds.
 //! A hash is never invented.
 
+use crate::error::Result;
 use crate::model::chain::{block_number, mined_at};
 use crate::model::history::{ChainStatus, TxRecord};
 use crate::ops::chain::Stamp;
+use crate::ops::Ctx;
+use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -48,4 +51,13 @@ impl Settlement {
             block_number: block,
         }
     }
+}
+
+/// Why settlement on an EVM chain is stopped, if it is (the relayer out of gas, the node not
+/// answering); never on the embedded chain, which settles as it records.
+pub fn stopped(store: &dyn Store, ctx: &Ctx) -> Result<Option<String>> {
+    if !ctx.chain.is_evm() {
+        return Ok(None);
+    }
+    Ok(store.relayer()?.error)
 }

@@ -6,15 +6,23 @@ use super::endpoint::{
     Effect::{Reads, Writes},
     Route, Row,
 };
+use super::parts::Parts;
+use super::settlement;
+use super::shell::Shell;
 use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::chain::block_number;
 use crate::model::decimal::Decimal;
 use crate::model::deployment::exchange_url;
+use crate::model::ids::uuid_v4;
 use crate::model::ids::{JobId, TokenAddress};
+use crate::model::input::Int;
 use crate::model::job::{Job as JobRecord, JobStatus};
 use crate::model::time::Timestamp;
+use crate::model::token::TokenKind;
 use crate::model::token::{Network, Token as TokenRecord, TokenOrigin};
+use crate::ops::token::{self, CreateTokenRequest, PatchTokenRequest};
+use crate::ops::{job, Ctx};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
@@ -294,4 +302,103 @@ impl Job {
             waiting: None,
         })
     }
+}
+
+/// An operation on tokens, decoded from one of [`ROUTES`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+pub enum TokenOp {
+    CreateToken(CreateTokenRequest),
+    Job(JobId),
+    PatchToken(TokenAddress, PatchTokenRequest),
+    Token(TokenAddress, u32),
+    AllTokens,
+}
+
+/// Every answer of a [`TokenOp`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum TokenAnswer {
+    Token(Box<Token>),
+    Tokens(Vec<Token>),
+    CreateToken(CreateTokenAccepted),
+    Job(Box<Job>),
+}
+
+impl TokenOp {
+    /// The route it was decoded from.
+    pub fn route(&self) -> Route {
+        match self {
+            TokenOp::CreateToken(_) => Route::CreateToken,
+            TokenOp::Job(_) => Route::Job,
+            TokenOp::PatchToken(..) => Route::PatchToken,
+            TokenOp::Token(..) => Route::Token,
+            TokenOp::AllTokens => Route::AllTokens,
+        }
+    }
+}
+
+/// Decodes a route of this family; None for any other route.
+pub fn decode(route: Route, parts: &Parts) -> Result<Option<TokenOp>> {
+    Ok(Some(match route {
+        Route::CreateToken => TokenOp::CreateToken(parts.body()?),
+        Route::Job => TokenOp::Job(JobId::new_unchecked(parts.id(0, "jobId")?)),
+        Route::PatchToken => TokenOp::PatchToken(parts.token(0)?, parts.body()?),
+        Route::Token => {
+            let token = parts.token(0)?;
+            let limit = match parts.query("holdersLimit") {
+                None => DEFAULT_HOLDERS,
+                Some(l) => u32::try_from(Int::<1, MAX_HOLDERS>::parse("holdersLimit", l)?.get())
+                    .unwrap_or(DEFAULT_HOLDERS),
+            };
+            TokenOp::Token(token, limit)
+        }
+        Route::AllTokens => TokenOp::AllTokens,
+        _ => return Ok(None),
+    }))
+}
+
+/// Applies `op`: its HTTP status and answer.
+pub fn apply(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    op: TokenOp,
+    shell: &mut dyn Shell,
+) -> Result<(u16, TokenAnswer)> {
+    Ok(match op {
+        TokenOp::CreateToken(req) => {
+            let id = JobId::new_unchecked(uuid_v4(shell.random16()?));
+            let job = job::create_token(store, ctx, req.into_spec(ctx)?, id)?;
+            (201, TokenAnswer::CreateToken(CreateTokenAccepted::of(&job)))
+        }
+        TokenOp::Job(id) => {
+            let job = job::find(store, &id)?;
+            let mut answer = Job::read(store, &job, shell.base_url())?;
+            if job.status == JobStatus::Pending {
+                answer.waiting = settlement::stopped(store, ctx)?;
+            }
+            (200, TokenAnswer::Job(Box::new(answer)))
+        }
+        TokenOp::PatchToken(address, req) => {
+            let t = token::patch(store, &address, &req)?;
+            let answer = Token::read(store, &t, DEFAULT_HOLDERS)?;
+            (200, TokenAnswer::Token(Box::new(answer)))
+        }
+        TokenOp::Token(address, limit) => {
+            let t = token::find(store, &address)?;
+            (
+                200,
+                TokenAnswer::Token(Box::new(Token::read(store, &t, limit)?)),
+            )
+        }
+        TokenOp::AllTokens => {
+            let all = store
+                .tokens()?
+                .iter()
+                .filter(|t| t.kind == TokenKind::Merchant)
+                .map(|t| Token::read(store, t, DEFAULT_HOLDERS))
+                .collect::<Result<Vec<Token>>>()?;
+            (200, TokenAnswer::Tokens(all))
+        }
+    })
 }

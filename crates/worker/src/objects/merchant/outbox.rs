@@ -12,6 +12,7 @@ use serde::Deserialize;
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::ops::due::backoff;
 use tokenpad_core::ops::Ctx;
+use tokenpad_core::wire::deployment::DeploymentAnswer;
 use tokenpad_core::wire::{Reply, Response};
 use tokenpad_core::{Error, Result};
 
@@ -32,7 +33,9 @@ impl Followup {
 /// Queues the follow-ups an operation's answer calls for (inside its transaction); true when
 /// there was one.
 pub fn queue(store: &SqlStore, ctx: &Ctx, reply: &Reply) -> Result<bool> {
-    if let (201, Response::DeploymentCreated(created)) = (reply.status, &reply.body) {
+    if let (201, Response::Deployment(DeploymentAnswer::Created(created))) =
+        (reply.status, &reply.body)
+    {
         let call = RegistryCall::RegisterDeployment {
             id: created.id.clone(),
             merchant: ctx.merchant.id.clone(),

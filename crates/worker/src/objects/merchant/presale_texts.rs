@@ -16,6 +16,7 @@ use tokenpad_core::model::ids::PresaleId;
 use tokenpad_core::ops::session::access::Caller;
 use tokenpad_core::ops::{presale, Ctx};
 use tokenpad_core::store::Store;
+use tokenpad_core::wire::presale::PresaleOp;
 use tokenpad_core::wire::Op;
 
 /// Texts kept at most (each a presale read, of one form, at one status).
@@ -39,8 +40,8 @@ impl Key {
     /// every other operation (and a presale not found, whose error `apply` answers).
     pub fn of(store: &dyn Store, ctx: &Ctx, caller: &Caller, op: &Op) -> Option<Key> {
         let (id, merchant_form) = match op {
-            Op::PublicPresale(id) => (id, false),
-            Op::MerchantPresale(id) => (id, true),
+            Op::Presale(PresaleOp::PublicPresale(id)) => (id, false),
+            Op::Presale(PresaleOp::MerchantPresale(id)) => (id, true),
             _ => return None,
         };
         let p = presale::find(store, id).ok()?;

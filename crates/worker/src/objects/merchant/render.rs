@@ -14,7 +14,8 @@ use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::hash::Hash;
 use tokenpad_core::wire::apply::Response;
-use tokenpad_core::wire::ledger::{TxPage, TxRecord};
+use tokenpad_core::wire::ledger::{LedgerAnswer, TxPage, TxRecord};
+use tokenpad_core::wire::token::TokenAnswer;
 use tokenpad_core::wire::token::TokenHolder;
 
 /// Rows of each kind kept rendered: at most a few MB (a record and its text are about 700
@@ -33,17 +34,21 @@ impl Rendered {
     /// `body` as the answer's JSON text: the same bytes as [`http::encode`] writes.
     pub fn encode(&mut self, body: &Response) -> Written {
         let written = match body {
-            Response::History(page) => self.records.write(&page.data, |data| {
-                http::encode(&TxPage {
-                    has_more: page.has_more,
-                    next_cursor: page.next_cursor.clone(),
-                    data,
-                    waiting: page.waiting.clone(),
-                })
-            })?,
-            Response::Token(token) => self.holders.write(&token.holders, |rows| {
-                http::encode(&token.with_holders(rows))
-            })?,
+            Response::Ledger(LedgerAnswer::History(page)) => {
+                self.records.write(&page.data, |data| {
+                    http::encode(&TxPage {
+                        has_more: page.has_more,
+                        next_cursor: page.next_cursor.clone(),
+                        data,
+                        waiting: page.waiting.clone(),
+                    })
+                })?
+            }
+            Response::Token(TokenAnswer::Token(token)) => {
+                self.holders.write(&token.holders, |rows| {
+                    http::encode(&token.with_holders(rows))
+                })?
+            }
             _ => None,
         };
         match written {
@@ -130,12 +135,12 @@ mod tests {
     }
 
     fn page(records: Vec<TxRecord>) -> Response {
-        Response::History(TxPage {
+        Response::Ledger(LedgerAnswer::History(TxPage {
             has_more: true,
             next_cursor: Some("c7".into()),
             data: records,
             waiting: None,
-        })
+        }))
     }
 
     #[test]
@@ -154,7 +159,7 @@ mod tests {
         assert_eq!(text, http::encode(&body).unwrap());
         assert!(text.contains(&format!("0x{:064x}", 2)));
         // Other answers, and an empty page, are written as they always were.
-        for body in [page(vec![]), Response::Tokens(vec![])] {
+        for body in [page(vec![]), Response::Token(TokenAnswer::Tokens(vec![]))] {
             assert_eq!(memo.encode(&body).unwrap(), http::encode(&body).unwrap());
         }
     }
@@ -212,7 +217,9 @@ mod tests {
             "imageUrl": null, "createdAt": "2026-11-24T10:00:00.000Z", "origin": "dashboard",
             "marketplace": false, "holders": holders, "holdersCount": balances.len(),
         });
-        Response::Token(Box::new(serde_json::from_value(token).unwrap()))
+        Response::Token(TokenAnswer::Token(Box::new(
+            serde_json::from_value(token).unwrap(),
+        )))
     }
 
     #[test]
