@@ -1,85 +1,18 @@
 // Checks openapi.json itself (node --test tests/http/openapi.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import {
   doc, routes, METHODS, assertMatches, assertRequestMatches, resolveLocalRef, validatorAt, pointer,
 } from './openapi.mjs';
 
-// Every route of docs/wire-decisions.md, with OPTIONS on each public-key route.
-const WIRE_ROUTES = [
-  'GET /health',
-  'GET /openapi.json',
-  'POST /admin/merchants',
-  'POST /admin/time/advance',
-  'POST /admin/faucet',
-  'POST /merchant/create-token',
-  'GET /jobs/{jobId}',
-  'GET /merchant/create-token/status/{jobId}',
-  'PATCH /merchant/token/{tokenAddress}',
-  'GET /token/{tokenAddress}',
-  'GET /merchant/all-tokens',
-  'PUT /holder/{userId}',
-  'GET /holder/{userId}',
-  'GET /holder/{holderAddressOrUserId}/token/{tokenAddress}',
-  'POST /token/{tokenAddress}/distribute',
-  'POST /holder/{userId}/spend',
-  'POST /holder/{userId}/transfer',
-  'POST /holder/{userId}/withdraw',
-  'GET /holder/{userId}/transactions',
-  'POST /template/memecoin',
-  'POST /template/airdrop',
-  'GET /template/memecoin/status/{id}',
-  'GET /memecoin/status',
-  'POST /memecoin/status',
-  'GET /template/airdrop/status/{id}',
-  'GET /airdrop/status',
-  'POST /airdrop/status',
-  'GET /deployments/{id}',
-  'POST /admin/chain/faults',
-  'POST /admin/faults',
-  'GET /merchant/parked-work',
-  'GET /admin/time',
-  'GET /admin/merchants/{merchantId}/chain',
-  'GET /admin/merchants/{merchantId}/reconcile',
-  'POST /merchant/presale',
-  'GET /merchant/presales',
-  'GET /merchant/presale/{presaleId}',
-  'GET /token/presales/{presaleId}',
-  'POST /holder/{userId}/buy-presale',
-  'POST /merchant/presale/resolve',
-  'POST /resolve-presale',
-  'POST /token/{tokenAddress}/liquidity',
-  'POST /token/{tokenAddress}/reward',
-  'POST /holder/{userId}/buy',
-  'POST /holder/{userId}/sell',
-  'GET /holder/{userId}/buy/quote',
-  'GET /holder/{userId}/sell/quote',
-  'GET /live',
-  'GET /merchant/events',
-  'GET /merchant/events/{eventId}',
-  'POST /merchant/webhooks',
-  'GET /merchant/webhooks',
-  'GET /merchant/webhooks/{webhookId}',
-  'PATCH /merchant/webhooks/{webhookId}',
-  'DELETE /merchant/webhooks/{webhookId}',
-  'POST /merchant/webhooks/{webhookId}/test',
-  'GET /merchant/webhooks/{webhookId}/deliveries',
-  'POST /merchant/webhooks/{webhookId}/deliveries/{deliveryId}/replay',
-  'OPTIONS /token/{tokenAddress}',
-  'OPTIONS /token/presales/{presaleId}',
-  'OPTIONS /holder/{userId}',
-  'OPTIONS /holder/{holderAddressOrUserId}/token/{tokenAddress}',
-  'POST /holder/{userId}/session',
-  'DELETE /holder/{userId}/sessions',
-  'GET /session',
-  'GET /merchant/settings',
-  'PATCH /merchant/settings',
-  'OPTIONS /session',
-  'OPTIONS /holder/{userId}/transactions',
-  'OPTIONS /holder/{userId}/spend',
-  'OPTIONS /holder/{userId}/transfer',
-  'OPTIONS /holder/{userId}/buy-presale',
-];
+// Every route the wire families declare (crates/core/src/wire/<family>.rs, `ROUTES`), as
+// generated into src/js/generated/routes.json (`UPDATE_CODEGEN=1 cargo test -p tokenpad-core
+// --lib codegen`), with OPTIONS on each route browsers call.
+const DECLARED = JSON.parse(readFileSync(new URL('../../src/js/generated/routes.json', import.meta.url), 'utf8'));
+const WIRE_ROUTES = [...new Set(DECLARED.flatMap((r) => [
+  `${r.method} ${r.path}`, ...(r.preflight ? [`OPTIONS ${r.path}`] : []),
+]))];
 
 const ERROR_CODES = {
   400: ['invalid_json', 'invalid_request', 'invalid_amount', 'invalid_address', 'invalid_user_id', 'invalid_network',
@@ -134,7 +67,7 @@ test('document is OpenAPI 3.1 with the expected info and security schemes', () =
   assert.deepEqual(s.adminKey, { ...s.adminKey, type: 'apiKey', in: 'header', name: 'x-admin-key' });
 });
 
-test('every route of wire-decisions.md is documented, and nothing else', () => {
+test('every declared route is documented, and nothing else', () => {
   const documented = routes().map((r) => `${r.method} ${r.path}`).sort();
   assert.deepEqual(documented, [...WIRE_ROUTES].sort());
 });

@@ -4,7 +4,9 @@
 //! - `src/js/generated/wire.d.ts` ([`ts`]): the TypeScript declarations of the responses the
 //!   browser package returns, from `ts_rs::TS`;
 //! - `src/js/generated/api.d.ts` and `decimals.ts` ([`api`]): the server client's requests and
-//!   answers, and the names of the amount fields its exact JSON reader keeps as strings.
+//!   answers, and the names of the amount fields its exact JSON reader keeps as strings;
+//! - `src/js/generated/routes.json` ([`paths`]): every route as the wire families declare it
+//!   (`wire/<family>.rs`, `ROUTES`), and a check that `openapi.json`'s `paths` agree with them.
 //!
 //! `cargo run -p tokenpad-core --features codegen --example codegen` rewrites both files; the
 //! tests below fail while either committed file differs from what the types generate.
@@ -20,6 +22,7 @@ pub mod examples;
 pub mod examples_admin;
 pub mod examples_world;
 pub mod openapi;
+pub mod paths;
 pub mod ts;
 
 use std::path::PathBuf;
@@ -33,6 +36,7 @@ pub const OPENAPI: &str = "openapi.json";
 pub const WIRE_DTS: &str = "src/js/generated/wire.d.ts";
 pub const API_DTS: &str = "src/js/generated/api.d.ts";
 pub const DECIMALS_TS: &str = "src/js/generated/decimals.ts";
+pub const ROUTES_JSON: &str = "src/js/generated/routes.json";
 
 /// What the generated files should contain: `(path from the root, text)`, given the current
 /// text of openapi.json (whose hand-written parts are kept).
@@ -46,6 +50,7 @@ pub fn files(openapi_text: &str) -> Result<Vec<(&'static str, String)>, String> 
         (API_DTS, api::api_dts(&schemas, &wire)),
         (WIRE_DTS, wire),
         (DECIMALS_TS, api::decimals_ts(&schemas)?),
+        (ROUTES_JSON, paths::routes_json()?),
     ])
 }
 

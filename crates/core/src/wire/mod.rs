@@ -1,10 +1,12 @@
-//! The wire: what clients send and receive. Requests are decoded once into a typed [`Op`]
-//! (`op`, `decode`, `routes`); [`apply`] runs it and answers with a typed response, one
-//! module per resource (`token`, `holder`, `ledger`, `market`, `presale`, `deployment`,
-//! `schedule`, `settlement`, `admin`).
+//! The wire: what clients send and receive, one module per resource family (`token`,
+//! `holder`, `ledger`, `market`, `presale`, `deployment`, `session`, `merchant`, `hooks` for
+//! the event log and webhooks, `admin`). A family's module declares its routes (`ROUTES`:
+//! method, path, access, whether it writes), decodes them into its typed operation, applies
+//! it through `ops` and holds its answers' types. `routes` is the table (the families'
+//! union), [`Op`] and [`apply`] only dispatch to the families.
 //! These types are the single source of the JSON the service speaks: the worker serializes
-//! them, the browser package reads them, and the TypeScript declarations and the OpenAPI
-//! schemas are generated from them (`codegen`).
+//! them, the browser package reads them, and the TypeScript declarations, the OpenAPI
+//! schemas and the list of routes are generated from them (`codegen`).
 
 pub mod admin;
 pub mod apply;

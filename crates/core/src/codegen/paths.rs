@@ -1,0 +1,175 @@
+//! `openapi.json`'s `paths` against the routes the families declare (`routes::TABLE`): the
+//! same methods and paths, an `Idempotency-Key` exactly on the merchant routes that write,
+//! and the security the route's `Access` allows. The path items' prose, parameters and
+//! examples are still written by hand; what they describe comes from the declarations, and
+//! the HTTP suite's list of routes is generated from them ([`routes_json`]).
+
+use crate::wire::routes::{rows, Access, Effect, Row};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// The routes the document leaves out: the index page (`GET /`), which is HTML for people.
+const UNDOCUMENTED: &[(&str, &str)] = &[("GET", "/")];
+
+/// A row's path as the document writes it: `:name` as `{name}` (the holder-or-address
+/// parameter under the document's longer name).
+pub fn document_path(pattern: &str) -> String {
+    pattern
+        .split('/')
+        .map(|s| match s.strip_prefix(':') {
+            Some("holder") => "{holderAddressOrUserId}".to_string(),
+            Some(name) => format!("{{{name}}}"),
+            None => s.to_string(),
+        })
+        .collect::<Vec<String>>()
+        .join("/")
+}
+
+/// Whether browsers call the route, so the document lists its path's CORS preflight (the live
+/// channel, a WebSocket, has none documented).
+fn preflighted(row: &Row) -> bool {
+    matches!(row.3, Access::Public | Access::Holder) && row.1 != "/live"
+}
+
+/// The `(METHOD, path)` pairs the declarations say the document has.
+pub fn declared() -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    for row in rows() {
+        if UNDOCUMENTED.contains(&(row.0, row.1)) {
+            continue;
+        }
+        out.insert((row.0.to_string(), document_path(row.1)));
+        if preflighted(row) {
+            out.insert(("OPTIONS".to_string(), document_path(row.1)));
+        }
+    }
+    out
+}
+
+/// `src/js/generated/routes.json`: every documented route as the families declare it (method,
+/// path as the document writes it, access, whether it writes, whether browsers preflight it),
+/// the list the HTTP suite checks the document and the server against.
+pub fn routes_json() -> Result<String, String> {
+    let list: Vec<Value> = rows()
+        .filter(|row| !UNDOCUMENTED.contains(&(row.0, row.1)))
+        .map(|row| {
+            serde_json::json!({
+                "method": row.0,
+                "path": document_path(row.1),
+                "access": format!("{:?}", row.3).to_lowercase(),
+                "writes": row.4 == Effect::Writes,
+                "preflight": preflighted(row),
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&list)
+        .map(|text| text + "\n")
+        .map_err(|e| e.to_string())
+}
+
+/// The `(METHOD, path)` pairs the document has.
+pub fn documented(openapi: &Value) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    let Some(paths) = openapi.get("paths").and_then(Value::as_object) else {
+        return out;
+    };
+    for (path, item) in paths {
+        for (method, _) in item.as_object().into_iter().flatten() {
+            if !matches!(method.as_str(), "parameters" | "summary" | "description") {
+                out.insert((method.to_uppercase(), path.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// What is wrong with one declared route's operation in the document, if anything.
+pub fn check(openapi: &Value, row: &Row) -> Vec<String> {
+    let (method, pattern, _, access, effect) = *row;
+    let path = document_path(pattern);
+    let Some(op) = openapi.pointer(&format!(
+        "/paths/{}/{}",
+        path.replace('/', "~1"),
+        method.to_lowercase()
+    )) else {
+        return Vec::new();
+    };
+    let mut wrong = Vec::new();
+    let item_params = openapi
+        .pointer(&format!("/paths/{}/parameters", path.replace('/', "~1")))
+        .and_then(Value::as_array);
+    let keyed = op
+        .get("parameters")
+        .and_then(Value::as_array)
+        .into_iter()
+        .chain(item_params)
+        .flatten()
+        .any(|p| {
+            p.get("$ref").and_then(Value::as_str) == Some("#/components/parameters/IdempotencyKey")
+        });
+    let merchant_write =
+        effect == Effect::Writes && !matches!(access, Access::Admin | Access::Open);
+    if keyed != merchant_write {
+        wrong.push(format!(
+            "{method} {path}: an Idempotency-Key parameter {}",
+            if merchant_write {
+                "is missing"
+            } else {
+                "is documented on a route that takes none"
+            }
+        ));
+    }
+    let schemes: BTreeSet<&str> = op
+        .get("security")
+        .or_else(|| openapi.get("security"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .flat_map(|o| o.keys().map(String::as_str))
+        .collect();
+    let fits = match access {
+        Access::Open => schemes.is_empty(),
+        Access::Admin => schemes == BTreeSet::from(["adminKey"]),
+        Access::Secret => schemes == BTreeSet::from(["secretKey"]),
+        Access::Public => schemes.contains("publicKeyQuery") && schemes.contains("publicKeyHeader"),
+        Access::Holder => schemes.contains("sessionToken") && !schemes.contains("adminKey"),
+    };
+    if !fits {
+        wrong.push(format!(
+            "{method} {path}: security {schemes:?} does not fit {access:?}"
+        ));
+    }
+    wrong
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn document() -> Value {
+        let text = std::fs::read_to_string(super::super::root().join(super::super::OPENAPI));
+        serde_json::from_str(&text.unwrap()).unwrap()
+    }
+
+    #[test]
+    fn the_document_has_exactly_the_declared_routes() {
+        let doc = document();
+        let (declared, documented) = (declared(), documented(&doc));
+        let missing: Vec<_> = declared.difference(&documented).collect();
+        let extra: Vec<_> = documented.difference(&declared).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "declared in a wire/<family>.rs ROUTES but not in openapi.json's paths: {missing:?}; \
+             in the paths but declared nowhere: {extra:?}"
+        );
+    }
+
+    #[test]
+    fn each_operation_takes_the_key_and_the_credentials_its_route_declares() {
+        let doc = document();
+        let wrong: Vec<String> = rows().flat_map(|row| check(&doc, row)).collect();
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+}
