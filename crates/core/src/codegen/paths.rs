@@ -1,5 +1,6 @@
 //! `openapi.json`'s `paths` against the routes the families declare (`routes::TABLE`): the
-//! same methods and paths, an `Idempotency-Key` exactly on the merchant routes that write,
+//! same methods and paths and operationIds, an `Idempotency-Key` exactly on the merchant
+//! routes that write,
 //! and the security the route's `Access` allows. The path items' prose, parameters and
 //! examples are still written by hand; what they describe comes from the declarations, and
 //! the HTTP suite's list of routes is generated from them ([`routes_json`]).
@@ -47,7 +48,8 @@ pub fn declared() -> BTreeSet<(String, String)> {
 }
 
 /// `src/js/generated/routes.json`: every documented route as the families declare it (method,
-/// path as the document writes it, access, whether it writes, whether browsers preflight it),
+/// path as the document writes it, operationId, access, whether it writes, whether browsers
+/// preflight it),
 /// the list the HTTP suite checks the document and the server against.
 pub fn routes_json() -> Result<String, String> {
     let list: Vec<Value> = rows()
@@ -56,6 +58,7 @@ pub fn routes_json() -> Result<String, String> {
             serde_json::json!({
                 "method": row.0,
                 "path": document_path(row.1),
+                "operationId": row.5,
                 "access": format!("{:?}", row.3).to_lowercase(),
                 "writes": row.4 == Effect::Writes,
                 "preflight": preflighted(row),
@@ -85,7 +88,7 @@ pub fn documented(openapi: &Value) -> BTreeSet<(String, String)> {
 
 /// What is wrong with one declared route's operation in the document, if anything.
 pub fn check(openapi: &Value, row: &Row) -> Vec<String> {
-    let (method, pattern, _, access, effect) = *row;
+    let (method, pattern, _, access, effect, operation_id) = *row;
     let path = document_path(pattern);
     let Some(op) = openapi.pointer(&format!(
         "/paths/{}/{}",
@@ -95,6 +98,12 @@ pub fn check(openapi: &Value, row: &Row) -> Vec<String> {
         return Vec::new();
     };
     let mut wrong = Vec::new();
+    let documented_id = op.get("operationId").and_then(Value::as_str);
+    if documented_id != Some(operation_id) {
+        wrong.push(format!(
+            "{method} {path}: operationId {documented_id:?}, declared {operation_id:?}"
+        ));
+    }
     let item_params = openapi
         .pointer(&format!("/paths/{}/parameters", path.replace('/', "~1")))
         .and_then(Value::as_array);

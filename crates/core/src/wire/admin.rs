@@ -15,17 +15,18 @@ use crate::model::input::{Checked, Int, Text};
 use crate::model::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+/// This family's routes: method, path pattern, route, who may call it, whether it writes,
+/// operationId.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("POST", "/admin/merchants", Route::AdminCreateMerchant, Admin, Writes),
-    ("POST", "/admin/time/advance", Route::AdminTimeAdvance, Admin, Writes),
-    ("POST", "/admin/faucet", Route::AdminFaucet, Admin, Writes),
-    ("GET", "/admin/time", Route::AdminTime, Admin, Reads),
-    ("POST", "/admin/chain/faults", Route::AdminChainFaults, Admin, Writes),
-    ("POST", "/admin/faults", Route::AdminFaults, Admin, Writes),
-    ("GET", "/admin/merchants/:merchantId/chain", Route::AdminChain, Admin, Reads),
-    ("GET", "/admin/merchants/:merchantId/reconcile", Route::AdminReconcile, Admin, Reads),
+    ("POST", "/admin/merchants", Route::AdminCreateMerchant, Admin, Writes, "adminCreateMerchant"),
+    ("POST", "/admin/time/advance", Route::AdminTimeAdvance, Admin, Writes, "adminAdvanceTime"),
+    ("POST", "/admin/faucet", Route::AdminFaucet, Admin, Writes, "adminFaucet"),
+    ("GET", "/admin/time", Route::AdminTime, Admin, Reads, "adminTime"),
+    ("POST", "/admin/chain/faults", Route::AdminChainFaults, Admin, Writes, "adminChainFaults"),
+    ("POST", "/admin/faults", Route::AdminFaults, Admin, Writes, "adminFaults"),
+    ("GET", "/admin/merchants/:merchantId/chain", Route::AdminChain, Admin, Reads, "adminChain"),
+    ("GET", "/admin/merchants/:merchantId/reconcile", Route::AdminReconcile, Admin, Reads, "adminReconcile"),
 ];
 
 /// `POST /admin/merchants`.

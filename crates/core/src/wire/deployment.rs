@@ -26,18 +26,19 @@ use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+/// This family's routes: method, path pattern, route, who may call it, whether it writes,
+/// operationId.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("POST", "/template/memecoin", Route::CreateMemecoin, Secret, Writes),
-    ("POST", "/template/airdrop", Route::CreateAirdrop, Secret, Writes),
-    ("GET", "/template/memecoin/status/:id", Route::MemecoinStatus, Secret, Reads),
-    ("GET", "/memecoin/status", Route::MemecoinStatus, Secret, Reads),
-    ("POST", "/memecoin/status", Route::MemecoinStatus, Secret, Reads),
-    ("GET", "/template/airdrop/status/:id", Route::AirdropStatus, Secret, Reads),
-    ("GET", "/airdrop/status", Route::AirdropStatus, Secret, Reads),
-    ("POST", "/airdrop/status", Route::AirdropStatus, Secret, Reads),
-    ("GET", "/deployments/:id", Route::DeploymentPage, Open, Reads),
+    ("POST", "/template/memecoin", Route::CreateMemecoin, Secret, Writes, "createMemecoin"),
+    ("POST", "/template/airdrop", Route::CreateAirdrop, Secret, Writes, "createAirdrop"),
+    ("GET", "/template/memecoin/status/:id", Route::MemecoinStatus, Secret, Reads, "getMemecoinStatus"),
+    ("GET", "/memecoin/status", Route::MemecoinStatus, Secret, Reads, "getMemecoinStatusByQuery"),
+    ("POST", "/memecoin/status", Route::MemecoinStatus, Secret, Reads, "postMemecoinStatus"),
+    ("GET", "/template/airdrop/status/:id", Route::AirdropStatus, Secret, Reads, "getAirdropStatus"),
+    ("GET", "/airdrop/status", Route::AirdropStatus, Secret, Reads, "getAirdropStatusByQuery"),
+    ("POST", "/airdrop/status", Route::AirdropStatus, Secret, Reads, "postAirdropStatus"),
+    ("GET", "/deployments/:id", Route::DeploymentPage, Open, Reads, "getDeploymentPage"),
 ];
 
 /// Holders the overview page lists.

@@ -1,5 +1,6 @@
 //! What an endpoint is declared with: its [`Route`], who may call it ([`Access`]), whether it
-//! writes ([`Effect`]), and the [`Row`] that puts them on a method and a path. Each resource
+//! writes ([`Effect`]), and the [`Row`] that puts them on a method and a path (with the
+//! operation's name in the OpenAPI document). Each resource
 //! family declares its rows in its own module (`token::ROUTES`, `ledger::ROUTES`, ...), next to
 //! its operation and its answers; `routes` gathers them into the table the edge matches.
 
@@ -94,5 +95,13 @@ pub enum Effect {
     Writes,
 }
 
-/// Method, path pattern (`:name` is a parameter), route, access, and whether it writes.
-pub type Row = (&'static str, &'static str, Route, Access, Effect);
+/// Method, path pattern (`:name` is a parameter), route, access, whether it writes, and its
+/// `operationId` in `openapi.json` (which `codegen` checks).
+pub type Row = (
+    &'static str,
+    &'static str,
+    Route,
+    Access,
+    Effect,
+    &'static str,
+);

@@ -23,12 +23,13 @@ use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+/// This family's routes: method, path pattern, route, who may call it, whether it writes,
+/// operationId.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("PUT", "/holder/:userId", Route::PutHolder, Secret, Writes),
-    ("GET", "/holder/:userId", Route::GetHolder, Public, Reads),
-    ("GET", "/holder/:holder/token/:tokenAddress", Route::HolderToken, Public, Reads),
+    ("PUT", "/holder/:userId", Route::PutHolder, Secret, Writes, "putHolder"),
+    ("GET", "/holder/:userId", Route::GetHolder, Public, Reads, "getHolder"),
+    ("GET", "/holder/:holder/token/:tokenAddress", Route::HolderToken, Public, Reads, "getHolderTokenBalance"),
 ];
 
 /// What an item of a holder is.

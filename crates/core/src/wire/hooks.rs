@@ -19,19 +19,20 @@ use crate::ops::Ctx;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+/// This family's routes: method, path pattern, route, who may call it, whether it writes,
+/// operationId.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("GET", "/merchant/events", Route::Events, Secret, Reads),
-    ("GET", "/merchant/events/:eventId", Route::Event, Secret, Reads),
-    ("POST", "/merchant/webhooks", Route::CreateWebhook, Secret, Writes),
-    ("GET", "/merchant/webhooks", Route::ListWebhooks, Secret, Reads),
-    ("GET", "/merchant/webhooks/:webhookId", Route::GetWebhook, Secret, Reads),
-    ("PATCH", "/merchant/webhooks/:webhookId", Route::UpdateWebhook, Secret, Writes),
-    ("DELETE", "/merchant/webhooks/:webhookId", Route::DeleteWebhook, Secret, Writes),
-    ("POST", "/merchant/webhooks/:webhookId/test", Route::TestWebhook, Secret, Writes),
-    ("GET", "/merchant/webhooks/:webhookId/deliveries", Route::Deliveries, Secret, Reads),
-    ("POST", "/merchant/webhooks/:webhookId/deliveries/:deliveryId/replay", Route::ReplayDelivery, Secret, Writes),
+    ("GET", "/merchant/events", Route::Events, Secret, Reads, "listEvents"),
+    ("GET", "/merchant/events/:eventId", Route::Event, Secret, Reads, "getEvent"),
+    ("POST", "/merchant/webhooks", Route::CreateWebhook, Secret, Writes, "createWebhook"),
+    ("GET", "/merchant/webhooks", Route::ListWebhooks, Secret, Reads, "listWebhooks"),
+    ("GET", "/merchant/webhooks/:webhookId", Route::GetWebhook, Secret, Reads, "getWebhook"),
+    ("PATCH", "/merchant/webhooks/:webhookId", Route::UpdateWebhook, Secret, Writes, "updateWebhook"),
+    ("DELETE", "/merchant/webhooks/:webhookId", Route::DeleteWebhook, Secret, Writes, "deleteWebhook"),
+    ("POST", "/merchant/webhooks/:webhookId/test", Route::TestWebhook, Secret, Writes, "testWebhook"),
+    ("GET", "/merchant/webhooks/:webhookId/deliveries", Route::Deliveries, Secret, Reads, "listDeliveries"),
+    ("POST", "/merchant/webhooks/:webhookId/deliveries/:deliveryId/replay", Route::ReplayDelivery, Secret, Writes, "replayDelivery"),
 ];
 
 /// An operation on the event log or the webhooks.

@@ -24,15 +24,16 @@ use crate::ops::{holder, Ctx};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+/// This family's routes: method, path pattern, route, who may call it, whether it writes,
+/// operationId.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("POST", "/token/:tokenAddress/distribute", Route::Distribute, Secret, Writes),
-    ("POST", "/token/:tokenAddress/reward", Route::Reward, Secret, Writes),
-    ("POST", "/holder/:userId/spend", Route::Spend, Holder, Writes),
-    ("POST", "/holder/:userId/transfer", Route::Transfer, Holder, Writes),
-    ("POST", "/holder/:userId/withdraw", Route::Withdraw, Secret, Writes),
-    ("GET", "/holder/:userId/transactions", Route::History, Holder, Reads),
+    ("POST", "/token/:tokenAddress/distribute", Route::Distribute, Secret, Writes, "distribute"),
+    ("POST", "/token/:tokenAddress/reward", Route::Reward, Secret, Writes, "reward"),
+    ("POST", "/holder/:userId/spend", Route::Spend, Holder, Writes, "spend"),
+    ("POST", "/holder/:userId/transfer", Route::Transfer, Holder, Writes, "transfer"),
+    ("POST", "/holder/:userId/withdraw", Route::Withdraw, Secret, Writes, "withdraw"),
+    ("GET", "/holder/:userId/transactions", Route::History, Holder, Reads, "listHolderTransactions"),
 ];
 
 /// `POST /token/:tokenAddress/distribute`.

@@ -27,14 +27,15 @@ use crate::ops::{holder, Ctx};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+/// This family's routes: method, path pattern, route, who may call it, whether it writes,
+/// operationId.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("POST", "/token/:tokenAddress/liquidity", Route::CreateLiquidity, Secret, Writes),
-    ("POST", "/holder/:userId/buy", Route::Buy, Secret, Writes),
-    ("POST", "/holder/:userId/sell", Route::Sell, Secret, Writes),
-    ("GET", "/holder/:userId/buy/quote", Route::BuyQuote, Secret, Reads),
-    ("GET", "/holder/:userId/sell/quote", Route::SellQuote, Secret, Reads),
+    ("POST", "/token/:tokenAddress/liquidity", Route::CreateLiquidity, Secret, Writes, "createLiquidity"),
+    ("POST", "/holder/:userId/buy", Route::Buy, Secret, Writes, "buy"),
+    ("POST", "/holder/:userId/sell", Route::Sell, Secret, Writes, "sell"),
+    ("GET", "/holder/:userId/buy/quote", Route::BuyQuote, Secret, Reads, "buyQuote"),
+    ("GET", "/holder/:userId/sell/quote", Route::SellQuote, Secret, Reads, "sellQuote"),
 ];
 
 /// `POST /token/:tokenAddress/liquidity` -> 201.

@@ -14,12 +14,13 @@ use crate::ops::Ctx;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+/// This family's routes: method, path pattern, route, who may call it, whether it writes,
+/// operationId.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("GET", "/merchant/parked-work", Route::ParkedWork, Secret, Reads),
-    ("GET", "/merchant/settings", Route::Settings, Secret, Reads),
-    ("PATCH", "/merchant/settings", Route::PatchSettings, Secret, Writes),
+    ("GET", "/merchant/parked-work", Route::ParkedWork, Secret, Reads, "listParkedWork"),
+    ("GET", "/merchant/settings", Route::Settings, Secret, Reads, "getSettings"),
+    ("PATCH", "/merchant/settings", Route::PatchSettings, Secret, Writes, "patchSettings"),
 ];
 
 /// An operation on the merchant's own resources, decoded from one of [`ROUTES`].

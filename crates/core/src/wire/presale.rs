@@ -24,16 +24,17 @@ use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+/// This family's routes: method, path pattern, route, who may call it, whether it writes,
+/// operationId.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("POST", "/merchant/presale", Route::CreatePresale, Secret, Writes),
-    ("GET", "/merchant/presales", Route::ListPresales, Secret, Reads),
-    ("POST", "/merchant/presale/resolve", Route::ResolvePresale, Secret, Writes),
-    ("POST", "/resolve-presale", Route::ResolvePresale, Secret, Writes),
-    ("GET", "/merchant/presale/:presaleId", Route::MerchantPresale, Secret, Reads),
-    ("GET", "/token/presales/:presaleId", Route::PublicPresale, Public, Reads),
-    ("POST", "/holder/:userId/buy-presale", Route::BuyPresale, Holder, Writes),
+    ("POST", "/merchant/presale", Route::CreatePresale, Secret, Writes, "createPresale"),
+    ("GET", "/merchant/presales", Route::ListPresales, Secret, Reads, "listPresales"),
+    ("POST", "/merchant/presale/resolve", Route::ResolvePresale, Secret, Writes, "resolvePresale"),
+    ("POST", "/resolve-presale", Route::ResolvePresale, Secret, Writes, "resolvePresaleAlias"),
+    ("GET", "/merchant/presale/:presaleId", Route::MerchantPresale, Secret, Reads, "getMerchantPresale"),
+    ("GET", "/token/presales/:presaleId", Route::PublicPresale, Public, Reads, "getPresale"),
+    ("POST", "/holder/:userId/buy-presale", Route::BuyPresale, Holder, Writes, "buyPresale"),
 ];
 
 /// pending, active, completed, ended: a function of time and money.

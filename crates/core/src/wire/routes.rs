@@ -40,10 +40,10 @@ use Effect::Reads;
 /// merchant's object).
 #[rustfmt::skip]
 const EDGE: &[Row] = &[
-    ("GET", "/", Route::Index, Open, Reads),
-    ("GET", "/health", Route::Health, Open, Reads),
-    ("GET", "/openapi.json", Route::OpenApi, Open, Reads),
-    ("GET", "/live", Route::Live, Public, Reads),
+    ("GET", "/", Route::Index, Open, Reads, "getIndex"),
+    ("GET", "/health", Route::Health, Open, Reads, "getHealth"),
+    ("GET", "/openapi.json", Route::OpenApi, Open, Reads, "getOpenApi"),
+    ("GET", "/live", Route::Live, Public, Reads, "live"),
 ];
 
 /// Every family's rows.
@@ -94,7 +94,7 @@ fn matches(pattern: &str, path: &[&str]) -> Option<Vec<String>> {
 pub fn route(method: &str, path: &str) -> Result<Matched> {
     let segs = segments(path);
     let mut path_known = false;
-    for (m, pattern, route, access, _) in rows() {
+    for (m, pattern, route, access, _, _) in rows() {
         if let Some(params) = matches(pattern, &segs) {
             if *m == method || (method == "HEAD" && *m == "GET") {
                 return Ok(Matched {
@@ -127,7 +127,7 @@ pub fn route(method: &str, path: &str) -> Result<Matched> {
 pub fn allowed_methods(path: &str) -> Vec<&'static str> {
     let segs = segments(path);
     let mut methods: Vec<&'static str> = Vec::new();
-    for (m, pattern, _, _, _) in rows() {
+    for (m, pattern, _, _, _, _) in rows() {
         if matches(pattern, &segs).is_some() {
             methods.push(m);
             if *m == "GET" {
@@ -148,7 +148,7 @@ pub fn allowed_methods(path: &str) -> Vec<&'static str> {
 /// routes), and so answers CORS and its preflights.
 pub fn is_public_path(path: &str) -> bool {
     let segs = segments(path);
-    rows().any(|(_, pattern, _, access, _)| {
+    rows().any(|(_, pattern, _, access, _, _)| {
         matches!(access, Access::Public | Access::Open | Access::Holder)
             && matches(pattern, &segs).is_some()
     })
@@ -179,7 +179,7 @@ mod tests {
 
     #[test]
     fn the_rows_of_a_route_agree_on_what_it_does() {
-        for (m, pattern, route, _, effect) in rows() {
+        for (m, pattern, route, _, effect, _) in rows() {
             assert_eq!(
                 *effect == Effect::Writes,
                 route.writes(),
@@ -188,7 +188,7 @@ mod tests {
         }
         // Writing by HTTP's meaning: every POST, PUT, PATCH and DELETE writes, but for the
         // deployment status reads the interface also answers on POST.
-        for (m, pattern, route, _, _) in rows() {
+        for (m, pattern, route, _, _, _) in rows() {
             let status = matches!(route, Route::MemecoinStatus | Route::AirdropStatus);
             if !status {
                 assert_eq!(route.writes(), *m != "GET", "{m} {pattern}");

@@ -24,12 +24,13 @@ use crate::ops::Ctx;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+/// This family's routes: method, path pattern, route, who may call it, whether it writes,
+/// operationId.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("POST", "/holder/:userId/session", Route::CreateSession, Secret, Writes),
-    ("DELETE", "/holder/:userId/sessions", Route::RevokeSessions, Secret, Writes),
-    ("GET", "/session", Route::CurrentSession, Holder, Reads),
+    ("POST", "/holder/:userId/session", Route::CreateSession, Secret, Writes, "createSession"),
+    ("DELETE", "/holder/:userId/sessions", Route::RevokeSessions, Secret, Writes, "revokeSessions"),
+    ("GET", "/session", Route::CurrentSession, Holder, Reads, "getSession"),
 ];
 
 /// One limit of a session, with what it moved so far.

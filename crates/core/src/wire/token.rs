@@ -26,15 +26,16 @@ use crate::ops::{job, Ctx};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes.
+/// This family's routes: method, path pattern, route, who may call it, whether it writes,
+/// operationId.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("POST", "/merchant/create-token", Route::CreateToken, Secret, Writes),
-    ("GET", "/merchant/create-token/status/:jobId", Route::Job, Secret, Reads),
-    ("GET", "/jobs/:jobId", Route::Job, Secret, Reads),
-    ("PATCH", "/merchant/token/:tokenAddress", Route::PatchToken, Secret, Writes),
-    ("GET", "/merchant/all-tokens", Route::AllTokens, Secret, Reads),
-    ("GET", "/token/:tokenAddress", Route::Token, Public, Reads),
+    ("POST", "/merchant/create-token", Route::CreateToken, Secret, Writes, "createToken"),
+    ("GET", "/merchant/create-token/status/:jobId", Route::Job, Secret, Reads, "getCreateTokenStatus"),
+    ("GET", "/jobs/:jobId", Route::Job, Secret, Reads, "getJob"),
+    ("PATCH", "/merchant/token/:tokenAddress", Route::PatchToken, Secret, Writes, "patchToken"),
+    ("GET", "/merchant/all-tokens", Route::AllTokens, Secret, Reads, "listTokens"),
+    ("GET", "/token/:tokenAddress", Route::Token, Public, Reads, "getToken"),
 ];
 
 /// Holders a token read lists by default, and at most.

@@ -71,7 +71,7 @@ fn read_ops(token: &str) -> Vec<(&'static str, Op)> {
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
     let mut ops = Vec::new();
-    for (method, pattern, route, _, _) in rows() {
+    for (method, pattern, route, _, _, _) in rows() {
         if route.writes() || *route == Route::Live {
             continue;
         }
