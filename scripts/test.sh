@@ -34,7 +34,8 @@ step rust-tests cargo test --workspace --locked
 step openapi-lint env REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "$ROOT/node_modules/.bin/redocly" lint
 # The seeded simulator (crates/sim): the CI seeds' long random histories with faults, every
 # invariant checked after each step; a failure prints its shortest history and the command
-# that reruns it. The debug build cargo test just made (about 30 s on a 2-core machine).
+# that reruns it. The debug build cargo test just made (25 s of CPU; under a minute on a
+# busy 2-core machine).
 step sim cargo run -p tokenpad-sim --locked -- --ci
 step build-worker "$ROOT/scripts/build-worker.sh"
 step build-pkg "$ROOT/scripts/build-pkg.sh"
