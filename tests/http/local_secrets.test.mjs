@@ -94,7 +94,8 @@ test('./scripts/dev.sh starts, seeds, prints keys, keeps secrets off command lin
   assert.equal((await api(vars.TP, 'GET', '/admin/time', { adminKey: vars.ADMIN })).status, 200);
 
   // RATE_LIMIT_PER_SECOND and RATE_LIMIT_BURST passed through to the worker.
-  const burst = await Promise.all(Array.from({ length: 450 }, () => api(vars.TP, 'GET', '/merchant/all-tokens', { key: vars.SK })));
+  const burst = await Promise.all(Array.from({ length: 450 }, () => api(vars.TP, 'GET', '/merchant/all-tokens', { key: vars.SK })))
+    .catch((e) => assert.fail(`a read of the burst failed (${e.cause?.code ?? e.message}); dev.sh said:\n${output.slice(-3000)}`));
   const limited = burst.filter((r) => r.status === 429);
   assert.ok(limited.length > 0, `no 429 in 450 reads: ${JSON.stringify(burst.map((r) => r.status).slice(-5))}`);
   assert.equal(limited[0].json.code, 'rate_limited');
