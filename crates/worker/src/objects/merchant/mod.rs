@@ -280,6 +280,10 @@ impl MerchantObject {
         let op = call.op?;
         // Who may run it, before any replay: a token never replays what it may not do.
         tokenpad_core::wire::session::authorize(&store, &caller, &merchant, &op)?;
+        // A public-key read, out of private mode: the edge may keep its answer a moment.
+        let cacheable = op.is_read()
+            && matches!(caller, ops::session::access::Caller::Public)
+            && !merchant.private_mode;
         let changes = live::changes_state(&op);
         // What the relays hear of it once it commits, besides its changes.
         let tell = live::Tell::of(&op);
@@ -373,7 +377,12 @@ impl MerchantObject {
                     self.live.changed(now);
                     self.tell_relays(tell, &store, now);
                 }
-                Ok(live::stamp(Answer::json_text(status, body), now))
+                let answer = live::stamp(Answer::json_text(status, body), now);
+                Ok(if cacheable && status == 200 {
+                    answer.cacheable()
+                } else {
+                    answer
+                })
             }
             Err(e) if recorded(&e) => {
                 if let Some(idem) = &record {
