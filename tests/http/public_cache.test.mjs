@@ -60,8 +60,10 @@ describe('public-key reads at the edge', () => {
     const etag = first.headers.get('etag');
     assert.match(etag, /^"[0-9a-f]{32}"$/);
     assert.ok(Number(first.headers.get('x-service-time')) > 0);
+    assert.equal(first.headers.get('x-tokenpad-cache'), 'miss');
     const again = await get(path, { 'if-none-match': etag });
     assert.equal(again.status, 304);
+    assert.equal(again.headers.get('x-tokenpad-cache'), 'hit');
     assert.equal(again.text, '');
     assert.equal(again.headers.get('etag'), etag);
     assert.equal((await get(path, { 'if-none-match': '"other"' })).status, 200);

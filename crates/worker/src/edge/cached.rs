@@ -32,13 +32,16 @@ use worker::{web_sys, Response};
 pub const MAX_AGE_MS: Millis = PUBLIC_MAX_AGE_S * 1000;
 /// How long a request waits for another request's answer to the same read.
 const WAIT_MS: Millis = 500;
-const WAIT_STEP_MS: u64 = 5;
+const WAIT_STEP_MS: u64 = 2;
 /// How long the location's cache may take to say what it keeps, or to take an answer (ms).
 const LOOKUP_MS: u64 = 30;
 /// The header a kept answer's real time travels in, in the Cache API.
 const STORED_AT: &str = "x-tokenpad-stored-at";
 /// The service clock's header (`objects/live`'s `SERVICE_TIME`).
 const SERVICE_TIME: &str = "x-service-time";
+/// Says whether the edge answered a public read from what it keeps (`hit`) or the merchant's
+/// object did (`miss`).
+const CACHE_HEADER: &str = "x-tokenpad-cache";
 /// The statements an answer ran, where the object counts them (`objects/merchant/rpc.rs`).
 const STATEMENTS: &str = "x-sql-statements";
 /// Kept answers at most in one isolate's memory (then the oldest go).
@@ -191,10 +194,13 @@ async fn answer(
     }
     if !claim(key, start) {
         // Another request is asking: its answer, when it comes in time.
-        let mut waited = 0;
+        // Looked at again after 2, 4, 8... ms: a crowd waiting wakes a few times, not every
+        // few milliseconds each.
+        let (mut waited, mut step) = (0, WAIT_STEP_MS);
         while waited < WAIT_MS {
-            worker::Delay::from(Duration::from_millis(WAIT_STEP_MS)).await;
-            waited += WAIT_STEP_MS;
+            worker::Delay::from(Duration::from_millis(step)).await;
+            waited += step;
+            step = (step * 2).min(WAIT_MS.saturating_sub(waited).max(1));
             if let Some(k) = kept(merchant, key, now()) {
                 return (respond(&k, inm, now(), None), true);
             }
@@ -230,7 +236,15 @@ async fn answer(
     let put = Box::pin(to_cache(key, &k));
     let late = worker::Delay::from(Duration::from_millis(LOOKUP_MS));
     futures_util::future::select(put, late).await;
-    (respond(&k, inm, now(), returned.header(STATEMENTS)), false)
+    (
+        respond(
+            &k,
+            inm,
+            now(),
+            Some(returned.header(STATEMENTS).unwrap_or("")),
+        ),
+        false,
+    )
 }
 
 /// A cacheable answer as kept (`None`: not one).
@@ -265,9 +279,14 @@ fn respond(
         ("etag".to_string(), k.etag.clone()),
         ("cache-control".to_string(), k.cache_control.clone()),
         ("age".to_string(), (age / 1000).to_string()),
+        (
+            CACHE_HEADER.to_string(),
+            if ran.is_none() { "hit" } else { "miss" }.to_string(),
+        ),
     ];
     if k.counted {
-        headers.push((STATEMENTS.to_string(), ran.unwrap_or("0").to_string()));
+        let ran = ran.filter(|r| !r.is_empty()).unwrap_or("0");
+        headers.push((STATEMENTS.to_string(), ran.to_string()));
     }
     if k.service_time > 0 {
         headers.push((
