@@ -79,8 +79,14 @@ async function openWatchers(w, query, n, width = 50) {
       }
       s.pushes.push({ at, amount: m ? Number(m[1]) : NaN });
     });
-    ws.addEventListener('error', () => resolve(null));
-    ws.addEventListener('close', () => resolve(null));
+    ws.addEventListener('error', (e) => {
+      log(`a watcher failed after ${out.length} connected: ${e.message ?? e.error ?? 'error'}`);
+      resolve(null);
+    });
+    ws.addEventListener('close', (e) => {
+      if (first) log(`a watcher closed after ${out.length} connected: ${e.code} ${e.reason}`);
+      resolve(null);
+    });
   });
   await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
     while (next < n) {
