@@ -78,9 +78,9 @@ step e2e-tests node --test --test-concurrency=1 tests/e2e/
 step consumer-tests node --test --test-concurrency=1 tests/consumer/
 step bundler-tests node --test --test-concurrency=1 tests/browser/
 # The benchmark, the profiler, the benchmark without wrangler dev, the SQL statement
-# benchmark and the presale reads under purchases, once each, so none can rot unnoticed: a
-# failed request or a crash fails the step; the figures are not checked (they depend on the
-# machine). bench/ab.mjs's table is printed from the smoke run's figures (its runs would build
+# benchmark, the presale reads under purchases and the watched launch, once each, so none can
+# rot unnoticed: a failed request, a watcher not at the last state or a crash fails the step;
+# the figures are not checked (they depend on the machine). bench/ab.mjs's table is printed from the smoke run's figures (its runs would build
 # another commit: too long here).
 rm -rf "$ROOT/target/bench-smoke"
 mkdir -p "$ROOT/target/bench-smoke"
@@ -91,5 +91,6 @@ step plain-smoke node "$ROOT/bench/plain.mjs" --seconds 1
 step sqlite-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2
 step sqlite-each-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2 --each --only "seq given"
 step presale-reads-smoke node "$ROOT/bench/presale-reads.mjs" --buyers 50 --seconds 1
+step watchers-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" watchers --watchers 0,50 --seconds 1 --pollers 20 --poll-seconds 1
 
 log "all checks passed in $(( $(date +%s) - t_all )) s"
