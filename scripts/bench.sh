@@ -17,6 +17,10 @@
 #   ./scripts/bench.sh --connections 64 --buyers 1000 --only spend --json out.json
 #   ./scripts/bench.sh --no-launch         every route, no 10,000-buyer launch (about 2 minutes)
 #   ./scripts/bench.sh --quick             1 s per route, 200 buyers: a smoke run
+#   ./scripts/bench.sh watchers            a launch everyone watches (bench/watchers.mjs): buys
+#                                          into one presale with 0, 1,000 and 5,000 WebSocket
+#                                          watchers, and 1,000 connections polling its public
+#                                          read (--quick: 0 and 200 watchers, 200 pollers)
 #   ./scripts/bench.sh --profile spend     where one route's time goes (bench/profile.mjs: holder,
 #                                          token, history, spend, transfer, distribute, replay, health;
 #                                          --request-log off profiles it without the log line)
@@ -29,7 +33,7 @@ LOG_TAG=bench
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
-[[ " $* " == *" -h "* || " $* " == *" --help "* ]] && { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+[[ " $* " == *" -h "* || " $* " == *" --help "* ]] && { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
 
 [[ -d node_modules/autocannon && -f "$(wrangler_js)" ]] || "$ROOT/scripts/setup.sh" || die "setup failed (see above)"
 
@@ -55,6 +59,10 @@ if [[ "${SKIP_BUILD:-0}" != 1 || ! -f bench/hello-rs/build/index_bg.wasm ]] \
   WORKER_CRATE=bench/hello-rs "$ROOT/scripts/build-worker.sh" || die "bench/hello-rs build failed (see above)"
 fi
 
+if [[ "${1:-}" == watchers ]]; then
+  shift
+  exec node bench/watchers.mjs "$@"
+fi
 if [[ "${1:-}" == --profile ]]; then
   shift
   exec node bench/profile.mjs "$@"

@@ -34,7 +34,8 @@ step rust-tests cargo test --workspace --locked
 step openapi-lint env REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "$ROOT/node_modules/.bin/redocly" lint
 # The seeded simulator (crates/sim): the CI seeds' long random histories with faults, every
 # invariant checked after each step; a failure prints its shortest history and the command
-# that reruns it. The debug build cargo test just made (about 30 s on a 2-core machine).
+# that reruns it. The debug build cargo test just made (25 s of CPU; under a minute on a
+# busy 2-core machine).
 step sim cargo run -p tokenpad-sim --locked -- --ci
 step build-worker "$ROOT/scripts/build-worker.sh"
 step build-pkg "$ROOT/scripts/build-pkg.sh"
@@ -77,9 +78,9 @@ step e2e-tests node --test --test-concurrency=1 tests/e2e/
 step consumer-tests node --test --test-concurrency=1 tests/consumer/
 step bundler-tests node --test --test-concurrency=1 tests/browser/
 # The benchmark, the profiler, the benchmark without wrangler dev, the SQL statement
-# benchmark and the presale reads under purchases, once each, so none can rot unnoticed: a
-# failed request or a crash fails the step; the figures are not checked (they depend on the
-# machine). bench/ab.mjs's table is printed from the smoke run's figures (its runs would build
+# benchmark, the presale reads under purchases and the watched launch, once each, so none can
+# rot unnoticed: a failed request, a watcher not at the last state or a crash fails the step;
+# the figures are not checked (they depend on the machine). bench/ab.mjs's table is printed from the smoke run's figures (its runs would build
 # another commit: too long here).
 rm -rf "$ROOT/target/bench-smoke"
 mkdir -p "$ROOT/target/bench-smoke"
@@ -90,5 +91,6 @@ step plain-smoke node "$ROOT/bench/plain.mjs" --seconds 1
 step sqlite-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2
 step sqlite-each-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2 --each --only "seq given"
 step presale-reads-smoke node "$ROOT/bench/presale-reads.mjs" --buyers 50 --seconds 1
+step watchers-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" watchers --watchers 0,50 --seconds 1 --pollers 20 --poll-seconds 1
 
 log "all checks passed in $(( $(date +%s) - t_all )) s"

@@ -1,11 +1,12 @@
 // The Worker's entry (wrangler.toml `main`): worker-build's module, with its Durable Object
 // classes made to derive from the runtime's DurableObject. The runtime offers RPC on a Durable
 // Object stub only for such classes, and the edge calls the merchant's object by RPC
-// (src/objects/merchant/rpc.rs); worker-build 0.8.7 sets this up only for emscripten builds.
+// (src/objects/merchant/rpc.rs), and the merchant's object calls its relays by RPC
+// (src/objects/relay.rs); worker-build 0.8.7 sets this up only for emscripten builds.
 import { DurableObject } from 'cloudflare:workers';
-import { MerchantObject, RegistryObject } from './build/index.js';
+import { MerchantObject, RegistryObject, RelayObject } from './build/index.js';
 
-for (const cls of [MerchantObject, RegistryObject]) {
+for (const cls of [MerchantObject, RegistryObject, RelayObject]) {
   Object.setPrototypeOf(cls.prototype, DurableObject.prototype);
   Object.setPrototypeOf(cls, DurableObject);
 }

@@ -62,6 +62,9 @@ export function tellPolling(): void {
 
 const PING_MS = 25_000;
 const MAX_RECONNECT_MS = 30_000;
+/** A handshake that has not opened by then is given up (and tried again with backoff): one
+ * to a service going down, or through a proxy that holds it, can hang without an error. */
+const HANDSHAKE_MS = 10_000;
 
 export function watch<T>(callback: WatchCallback<T>, options: WatchOptions, read: (o: CallOptions) => Promise<T>,
   live?: LiveSource<T>): Watch {
@@ -121,7 +124,11 @@ export function watch<T>(callback: WatchCallback<T>, options: WatchOptions, read
       return;
     }
     socket = ws;
+    const handshake = setTimeout(() => {
+      if (ws.readyState === 0) ws.close();
+    }, HANDSHAKE_MS);
     ws.addEventListener('open', () => {
+      clearTimeout(handshake);
       if (stopped || socket !== ws) return;
       pushed = true;
       reconnectMs = 1000;
@@ -146,6 +153,7 @@ export function watch<T>(callback: WatchCallback<T>, options: WatchOptions, read
       }
     });
     ws.addEventListener('close', () => {
+      clearTimeout(handshake);
       if (socket !== ws) return;
       socket = null;
       clearInterval(pingTimer);

@@ -454,6 +454,18 @@ export async function deployBase(rpcUrl) {
   return { ...addresses, deployer: DEPLOYER.address };
 }
 
+/**
+ * What the worker needs to know of a chain with `base`'s contracts (startWorker's `chain`), its
+ * node at `rpcUrl` (the node itself, or a proxy in front of it).
+ */
+export function chainConfig(base, rpcUrl, chainId) {
+  return {
+    rpcUrl, chainId, usdc: base.usdc, factory: base.factory,
+    uniswapFactory: base.uniswapFactory, positionManager: base.positionManager, swapRouter: base.swapRouter,
+    quoter: base.quoter, market: base.market, locker: base.locker,
+  };
+}
+
 // ------------------------------------------------------------------ anvil cheat calls and reads
 
 /** Sets `address`'s ETH balance to `ethWei` (anvil_setBalance). */

@@ -5,7 +5,7 @@
 // The worker talks to anvil through a proxy (rpc_proxy.mjs) the test can make fail or hang.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { deployBase, rpc, startAnvil } from './anvil.mjs';
+import { chainConfig, deployBase, rpc, startAnvil } from './anvil.mjs';
 import { startProxy } from './rpc_proxy.mjs';
 import { api, fundRelayer, startWorker } from '../http/harness.mjs';
 import { assertMatches } from '../http/openapi.mjs';
@@ -33,11 +33,7 @@ before(async () => {
   const base = await deployBase(anvil.rpcUrl);
   proxy = await startProxy(anvil.rpcUrl);
   w = await startWorker({
-    chain: {
-      rpcUrl: proxy.url, chainId: anvil.chainId, usdc: base.usdc, factory: base.factory,
-      uniswapFactory: base.uniswapFactory, positionManager: base.positionManager, swapRouter: base.swapRouter,
-      quoter: base.quoter, market: base.market, locker: base.locker,
-    },
+    chain: chainConfig(base, proxy.url, anvil.chainId),
     env: { CHAIN_RPC_TIMEOUT_MS: '1000' },
   });
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { encodeAbiParameters, encodeFunctionData, keccak256, toHex } from 'viem';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { artifact, balanceOf, deployBase, DEV_ACCOUNTS, rpc, send, startAnvil } from './anvil.mjs';
+import { artifact, balanceOf, chainConfig, deployBase, DEV_ACCOUNTS, rpc, send, startAnvil } from './anvil.mjs';
 import { startProxy } from './rpc_proxy.mjs';
 import { startWorker } from '../http/harness.mjs';
 import { checkedClient, eventLog, until as waitFor } from '../http/check.mjs';
@@ -47,11 +47,7 @@ before(async () => {
   const base = await deployBase(anvil.rpcUrl);
   proxy = await startProxy(anvil.rpcUrl);
   w = await startWorker({
-    chain: {
-      rpcUrl: proxy.url, chainId: anvil.chainId, usdc: base.usdc, factory: base.factory,
-      uniswapFactory: base.uniswapFactory, positionManager: base.positionManager, swapRouter: base.swapRouter,
-      quoter: base.quoter, market: base.market, locker: base.locker,
-    },
+    chain: chainConfig(base, proxy.url, anvil.chainId),
     env: { CHAIN_REPLACE_AFTER_MS: '1500', CHAIN_RPC_TIMEOUT_MS: '1000' },
   });
   M = await newMerchant('Settlement');

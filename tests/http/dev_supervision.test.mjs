@@ -4,32 +4,16 @@
 // also when started in the background by a script (where bash starts with SIGINT ignored).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { api, ROOT } from './harness.mjs';
+import { api, processes, ROOT } from './harness.mjs';
 
 const skip = !existsSync(path.join(ROOT, 'www', 'app', 'pkg', 'index.js')) && 'the browser package is not built (scripts/build-pkg.sh)';
-
-/** Every process: pid, process group, command line. */
-function processes() {
-  const out = [];
-  for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-      out.push({ pid: Number(pid), pgrp, cmdline });
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
 
 /** The workerd serving `port` (wrangler's runtime). */
 const runtimeOf = (port) => processes().find((p) => /workerd/.test(p.cmdline) && p.cmdline.includes(`--socket-addr=entry=127.0.0.1:${port} `));

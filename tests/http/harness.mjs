@@ -53,13 +53,11 @@ export const FAST_CHAIN_VARS = Object.freeze({
  * TokenpadLocker): the worker's CHAIN vars.
  */
 async function startChain() {
-  const { startAnvil, deployBase } = await import('../chain/anvil.mjs');
+  const { startAnvil, deployBase, chainConfig } = await import('../chain/anvil.mjs');
   const anvil = await startAnvil();
   const base = await deployBase(anvil.rpcUrl);
   return {
-    kind: 'evm', rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, usdc: base.usdc, factory: base.factory,
-    uniswapFactory: base.uniswapFactory, positionManager: base.positionManager, swapRouter: base.swapRouter,
-    quoter: base.quoter, market: base.market, locker: base.locker,
+    kind: 'evm', ...chainConfig(base, anvil.rpcUrl, anvil.chainId),
     stop: anvil.stop,
   };
 }
@@ -174,6 +172,22 @@ export function groupProcesses(pgid) {
     if (Number(f[2]) === pgid) found.push({ name, state: f[0], ticks: Number(f[11]) + Number(f[12]) });
   }
   return found;
+}
+
+/** Every process (Linux's /proc): its pid, process group and command line (NUL-separated arguments joined by spaces). */
+export function processes() {
+  const out = [];
+  for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      out.push({ pid: Number(pid), pgrp, cmdline });
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
 }
 
 async function freePort() {

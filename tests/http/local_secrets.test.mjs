@@ -4,30 +4,14 @@
 // must still start, seed the demo merchant, print its keys and stop on Ctrl-C.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { api, logLines, startWorker, ROOT, TEST_WALLET_ENCRYPTION_KEY } from './harness.mjs';
-
-/** Every process's command line (NUL-separated arguments joined by spaces), with its pid and process group. */
-function processes() {
-  const out = [];
-  for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-      out.push({ pid: Number(pid), pgrp, cmdline });
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
+import { api, logLines, processes, startWorker, ROOT, TEST_WALLET_ENCRYPTION_KEY } from './harness.mjs';
 
 const cleanup = [];
 after(async () => {
@@ -110,7 +94,8 @@ test('./scripts/dev.sh starts, seeds, prints keys, keeps secrets off command lin
   assert.equal((await api(vars.TP, 'GET', '/admin/time', { adminKey: vars.ADMIN })).status, 200);
 
   // RATE_LIMIT_PER_SECOND and RATE_LIMIT_BURST passed through to the worker.
-  const burst = await Promise.all(Array.from({ length: 450 }, () => api(vars.TP, 'GET', '/merchant/all-tokens', { key: vars.SK })));
+  const burst = await Promise.all(Array.from({ length: 450 }, () => api(vars.TP, 'GET', '/merchant/all-tokens', { key: vars.SK })))
+    .catch((e) => assert.fail(`a read of the burst failed (${e.cause?.code ?? e.message}); dev.sh said:\n${output.slice(-3000)}`));
   const limited = burst.filter((r) => r.status === 429);
   assert.ok(limited.length > 0, `no 429 in 450 reads: ${JSON.stringify(burst.map((r) => r.status).slice(-5))}`);
   assert.equal(limited[0].json.code, 'rate_limited');

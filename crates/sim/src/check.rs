@@ -8,8 +8,8 @@
 //!   injected revert sent back): the ledger never moves what the chain does not hold;
 //! - **exactly once per intent**: no movement is carried out on chain twice; a confirmed one
 //!   exactly once, a failed one never; and a movement fails only for its own reason, never
-//!   because it reverted behind an older movement of its token that a fault sent back (it
-//!   may have needed what that one brings);
+//!   because it reverted for want of funds behind an older movement of its token that a
+//!   fault sent back and that landed later (it may have needed what that one brings);
 //! - **exactly once per idempotency key** (`world.rs`, as the answers come): every answer under
 //!   a key is the first one, and a request sent twice changes nothing the second time;
 //! - **ledger equals chain** once everything settled (`Step::Settle`): every balance the
@@ -147,11 +147,16 @@ pub fn once_per_intent(store: &MemStore, chain: &SimChain) -> Check {
         }
     }
     for i in &store.intents {
-        if i.status == IntentStatus::Failed && chain.reverted_behind.get(&i.id) == Some(&true) {
+        let waited = chain.reverted_behind.get(&i.id).into_iter().flatten();
+        let landed: Vec<u64> = waited
+            .filter(|(_, o)| chain.executed.contains_key(o))
+            .map(|(_, o)| *o)
+            .collect();
+        if i.status == IntentStatus::Failed && !landed.is_empty() {
             return Err(violation(
                 "a movement fails for its own reason",
                 format!(
-                    "intent {} failed when it reverted behind an older movement of its token that a fault sent back: {:?}",
+                    "intent {} failed for want of funds behind older movements of its token that a fault sent back and that landed later ({landed:?}): {:?}",
                     i.id, i.action
                 ),
             ));

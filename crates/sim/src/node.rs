@@ -141,14 +141,19 @@ impl Node {
         }
     }
 
-    /// Runs `f` as one transaction: all of it, or (it failed) nothing.
+    /// Runs `f` as one transaction: all of it, or (it failed, or its commit refused books
+    /// that do not balance, as the object's does) nothing.
     pub fn txn<T>(
         &mut self,
         f: impl FnOnce(&mut MemStore, &mut SimShell) -> Result<T>,
     ) -> Result<T> {
         let before = self.store.clone();
         let shell = self.shell.clone();
-        let out = f(&mut self.store, &mut self.shell);
+        self.store.books.clear();
+        let out = f(&mut self.store, &mut self.shell).and_then(|v| {
+            self.store.commit()?;
+            Ok(v)
+        });
         if out.is_err() {
             self.store = before;
             self.shell = shell;

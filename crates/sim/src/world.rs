@@ -306,6 +306,15 @@ impl World {
     }
 
     fn alarm(&mut self, round: RoundFaults, receiver: Receiver) -> Check {
+        // A movement the ledger failed for good is no longer waited for.
+        let store = &self.node.store;
+        self.chain.reverted_open.retain(|(_, id)| {
+            store
+                .intents
+                .iter()
+                .find(|i| i.id == *id)
+                .is_none_or(|i| i.status != tokenpad_core::model::intent::IntentStatus::Failed)
+        });
         self.node.run_due();
         settler::round(&mut self.node, &mut self.chain, round).map_err(|e| {
             violation(

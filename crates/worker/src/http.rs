@@ -74,6 +74,18 @@ impl Answer {
         answer
     }
 
+    /// The answer of a public-key read, which the edge and browsers may keep for
+    /// [`PUBLIC_MAX_AGE_S`] (`edge/cached.rs`): `Cache-Control` says so, and `ETag` names its
+    /// body (a digest of it).
+    pub fn cacheable(mut self) -> Answer {
+        self.headers.retain(|(name, _)| name != "cache-control");
+        let etag = etag_of(&self.body);
+        self.headers
+            .push(("cache-control".into(), PUBLIC_CACHE_CONTROL.into()));
+        self.headers.push(("etag".into(), etag));
+        self
+    }
+
     pub fn with_header(mut self, name: &str, value: impl Into<String>) -> Answer {
         self.headers.push((name.to_string(), value.into()));
         self
@@ -110,6 +122,30 @@ impl Answer {
             .with_status(self.status)
             .with_headers(headers))
     }
+}
+
+/// How long a public-key read may be kept, at the edge and by browsers (seconds): a polling
+/// storm reaches the merchant's object about once per key per period, and no answer older
+/// than this is ever served by the edge.
+pub const PUBLIC_MAX_AGE_S: u64 = 1;
+/// A public-key read's `Cache-Control`: fresh for [`PUBLIC_MAX_AGE_S`], and a browser or proxy
+/// may show it a few seconds more while it asks again. Private mode and session reads answer
+/// `no-store`, as every other answer does.
+pub const PUBLIC_CACHE_CONTROL: &str = "public, max-age=1, stale-while-revalidate=5";
+
+/// A body's entity tag: a strong validator, the first 128 bits of its SHA-256 in hex.
+pub fn etag_of(body: &str) -> String {
+    let hex = tokenpad_core::crypto::sha256_hex(body.as_bytes());
+    format!("\"{}\"", hex.get(..32).unwrap_or(&hex))
+}
+
+/// Whether an `If-None-Match` value matches entity tag `etag` (`*`, or one of its list; a
+/// weak `W/` prefix compares equal, as RFC 9110's weak comparison does).
+pub fn none_match(if_none_match: &str, etag: &str) -> bool {
+    let bare = |t: &str| t.trim().trim_start_matches("W/").to_string();
+    if_none_match
+        .split(',')
+        .any(|t| t.trim() == "*" || bare(t) == bare(etag))
 }
 
 /// An answer's headers as the runtime's `Headers`.
@@ -157,6 +193,31 @@ impl Returned {
             headers: head.headers.into_owned(),
             body: text.slice(end + 1, text.length()),
         })
+    }
+
+    /// An answer the edge builds itself (`edge/cached.rs`: one kept a moment).
+    pub fn new(status: u16, headers: Vec<(String, String)>, body: JsString) -> Returned {
+        Returned {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// A header's value (names are lower case in an answer).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn body(&self) -> &JsString {
+        &self.body
     }
 
     /// The response to send (its headers still mutable, for the edge's own).
@@ -275,7 +336,7 @@ pub fn header_in(headers: &worker::web_sys::Headers, name: &str) -> Option<Strin
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::Answer;
 
@@ -300,5 +361,24 @@ mod tests {
         ] {
             assert!(Answer::unframe(text).is_none(), "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_public_read_is_cacheable_with_its_etag() {
+        let a = Answer::json_text(200, "{\"a\":1}".into()).cacheable();
+        let get = |n: &str| {
+            a.headers
+                .iter()
+                .filter(|(k, _)| k == n)
+                .map(|(_, v)| v.as_str())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(get("cache-control"), [super::PUBLIC_CACHE_CONTROL]);
+        let etag = get("etag")[0].to_string();
+        assert_eq!(etag.len(), 34);
+        assert!(super::none_match(&etag, &etag));
+        assert!(super::none_match(&format!("W/{etag}, \"x\""), &etag));
+        assert!(super::none_match("*", &etag));
+        assert!(!super::none_match("\"x\"", &etag));
     }
 }

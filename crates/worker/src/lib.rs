@@ -3,7 +3,8 @@
 //! Floors, each importing only from those below it:
 //! - `edge`: the stateless front: routing, key rules, body limits, CORS, decoding a request
 //!   once into a typed operation, admin orchestration, the deployment page;
-//! - `objects`: one SQLite-backed Durable Object per merchant (the ledger), and the registry;
+//! - `objects`: one SQLite-backed Durable Object per merchant (the ledger), the relays that
+//!   hold the live channel's sockets, and the registry;
 //! - `hop`: the typed calls between the edge and the objects;
 //! - `adapters`: the core's storage port on Durable Object SQLite, transactions, randomness;
 //! - `http` (the one error-to-HTTP mapping), `config` and `clock`.
@@ -18,6 +19,7 @@ mod objects;
 
 pub use objects::merchant::MerchantObject;
 pub use objects::registry::RegistryObject;
+pub use objects::relay::RelayObject;
 
 use worker::{event, web_sys, Context, Env, Response};
 

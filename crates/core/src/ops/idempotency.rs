@@ -60,20 +60,23 @@ pub fn replay(
     now: Millis,
 ) -> Result<Option<(u16, String)>> {
     let since = now.saturating_sub(TTL);
-    if let Some(kept) = store.kept_answer(&stored_key(caller, request.key)?, since)? {
+    let scoped = stored_key(caller, request.key)?;
+    // One lookup for both the caller's record and a record from before keys were scoped.
+    let found = store.kept_answers(&[&scoped, request.key], since)?;
+    let under = |k: &str| found.iter().find(|(key, _)| key == k).map(|(_, kept)| kept);
+    if let Some(kept) = under(&scoped) {
         if kept.fingerprint != request.fingerprint {
             return Err(Error::new(
                 ErrorCode::IdempotencyKeyReused,
                 "This Idempotency-Key was used with a different request",
             ));
         }
-        return Ok(Some((kept.status, kept.body)));
+        return Ok(Some((kept.status, kept.body.clone())));
     }
     // A record from before keys were scoped: the same request's only.
-    Ok(store
-        .kept_answer(request.key, since)?
+    Ok(under(request.key)
         .filter(|kept| kept.fingerprint == request.fingerprint)
-        .map(|kept| (kept.status, kept.body)))
+        .map(|kept| (kept.status, kept.body.clone())))
 }
 
 /// Keeps `status` and `body` as the answer to this caller's key (in the operation's own

@@ -17,9 +17,18 @@ pub struct Kept {
 }
 
 pub trait IdempotencyStore {
-    /// The record stored under `key` (the caller's scope and its key, `ops::idempotency`)
-    /// if it was made at or after `since`.
-    fn kept_answer(&self, key: &str, since: Millis) -> Result<Option<Kept>>;
+    /// The records stored under any of `keys` (each a caller's scope and its key,
+    /// `ops::idempotency`) made at or after `since`, each with its key: one lookup however
+    /// many keys a replay tries.
+    fn kept_answers(&self, keys: &[&str], since: Millis) -> Result<Vec<(String, Kept)>>;
+    /// The record stored under `key` if it was made at or after `since`.
+    fn kept_answer(&self, key: &str, since: Millis) -> Result<Option<Kept>> {
+        Ok(self
+            .kept_answers(&[key], since)?
+            .into_iter()
+            .next()
+            .map(|(_, kept)| kept))
+    }
     /// Stores (or replaces) the record under `key`.
     fn keep_answer(&mut self, key: &str, kept: &Kept) -> Result<()>;
     /// Forgets every record made before `before`.

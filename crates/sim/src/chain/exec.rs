@@ -96,16 +96,29 @@ impl SimChain {
         } else {
             self.state = before.0;
             self.logs.truncate(before.1);
-            // Behind a fault: an older movement of one of its tokens reverted (a fault, or
-            // behind one) and has not been carried out since; this one may have needed it.
-            let behind = !inject
-                && tx.intents.iter().any(|(id, token, _)| {
-                    self.reverted_open
-                        .iter()
-                        .any(|(t, older)| *t == token.address() && older < id)
-                });
+            // Behind a fault: it reverted for want of funds while an older movement of one of
+            // its tokens, reverted by a fault (or behind one), had not been carried out: this
+            // one may have needed what that one brings.
+            let want = outcome
+                .as_ref()
+                .err()
+                .is_some_and(|why| why.contains("InsufficientBalance"));
+            let older: Vec<(Address, u64)> = if inject || !want {
+                Vec::new()
+            } else {
+                self.reverted_open
+                    .iter()
+                    .filter(|(t, older)| {
+                        tx.intents
+                            .iter()
+                            .any(|(id, token, _)| *t == token.address() && older < id)
+                    })
+                    .copied()
+                    .collect()
+            };
+            let behind = !older.is_empty();
             for (id, token, _) in &tx.intents {
-                self.reverted_behind.insert(*id, behind);
+                self.reverted_behind.insert(*id, older.clone());
                 if inject || behind {
                     self.reverted_open.insert((token.address(), *id));
                 }

@@ -104,12 +104,12 @@ pub struct SimChain {
     /// Reverts the simulator did not inject, nor caused (behind an injected one): (tx hash,
     /// reason).
     pub natural_reverts: Vec<(String, String)>,
-    /// Movements whose transaction reverted by a fault, or behind one, not carried out since:
-    /// (token, intent).
+    /// Movements whose transaction reverted by a fault, or behind one, neither carried out
+    /// since nor failed by the ledger: (token, intent).
     pub reverted_open: BTreeSet<(Address, u64)>,
-    /// Per intent, whether its last revert was behind a fault (a movement of its token that
-    /// an injected revert sent back, not yet carried out) rather than its own.
-    pub reverted_behind: BTreeMap<u64, bool>,
+    /// Per intent, when its last revert was for want of funds behind a fault: the older
+    /// movements of its token (in `reverted_open` then) it may have waited for.
+    pub reverted_behind: BTreeMap<u64, Vec<(Address, u64)>>,
     /// Transactions of others (outside traders, senders).
     pub outside_txs: u64,
 }

@@ -3,7 +3,7 @@
 //! reparses its URL with the `url` crate: about 6 % of a holder read's time in
 //! `./scripts/bench.sh --profile holder`, for parts the edge never reads. The edge reads the
 //! runtime's request directly; `into_worker` makes a `worker::Request` only where one is
-//! handed on (a WebSocket upgrade, to the merchant's object).
+//! handed on (a WebSocket upgrade, to its relay).
 
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::{js_sys, web_sys};

@@ -1,7 +1,9 @@
 //! `GET /live`: the live push channel, a WebSocket. The edge only checks what needs no state
-//! (an upgrade, a key naming a merchant, no secret key in the URL) and hands the upgrade
-//! request itself to the merchant's object, which checks the key, accepts the socket with the
-//! hibernation API and pushes public changes to it (`objects/live.rs`).
+//! (an upgrade, a key naming a merchant, no secret key in the URL, the topics) and hands the
+//! upgrade request itself to the relay for the merchant and those topics
+//! (`hop::live::relay_name`), which has the merchant's object check the credential, accepts
+//! the socket with the hibernation API and sends it the topics' changes (`objects/relay.rs`,
+//! `objects/live/mod.rs`).
 //!
 //! `GET /live?publicKey=pk_...&presale=<presaleId>&holder=<userId>` (each repeatable, at most
 //! eight topics). Browsers cannot set headers on a WebSocket, so the public key travels in the
@@ -10,7 +12,7 @@
 //! `Authorization: Bearer <token>`): never in the URL (`hop::Credential::of_upgrade`).
 
 use super::incoming::Incoming;
-use crate::hop::Credential;
+use crate::hop::{live, Credential};
 use tokenpad_core::auth::parse_key;
 use tokenpad_core::{Error, ErrorCode, Result};
 use worker::{Env, Response};
@@ -46,5 +48,7 @@ pub async fn serve(
         Credential::Session(token) => super::session_merchant(&token)?,
     };
     trace.merchant(&merchant);
-    crate::hop::merchant_upgrade(env, &merchant, req.into_worker()).await
+    let topics = live::topics(url.query_pairs())?;
+    let relay = live::relay_name(&merchant, &topics);
+    crate::hop::relay_upgrade(env, &relay, &merchant, req.into_worker()).await
 }

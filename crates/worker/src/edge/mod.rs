@@ -6,6 +6,7 @@
 //! the keyless deployment page in `overview`.
 
 mod admin;
+mod cached;
 mod chain;
 mod guard;
 mod health;
@@ -157,7 +158,12 @@ async fn serve(
         Access::Open => return open(env, url, matched).await,
         Access::Admin => {
             admin::check_key(req, env)?;
-            return admin::serve(env, matched, &body).await;
+            let answered = admin::serve(env, matched, &body).await;
+            if method != "GET" {
+                // The clock or a deposit: any merchant's public reads may have changed.
+                cached::written_any();
+            }
+            return answered;
         }
         Access::Secret | Access::Public | Access::Holder => {}
     }
@@ -205,6 +211,8 @@ async fn keyed(
     client: &str,
     trace: &mut trace::Trace,
 ) -> Result<Response> {
+    // A public-key read: the edge may answer it from what it keeps (`cached`).
+    let mut cache_key = None;
     let merchant = match &credential {
         Credential::Key(key) => {
             let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");
@@ -218,6 +226,9 @@ async fn keyed(
             }
             if r.matched.access != Access::Public && kind == KeyKind::Public {
                 return Err(secret_required());
+            }
+            if kind == KeyKind::Public && r.method == "GET" {
+                cache_key = Some(cached::key(key, r.path, r.url.query()));
             }
             merchant
         }
@@ -261,10 +272,19 @@ async fn keyed(
         base_url: overview::base_url(env, r.url),
         client: client.to_string(),
     }));
-    hop::merchant(env, &merchant, &call)
-        .await?
-        .into_response()
-        .map_err(internal)
+    if let Some(key) = cache_key {
+        let read = cached::Read {
+            merchant: merchant.as_str(),
+            key: &key,
+        };
+        return cached::serve(req, read, hop::merchant(env, &merchant, &call), trace).await;
+    }
+    let answered = hop::merchant(env, &merchant, &call).await;
+    if method != "GET" {
+        // What this isolate keeps of the merchant's public reads is older than this write.
+        cached::written(merchant.as_str());
+    }
+    answered?.into_response().map_err(internal)
 }
 
 /// The merchant a session token names: the request is routed to it, and that merchant's

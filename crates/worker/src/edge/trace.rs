@@ -85,6 +85,8 @@ impl RequestLog {
 pub struct Trace {
     route: Option<&'static str>,
     merchant: Option<String>,
+    /// A public-key read: answered by the edge (`hit`) or by the merchant's object (`miss`).
+    cache: Option<&'static str>,
 }
 
 impl Trace {
@@ -101,6 +103,11 @@ impl Trace {
         if let Some(id) = named {
             self.merchant = Some(id.clone());
         }
+    }
+
+    /// A public-key read was answered from what the edge keeps (`edge/cached.rs`), or not.
+    pub fn cache(&mut self, hit: bool) {
+        self.cache = Some(if hit { "hit" } else { "miss" });
     }
 
     /// The merchant the request's key or session token names.
@@ -148,6 +155,7 @@ pub async fn serve(req: Incoming, env: &Env) -> worker::Result<Response> {
         "status": status,
         "code": code,
         "replayed": replayed,
+        "cache": trace.cache,
         "durationMs": crate::clock::now_ms().saturating_sub(started),
     });
     if status >= 500 {

@@ -96,8 +96,9 @@ fn pool_token_at(store: &dyn Store, a: Address) -> Result<Option<TokenAddress>> 
     Ok(None)
 }
 
-/// Moves up to `n` of `t` out of (`into` false) or into a pool's reserve; returns how much.
-fn shift_pool(
+/// Moves up to `n` of `t` out of (`into` false) or into a pool's reserve; returns how much
+/// (following a log, and undoing one in `reorg`).
+pub(super) fn shift_pool(
     store: &mut dyn Store,
     t: &mut Token,
     pool_token: &TokenAddress,

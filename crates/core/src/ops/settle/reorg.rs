@@ -16,6 +16,7 @@
 //!   transaction stays confirmed (docs/chain.md, "What it does not do yet").
 //! - Pools take the new chain's next event as newer than any they followed from the old one.
 
+use super::observe::shift_pool;
 use super::{intent, mark_records};
 use crate::error::Result;
 use crate::model::amount::Units;
@@ -55,7 +56,7 @@ fn take(store: &mut dyn Store, t: &mut Token, h: &Holding, n: Units) -> Result<U
             store.put_balance(&t.address, a, &b)?;
             k
         }
-        Holding::Pool(pool_token) => pool(store, t, pool_token, n, false)?,
+        Holding::Pool(pool_token) => shift_pool(store, t, pool_token, n, false)?,
         Holding::Outside => {
             t.total_supply = t.total_supply.plus(n)?;
             n
@@ -73,44 +74,11 @@ fn give(store: &mut dyn Store, t: &mut Token, h: &Holding, n: Units) -> Result<(
             store.put_balance(&t.address, a, &b)?;
         }
         Holding::Pool(pool_token) => {
-            pool(store, t, pool_token, n, true)?;
+            shift_pool(store, t, pool_token, n, true)?;
         }
         Holding::Outside => t.total_supply = t.total_supply.minus(n)?,
     }
     Ok(())
-}
-
-/// Moves up to `n` of `t` into (`into`) or out of the pool of `pool_token`.
-fn pool(
-    store: &mut dyn Store,
-    t: &mut Token,
-    pool_token: &crate::model::ids::TokenAddress,
-    n: Units,
-    into: bool,
-) -> Result<Units> {
-    let Some(mut p) = store.pool(pool_token)? else {
-        return Ok(Units::ZERO);
-    };
-    let usdc = t.address != *pool_token;
-    let held: Units = if usdc {
-        p.usdc_reserve.cast()
-    } else {
-        p.token_reserve
-    };
-    let k = if into { n } else { held.min(n) };
-    let next = if into { held.plus(k)? } else { held.minus(k)? };
-    if usdc {
-        p.usdc_reserve = next.cast();
-    } else {
-        p.token_reserve = next;
-    }
-    t.pooled = if into {
-        t.pooled.plus(k)?
-    } else {
-        t.pooled.minus(k)?
-    };
-    store.put_pool(&p)?;
-    Ok(k)
 }
 
 /// Undoes one journaled Transfer log (see the module).

@@ -34,12 +34,14 @@ impl SessionStore for MemStore {
 }
 
 impl IdempotencyStore for MemStore {
-    fn kept_answer(&self, key: &str, since: Millis) -> Result<Option<Kept>> {
-        Ok(self
-            .kept_answers
-            .get(key)
-            .filter(|k| k.created_at >= since)
-            .cloned())
+    fn kept_answers(&self, keys: &[&str], since: Millis) -> Result<Vec<(String, Kept)>> {
+        Ok(keys
+            .iter()
+            .filter_map(|k| {
+                let kept = self.kept_answers.get(*k)?;
+                (kept.created_at >= since).then(|| (k.to_string(), kept.clone()))
+            })
+            .collect())
     }
     fn keep_answer(&mut self, key: &str, kept: &Kept) -> Result<()> {
         self.kept_answers.insert(key.to_string(), kept.clone());

@@ -11,6 +11,7 @@ use worker::SqlStorageValue;
 
 #[derive(Deserialize)]
 struct Row {
+    key: String,
     fingerprint: String,
     status: i64,
     body: String,
@@ -18,17 +19,31 @@ struct Row {
 }
 
 impl IdempotencyStore for SqlStore {
-    fn kept_answer(&self, key: &str, since: Millis) -> Result<Option<Kept>> {
+    fn kept_answers(&self, keys: &[&str], since: Millis) -> Result<Vec<(String, Kept)>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks = vec!["?"; keys.len()].join(", ");
+        let mut args: Vec<SqlStorageValue> = keys.iter().map(|k| (*k).into()).collect();
+        args.push(int(since));
         let rows: Vec<Row> = self.rows(
-            "SELECT fingerprint, status, body, created_at FROM idempotency WHERE key = ? AND created_at >= ?",
-            vec![key.into(), int(since)],
+            &format!(
+                "SELECT key, fingerprint, status, body, created_at FROM idempotency WHERE key IN ({marks}) AND created_at >= ?"
+            ),
+            args,
         )?;
-        Ok(rows.into_iter().next().map(|r| Kept {
-            fingerprint: r.fingerprint,
-            status: u16::try_from(r.status).unwrap_or(200),
-            body: r.body,
-            created_at: u64::try_from(r.created_at).unwrap_or(0),
-        }))
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let kept = Kept {
+                    fingerprint: r.fingerprint,
+                    status: u16::try_from(r.status).unwrap_or(200),
+                    body: r.body,
+                    created_at: u64::try_from(r.created_at).unwrap_or(0),
+                };
+                (r.key, kept)
+            })
+            .collect())
     }
 
     fn keep_answer(&mut self, key: &str, kept: &Kept) -> Result<()> {

@@ -34,10 +34,7 @@ impl MerchantObject {
         }
         if ran > 0 {
             // Launches, unlocks and refunds change what holders and presales show.
-            match self.store() {
-                Ok(store) => super::live::publish(&self.state, &store, now),
-                Err(e) => worker::console_error!("live push after due work: {e}"),
-            }
+            self.live.changed(now);
         }
         ran
     }

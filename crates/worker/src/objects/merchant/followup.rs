@@ -37,8 +37,6 @@ impl MerchantObject {
             followup,
             self.settle_at(now)?,
             self.webhook_wake(&store, now)?,
-            // A live socket's session expiring: closed on time.
-            super::live::next_expiry(&self.state, now),
         ];
         Ok(wakes.into_iter().flatten().min())
     }

@@ -20,7 +20,7 @@ mod presale_texts;
 mod render;
 mod rpc;
 mod settle;
-mod sockets;
+mod watch;
 mod webhooks;
 
 use super::live;
@@ -46,10 +46,7 @@ use tokenpad_core::wire::admin::{FaucetResult, MerchantCreated};
 use tokenpad_core::wire::deployment::DeploymentOverview;
 use tokenpad_core::wire::settlement::Settlement;
 use tokenpad_core::{Error, ErrorCode, Result};
-use worker::{
-    durable_object, wasm_bindgen, DurableObject, Env, Request, Response, State, WebSocket,
-    WebSocketIncomingMessage,
-};
+use worker::{durable_object, wasm_bindgen, DurableObject, Env, Request, Response, State};
 
 const CLOCK_KEY: &str = "clock";
 
@@ -123,6 +120,9 @@ pub struct MerchantObject {
     /// A presale's reads kept as the text they answered, until a presale is written
     /// (`presale_texts.rs`).
     presale_texts: Rc<RefCell<presale_texts::PresaleTexts>>,
+    /// Live push: which relays follow which topics, and the timer that sends them changes
+    /// (`objects/live`).
+    live: live::Hub,
     watch: Watch,
 }
 
@@ -131,6 +131,8 @@ impl DurableObject for MerchantObject {
         let limits = budgets::limits(&env);
         let count_statements = crate::config::flag(&env, "ALLOW_TIME_TRAVEL");
         let chain = evm::config::read(&env);
+        let watch = Watch::default();
+        let live = live::Hub::new(state.as_raw(), env.clone(), watch.clone());
         Self {
             state,
             env,
@@ -156,14 +158,14 @@ impl DurableObject for MerchantObject {
             count_statements,
             rendered: Rc::default(),
             presale_texts: Rc::default(),
-            watch: Watch::default(),
+            live,
+            watch,
         }
     }
 
     async fn fetch(&self, req: Request) -> worker::Result<Response> {
-        if live::is_upgrade(&req) {
-            return self.live(&req).await;
-        }
+        // (An edge of the release before relays hands `GET /live` upgrades here during a
+        // deploy: they fail to read as a call, and its clients poll, then reconnect.)
         self.answer(hop::read::<MerchantCall>(req).await)
             .await?
             .into_response()
@@ -176,8 +178,6 @@ impl DurableObject for MerchantObject {
         if let Some(merchant) = self.store().and_then(|s| s.merchant()).map_err(to_worker)? {
             // Items that fail are recorded and retried or parked: they never fail the alarm.
             self.run_due(now, &merchant);
-            // Live sockets whose session expired: closed on time.
-            live::close_ended(&self.state, &self.store().map_err(to_worker)?, now);
             let id = merchant.id.clone();
             // The settler's round (an EVM chain): its failures are recorded, never the alarm's.
             self.settle(now, merchant).await;
@@ -188,31 +188,6 @@ impl DurableObject for MerchantObject {
         // Failing to set the next alarm fails this one, so the runtime retries it.
         self.sync_alarm().await.map_err(to_worker)?;
         Response::ok("")
-    }
-
-    async fn websocket_message(
-        &self,
-        ws: WebSocket,
-        _message: WebSocketIncomingMessage,
-    ) -> worker::Result<()> {
-        live::on_message(&ws);
-        Ok(())
-    }
-
-    async fn websocket_close(
-        &self,
-        ws: WebSocket,
-        code: usize,
-        _reason: String,
-        _was_clean: bool,
-    ) -> worker::Result<()> {
-        live::on_close(&ws, code);
-        Ok(())
-    }
-
-    async fn websocket_error(&self, ws: WebSocket, _error: worker::Error) -> worker::Result<()> {
-        live::on_close(&ws, 1011);
-        Ok(())
     }
 }
 
@@ -273,6 +248,7 @@ impl MerchantObject {
             MerchantCall::DeploymentPage { id, base_url } => self.page(&id, &base_url),
             MerchantCall::Fault { kind, count } => self.fault(kind, count).await,
             MerchantCall::ChainView => self.chain_view(),
+            MerchantCall::Watch(call) => self.admit_socket(call),
         }
     }
 
@@ -289,7 +265,13 @@ impl MerchantObject {
         let op = call.op?;
         // Who may run it, before any replay: a token never replays what it may not do.
         tokenpad_core::wire::scope::authorize(&store, &caller, &merchant, &op)?;
+        // A public-key read, out of private mode: the edge may keep its answer a moment.
+        let cacheable = !op.writes()
+            && matches!(caller, ops::session::access::Caller::Public)
+            && !merchant.private_mode;
         let changes = live::changes_state(&op);
+        // What the relays hear of it once it commits, besides its changes.
+        let tell = live::Tell::of(&op);
         // What may move the schedule: every write, the webhook writes included, which change
         // no public read but queue deliveries (a ping, a replay) for the alarm.
         let schedules = op.writes();
@@ -377,9 +359,15 @@ impl MerchantObject {
                     self.after_commit(now).await;
                 }
                 if changes {
-                    live::publish(&self.state, &store, now);
+                    self.live.changed(now);
+                    self.tell_relays(tell, &store, now);
                 }
-                Ok(live::stamp(Answer::json_text(status, body), now))
+                let answer = live::stamp(Answer::json_text(status, body), now);
+                Ok(if cacheable && status == 200 {
+                    answer.cacheable()
+                } else {
+                    answer
+                })
             }
             Err(e) if recorded(&e) => {
                 if let Some((idem, caller)) = record {
@@ -439,8 +427,9 @@ impl MerchantObject {
         if let Some(merchant) = self.store()?.merchant()? {
             self.run_due(now, &merchant);
         }
-        // The clock moved: a socket whose session the jump ended is closed now.
-        live::publish(&self.state, &self.store()?, now);
+        // The clock moved: the relays learn it (a socket whose session the jump ended is
+        // closed), and what the topics show now goes out.
+        self.live.clock_moved(now);
         self.deliver_followups(now).await;
         // The clock moved and what came due ran: an alarm that cannot be written now is left
         // stale and written by the next request or call (`after_commit`), not this one's error.
@@ -464,7 +453,7 @@ impl MerchantObject {
         })?;
         self.settle_soon(now);
         self.after_commit(now).await;
-        live::publish(&self.state, &self.store()?, now);
+        self.live.changed(now);
         Answer::json(
             200,
             &FaucetResult {

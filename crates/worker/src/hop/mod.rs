@@ -2,7 +2,10 @@
 //! RPC to a merchant's object, as a `fetch` body to the registry). The edge decodes a
 //! request once into a typed [`Op`]; the object receives that `Op` as itself and matches on
 //! it. No operation travels as a string. A merchant's object answers with an [`Answer`]:
-//! the client's HTTP response as data.
+//! the client's HTTP response as data. The live channel's calls (the edge, the relays and
+//! the merchant's object) are in [`live`].
+
+pub mod live;
 
 use crate::http::{self, Answer, Returned};
 use serde::de::DeserializeOwned;
@@ -153,6 +156,9 @@ pub enum MerchantCall {
     },
     /// What the ledger says of settlement, for the operator's chain routes (`ChainView`).
     ChainView,
+    /// A relay asks to admit a client's socket on `GET /live` (`live::WatchCall`), answered
+    /// with `live::Admitted` or the refusal.
+    Watch(live::WatchCall),
 }
 
 /// A merchant's settlement as its ledger sees it: the edge adds what the chain says.
@@ -281,14 +287,63 @@ fn not_an_answer(len: usize) -> Error {
     )))
 }
 
-/// Hands a client's WebSocket upgrade request (`GET /live`) to merchant `id`'s object as it
-/// came: the object accepts the socket itself, so it can push to it.
-pub async fn merchant_upgrade(env: &Env, id: &MerchantId, req: Request) -> Result<Response> {
-    let stub = env
-        .durable_object("MERCHANT")
-        .and_then(|ns| ns.id_from_name(id.as_str())?.get_stub())
+/// Hands a client's WebSocket upgrade request (`GET /live`) to the relay named `relay`
+/// (`live::relay_name`), which accepts the socket itself, once merchant `merchant`'s object
+/// admitted it. The relay and the merchant travel in headers set here (a client's own values
+/// of them are replaced).
+pub async fn relay_upgrade(
+    env: &Env,
+    relay: &str,
+    merchant: &MerchantId,
+    req: Request,
+) -> Result<Response> {
+    // A request's own headers cannot change: a copy of them, with ours.
+    let headers = req.headers().clone();
+    headers.set(live::RELAY_HEADER, relay).map_err(internal)?;
+    headers
+        .set(live::MERCHANT_HEADER, merchant.as_str())
         .map_err(internal)?;
-    stub.fetch_with_request(req).await.map_err(internal)
+    let mut init = RequestInit::new();
+    init.with_headers(headers);
+    let url = req.url().map_err(internal)?;
+    let req = Request::new_with_init(url.as_str(), &init).map_err(internal)?;
+    relay_stub(env, relay)?
+        .fetch_with_request(req)
+        .await
+        .map_err(unavailable)
+}
+
+fn relay_stub(env: &Env, relay: &str) -> Result<worker::Stub> {
+    env.durable_object("RELAY")
+        .and_then(|ns| ns.id_from_name(relay)?.get_stub())
+        .map_err(internal)
+}
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// A relay's stub, as its RPC method (`objects/relay`).
+    type RelayRpc;
+    #[wasm_bindgen(method)]
+    fn publish(this: &RelayRpc, call: &str) -> js_sys::Promise;
+}
+
+/// Sends a relay what changed (`live::RelayCall`); its answer says which topics it still has
+/// sockets for. A relay that does not answer is an error (the object sends again at the next
+/// change).
+pub async fn relay_publish(
+    env: &Env,
+    relay: &str,
+    call: &live::RelayCall,
+) -> Result<live::RelayHeld> {
+    let body = serde_json::to_string(call).map_err(|e| Error::internal(e.to_string()))?;
+    let rpc = relay_stub(env, relay)?.into_rpc::<RelayRpc>();
+    let answer = wasm_bindgen_futures::JsFuture::from(rpc.publish(&body))
+        .await
+        .map_err(|e| Error::internal(format!("relay: {}", worker::Error::from(e))))?;
+    let text = answer
+        .as_string()
+        .ok_or_else(|| Error::internal("relay: not an answer"))?;
+    serde_json::from_str(&text).map_err(|e| Error::internal(format!("relay answer: {e}")))
 }
 
 /// Sends a call to merchant `id`'s object and reads its answer as `T` (an error answer is

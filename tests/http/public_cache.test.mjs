@@ -1,0 +1,162 @@
+// Public-key reads the edge answers (edge/cached.rs) against the real worker in workerd:
+// ETag and Cache-Control on public-key GETs, 304 to If-None-Match, a polling storm that does
+// not spend the merchant's rate budget, a write never hidden past the cache period (and at
+// once to a client coming back through the same isolate), and no caching of private mode,
+// session or secret-key reads.
+import test, { after, before, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { api, createMerchant, startWorker } from './harness.mjs';
+
+/** The cache period (http::PUBLIC_MAX_AGE_S). */
+const MAX_AGE_MS = 1000;
+
+let w;
+let m;
+before(async () => {
+  // A small rate budget: cached answers must not spend it.
+  w = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '2', RATE_LIMIT_BURST: '6' } });
+  m = await createMerchant(w, 'Cache Merchant');
+});
+after(async () => {
+  await w?.stop();
+});
+
+async function ok(res, what) {
+  assert.ok(res.status >= 200 && res.status < 300, `${what}: HTTP ${res.status} ${res.text}`);
+  return res.json;
+}
+
+async function presale(merchant = m) {
+  const now = (await ok(await api(w, 'GET', '/admin/time', { adminKey: w.adminKey }), 'time')).nowUnix;
+  return ok(await api(w, 'POST', '/merchant/presale', {
+    key: merchant.secretKey,
+    body: {
+      name: 'Polled', description: 'Everyone polls', startTimestamp: now, endTimestamp: now + 86_400,
+      targetUsdcAmount: 100_000, autoLaunch: false,
+      tokenInfo: { name: 'Polled', symbol: 'POLL', imageUrl: 'https://example.com/p.png' },
+    },
+  }), 'presale');
+}
+
+async function buyer(merchant, id, usdc) {
+  const h = await ok(await api(w, 'PUT', `/holder/${id}`, { key: merchant.secretKey }), `holder ${id}`);
+  await ok(await api(w, 'POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: h.address, usdcAmount: usdc } }), 'faucet');
+}
+
+/** A raw GET (the harness's `api` always sends a key header when given one). */
+async function get(path, headers = {}) {
+  const res = await fetch(`${w.baseUrl}${path}`, { headers });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+describe('public-key reads at the edge', () => {
+  test('a public read carries ETag and Cache-Control, and answers 304 to If-None-Match', async () => {
+    const p = await presale();
+    const path = `/token/presales/${p.id}?publicKey=${m.publicKey}`;
+    const first = await get(path);
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.headers.get('cache-control'), 'public, max-age=1, stale-while-revalidate=5');
+    const etag = first.headers.get('etag');
+    assert.match(etag, /^"[0-9a-f]{32}"$/);
+    assert.ok(Number(first.headers.get('x-service-time')) > 0);
+    assert.equal(first.headers.get('x-tokenpad-cache'), 'miss');
+    const again = await get(path, { 'if-none-match': etag });
+    assert.equal(again.status, 304);
+    assert.equal(again.headers.get('x-tokenpad-cache'), 'hit');
+    assert.equal(again.text, '');
+    assert.equal(again.headers.get('etag'), etag);
+    assert.equal((await get(path, { 'if-none-match': '"other"' })).status, 200);
+    // After the period, from the object again: the same state, the same tag, still a 304.
+    await sleep(MAX_AGE_MS + 100);
+    const later = await get(path, { 'if-none-match': `W/${etag}` });
+    assert.equal(later.status, 304);
+    // CORS still lets a browser read the tag.
+    assert.equal(first.headers.get('access-control-allow-origin'), '*');
+  });
+
+  test('a polling storm is answered without spending the rate budget', async () => {
+    const p = await presale();
+    await sleep(3_000); // the budget refills
+    const path = `/token/presales/${p.id}?publicKey=${m.publicKey}`;
+    // 2/s with a burst of 6: 300 reads over about 1.5 s would be mostly refused if each
+    // reached the object.
+    const statuses = [];
+    const t0 = Date.now();
+    while (Date.now() - t0 < 1_500) {
+      const batch = await Promise.all(Array.from({ length: 20 }, () => get(path)));
+      statuses.push(...batch.map((r) => r.status));
+    }
+    const refused = statuses.filter((s) => s === 429).length;
+    assert.ok(statuses.length >= 100, `${statuses.length} reads`);
+    // At most one read a period reaches the object (about 2-3 here): within the budget.
+    assert.equal(refused, 0, `${refused} of ${statuses.length} refused`);
+    assert.ok(statuses.every((s) => s === 200));
+  });
+
+  test('a write is never hidden past the cache period, and at once through the same isolate', async () => {
+    const p = await presale();
+    await buyer(m, 'poller-buyer', 100);
+    await sleep(3_000); // the budget refills
+    const path = `/token/presales/${p.id}?publicKey=${m.publicKey}`;
+    const before = JSON.parse((await get(path)).text);
+    assert.equal(before.purchasedUsdcAmount, 0);
+    // The merchant's own write through this (local: the only) isolate: seen at once.
+    await ok(await api(w, 'POST', '/holder/poller-buyer/buy-presale', { key: m.secretKey, body: { presaleId: p.id, usdcAmount: 2 } }), 'buy');
+    assert.equal(JSON.parse((await get(path)).text).purchasedUsdcAmount, 2);
+    // Polled while it changes: every read made a period after a write's answer shows it.
+    let written = { at: Date.now(), amount: 2 };
+    const stop = Date.now() + 2_500;
+    const reads = (async () => {
+      const seen = [];
+      while (Date.now() < stop) {
+        const asked = Date.now();
+        const body = JSON.parse((await get(path)).text);
+        seen.push({ asked, amount: body.purchasedUsdcAmount, last: { ...written } });
+        await sleep(20);
+      }
+      return seen;
+    })();
+    for (let i = 0; i < 3; i++) {
+      await sleep(600);
+      await ok(await api(w, 'POST', '/holder/poller-buyer/buy-presale', { key: m.secretKey, body: { presaleId: p.id, usdcAmount: 1 } }), 'buy');
+      written = { at: Date.now(), amount: written.amount + 1 };
+    }
+    for (const r of await reads) {
+      if (r.asked >= r.last.at + MAX_AGE_MS) assert.ok(r.amount >= r.last.amount, JSON.stringify(r));
+    }
+    await sleep(MAX_AGE_MS + 100);
+    assert.equal(JSON.parse((await get(path)).text).purchasedUsdcAmount, 5);
+  });
+
+  test('private mode, session and secret-key reads are never cached', async () => {
+    const pm = await createMerchant(w, 'Private Cache');
+    const p = await presale(pm);
+    await ok(await api(w, 'PUT', '/holder/dana', { key: pm.secretKey }), 'holder');
+    const path = `/token/presales/${p.id}?publicKey=${pm.publicKey}`;
+    const holderPath = `/holder/dana?publicKey=${pm.publicKey}`;
+    assert.match((await get(path)).headers.get('cache-control'), /^public/);
+    assert.equal((await get(holderPath)).status, 200);
+    await sleep(3_000); // the budget refills
+    await ok(await api(w, 'PATCH', '/merchant/settings', { key: pm.secretKey, body: { privateMode: true } }), 'private mode');
+    // At once here (the write went through this isolate), and past the period anywhere.
+    for (const wait of [0, MAX_AGE_MS + 100]) {
+      await sleep(wait);
+      const read = await get(path);
+      assert.equal(read.status, 200);
+      assert.equal(read.headers.get('cache-control'), 'no-store');
+      assert.equal(read.headers.get('etag'), null);
+      const refused = await get(holderPath);
+      assert.equal(refused.status, 403, refused.text);
+    }
+    // A secret key's read and a session's: no-store, no tag.
+    await sleep(2_500); // the budget refills
+    const secret = await get(`/token/presales/${p.id}`, { 'x-api-key': pm.secretKey });
+    assert.equal(secret.headers.get('cache-control'), 'no-store');
+    const s = await ok(await api(w, 'POST', '/holder/dana/session', { key: pm.secretKey, body: {} }), 'session');
+    const mine = await get('/holder/dana', { authorization: `Bearer ${s.token}` });
+    assert.equal(mine.status, 200, mine.text);
+    assert.equal(mine.headers.get('cache-control'), 'no-store');
+    assert.equal(mine.headers.get('etag'), null);
+  });
+});
