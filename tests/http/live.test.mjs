@@ -330,7 +330,7 @@ describe('what browsers can read', () => {
     // Earlier tests moved the clock two hours forward.
     assert.ok(t >= before + 7_200_000 - 5_000, `x-service-time ${t} vs local ${before}`);
     const exposed = (r.headers.get('access-control-expose-headers') ?? '').split(/,\s*/);
-    for (const h of ['retry-after', 'x-request-id', 'x-service-time']) assert.ok(exposed.includes(h), `${h} not exposed: ${exposed}`);
+    for (const h of ['retry-after', 'x-request-id', 'x-service-time', 'etag', 'x-tokenpad-cache']) assert.ok(exposed.includes(h), `${h} not exposed: ${exposed}`);
     const pre = await api(w, 'OPTIONS', `/token/${token.address}`);
     assert.equal(pre.status, 204);
   });

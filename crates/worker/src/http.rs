@@ -18,9 +18,10 @@ use worker::{Headers, Request, Response};
 pub const CORS_ALLOW_HEADERS: &str =
     "content-type, x-api-key, authorization, idempotency-key, x-idempotency-key";
 /// What a browser may read of an answer besides the basics: when to retry (429), the request
-/// id to quote in a report, and the service clock (so countdowns agree with the service).
+/// id to quote in a report, the service clock (so countdowns agree with the service), and a
+/// cacheable public read's tag (to send as `If-None-Match`) and whether the edge answered it.
 pub const CORS_EXPOSE_HEADERS: &str =
-    "retry-after, x-request-id, x-service-time, idempotent-replayed";
+    "retry-after, x-request-id, x-service-time, idempotent-replayed, etag, x-tokenpad-cache";
 
 /// An HTTP answer as data: its status, headers and text body.
 #[derive(Debug)]
