@@ -87,20 +87,7 @@ impl MerchantObject {
     fn ledger_rollback(&self) -> Result<()> {
         let mut store = self.store()?;
         let failed = transaction(&self.state.storage(), &self.watch, move || {
-            for mut token in store.tokens()? {
-                let one = 10u128
-                    .checked_pow(u32::from(token.decimals))
-                    .map(Units::new)
-                    .ok_or_else(|| Error::internal("decimals out of range"))?;
-                let (top, _) = store.top_holders(&token.address, 100)?;
-                for row in top {
-                    let mut balance = store.balance(&token.address, &row.owner)?;
-                    balance.active = balance.active.plus(one)?;
-                    token.held = token.held.plus(one)?;
-                    store.put_balance(&token.address, &row.owner, &balance)?;
-                }
-                store.put_token(&token)?;
-            }
+            credit_top_holders(&mut store, true)?;
             Err::<(), _>(Error::internal(
                 "injected fault: rolled back after writing balances",
             ))
@@ -116,19 +103,7 @@ impl MerchantObject {
     fn unbalanced_books(&self) -> Result<()> {
         let mut store = self.store()?;
         let outcome = transaction(&self.state.storage(), &self.watch, move || {
-            for token in store.tokens()? {
-                let one = 10u128
-                    .checked_pow(u32::from(token.decimals))
-                    .map(Units::new)
-                    .ok_or_else(|| Error::internal("decimals out of range"))?;
-                let (top, _) = store.top_holders(&token.address, 100)?;
-                for row in top {
-                    let mut balance = store.balance(&token.address, &row.owner)?;
-                    balance.active = balance.active.plus(one)?;
-                    store.put_balance(&token.address, &row.owner, &balance)?;
-                }
-            }
-            Ok(())
+            credit_top_holders(&mut store, false)
         });
         match outcome {
             Err(e) if e.message.contains("conservation broken") => Ok(()),
@@ -169,4 +144,28 @@ impl MerchantObject {
         self.lost_answers.set(left);
         Some(left % 2 == 0)
     }
+}
+
+/// Credits one whole token to each of the 100 largest holders of every token; with `counted`,
+/// also counts them held, so each token stays whole (without, its books do not balance).
+fn credit_top_holders(store: &mut dyn Store, counted: bool) -> Result<()> {
+    for mut token in store.tokens()? {
+        let one = 10u128
+            .checked_pow(u32::from(token.decimals))
+            .map(Units::new)
+            .ok_or_else(|| Error::internal("decimals out of range"))?;
+        let (top, _) = store.top_holders(&token.address, 100)?;
+        for row in top {
+            let mut balance = store.balance(&token.address, &row.owner)?;
+            balance.active = balance.active.plus(one)?;
+            store.put_balance(&token.address, &row.owner, &balance)?;
+            if counted {
+                token.held = token.held.plus(one)?;
+            }
+        }
+        if counted {
+            store.put_token(&token)?;
+        }
+    }
+    Ok(())
 }
