@@ -2,7 +2,7 @@
 // classes made to derive from the runtime's DurableObject. The runtime offers RPC on a Durable
 // Object stub only for such classes, and the edge calls the merchant's object by RPC
 // (src/objects/merchant/rpc.rs), and the merchant's object calls its relays by RPC
-// (src/objects/relay.rs); worker-build 0.8.7 sets this up only for emscripten builds.
+// (src/objects/live/relay.rs); worker-build 0.8.7 sets this up only for emscripten builds.
 import { DurableObject } from 'cloudflare:workers';
 import { MerchantObject, RegistryObject, RelayObject } from './build/index.js';
 

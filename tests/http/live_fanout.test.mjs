@@ -1,4 +1,4 @@
-// Live push through the relays (objects/relay.rs, objects/live/) against the real worker in
+// Live push through the relays (objects/live/: relay.rs and the hub) against the real worker in
 // workerd: many watchers of one presale, a burst of purchases, and the last state reaching
 // every watcher with at most one push per period each; a worker restart (relays and the
 // merchant's object restart, every socket drops) after which each watcher, reconnecting,

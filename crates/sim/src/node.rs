@@ -238,16 +238,18 @@ impl Node {
             Ok(op) => op,
             Err(e) => return cut.is_none().then(|| error_answer(&e)),
         };
-        if let Err(e) = wire::scope::authorize(&self.store, &caller, &self.merchant, &op) {
-            return cut.is_none().then(|| error_answer(&e));
-        }
+        let permitted = match wire::scope::authorize(&self.store, caller, &self.merchant, op) {
+            Ok(p) => p,
+            Err(e) => return cut.is_none().then(|| error_answer(&e)),
+        };
+        let caller = permitted.caller().clone();
         self.run_due();
         let fingerprint =
             sha256_hex(format!("{} {}\n{}", req.method, req.path, req.body).as_bytes());
         let keyed = req
             .key
             .as_ref()
-            .filter(|_| op.writes())
+            .filter(|_| permitted.op().writes())
             .map(|k| (k.clone(), fingerprint));
         if let Some((key, fp)) = &keyed {
             let request = Keyed {
@@ -273,7 +275,7 @@ impl Node {
         let now = self.now;
         let unbalanced = self.bug == Some(Bug::UnbalancedWrite) && req.path.ends_with("/spend");
         let applied = self.txn(|s, shell| {
-            let reply = wire::apply(s, &ctx, &caller, op, shell)?;
+            let reply = wire::apply(s, &ctx, permitted, shell)?;
             if unbalanced && reply.status == 200 {
                 if let Some(b) = s.balances.values_mut().find(|b| !b.active.is_zero()) {
                     b.active = b.active.saturating_add(Units::new(1));

@@ -87,6 +87,12 @@ impl Answer {
         self
     }
 
+    /// The answer with the service clock at which it was made ([`SERVICE_TIME`]): live push
+    /// and the edge's cache order states by it.
+    pub fn stamped(self, now: tokenpad_core::model::time::Millis) -> Answer {
+        self.with_header(SERVICE_TIME, now.to_string())
+    }
+
     pub fn with_header(mut self, name: &str, value: impl Into<String>) -> Answer {
         self.headers.push((name.to_string(), value.into()));
         self
@@ -124,6 +130,9 @@ impl Answer {
             .with_headers(headers))
     }
 }
+
+/// The header that carries the service clock (UNIX ms) on every answer of an operation.
+pub const SERVICE_TIME: &str = "x-service-time";
 
 /// How long a public-key read may be kept, at the edge and by browsers (seconds): a polling
 /// storm reaches the merchant's object about once per key per period, and no answer older

@@ -17,9 +17,9 @@ mod hop;
 mod http;
 mod objects;
 
+pub use objects::live::relay::RelayObject;
 pub use objects::merchant::MerchantObject;
 pub use objects::registry::RegistryObject;
-pub use objects::relay::RelayObject;
 
 use worker::{event, web_sys, Context, Env, Response};
 

@@ -160,8 +160,12 @@ impl World {
                 Caller::Session(s)
             }
         };
-        let reply = wire::apply(&mut self.store, &self.ctx, &caller, op, &mut self.shell)
-            .map_err(|e| format!("{method} {url} refused: {} {}", e.code.as_str(), e.message))?;
+        let refused =
+            |e: crate::Error| format!("{method} {url} refused: {} {}", e.code.as_str(), e.message);
+        let permitted =
+            wire::scope::authorize(&self.store, caller, &self.ctx.merchant, op).map_err(refused)?;
+        let reply =
+            wire::apply(&mut self.store, &self.ctx, permitted, &mut self.shell).map_err(refused)?;
         let value = serde_json::to_value(&reply.body).map_err(|e| e.to_string())?;
         Ok((reply.status, value))
     }

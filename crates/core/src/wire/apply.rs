@@ -1,6 +1,6 @@
 //! Applying a typed operation: each family applies its own (`token::apply`, `ledger::apply`,
-//! ...); this checks who may run it, charges a session, seals the events it wrote and hides
-//! what a public reader of a private merchant may not see. It runs inside the merchant
+//! ...); this takes it as its caller was permitted it (`scope::authorize`), charges a session,
+//! seals the events it wrote and hides what a public reader of a private merchant may not see. It runs inside the merchant
 //! object's transaction, so it is synchronous by construction.
 
 use super::deployment::{self, DeploymentAnswer};
@@ -45,17 +45,18 @@ pub struct Reply {
     pub body: Response,
 }
 
-/// Applies `op` for the merchant in `ctx`, as `caller` (whom the object checked, and
-/// [`scope::authorize`]d before any idempotent replay): a session's limits are charged
-/// first, in the same transaction, and a public reader of a private merchant sees addresses.
+/// Applies an operation for the merchant in `ctx`, as the caller it was permitted to (whom the
+/// object checked, and [`scope::authorize`]d before any idempotent replay): a session's limits
+/// are charged first, in the same transaction, and a public reader of a private merchant sees
+/// addresses.
 pub fn apply(
     store: &mut dyn Store,
     ctx: &Ctx,
-    caller: &Caller,
-    op: Op,
+    permitted: scope::Permitted,
     shell: &mut dyn Shell,
 ) -> Result<Reply> {
-    scope::authorize(store, caller, &ctx.merchant, &op)?;
+    let (caller, op) = permitted.into_parts();
+    let caller = &caller;
     scope::charge(store, &ctx.chain.usdc(), caller, &op)?;
     let read = !op.writes();
     let mut reply = run(store, ctx, caller, op, shell)?;

@@ -1,6 +1,7 @@
-//! Which operation a caller may run ([`authorize`]) and what it moves against a session's
-//! limits ([`charge`], inside the operation's transaction). What a public reader sees of a
-//! merchant in private mode is `apply::redact`.
+//! Which operation a caller may run ([`authorize`], whose [`Permitted`] is what
+//! [`super::apply`] takes, so an operation is authorized once and never applied unchecked)
+//! and what it moves against a session's limits ([`charge`], inside the operation's
+//! transaction). What a public reader sees of a merchant in private mode is `apply::redact`.
 
 use super::holder::{HolderOp, HolderRef};
 use super::ledger::LedgerOp;
@@ -31,10 +32,43 @@ fn not_for_sessions() -> Error {
     )
 }
 
+/// An operation its caller may run. Only [`authorize`] makes one and only [`super::apply`]
+/// takes one: a request is authorized exactly once (before any idempotent replay, so a
+/// credential never replays what it may not do), and nothing applies an unchecked operation.
+#[derive(Clone, Debug)]
+pub struct Permitted {
+    caller: Caller,
+    op: Op,
+}
+
+impl Permitted {
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+
+    pub fn op(&self) -> &Op {
+        &self.op
+    }
+
+    pub(super) fn into_parts(self) -> (Caller, Op) {
+        (self.caller, self.op)
+    }
+}
+
 /// Whether `caller` may run `op` for `merchant`: a secret key runs everything; a public key
 /// reads (holders only outside private mode); a session token reads and moves for its own
 /// holder within its scopes, and reads what is public. Limits are [`charge`]d later.
-pub fn authorize(store: &dyn Store, caller: &Caller, merchant: &Merchant, op: &Op) -> Result<()> {
+pub fn authorize(
+    store: &dyn Store,
+    caller: Caller,
+    merchant: &Merchant,
+    op: Op,
+) -> Result<Permitted> {
+    check(store, &caller, merchant, &op)?;
+    Ok(Permitted { caller, op })
+}
+
+fn check(store: &dyn Store, caller: &Caller, merchant: &Merchant, op: &Op) -> Result<()> {
     let session = match caller {
         Caller::Secret => return Ok(()),
         Caller::Public => {

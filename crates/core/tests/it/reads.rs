@@ -177,13 +177,11 @@ fn reads_leave_the_store_as_it_was() {
     for (pattern, op) in read_ops(&token.to_checksum()) {
         for caller in &callers {
             let before = format!("{:?}", fx.store);
-            let reply = wire::apply(
-                &mut fx.store,
-                &fx.ctx,
-                caller,
-                op.clone(),
-                &mut TestShell { n: 0 },
-            );
+            let reply =
+                wire::scope::authorize(&fx.store, caller.clone(), &fx.ctx.merchant, op.clone())
+                    .and_then(|permitted| {
+                        wire::apply(&mut fx.store, &fx.ctx, permitted, &mut TestShell { n: 0 })
+                    });
             answered += usize::from(reply.is_ok());
             assert!(
                 before == format!("{:?}", fx.store),

@@ -86,7 +86,7 @@ impl World {
 
     fn authorize(&self, s: &Session, op: &Op) -> Result<()> {
         let caller = Caller::Session(s.clone());
-        wire_session::authorize(&self.fx.store, &caller, &self.fx.ctx.merchant, op)
+        wire_session::authorize(&self.fx.store, caller, &self.fx.ctx.merchant, op.clone()).map(drop)
     }
 
     fn charge(&mut self, s: &Session, op: &Op) -> Result<()> {

@@ -16,7 +16,7 @@
 
 use super::incoming::Incoming;
 use super::trace::Trace;
-use crate::http::{self, Returned, PUBLIC_MAX_AGE_S};
+use crate::http::{self, Returned, PUBLIC_MAX_AGE_S, SERVICE_TIME};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::future::Future;
@@ -37,8 +37,6 @@ const WAIT_STEP_MS: u64 = 2;
 const LOOKUP_MS: u64 = 30;
 /// The header a kept answer's real time travels in, in the Cache API.
 const STORED_AT: &str = "x-tokenpad-stored-at";
-/// The service clock's header (`objects/live`'s `SERVICE_TIME`).
-const SERVICE_TIME: &str = "x-service-time";
 /// Says whether the edge answered a public read from what it keeps (`hit`) or the merchant's
 /// object did (`miss`).
 const CACHE_HEADER: &str = "x-tokenpad-cache";

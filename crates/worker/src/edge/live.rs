@@ -2,7 +2,7 @@
 //! (an upgrade, a key naming a merchant, no secret key in the URL, the topics) and hands the
 //! upgrade request itself to the relay for the merchant and those topics
 //! (`hop::live::relay_name`), which has the merchant's object check the credential, accepts
-//! the socket with the hibernation API and sends it the topics' changes (`objects/relay.rs`,
+//! the socket with the hibernation API and sends it the topics' changes (`objects/live/relay.rs`,
 //! `objects/live/mod.rs`).
 //!
 //! `GET /live?publicKey=pk_...&presale=<presaleId>&holder=<userId>` (each repeatable, at most

@@ -321,7 +321,7 @@ fn relay_stub(env: &Env, relay: &str) -> Result<worker::Stub> {
 
 #[wasm_bindgen::prelude::wasm_bindgen]
 extern "C" {
-    /// A relay's stub, as its RPC method (`objects/relay`).
+    /// A relay's stub, as its RPC method (`objects/live/relay.rs`).
     type RelayRpc;
     #[wasm_bindgen(method)]
     fn publish(this: &RelayRpc, call: &str) -> js_sys::Promise;

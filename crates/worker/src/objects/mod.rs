@@ -1,7 +1,6 @@
 //! The Durable Objects: one per merchant (the ledger), the relays that hold the live
 //! channel's sockets, and the one registry.
 
-mod live;
+pub mod live;
 pub mod merchant;
 pub mod registry;
-pub mod relay;

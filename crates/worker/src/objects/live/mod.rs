@@ -1,6 +1,11 @@
-//! Live push, the merchant object's side: what changed goes out once per topic, at most every
-//! [`PUSH_EVERY_MS`], to the relays that hold the sockets (`objects/relay`); how many watch
-//! never reaches this object.
+//! Live push (`GET /live`), all of it here but the edge's stateless checks of the upgrade
+//! (`edge/live.rs`) and the typed calls between the parts (`hop/live.rs`):
+//! - the relays, Durable Objects that hold the sockets (`relay.rs`);
+//! - the merchant object's hub ([`Hub`], this file, with `flush.rs`, `follow.rs` and
+//!   `topic.rs`): what changed goes out once per topic, at most every [`PUSH_EVERY_MS`], to
+//!   the relays that follow it; how many watch never reaches the merchant's object. The
+//!   object hands it each committed operation ([`Hub::committed`], what it will hear taken
+//!   by [`Heard::of`] before the operation runs) and each admission ([`Hub::admit`]).
 //!
 //! A client's `GET /live` reaches a relay, one per merchant and set of topics
 //! (`hop::live::relay_name`); the relay asks this object to admit the socket ([`Hub::admit`]:
@@ -27,6 +32,7 @@
 
 mod flush;
 mod follow;
+pub mod relay;
 mod topic;
 
 use crate::adapters::sql::{SqlStore, Watch};
@@ -34,7 +40,6 @@ use crate::hop::live::WatchCall;
 use crate::hop::live::{
     relay_name, session_tag, Admitted, Control, Opener, Push, Topic, MAX_TOPICS,
 };
-use crate::http::Answer;
 use follow::{Followed, Snapshot};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -58,17 +63,16 @@ pub const PUSH_EVERY_MS: Millis = 250;
 /// sockets, whose clients reconnect and are admitted again).
 const MAX_FAILURES: u32 = 5;
 
-/// The header that carries the service clock (UNIX ms) on every answer of an operation.
-pub const SERVICE_TIME: &str = "x-service-time";
-
-/// Whether applying `op` may change what a public read answers: reads never do
-/// (`Op::writes` is false), nor do the event log's and webhooks' writes.
-pub fn changes_state(op: &Op) -> bool {
-    op.writes() && !matches!(op, Op::Hooks(_))
+/// What the relays must hear of an operation once it commits ([`Hub::committed`]), taken
+/// before it runs (applying it consumes it).
+pub struct Heard {
+    /// It may change what a public read answers: reads never do (`Op::writes` is false), nor
+    /// do the event log's and webhooks' writes.
+    changes: bool,
+    tell: Tell,
 }
 
-/// What the relays must hear of an operation once it commits, besides its changes.
-pub enum Tell {
+enum Tell {
     Nothing,
     /// The holder's sessions were revoked: their sockets close.
     Revoked(UserId),
@@ -77,19 +81,18 @@ pub enum Tell {
     Settings,
 }
 
-impl Tell {
-    pub fn of(op: &Op) -> Tell {
-        match op {
+impl Heard {
+    pub fn of(op: &Op) -> Heard {
+        let tell = match op {
             Op::Session(SessionOp::RevokeSessions(user)) => Tell::Revoked(user.clone()),
             Op::Merchant(MerchantOp::PatchSettings(_)) => Tell::Settings,
             _ => Tell::Nothing,
+        };
+        Heard {
+            changes: op.writes() && !matches!(op, Op::Hooks(_)),
+            tell,
         }
     }
-}
-
-/// Adds the service clock to an answer.
-pub fn stamp(answer: Answer, now: Millis) -> Answer {
-    answer.with_header(SERVICE_TIME, now.to_string())
 }
 
 /// The object's live push hub; cheap to clone (one shared state).
@@ -199,6 +202,25 @@ impl Hub {
         }
     }
 
+    /// An operation committed at service time `now`: its changes go out at the next flush,
+    /// and the sockets it ends are closed. `private_mode` says whether the merchant is in
+    /// private mode now (asked only after a change of its settings).
+    pub fn committed(&self, heard: Heard, private_mode: impl FnOnce() -> bool, now: Millis) {
+        if !heard.changes {
+            return;
+        }
+        self.changed(now);
+        match heard.tell {
+            Tell::Nothing => {}
+            Tell::Revoked(user) => self.revoked(&user, now),
+            Tell::Settings => {
+                if private_mode() {
+                    self.private_mode_on();
+                }
+            }
+        }
+    }
+
     /// The service clock moved to `now` (local time travel): every relay learns it (its
     /// sessions expire on it), and every topic is read again.
     pub fn clock_moved(&self, now: Millis) {
@@ -208,7 +230,7 @@ impl Hub {
     }
 
     /// Holder `user`'s sessions made at or before `until` were revoked: their sockets close.
-    pub fn revoked(&self, user: &UserId, until: Millis) {
+    fn revoked(&self, user: &UserId, until: Millis) {
         let tag = session_tag(user);
         let control = Control::CloseSessions {
             user: user.clone(),
@@ -218,7 +240,7 @@ impl Hub {
     }
 
     /// The merchant turned private mode on: public-key sockets following holders close.
-    pub fn private_mode_on(&self) {
+    fn private_mode_on(&self) {
         self.control(|f| f.relays_with("h:"), Control::ClosePublicHolders);
     }
 

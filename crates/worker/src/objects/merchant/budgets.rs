@@ -45,7 +45,8 @@ impl MerchantObject {
                 session: &s.id.0,
             },
         };
-        self.budgets
+        self.callers
+            .budgets
             .borrow_mut()
             .charge(who, crate::clock::now_ms())
     }

@@ -27,7 +27,7 @@ impl MerchantObject {
                 Err(e) => {
                     // Storage itself failed (not an item): stop; the alarm tries again.
                     worker::console_error!("due work stopped: {e}");
-                    self.alarm_stale.set(true);
+                    self.schedule.moved();
                     break;
                 }
             }
@@ -69,7 +69,7 @@ impl MerchantObject {
                 }
             }
             // The item moved (or left the schedule): the alarm must follow.
-            self.alarm_stale.set(true);
+            self.schedule.moved();
         }
         Ok(true)
     }

@@ -6,6 +6,7 @@ use super::MerchantObject;
 use crate::adapters::txn::transaction;
 use crate::adapters::wallet::random;
 use crate::http::Answer;
+use std::cell::Cell;
 use tokenpad_core::auth::key_hash;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::ids::JobId;
@@ -13,6 +14,43 @@ use tokenpad_core::ops;
 use tokenpad_core::store::{DueKey, Store};
 use tokenpad_core::wire::admin::{ChainFaultsResult, FaultKind, FaultsResult};
 use tokenpad_core::{Error, Result};
+
+/// The faults armed in this instance, and a local run's statement count (ALLOW_TIME_TRAVEL).
+#[derive(Default)]
+pub(super) struct Faults {
+    /// The next this many alarm writes fail.
+    alarm_writes: Cell<u32>,
+    /// The next this many API answers are lost.
+    lost_answers: Cell<u32>,
+    /// Each answer names the SQL statements its call ran (`x-sql-statements`, `rpc`).
+    pub(super) count_statements: bool,
+}
+
+impl Faults {
+    pub(super) fn new(count_statements: bool) -> Faults {
+        Faults {
+            count_statements,
+            ..Faults::default()
+        }
+    }
+
+    /// Whether this alarm write is to fail (and one fewer will).
+    pub(super) fn alarm_write_fails(&self) -> bool {
+        let Some(left) = self.alarm_writes.get().checked_sub(1) else {
+            return false;
+        };
+        self.alarm_writes.set(left);
+        true
+    }
+
+    /// Whether this API call's answer is to be lost, and when: `Some(false)` before the
+    /// operation runs, `Some(true)` after it committed.
+    pub(super) fn lose_answer(&self) -> Option<bool> {
+        let left = self.lost_answers.get().checked_sub(1)?;
+        self.lost_answers.set(left);
+        Some(left % 2 == 0)
+    }
+}
 
 impl MerchantObject {
     /// The next `count` fallible chain submissions fail.
@@ -36,8 +74,8 @@ impl MerchantObject {
         let mut id = None;
         match kind {
             FaultKind::PoisonDue => id = Some(self.poison().await?),
-            FaultKind::AlarmWrites => self.alarm_faults.set(count),
-            FaultKind::LostAnswers => self.lost_answers.set(count),
+            FaultKind::AlarmWrites => self.faults.alarm_writes.set(count),
+            FaultKind::LostAnswers => self.faults.lost_answers.set(count),
             FaultKind::HaltAfterSigning => {
                 let mut store = self.store()?;
                 transaction(&self.state.storage(), &self.watch, move || {
@@ -130,19 +168,11 @@ impl MerchantObject {
             )?;
             store.schedule(&DueKey::Job(job), now)
         })?;
-        self.alarm_stale.set(true);
+        self.schedule.moved();
         if let Err(e) = self.sync_alarm().await {
             worker::console_error!("alarm not set: {e}");
         }
         Ok(id)
-    }
-
-    /// Whether this API call's answer is to be lost (`lost_answers`), and when: `Some(false)`
-    /// before the operation runs, `Some(true)` after it committed.
-    pub(super) fn lose_answer(&self) -> Option<bool> {
-        let left = self.lost_answers.get().checked_sub(1)?;
-        self.lost_answers.set(left);
-        Some(left % 2 == 0)
     }
 }
 

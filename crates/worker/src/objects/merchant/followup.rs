@@ -7,18 +7,62 @@
 //!   of it fails the object marks it stale and sets it again at the next chance: right
 //!   away once, then before answering any later request, and at the end of every alarm. A
 //!   new instance starts stale, so a write lost to a reset is made again too. The object
-//!   remembers the time it last set (`alarm_at`), so after a commit it compares the next
+//!   remembers the time it last set (`Schedule::at`), so after a commit it compares the next
 //!   work with that, not with a second reading of the schedule taken before the operation.
 //! - Follow-ups are delivered after the commit, before the answer (so a client that got its
 //!   201 finds the deployment's page); one that fails waits for the alarm's retry.
 
 use super::{outbox, MerchantObject};
 use crate::hop;
+use std::cell::Cell;
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::{Error, Result};
 
 /// Follow-ups delivered in one pass at most; the rest wait for the alarm.
 const MAX_FOLLOWUPS_PER_PASS: u64 = 20;
+
+/// The object's schedule as this instance knows it: where the alarm points and whether that
+/// can be trusted, and whether follow-ups may be waiting.
+pub(super) struct Schedule {
+    /// The alarm may not point at the earliest pending work: a write of it failed, work
+    /// moved, or this instance is new. Set it again at the next chance.
+    stale: Cell<bool>,
+    /// Where this instance last pointed the alarm (service time; None: no alarm). Trusted
+    /// only while the alarm is not stale.
+    at: Cell<Option<Millis>>,
+    /// Follow-ups may be waiting; true until a pass finds none.
+    followups: Cell<bool>,
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Schedule {
+            stale: Cell::new(true),
+            at: Cell::new(None),
+            followups: Cell::new(true),
+        }
+    }
+}
+
+impl Schedule {
+    /// The alarm may no longer point at the earliest work: set it again at the next chance.
+    pub(super) fn moved(&self) {
+        self.stale.set(true);
+    }
+
+    pub(super) fn is_stale(&self) -> bool {
+        self.stale.get()
+    }
+
+    /// A committed transaction queued follow-ups.
+    pub(super) fn followups_queued(&self) {
+        self.followups.set(true);
+    }
+
+    pub(super) fn followups_pending(&self) -> bool {
+        self.followups.get()
+    }
+}
 
 impl MerchantObject {
     /// When the object next has work: its earliest scheduled item, follow-up, settlement
@@ -27,7 +71,7 @@ impl MerchantObject {
         let store = self.store()?;
         let now = self.now()?;
         // Follow-ups are looked for only while some may be waiting (`followups_pending`).
-        let followup = if self.followups_pending.get() {
+        let followup = if self.schedule.followups.get() {
             outbox::next_at(&store)?
         } else {
             None
@@ -45,16 +89,15 @@ impl MerchantObject {
     pub(super) async fn sync_alarm(&self) -> Result<()> {
         let next = self.next_wake();
         if next.is_err() {
-            self.alarm_stale.set(true);
+            self.schedule.moved();
         }
         self.set_alarm_to(next?).await
     }
 
     /// Points the alarm at `next` (service time), or clears it; remembers it when written.
     async fn set_alarm_to(&self, next: Option<Millis>) -> Result<()> {
-        if let Some(left) = self.alarm_faults.get().checked_sub(1) {
-            self.alarm_faults.set(left);
-            self.alarm_stale.set(true);
+        if self.faults.alarm_write_fails() {
+            self.schedule.moved();
             return Err(Error::internal("injected alarm write fault"));
         }
         let storage = self.state.storage();
@@ -69,12 +112,12 @@ impl MerchantObject {
         };
         match written {
             Ok(()) => {
-                self.alarm_at.set(next);
-                self.alarm_stale.set(false);
+                self.schedule.at.set(next);
+                self.schedule.stale.set(false);
                 Ok(())
             }
             Err(e) => {
-                self.alarm_stale.set(true);
+                self.schedule.moved();
                 Err(Error::internal(format!("alarm write: {e}")))
             }
         }
@@ -86,7 +129,7 @@ impl MerchantObject {
     pub(super) async fn after_commit(&self, now: Millis) {
         self.deliver_followups(now).await;
         let next = self.next_wake();
-        if matches!(next, Ok(wake) if wake == self.alarm_at.get()) && !self.alarm_stale.get() {
+        if matches!(next, Ok(wake) if wake == self.schedule.at.get()) && !self.schedule.is_stale() {
             return;
         }
         for _ in 0..2 {
@@ -104,7 +147,7 @@ impl MerchantObject {
     /// Delivers the follow-ups due at `now`. A failed delivery is rescheduled with a backoff
     /// and the alarm is moved to it.
     pub(super) async fn deliver_followups(&self, now: Millis) {
-        if !self.followups_pending.get() {
+        if !self.schedule.followups.get() {
             return;
         }
         if let Err(e) = self.try_deliver(now).await {
@@ -129,9 +172,9 @@ impl MerchantObject {
                 }
             }
         }
-        self.followups_pending.set(outbox::any(&store)?);
+        self.schedule.followups.set(outbox::any(&store)?);
         if failed {
-            self.alarm_stale.set(true);
+            self.schedule.moved();
         }
         Ok(())
     }

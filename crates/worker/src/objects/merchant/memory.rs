@@ -1,20 +1,57 @@
-//! What the object keeps in memory between requests: the service clock's offset, the
-//! merchant record, when the next scheduled item is due and whether there are webhooks, each
-//! a copy of committed state, so a request reads none of them from SQLite. The ledger's rows
-//! (tokens, holders, balances, a holder's lists) are kept the same way, by the stores
-//! themselves: `adapters/cache/mod.rs`.
+//! What the object keeps in memory between requests ([`Kept`]): the service clock's offset,
+//! the merchant record and when the next scheduled item is due, each a copy of committed
+//! state, so a request reads none of them from SQLite; and answers already rendered (rows of
+//! the pages readers poll, `render.rs`; a presale's reads, `presale_texts.rs`). The ledger's
+//! rows (tokens, holders, balances, a holder's lists) are kept the same way, by the stores
+//! themselves: `adapters/cache/mod.rs`. Whether there are webhooks is kept by `webhooks.rs`.
 
-use super::{Clock, MerchantObject, CLOCK_KEY};
+use super::{presale_texts, render, MerchantObject};
 use crate::adapters::sql::SqlStore;
+use serde::{Deserialize, Serialize};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::Millis;
-use tokenpad_core::store::events::EventStore;
 use tokenpad_core::store::Store;
 use tokenpad_core::Result;
 
+const CLOCK_KEY: &str = "clock";
+
+/// The object's view of the service clock: the time-travel offset (0 unless a local run
+/// moved the clock).
+#[derive(Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Clock {
+    offset_ms: Millis,
+}
+
+/// Copies of committed state and of answers, each forgotten when a write makes it stale.
+#[derive(Default)]
+pub(super) struct Kept {
+    /// The clock's offset as stored (`CLOCK_KEY`), read once: it is written only by `init`
+    /// and `advance`, outside any transaction, and this copy is set after each write
+    /// succeeded, so it never holds a value SQLite does not.
+    offset_ms: Cell<Option<Millis>>,
+    /// The merchant record, for API calls, read once from SQLite outside any transaction
+    /// (so it is always committed state). Any write of the record through this object's
+    /// stores, committed or rolled back, raises `watch.merchant`, and the next API call
+    /// reads the record again: a failed transaction can never leave its change here.
+    merchant: RefCell<Option<Merchant>>,
+    /// When the earliest scheduled item is due (`Some(None)`: nothing is scheduled; `None`:
+    /// not known), read outside transactions like the merchant record and forgotten the same
+    /// way, when any store of this object writes the schedule (`watch.schedule`): a request
+    /// with nothing due runs no query to find that out.
+    due_at: Cell<Option<Option<Millis>>>,
+    /// The rows of the pages readers poll (history records, token holder rows) kept as the
+    /// JSON they were written as.
+    pub(super) rendered: Rc<RefCell<render::Rendered>>,
+    /// A presale's reads kept as the text they answered, until a presale is written.
+    pub(super) presale_texts: Rc<RefCell<presale_texts::PresaleTexts>>,
+}
+
 impl MerchantObject {
     pub(super) fn offset(&self) -> Result<Millis> {
-        if let Some(offset) = self.offset_ms.get() {
+        if let Some(offset) = self.kept.offset_ms.get() {
             return Ok(offset);
         }
         let offset = self
@@ -22,15 +59,15 @@ impl MerchantObject {
             .meta::<Clock>(CLOCK_KEY)?
             .unwrap_or_default()
             .offset_ms;
-        self.offset_ms.set(Some(offset));
+        self.kept.offset_ms.set(Some(offset));
         Ok(offset)
     }
 
     /// Stores the clock's offset, then keeps it in memory.
     pub(super) fn set_offset(&self, offset_ms: Millis) -> Result<()> {
-        self.offset_ms.set(None);
+        self.kept.offset_ms.set(None);
         self.store()?.put_meta(CLOCK_KEY, &Clock { offset_ms })?;
-        self.offset_ms.set(Some(offset_ms));
+        self.kept.offset_ms.set(Some(offset_ms));
         Ok(())
     }
 
@@ -42,13 +79,13 @@ impl MerchantObject {
     /// The merchant record as committed: the copy in memory, or read (outside transactions).
     pub(super) fn hot_merchant(&self, store: &SqlStore) -> Result<Option<Merchant>> {
         if self.watch.merchant.replace(false) {
-            self.merchant.replace(None);
+            self.kept.merchant.replace(None);
         }
-        if let Some(m) = self.merchant.borrow().as_ref() {
+        if let Some(m) = self.kept.merchant.borrow().as_ref() {
             return Ok(Some(m.clone()));
         }
         let read = store.merchant()?;
-        self.merchant.replace(read.clone());
+        self.kept.merchant.replace(read.clone());
         Ok(read)
     }
 
@@ -57,29 +94,15 @@ impl MerchantObject {
     /// none yet, left it unknown.
     pub(super) fn hot_due(&self) -> Result<Option<Millis>> {
         if self.watch.schedule.replace(false) {
-            self.due_at.set(None);
+            self.kept.due_at.set(None);
         }
-        if let Some(at) = self.due_at.get() {
+        if let Some(at) = self.kept.due_at.get() {
             return Ok(at);
         }
         let at = self.store()?.next_due()?;
         // A write of the schedule during the read (none can happen: the read is synchronous)
         // would leave the flag up, and the next call reads again.
-        self.due_at.set(Some(at));
+        self.kept.due_at.set(Some(at));
         Ok(at)
-    }
-
-    /// Whether the merchant has webhooks, as committed: the copy in memory, or read (outside
-    /// transactions) when a write of a webhook, or none yet, left it unknown.
-    pub(super) fn hot_has_webhooks(&self, store: &SqlStore) -> Result<bool> {
-        if self.watch.webhooks.replace(false) {
-            self.has_webhooks.set(None);
-        }
-        if let Some(any) = self.has_webhooks.get() {
-            return Ok(any);
-        }
-        let any = !store.webhooks()?.is_empty();
-        self.has_webhooks.set(Some(any));
-        Ok(any)
     }
 }

@@ -42,7 +42,7 @@ impl MerchantObject {
         // Test faults: this API call's or clock move's answer may be lost, before or after it
         // ran.
         let lose = match &call {
-            Ok(MerchantCall::Api(_) | MerchantCall::Advance { .. }) => self.lose_answer(),
+            Ok(MerchantCall::Api(_) | MerchantCall::Advance { .. }) => self.faults.lose_answer(),
             _ => None,
         };
         if lose == Some(false) {
@@ -60,7 +60,7 @@ impl MerchantObject {
         // Local runs and tests: how many SQL statements ran while the call did (docs/performance.md,
         // "SQL statements per request"; tests/http/hot_state.test.mjs holds a warm holder read to none).
         // Calls that overlap it at an await count too: exact for one call at a time.
-        Ok(if self.count_statements {
+        Ok(if self.faults.count_statements {
             let ran = self.watch.statements.get().saturating_sub(before);
             answer.with_header("x-sql-statements", ran.to_string())
         } else {

@@ -9,10 +9,13 @@
 //! otherwise (to notice deposits).
 
 use super::MerchantObject;
+use crate::adapters::evm::config::{ChainConfig, Evm};
 use crate::adapters::evm::settler::Settler;
 use crate::adapters::wallet::WalletMaker;
 use crate::hop::{self, ChainView, RegistryCall};
 use crate::http::Answer;
+use std::cell::{Cell, RefCell};
+use tokenpad_core::model::chain::ChainMode;
 use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::Millis;
@@ -27,9 +30,42 @@ const REPORT_EVERY: Millis = 60_000;
 /// The latest refused movements a chain view lists.
 const FAILED_SHOWN: u32 = 20;
 
+/// The chain this object settles on, and its settler's state in this instance.
+pub(super) struct Chain {
+    /// The configuration (a bad one is kept, as the error it is, and answered to every call
+    /// that needs the chain).
+    config: Result<ChainConfig>,
+    /// A settlement round is running (the alarm's; never two at once).
+    settling: Cell<bool>,
+    /// The settler's last report to the registry, for `/health`.
+    report: RefCell<Option<ChainReport>>,
+    /// When deposits were last looked for (service time); a restart looks at once.
+    scanned_at: Cell<Millis>,
+}
+
+impl Chain {
+    pub(super) fn new(config: Result<ChainConfig>) -> Chain {
+        Chain {
+            config,
+            settling: Cell::new(false),
+            report: RefCell::new(None),
+            scanned_at: Cell::new(0),
+        }
+    }
+
+    /// The chain operations run on.
+    pub(super) fn mode(&self) -> Result<ChainMode> {
+        Ok(self.config.as_ref().map_err(Clone::clone)?.mode())
+    }
+
+    fn evm(&self) -> Option<&Evm> {
+        self.config.as_ref().ok().and_then(|c| c.evm())
+    }
+}
+
 impl MerchantObject {
-    fn evm(&self) -> Option<&crate::adapters::evm::config::Evm> {
-        self.chain.as_ref().ok().and_then(|c| c.evm())
+    fn evm(&self) -> Option<&Evm> {
+        self.chain.evm()
     }
 
     /// When the settler should run next (None on the embedded chain). A merchant on an EVM
@@ -65,7 +101,7 @@ impl MerchantObject {
         };
         if let Err(e) = soon() {
             worker::console_error!("settlement not scheduled (the next alarm runs it): {e}");
-            self.alarm_stale.set(true);
+            self.schedule.moved();
         }
     }
 
@@ -83,14 +119,14 @@ impl MerchantObject {
                 return;
             }
         }
-        if self.settling.replace(true) {
+        if self.chain.settling.replace(true) {
             return;
         }
         let merchant_id = merchant.id.clone();
         let ctx = match self.ctx(now, merchant) {
             Ok(ctx) => ctx,
             Err(e) => {
-                self.settling.set(false);
+                self.chain.settling.set(false);
                 worker::console_error!("settlement: {e}");
                 return;
             }
@@ -101,13 +137,13 @@ impl MerchantObject {
             evm,
             wallets: WalletMaker::from_env(&self.env),
             ctx,
-            scan: now.saturating_sub(self.scanned_at.get()) >= evm.scan_ms,
+            scan: now.saturating_sub(self.chain.scanned_at.get()) >= evm.scan_ms,
             base_url: self.base_url(),
         };
         let next = match settler.run().await {
             Ok(round) => {
                 if round.scanned {
-                    self.scanned_at.set(now);
+                    self.chain.scanned_at.set(now);
                 }
                 self.report_chain(&merchant_id, round.node, round.relayer)
                     .await;
@@ -118,11 +154,11 @@ impl MerchantObject {
                 now.saturating_add(evm.poll_ms.max(1_000))
             }
         };
-        self.settling.set(false);
+        self.chain.settling.set(false);
         if let Err(e) = self.set_settle_at(next) {
             worker::console_error!("settlement: {e}");
         }
-        self.alarm_stale.set(true);
+        self.schedule.moved();
     }
 
     /// Tells the registry how the round went, for `/health`: when it says something the last
@@ -131,7 +167,7 @@ impl MerchantObject {
     /// round reports again.
     async fn report_chain(&self, merchant: &MerchantId, node: NodeStatus, relayer: RelayerStatus) {
         let at = crate::clock::now_ms();
-        let before = self.chain_report.borrow().clone();
+        let before = self.chain.report.borrow().clone();
         let report = ChainReport {
             node,
             relayer,
@@ -150,7 +186,7 @@ impl MerchantObject {
             report: report.clone(),
         };
         match hop::registry(&self.env, &call).await {
-            Ok(_) => *self.chain_report.borrow_mut() = Some(report),
+            Ok(_) => *self.chain.report.borrow_mut() = Some(report),
             Err(e) => worker::console_error!("chain report for /health: {}", e.message),
         }
     }

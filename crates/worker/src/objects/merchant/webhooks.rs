@@ -19,6 +19,7 @@ use crate::adapters::txn::transaction;
 use crate::adapters::wallet::WalletMaker;
 use crate::adapters::webhook::{send, Outgoing};
 use crate::http;
+use std::cell::{Cell, RefCell};
 use tokenpad_core::crypto::webhook_signature;
 use tokenpad_core::model::event::{event_id, public_id, EventRecord};
 use tokenpad_core::model::ids::MerchantId;
@@ -42,6 +43,21 @@ const FAN_OUT_PASSES: usize = 8;
 const PRUNE_EVERY: Millis = 3600 * SECOND;
 pub(super) const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 
+/// What this instance keeps for deliveries.
+#[derive(Default)]
+pub(super) struct Hooks {
+    /// Deliveries are being sent (the alarm's; never two runs at once).
+    delivering: Cell<bool>,
+    /// The latest API request's base URL, for events rendered in the alarm.
+    base_url: RefCell<Option<String>>,
+    /// When old events were last pruned (service time).
+    pruned_at: Cell<Millis>,
+    /// Whether the merchant has webhooks (None: not known), a copy of committed state
+    /// forgotten when any store of this object writes a webhook (`watch.webhooks`): with
+    /// none, finding the next delivery takes no query.
+    any: Cell<Option<bool>>,
+}
+
 /// One delivery, ready to go.
 struct Prepared {
     delivery: Delivery,
@@ -57,11 +73,11 @@ impl MerchantObject {
     /// Remembers the base URL of the latest API request (its links, when an event is
     /// rendered without a request: in the alarm).
     pub(super) fn note_base_url(&self, url: &str) {
-        if self.base_url.borrow().as_deref() == Some(url) {
+        if self.hooks.base_url.borrow().as_deref() == Some(url) {
             return;
         }
         match self.store().and_then(|s| s.put_meta(BASE_URL_KEY, &url)) {
-            Ok(()) => *self.base_url.borrow_mut() = Some(url.to_string()),
+            Ok(()) => *self.hooks.base_url.borrow_mut() = Some(url.to_string()),
             Err(e) => worker::console_error!("base URL not kept: {e}"),
         }
     }
@@ -74,7 +90,7 @@ impl MerchantObject {
         {
             return url;
         }
-        if let Some(url) = self.base_url.borrow().clone() {
+        if let Some(url) = self.hooks.base_url.borrow().clone() {
             return url;
         }
         let kept = self
@@ -83,15 +99,29 @@ impl MerchantObject {
             .ok()
             .flatten()
             .unwrap_or_default();
-        *self.base_url.borrow_mut() = Some(kept.clone());
+        *self.hooks.base_url.borrow_mut() = Some(kept.clone());
         kept
+    }
+
+    /// Whether the merchant has webhooks, as committed: the copy in memory, or read (outside
+    /// transactions) when a write of a webhook, or none yet, left it unknown.
+    fn has_webhooks(&self, store: &SqlStore) -> Result<bool> {
+        if self.watch.webhooks.replace(false) {
+            self.hooks.any.set(None);
+        }
+        if let Some(any) = self.hooks.any.get() {
+            return Ok(any);
+        }
+        let any = !store.webhooks()?.is_empty();
+        self.hooks.any.set(Some(any));
+        Ok(any)
     }
 
     /// When deliveries need the alarm: at once (now) while events wait for fan-out, else
     /// when the earliest pending delivery is due.
     pub(super) fn webhook_wake(&self, store: &SqlStore, now: Millis) -> Result<Option<Millis>> {
         // Deliveries are only ever pending for a webhook that exists.
-        if !self.hot_has_webhooks(store)? {
+        if !self.has_webhooks(store)? {
             return Ok(None);
         }
         if deliver::fan_out_pending(store)? {
@@ -102,14 +132,14 @@ impl MerchantObject {
 
     /// The alarm's deliveries. Failures are logged; they never fail the alarm.
     pub(super) async fn deliver_webhooks(&self, merchant: &MerchantId) {
-        if self.delivering.replace(true) {
+        if self.hooks.delivering.replace(true) {
             return;
         }
         if let Err(e) = self.try_deliver_webhooks(merchant).await {
             worker::console_error!("webhook deliveries stopped (the next alarm goes on): {e}");
         }
-        self.delivering.set(false);
-        self.alarm_stale.set(true);
+        self.hooks.delivering.set(false);
+        self.schedule.moved();
     }
 
     async fn try_deliver_webhooks(&self, merchant: &MerchantId) -> Result<()> {
@@ -241,14 +271,14 @@ impl MerchantObject {
     /// an hour.
     fn prune(&self) -> Result<()> {
         let now = self.now()?;
-        if now.saturating_sub(self.pruned_at.get()) < PRUNE_EVERY {
+        if now.saturating_sub(self.hooks.pruned_at.get()) < PRUNE_EVERY {
             return Ok(());
         }
         let mut store: SqlStore = self.store()?;
         transaction(&self.state.storage(), &self.watch, move || {
             store.prune_events(now.saturating_sub(RETENTION))
         })?;
-        self.pruned_at.set(now);
+        self.hooks.pruned_at.set(now);
         Ok(())
     }
 }
