@@ -192,14 +192,12 @@ async function assertPoolOnChain(p) {
 // ---- service helpers ---------------------------------------------------------------------------
 
 // The edge keeps a public-key read up to a second (docs/decisions.md), and what a chain settles
-// changes the ledger inside the merchant's object, which no edge hears of: each public read here
-// asks a URL of its own (an extra query parameter, which the route ignores), so it shows the
-// ledger as it is now. tests/http/public_cache.test.mjs covers the keeping.
-let fresh = 0;
+// changes the ledger inside the merchant's object, which no edge hears of: each read here says
+// `Cache-Control: no-cache`, as a client that must see a settlement at once does, so it shows
+// the ledger as it is now. tests/http/public_cache.test.mjs covers the keeping.
 async function req(method, path, opts, status = 200) {
-  const isPublic = method === 'GET' && (path.includes('publicKey=') || String(opts?.key ?? '').startsWith('pk_'));
-  if (isPublic) path += `${path.includes('?') ? '&' : '?'}fresh=${++fresh}`;
-  const r = await call(method, path, opts);
+  const headers = method === 'GET' ? { 'cache-control': 'no-cache', ...opts?.headers } : opts?.headers;
+  const r = await call(method, path, { ...opts, headers });
   assert.equal(r.status, status, `${method} ${path}: expected ${status}, got ${r.status}: ${r.text}`);
   return exact(r);
 }

@@ -75,6 +75,32 @@ describe('public-key reads at the edge', () => {
     assert.equal(first.headers.get('access-control-allow-origin'), '*');
   });
 
+  test('Cache-Control: no-cache (or Pragma: no-cache) asks the object, and its answer is kept for the next', async () => {
+    const p = await presale();
+    const path = `/token/presales/${p.id}?publicKey=${m.publicKey}`;
+    assert.equal((await get(path)).headers.get('x-tokenpad-cache'), 'miss');
+    assert.equal((await get(path)).headers.get('x-tokenpad-cache'), 'hit');
+    for (const headers of [{ 'cache-control': 'no-cache' }, { 'cache-control': 'max-age=0' }, { pragma: 'no-cache' }]) {
+      const fresh = await get(path, headers);
+      assert.equal(fresh.status, 200, fresh.text);
+      assert.equal(fresh.headers.get('x-tokenpad-cache'), 'miss', JSON.stringify(headers));
+      // What it asked is kept: the plain read right after is answered at the edge.
+      assert.equal((await get(path)).headers.get('x-tokenpad-cache'), 'hit', JSON.stringify(headers));
+    }
+    // A conditional request is answered from what is kept even so: fetch() adds no-cache to
+    // every request given an If-None-Match (as this one is), and ETag polls must stay cheap.
+    const etag = (await get(path)).headers.get('etag');
+    const conditional = await get(path, { 'if-none-match': etag, 'cache-control': 'no-cache' });
+    assert.equal(conditional.status, 304);
+    assert.equal(conditional.headers.get('x-tokenpad-cache'), 'hit');
+    // A browser may send it: the preflight allows the header.
+    const pre = await fetch(`${w.baseUrl}${path}`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'cache-control' },
+    });
+    assert.match(pre.headers.get('access-control-allow-headers') ?? '', /cache-control/);
+  });
+
   test('a polling storm is answered without spending the rate budget', async () => {
     const p = await presale();
     await sleep(3_000); // the budget refills

@@ -15,8 +15,10 @@ use wasm_bindgen::{JsCast, JsValue};
 use worker::js_sys::JsString;
 use worker::{Headers, Request, Response};
 
+/// What a browser may send besides the basics: the credentials, the idempotency key, and
+/// `Cache-Control` (a public read asking past the edge's copy, `edge/cached.rs`).
 pub const CORS_ALLOW_HEADERS: &str =
-    "content-type, x-api-key, authorization, idempotency-key, x-idempotency-key";
+    "content-type, x-api-key, authorization, idempotency-key, x-idempotency-key, cache-control";
 /// What a browser may read of an answer besides the basics: when to retry (429), the request
 /// id to quote in a report, the service clock (so countdowns agree with the service), and a
 /// cacheable public read's tag (to send as `If-None-Match`) and whether the edge answered it.

@@ -10,6 +10,16 @@
 //! older than [`MAX_AGE_MS`] is ever answered from here: after a write, the next period
 //! answers it.
 //!
+//! A request that says `Cache-Control: no-cache` (or `max-age=0`, or `Pragma: no-cache`) is
+//! never answered from what is kept: it asks the object, as any standard cache does with it,
+//! and its answer is kept for the next. A client that must see a chain's settlement at once
+//! (the object's alarm changes the ledger where no edge hears of it) sends it. Such requests
+//! spend the caller's rate budget like every request that reaches the object. A conditional
+//! request (`If-None-Match`) is answered from what is kept all the same: `fetch()` adds
+//! `Cache-Control: no-cache` to every request a script gives an `If-None-Match` (the Fetch
+//! standard's HTTP-network-or-cache fetch), so honouring it there would send every ETag poll
+//! to the object.
+//!
 //! `If-None-Match` naming the answer's `ETag` gets 304 with no body, kept or not.
 //! `X-Service-Time` on a kept answer is the service clock now (its answer's, plus its age),
 //! with `Age` in seconds.
@@ -187,10 +197,14 @@ async fn answer(
     let if_none_match = req.header("if-none-match");
     let inm = if_none_match.as_deref();
     let start = now();
-    if let Some(k) = kept(merchant, key, start) {
+    let revalidate = inm.is_none() && wants_fresh(req);
+    if let Some(k) = kept(merchant, key, start).filter(|_| !revalidate) {
         return (respond(&k, inm, now(), None), true);
     }
-    if !claim(key, start) {
+    if revalidate {
+        // Straight to the object: not another request's answer, nor the location's cache.
+        claim(key, start);
+    } else if !claim(key, start) {
         // Another request is asking: its answer, when it comes in time.
         // Looked at again after 2, 4, 8... ms: a crowd waiting wakes a few times, not every
         // few milliseconds each.
@@ -206,11 +220,15 @@ async fn answer(
     }
     // The location's cache, when it answers in time: a slow lookup is not worth more than
     // asking the object.
-    let lookup = Box::pin(from_cache(key, now()));
-    let late = worker::Delay::from(Duration::from_millis(LOOKUP_MS));
-    let cached = match futures_util::future::select(lookup, late).await {
-        futures_util::future::Either::Left((found, _)) => found,
-        futures_util::future::Either::Right(_) => None,
+    let cached = if revalidate {
+        None
+    } else {
+        let lookup = Box::pin(from_cache(key, now()));
+        let late = worker::Delay::from(Duration::from_millis(LOOKUP_MS));
+        match futures_util::future::select(lookup, late).await {
+            futures_util::future::Either::Left((found, _)) => found,
+            futures_util::future::Either::Right(_) => None,
+        }
     }
     .filter(|k| MEMO.with(|m| m.borrow().after_writes(merchant, k)));
     if let Some(k) = cached {
@@ -243,6 +261,19 @@ async fn answer(
         ),
         false,
     )
+}
+
+/// Whether the request asks not to be answered from a cache without asking the origin
+/// (RFC 9111 section 5.2.1: `no-cache`, `max-age=0`; and HTTP/1.0's `Pragma: no-cache`).
+fn wants_fresh(req: &Incoming) -> bool {
+    let says = |name: &str, what: &[&str]| {
+        req.header(name).is_some_and(|v| {
+            v.split(',')
+                .map(|d| d.trim().to_ascii_lowercase())
+                .any(|d| what.contains(&d.as_str()))
+        })
+    };
+    says("cache-control", &["no-cache", "max-age=0"]) || says("pragma", &["no-cache"])
 }
 
 /// A cacheable answer as kept (`None`: not one).
