@@ -9,7 +9,9 @@
 //!   (`wire/<family>.rs`, `ROUTES`), and a check that `openapi.json`'s `paths` agree with them;
 //! - `openapi.json`'s `paths` ([`skeleton`]): a skeleton operation for each declared route the
 //!   document lacks (and the whole CORS preflight of a path browsers call), whose author then
-//!   writes its prose and responses (a test fails until they do).
+//!   writes its prose and responses (a test fails until they do);
+//! - `src/js/generated/routes.ts` ([`paths`]): the routes the package calls, by operationId,
+//!   from which the server client (`src/js/server.ts`) builds its requests.
 //!
 //! `cargo run -p tokenpad-core --features codegen --example codegen` rewrites them; the
 //! tests below fail while a committed file differs from what the types generate.
@@ -42,6 +44,7 @@ pub const WIRE_DTS: &str = "src/js/generated/wire.d.ts";
 pub const API_DTS: &str = "src/js/generated/api.d.ts";
 pub const DECIMALS_TS: &str = "src/js/generated/decimals.ts";
 pub const ROUTES_JSON: &str = "src/js/generated/routes.json";
+pub const ROUTES_TS: &str = "src/js/generated/routes.ts";
 
 /// What the generated files should contain: `(path from the root, text)`, given the current
 /// text of openapi.json (whose hand-written parts are kept).
@@ -57,6 +60,7 @@ pub fn files(openapi_text: &str) -> Result<Vec<(&'static str, String)>, String> 
         (WIRE_DTS, wire),
         (DECIMALS_TS, api::decimals_ts(&schemas)?),
         (ROUTES_JSON, paths::routes_json()?),
+        (ROUTES_TS, paths::routes_ts()?),
     ])
 }
 

@@ -3,9 +3,10 @@
 //! routes that write, and the security the route's `Access` allows. A declared operation the
 //! document lacks is written into it as a skeleton (`skeleton`); its prose, query
 //! parameters, request body and responses are written by hand. The HTTP suite's list of
-//! routes is generated from the declarations too ([`routes_json`]).
+//! routes ([`routes_json`]) and the server client's ([`routes_ts`]) are generated from the
+//! declarations too.
 
-use crate::wire::routes::{rows, Access, Effect, Row};
+use crate::wire::routes::{rows, Access, Effect, Route, Row};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -74,6 +75,51 @@ pub fn routes_json() -> Result<String, String> {
     serde_json::to_string_pretty(&list)
         .map(|text| text + "\n")
         .map_err(|e| e.to_string())
+}
+
+/// `src/js/generated/routes.ts`: the routes the package calls over HTTP (the merchant's: no
+/// admin or open ones, not the live channel), by operationId: method, path pattern as
+/// declared, and whether the route writes (a merchant route that writes takes an
+/// Idempotency-Key, [`takes_key`]). The server client (`src/js/server.ts`) builds its requests
+/// from it.
+pub fn routes_ts() -> Result<String, String> {
+    let mut out = String::from(
+        "// Generated from the route declarations (crates/core/src/wire/<family>.rs, `ROUTES`) by\n\
+         //   cargo run -p tokenpad-core --features codegen --example codegen\n\
+         // Do not edit: declare the route in its family's wire file and run that command.\n\n\
+         /**\n \
+         * The routes the package calls over HTTP (a merchant's: no admin or open ones, and not\n \
+         * the live channel's WebSocket), by operationId: the method, the path as declared\n \
+         * (`:name` is a parameter, percent-encoded when sent) and whether the route writes (it\n \
+         * then takes an Idempotency-Key).\n \
+         */\n\
+         export const ROUTES = {\n",
+    );
+    // The live channel is a WebSocket (live.ts), not a call.
+    let called = rows().filter(|row| {
+        matches!(row.3, Access::Secret | Access::Public | Access::Holder) && row.2 != Route::Live
+    });
+    for row in called {
+        let (method, path, _, _, _, id) = *row;
+        let plain = |s: &str| !s.contains(['\'', '\\', '\n']);
+        let named = id.starts_with(|c: char| c.is_ascii_lowercase())
+            && id.chars().all(|c| c.is_ascii_alphanumeric());
+        if !named || !plain(method) || !plain(path) {
+            return Err(format!(
+                "{method} {path}: operationId {id:?} is not a plain name"
+            ));
+        }
+        out.push_str(&format!(
+            "  {id}: {{ method: '{method}', path: '{path}', writes: {} }},\n",
+            takes_key(row)
+        ));
+    }
+    out.push_str(
+        "} as const;\n\n\
+         /** The operationId of a route the package calls. */\n\
+         export type OperationId = keyof typeof ROUTES;\n",
+    );
+    Ok(out)
 }
 
 /// The `(METHOD, path)` pairs the document has.
