@@ -1,9 +1,11 @@
 // @tokenpad/client/server: the secret-key API for merchants' servers and edge workers. Plain
 // HTTP in TypeScript, no wasm: nothing here reaches the browser package's download. Requests
 // and answers are typed from the Rust types (generated/api.d.ts); answers are read exactly
-// (json.ts: every amount an exact decimal string). Every call that changes state sends an
-// Idempotency-Key (generated unless given) and reuses it on its retries, so a retried spend
-// is spent once. Refuses to be constructed in a browser: the secret key must stay on a server.
+// (json.ts: every amount an exact decimal string). Each method calls its route by operationId:
+// the method, path and whether it writes come from the route's declaration in Rust
+// (generated/routes.ts). Every call to a route that writes sends an Idempotency-Key (generated
+// unless given) and reuses it on its retries, so a retried spend is spent once. Refuses to be
+// constructed in a browser: the secret key must stay on a server.
 import { TokenpadError } from './errors.js';
 import type {
   AirdropRequest, BuyPresaleRequest, BuyPresaleResult, CreatePresaleRequest, CreateTokenAccepted,
@@ -14,6 +16,7 @@ import type {
 } from './generated/api.js';
 import type { HolderFull, Presale, PresaleMerchant, Token, TokenBalance } from './generated/wire.js';
 import { httpConfig, inBrowser, newIdempotencyKey, readJson, send, type CallOptions, type HttpConfig } from './http.js';
+import { ROUTES, type OperationId } from './generated/routes.js';
 
 export type * from './generated/api.js';
 export type * from './generated/wire.js';
@@ -56,6 +59,14 @@ export interface TransactionsQuery {
   tokenAddress?: string;
 }
 
+/** What a call sends besides its path: the query, the JSON body, and the call's options. */
+type CallInit = { query?: Record<string, string | number | undefined>; body?: unknown } & MutationOptions;
+
+/** A declared path's parameters (`/holder/:holder/token/:tokenAddress`: two strings), in order. */
+type PathParams<P extends string> = P extends `${string}:${string}/${infer Rest}`
+  ? [string, ...PathParams<`/${Rest}`>]
+  : P extends `${string}:${string}` ? [string] : [];
+
 export class TokenpadServer {
   readonly #http: HttpConfig;
   readonly #key: string;
@@ -86,10 +97,25 @@ export class TokenpadServer {
    * exactly; a failure throws a TokenpadError with the service's code, status, message,
    * details and request id.
    */
-  async request<T>(method: string, path: readonly string[], init: { query?: Record<string, string | number | undefined>; body?: unknown } & MutationOptions = {}): Promise<T> {
+  request<T>(method: string, path: readonly string[], init: CallInit = {}): Promise<T> {
+    return this.#send<T>(method, path, ['POST', 'PUT', 'PATCH'].includes(method), init);
+  }
+
+  /**
+   * The route declared under `id` (generated/routes.ts), its path's `:name` segments replaced
+   * by `params` in order; an Idempotency-Key exactly when the route writes.
+   */
+  #call<Id extends OperationId, T>(id: Id, params: PathParams<(typeof ROUTES)[Id]['path']>, init: CallInit = {}): Promise<T> {
+    const route = ROUTES[id];
+    const values: readonly string[] = params;
+    let next = 0;
+    const path = route.path.split('/').filter((s) => s !== '').map((s) => (s.startsWith(':') ? values[next++] : s));
+    return this.#send<T>(route.method, path, route.writes, init);
+  }
+
+  async #send<T>(method: string, path: readonly string[], writes: boolean, init: CallInit): Promise<T> {
     const headers: Record<string, string> = { 'x-api-key': this.#key, accept: 'application/json' };
-    const mutates = ['POST', 'PUT', 'PATCH'].includes(method);
-    if (mutates) headers['idempotency-key'] = init.idempotencyKey ?? newIdempotencyKey();
+    if (writes) headers['idempotency-key'] = init.idempotencyKey ?? newIdempotencyKey();
     let body: string | undefined;
     if (init.body !== undefined) {
       headers['content-type'] = 'application/json';
@@ -103,12 +129,12 @@ export class TokenpadServer {
 
   /** `POST /merchant/create-token`: starts a token's deployment; `waitForJob` follows it. */
   createToken(req: CreateTokenRequest, opts?: MutationOptions): Promise<CreateTokenAccepted> {
-    return this.request('POST', ['merchant', 'create-token'], { ...opts, body: req });
+    return this.#call('createToken', [], { ...opts, body: req });
   }
 
   /** `GET /jobs/:jobId`. */
   getJob(jobId: string, opts?: CallOptions): Promise<Job> {
-    return this.request('GET', ['jobs', jobId], opts);
+    return this.#call('getJob', [jobId], opts);
   }
 
   /** Reads the job every `intervalMs` (default 1000) until it succeeds (its token) or fails (throws `job_failed`). */
@@ -126,59 +152,59 @@ export class TokenpadServer {
 
   /** `GET /token/:tokenAddress` (at most `holdersLimit` holders, default 100). */
   getToken(tokenAddress: string, opts: CallOptions & { holdersLimit?: number } = {}): Promise<Token> {
-    return this.request('GET', ['token', tokenAddress], { ...opts, query: { holdersLimit: opts.holdersLimit } });
+    return this.#call('getToken', [tokenAddress], { ...opts, query: { holdersLimit: opts.holdersLimit } });
   }
 
   /** `GET /merchant/all-tokens`. */
   allTokens(opts?: CallOptions): Promise<Token[]> {
-    return this.request('GET', ['merchant', 'all-tokens'], opts);
+    return this.#call('listTokens', [], opts);
   }
 
   /** `PATCH /merchant/token/:tokenAddress`: Reward Allocation on or off. */
   setRewardAllocation(tokenAddress: string, canDistribute: boolean, opts?: MutationOptions): Promise<Token> {
-    return this.request('PATCH', ['merchant', 'token', tokenAddress], { ...opts, body: { canDistribute } });
+    return this.#call('patchToken', [tokenAddress], { ...opts, body: { canDistribute } });
   }
 
   // Holders and the ledger ----------------------------------------------------------------
 
   /** `PUT /holder/:userId`: the holder, created on first call (the same userId, the same wallet). */
   putHolder(userId: string, opts?: MutationOptions): Promise<HolderFull> {
-    return this.request('PUT', ['holder', userId], opts);
+    return this.#call('putHolder', [userId], opts);
   }
 
   /** `GET /holder/:userId`. */
   getHolder(userId: string, opts?: CallOptions): Promise<HolderFull> {
-    return this.request('GET', ['holder', userId], opts);
+    return this.#call('getHolder', [userId], opts);
   }
 
   /** `GET /holder/:userIdOrAddress/token/:tokenAddress`. */
   getHolderTokenBalance(userIdOrAddress: string, tokenAddress: string, opts?: CallOptions): Promise<TokenBalance> {
-    return this.request('GET', ['holder', userIdOrAddress, 'token', tokenAddress], opts);
+    return this.#call('getHolderTokenBalance', [userIdOrAddress, tokenAddress], opts);
   }
 
   /** `POST /token/:tokenAddress/distribute`: from the app supply to a holder (`sendToId` or `sendToAddress`). */
   distribute(tokenAddress: string, req: DistributeRequest, opts?: MutationOptions): Promise<DistributeResult> {
-    return this.request('POST', ['token', tokenAddress, 'distribute'], { ...opts, body: req });
+    return this.#call('distribute', [tokenAddress], { ...opts, body: req });
   }
 
   /** `POST /holder/:userId/spend`: the holder's tokens to the merchant. */
   spend(userId: string, req: SpendRequest, opts?: MutationOptions): Promise<LedgerResult> {
-    return this.request('POST', ['holder', userId, 'spend'], { ...opts, body: req });
+    return this.#call('spend', [userId], { ...opts, body: req });
   }
 
   /** `POST /holder/:userId/transfer`: to another address. */
   transfer(userId: string, req: SendRequest, opts?: MutationOptions): Promise<LedgerResult> {
-    return this.request('POST', ['holder', userId, 'transfer'], { ...opts, body: req });
+    return this.#call('transfer', [userId], { ...opts, body: req });
   }
 
   /** `POST /holder/:userId/withdraw`: out of custody to an external wallet. */
   withdraw(userId: string, req: SendRequest, opts?: MutationOptions): Promise<LedgerResult> {
-    return this.request('POST', ['holder', userId, 'withdraw'], { ...opts, body: req });
+    return this.#call('withdraw', [userId], { ...opts, body: req });
   }
 
   /** `GET /holder/:userId/transactions`: one page, newest first. */
   transactions(userId: string, query: TransactionsQuery = {}, opts?: CallOptions): Promise<TxPage> {
-    return this.request('GET', ['holder', userId, 'transactions'], { ...opts, query: { ...query } });
+    return this.#call('listHolderTransactions', [userId], { ...opts, query: { ...query } });
   }
 
   /** Every record of a holder's history, newest first, page after page (`for await`). */
@@ -196,73 +222,73 @@ export class TokenpadServer {
 
   /** `POST /merchant/presale`. */
   createPresale(req: CreatePresaleRequest, opts?: MutationOptions): Promise<Presale> {
-    return this.request('POST', ['merchant', 'presale'], { ...opts, body: req });
+    return this.#call('createPresale', [], { ...opts, body: req });
   }
 
   /** `GET /merchant/presales`: the merchant form, newest first. */
   listPresales(opts?: CallOptions): Promise<PresaleMerchant[]> {
-    return this.request('GET', ['merchant', 'presales'], opts);
+    return this.#call('listPresales', [], opts);
   }
 
   /** `GET /merchant/presale/:presaleId`: the merchant form (completion steps included). */
   getPresale(presaleId: string, opts?: CallOptions): Promise<PresaleMerchant> {
-    return this.request('GET', ['merchant', 'presale', presaleId], opts);
+    return this.#call('getMerchantPresale', [presaleId], opts);
   }
 
   /** `POST /holder/:userId/buy-presale`. */
   buyPresale(userId: string, req: BuyPresaleRequest, opts?: MutationOptions): Promise<BuyPresaleResult> {
-    return this.request('POST', ['holder', userId, 'buy-presale'], { ...opts, body: req });
+    return this.#call('buyPresale', [userId], { ...opts, body: req });
   }
 
   /** `POST /merchant/presale/resolve`: launch now (70 % or more), or refund an ended presale. */
   resolvePresale(presaleId: string, opts?: MutationOptions): Promise<ResolveResult> {
-    return this.request('POST', ['merchant', 'presale', 'resolve'], { ...opts, body: { presaleId } });
+    return this.#call('resolvePresale', [], { ...opts, body: { presaleId } });
   }
 
   // Events and webhooks -------------------------------------------------------------------
 
   /** `GET /merchant/events`: oldest first, after the event id `after`, only `types` if given. */
   events(query: { after?: string; types?: readonly (EventType | `${string}.*`)[]; limit?: number } = {}, opts?: CallOptions): Promise<EventPage> {
-    return this.request('GET', ['merchant', 'events'], {
+    return this.#call('listEvents', [], {
       ...opts, query: { after: query.after, types: query.types?.join(','), limit: query.limit },
     });
   }
 
   /** `GET /merchant/events/:eventId`. */
   getEvent(eventId: string, opts?: CallOptions): Promise<Event> {
-    return this.request('GET', ['merchant', 'events', eventId], opts);
+    return this.#call('getEvent', [eventId], opts);
   }
 
   /** `POST /merchant/webhooks`: the answer's `secret` (whsec_...) is shown this once. */
   createWebhook(req: CreateWebhookRequest, opts?: MutationOptions): Promise<WebhookCreated> {
-    return this.request('POST', ['merchant', 'webhooks'], { ...opts, body: req });
+    return this.#call('createWebhook', [], { ...opts, body: req });
   }
 
   listWebhooks(opts?: CallOptions): Promise<Webhook[]> {
-    return this.request('GET', ['merchant', 'webhooks'], opts);
+    return this.#call('listWebhooks', [], opts);
   }
 
   updateWebhook(webhookId: string, req: UpdateWebhookRequest, opts?: MutationOptions): Promise<Webhook> {
-    return this.request('PATCH', ['merchant', 'webhooks', webhookId], { ...opts, body: req });
+    return this.#call('updateWebhook', [webhookId], { ...opts, body: req });
   }
 
   deleteWebhook(webhookId: string, opts?: CallOptions): Promise<WebhookDeleted> {
-    return this.request('DELETE', ['merchant', 'webhooks', webhookId], opts);
+    return this.#call('deleteWebhook', [webhookId], opts);
   }
 
   /** `POST /merchant/webhooks/:webhookId/test`: a `webhook.ping` to this endpoint. */
   testWebhook(webhookId: string, opts?: MutationOptions): Promise<Delivery> {
-    return this.request('POST', ['merchant', 'webhooks', webhookId, 'test'], opts);
+    return this.#call('testWebhook', [webhookId], opts);
   }
 
   /** `GET /merchant/webhooks/:webhookId/deliveries`: newest first, with every attempt. */
   deliveries(webhookId: string, query: { cursor?: string; limit?: number } = {}, opts?: CallOptions): Promise<DeliveryPage> {
-    return this.request('GET', ['merchant', 'webhooks', webhookId, 'deliveries'], { ...opts, query });
+    return this.#call('listDeliveries', [webhookId], { ...opts, query });
   }
 
   /** Sends a delivery's event again (same event id) as a new delivery. */
   replayDelivery(webhookId: string, deliveryId: string, opts?: MutationOptions): Promise<Delivery> {
-    return this.request('POST', ['merchant', 'webhooks', webhookId, 'deliveries', deliveryId, 'replay'], opts);
+    return this.#call('replayDelivery', [webhookId, deliveryId], opts);
   }
 
   // Holder sessions -----------------------------------------------------------------------
@@ -272,43 +298,43 @@ export class TokenpadServer {
    * (`new TokenpadClient({ baseUrl, sessionToken })`), with its scopes (default `read`) and limits.
    */
   createSession(userId: string, req: CreateSessionRequest = {}, opts?: MutationOptions): Promise<SessionCreated> {
-    return this.request('POST', ['holder', userId, 'session'], { ...opts, body: req });
+    return this.#call('createSession', [userId], { ...opts, body: req });
   }
 
   /** `DELETE /holder/:userId/sessions`: every live session token of the holder stops working. */
   revokeSessions(userId: string, opts?: CallOptions): Promise<SessionsRevoked> {
-    return this.request('DELETE', ['holder', userId, 'sessions'], opts);
+    return this.#call('revokeSessions', [userId], opts);
   }
 
   /** `GET /merchant/settings`. */
   getSettings(opts?: CallOptions): Promise<MerchantSettings> {
-    return this.request('GET', ['merchant', 'settings'], opts);
+    return this.#call('getSettings', [], opts);
   }
 
   /** `PATCH /merchant/settings`: `privateMode` (holder reads need a session token). */
   patchSettings(req: PatchSettingsRequest, opts?: MutationOptions): Promise<MerchantSettings> {
-    return this.request('PATCH', ['merchant', 'settings'], { ...opts, body: req });
+    return this.#call('patchSettings', [], { ...opts, body: req });
   }
 
   // Templates -----------------------------------------------------------------------------
 
   /** `POST /template/memecoin`. */
   createMemecoin(req: MemecoinRequest, opts?: MutationOptions): Promise<DeploymentCreated> {
-    return this.request('POST', ['template', 'memecoin'], { ...opts, body: req });
+    return this.#call('createMemecoin', [], { ...opts, body: req });
   }
 
   /** `POST /template/airdrop`. */
   createAirdrop(req: AirdropRequest, opts?: MutationOptions): Promise<DeploymentCreated> {
-    return this.request('POST', ['template', 'airdrop'], { ...opts, body: req });
+    return this.#call('createAirdrop', [], { ...opts, body: req });
   }
 
   /** `GET /template/memecoin/status/:id`. */
   memecoinStatus(id: string, opts?: CallOptions): Promise<DeploymentStatus> {
-    return this.request('GET', ['template', 'memecoin', 'status', id], opts);
+    return this.#call('getMemecoinStatus', [id], opts);
   }
 
   /** `GET /template/airdrop/status/:id`. */
   airdropStatus(id: string, opts?: CallOptions): Promise<DeploymentStatus> {
-    return this.request('GET', ['template', 'airdrop', 'status', id], opts);
+    return this.#call('getAirdropStatus', [id], opts);
   }
 }

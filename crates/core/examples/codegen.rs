@@ -1,5 +1,6 @@
-//! Rewrites the files generated from the wire types: openapi.json's `components.schemas` and
-//! src/js/generated/wire.d.ts.
+//! Rewrites the files generated from the wire types and the route declarations (see
+//! `tokenpad_core::codegen`): openapi.json's schemas, examples and the skeletons of the
+//! operations it lacks, and src/js/generated/.
 //!
 //!   cargo run -p tokenpad-core --features codegen --example codegen
 

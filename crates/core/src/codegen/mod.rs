@@ -6,10 +6,15 @@
 //! - `src/js/generated/api.d.ts` and `decimals.ts` ([`api`]): the server client's requests and
 //!   answers, and the names of the amount fields its exact JSON reader keeps as strings;
 //! - `src/js/generated/routes.json` ([`paths`]): every route as the wire families declare it
-//!   (`wire/<family>.rs`, `ROUTES`), and a check that `openapi.json`'s `paths` agree with them.
+//!   (`wire/<family>.rs`, `ROUTES`), and a check that `openapi.json`'s `paths` agree with them;
+//! - `openapi.json`'s `paths` ([`skeleton`]): a skeleton operation for each declared route the
+//!   document lacks (and the whole CORS preflight of a path browsers call), whose author then
+//!   writes its prose and responses (a test fails until they do);
+//! - `src/js/generated/routes.ts` ([`paths`]): the routes the package calls, by operationId,
+//!   from which the server client (`src/js/server.ts`) builds its requests.
 //!
-//! `cargo run -p tokenpad-core --features codegen --example codegen` rewrites both files; the
-//! tests below fail while either committed file differs from what the types generate.
+//! `cargo run -p tokenpad-core --features codegen --example codegen` rewrites them; the
+//! tests below fail while a committed file differs from what the types generate.
 //!
 //! Field types with hand-written serde have hand-written impls ([`schema`], [`ts`]). On the
 //! types themselves, attributes say what serde cannot: `schemars(with = "TxHash")` for a hash
@@ -21,8 +26,10 @@ pub mod api;
 pub mod examples;
 pub mod examples_admin;
 pub mod examples_world;
+pub mod jsontext;
 pub mod openapi;
 pub mod paths;
+pub mod skeleton;
 pub mod ts;
 
 use std::path::PathBuf;
@@ -37,12 +44,14 @@ pub const WIRE_DTS: &str = "src/js/generated/wire.d.ts";
 pub const API_DTS: &str = "src/js/generated/api.d.ts";
 pub const DECIMALS_TS: &str = "src/js/generated/decimals.ts";
 pub const ROUTES_JSON: &str = "src/js/generated/routes.json";
+pub const ROUTES_TS: &str = "src/js/generated/routes.ts";
 
 /// What the generated files should contain: `(path from the root, text)`, given the current
 /// text of openapi.json (whose hand-written parts are kept).
 pub fn files(openapi_text: &str) -> Result<Vec<(&'static str, String)>, String> {
     let schemas = openapi::schemas()?;
-    let openapi = openapi::render(openapi_text, &schemas)?;
+    let openapi = skeleton::render(openapi_text)?;
+    let openapi = openapi::render(&openapi, &schemas)?;
     let openapi = openapi::render_section(&openapi, "examples", &examples::components()?)?;
     let wire = ts::wire_dts();
     Ok(vec![
@@ -51,6 +60,7 @@ pub fn files(openapi_text: &str) -> Result<Vec<(&'static str, String)>, String> 
         (WIRE_DTS, wire),
         (DECIMALS_TS, api::decimals_ts(&schemas)?),
         (ROUTES_JSON, paths::routes_json()?),
+        (ROUTES_TS, paths::routes_ts()?),
     ])
 }
 

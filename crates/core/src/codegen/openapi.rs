@@ -1,8 +1,10 @@
 //! `components.schemas` of openapi.json, made from the wire types: responses as they are
-//! serialized, requests as they are deserialized. The rest of the document (paths,
-//! parameters, responses, security, headers, info, tags) is written by hand; [`render`]
-//! replaces only the schemas in its text and leaves every other byte as it was.
+//! serialized, requests as they are deserialized. The rest of the document (the path items'
+//! prose and responses, parameters, responses, security, headers, info, tags) is written by
+//! hand, but for the skeletons of missing path items (`skeleton`); [`render`] replaces only
+//! the schemas in its text and leaves every other byte as it was.
 
+use super::jsontext::pretty;
 use crate::model::address::Address;
 use crate::model::decimal::{AmountInput, Decimal};
 use crate::model::ids::UserId;
@@ -35,7 +37,6 @@ use crate::wire::session::{MerchantSettings, SessionCreated, SessionInfo, Sessio
 use crate::wire::token::{CreateTokenAccepted, Job, Token};
 use crate::wire::webhook::{Delivery, DeliveryPage, Webhook, WebhookCreated, WebhookDeleted};
 use schemars::generate::{SchemaGenerator, SchemaSettings};
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// Schemas listed first, in this order (the shared field types); the rest follow by name.
@@ -221,13 +222,4 @@ pub fn render_section(text: &str, name: &str, items: &[(String, Value)]) -> Resu
     }
     out.push_str(text.get(end + 1..).unwrap_or_default());
     Ok(out)
-}
-
-/// As `JSON.stringify(value, null, 2)`.
-fn pretty(value: &Value) -> Result<String, String> {
-    let mut buf = Vec::new();
-    let fmt = serde_json::ser::PrettyFormatter::with_indent(b"  ");
-    let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
-    value.serialize(&mut ser).map_err(|e| e.to_string())?;
-    String::from_utf8(buf).map_err(|e| e.to_string())
 }

@@ -1,16 +1,17 @@
 //! `openapi.json`'s `paths` against the routes the families declare (`routes::TABLE`): the
 //! same methods and paths and operationIds, an `Idempotency-Key` exactly on the merchant
-//! routes that write,
-//! and the security the route's `Access` allows. The path items' prose, parameters and
-//! examples are still written by hand; what they describe comes from the declarations, and
-//! the HTTP suite's list of routes is generated from them ([`routes_json`]).
+//! routes that write, and the security the route's `Access` allows. A declared operation the
+//! document lacks is written into it as a skeleton (`skeleton`); its prose, query
+//! parameters, request body and responses are written by hand. The HTTP suite's list of
+//! routes ([`routes_json`]) and the server client's ([`routes_ts`]) are generated from the
+//! declarations too.
 
-use crate::wire::routes::{rows, Access, Effect, Row};
+use crate::wire::routes::{rows, Access, Effect, Route, Row};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// The routes the document leaves out: the index page (`GET /`), which is HTML for people.
-const UNDOCUMENTED: &[(&str, &str)] = &[("GET", "/")];
+pub const UNDOCUMENTED: &[(&str, &str)] = &[("GET", "/")];
 
 /// A row's path as the document writes it: `:name` as `{name}` (the holder-or-address
 /// parameter under the document's longer name).
@@ -28,8 +29,14 @@ pub fn document_path(pattern: &str) -> String {
 
 /// Whether browsers call the route, so the document lists its path's CORS preflight (the live
 /// channel, a WebSocket, has none documented).
-fn preflighted(row: &Row) -> bool {
+pub fn preflighted(row: &Row) -> bool {
     matches!(row.3, Access::Public | Access::Holder) && row.1 != "/live"
+}
+
+/// Whether the route takes an `Idempotency-Key`: a merchant route that writes (the edge's own
+/// routes, admin and open, take none).
+pub fn takes_key(row: &Row) -> bool {
+    row.4 == Effect::Writes && !matches!(row.3, Access::Admin | Access::Open)
 }
 
 /// The `(METHOD, path)` pairs the declarations say the document has.
@@ -70,6 +77,51 @@ pub fn routes_json() -> Result<String, String> {
         .map_err(|e| e.to_string())
 }
 
+/// `src/js/generated/routes.ts`: the routes the package calls over HTTP (the merchant's: no
+/// admin or open ones, not the live channel), by operationId: method, path pattern as
+/// declared, and whether the route writes (a merchant route that writes takes an
+/// Idempotency-Key, [`takes_key`]). The server client (`src/js/server.ts`) builds its requests
+/// from it.
+pub fn routes_ts() -> Result<String, String> {
+    let mut out = String::from(
+        "// Generated from the route declarations (crates/core/src/wire/<family>.rs, `ROUTES`) by\n\
+         //   cargo run -p tokenpad-core --features codegen --example codegen\n\
+         // Do not edit: declare the route in its family's wire file and run that command.\n\n\
+         /**\n \
+         * The routes the package calls over HTTP (a merchant's: no admin or open ones, and not\n \
+         * the live channel's WebSocket), by operationId: the method, the path as declared\n \
+         * (`:name` is a parameter, percent-encoded when sent) and whether the route writes (it\n \
+         * then takes an Idempotency-Key).\n \
+         */\n\
+         export const ROUTES = {\n",
+    );
+    // The live channel is a WebSocket (live.ts), not a call.
+    let called = rows().filter(|row| {
+        matches!(row.3, Access::Secret | Access::Public | Access::Holder) && row.2 != Route::Live
+    });
+    for row in called {
+        let (method, path, _, _, _, id) = *row;
+        let plain = |s: &str| !s.contains(['\'', '\\', '\n']);
+        let named = id.starts_with(|c: char| c.is_ascii_lowercase())
+            && id.chars().all(|c| c.is_ascii_alphanumeric());
+        if !named || !plain(method) || !plain(path) {
+            return Err(format!(
+                "{method} {path}: operationId {id:?} is not a plain name"
+            ));
+        }
+        out.push_str(&format!(
+            "  {id}: {{ method: '{method}', path: '{path}', writes: {} }},\n",
+            takes_key(row)
+        ));
+    }
+    out.push_str(
+        "} as const;\n\n\
+         /** The operationId of a route the package calls. */\n\
+         export type OperationId = keyof typeof ROUTES;\n",
+    );
+    Ok(out)
+}
+
 /// The `(METHOD, path)` pairs the document has.
 pub fn documented(openapi: &Value) -> BTreeSet<(String, String)> {
     let mut out = BTreeSet::new();
@@ -88,7 +140,7 @@ pub fn documented(openapi: &Value) -> BTreeSet<(String, String)> {
 
 /// What is wrong with one declared route's operation in the document, if anything.
 pub fn check(openapi: &Value, row: &Row) -> Vec<String> {
-    let (method, pattern, _, access, effect, operation_id) = *row;
+    let (method, pattern, _, access, _, operation_id) = *row;
     let path = document_path(pattern);
     let Some(op) = openapi.pointer(&format!(
         "/paths/{}/{}",
@@ -116,8 +168,7 @@ pub fn check(openapi: &Value, row: &Row) -> Vec<String> {
         .any(|p| {
             p.get("$ref").and_then(Value::as_str) == Some("#/components/parameters/IdempotencyKey")
         });
-    let merchant_write =
-        effect == Effect::Writes && !matches!(access, Access::Admin | Access::Open);
+    let merchant_write = takes_key(row);
     if keyed != merchant_write {
         wrong.push(format!(
             "{method} {path}: an Idempotency-Key parameter {}",
@@ -170,8 +221,24 @@ mod tests {
         let extra: Vec<_> = documented.difference(&declared).collect();
         assert!(
             missing.is_empty() && extra.is_empty(),
-            "declared in a wire/<family>.rs ROUTES but not in openapi.json's paths: {missing:?}; \
-             in the paths but declared nowhere: {extra:?}"
+            "declared in a wire/<family>.rs ROUTES but not in openapi.json's paths: {missing:?} \
+             (`UPDATE_CODEGEN=1 cargo test -p tokenpad-core --lib codegen` writes their \
+             skeletons); in the paths but declared nowhere: {extra:?}"
+        );
+    }
+
+    /// Every operation has its summary and at least one response: a skeleton the generator
+    /// wrote fails here until its author has written them.
+    #[test]
+    fn every_operation_is_written() {
+        let unwritten = super::super::skeleton::unwritten(&document());
+        assert!(
+            unwritten.is_empty(),
+            "{unwritten:#?}\ncodegen writes a declared route's skeleton into openapi.json \
+             (operationId, tags, security, path parameters, the Idempotency-Key of a write, the \
+             CORS preflight); its author writes the rest by hand: the summary and description, \
+             query parameters, the request body and the responses, referring to \
+             #/components/schemas and #/components/examples (see docs/contributing.md)"
         );
     }
 

@@ -39,7 +39,7 @@ use Effect::Reads;
 /// OpenAPI document and the live push channel (a WebSocket, served by the edge and the
 /// merchant's object).
 #[rustfmt::skip]
-const EDGE: &[Row] = &[
+pub const EDGE: &[Row] = &[
     ("GET", "/", Route::Index, Open, Reads, "getIndex"),
     ("GET", "/health", Route::Health, Open, Reads, "getHealth"),
     ("GET", "/openapi.json", Route::OpenApi, Open, Reads, "getOpenApi"),
