@@ -272,7 +272,7 @@ export class TokenpadServer {
     return this.#call('updateWebhook', [webhookId], { ...opts, body: req });
   }
 
-  deleteWebhook(webhookId: string, opts?: CallOptions): Promise<WebhookDeleted> {
+  deleteWebhook(webhookId: string, opts?: MutationOptions): Promise<WebhookDeleted> {
     return this.#call('deleteWebhook', [webhookId], opts);
   }
 
@@ -302,7 +302,7 @@ export class TokenpadServer {
   }
 
   /** `DELETE /holder/:userId/sessions`: every live session token of the holder stops working. */
-  revokeSessions(userId: string, opts?: CallOptions): Promise<SessionsRevoked> {
+  revokeSessions(userId: string, opts?: MutationOptions): Promise<SessionsRevoked> {
     return this.#call('revokeSessions', [userId], opts);
   }
 
