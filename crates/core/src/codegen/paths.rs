@@ -6,7 +6,7 @@
 //! routes ([`routes_json`]) and the server client's ([`routes_ts`]) are generated from the
 //! declarations too.
 
-use crate::wire::routes::{rows, Access, Effect, Route, Row};
+use crate::wire::routes::{rows, Access, Effect, Row};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -65,7 +65,7 @@ pub fn routes_json() -> Result<String, String> {
             serde_json::json!({
                 "method": row.0,
                 "path": document_path(row.1),
-                "operationId": row.5,
+                "operationId": row.2.operation_id(),
                 "access": format!("{:?}", row.3).to_lowercase(),
                 "writes": row.4 == Effect::Writes,
                 "preflight": preflighted(row),
@@ -97,10 +97,12 @@ pub fn routes_ts() -> Result<String, String> {
     );
     // The live channel is a WebSocket (live.ts), not a call.
     let called = rows().filter(|row| {
-        matches!(row.3, Access::Secret | Access::Public | Access::Holder) && row.2 != Route::Live
+        matches!(row.3, Access::Secret | Access::Public | Access::Holder)
+            && row.2 != crate::wire::routes::LIVE
     });
     for row in called {
-        let (method, path, _, _, _, id) = *row;
+        let (method, path, route, _, _) = *row;
+        let id = route.operation_id();
         let plain = |s: &str| !s.contains(['\'', '\\', '\n']);
         let named = id.starts_with(|c: char| c.is_ascii_lowercase())
             && id.chars().all(|c| c.is_ascii_alphanumeric());
@@ -140,7 +142,8 @@ pub fn documented(openapi: &Value) -> BTreeSet<(String, String)> {
 
 /// What is wrong with one declared route's operation in the document, if anything.
 pub fn check(openapi: &Value, row: &Row) -> Vec<String> {
-    let (method, pattern, _, access, _, operation_id) = *row;
+    let (method, pattern, route, access, _) = *row;
+    let operation_id = route.operation_id();
     let path = document_path(pattern);
     let Some(op) = openapi.pointer(&format!(
         "/paths/{}/{}",

@@ -15,18 +15,28 @@ use crate::model::input::{Checked, Int, Text};
 use crate::model::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes,
-/// operationId.
+/// This family's routes, each named by its operationId in openapi.json (`endpoint::Route`):
+/// its rows below and the edge's admin dispatch (`edge/admin.rs`) name them.
+pub const ADMIN_CREATE_MERCHANT: Route = Route::new("adminCreateMerchant");
+pub const ADMIN_TIME_ADVANCE: Route = Route::new("adminAdvanceTime");
+pub const ADMIN_FAUCET: Route = Route::new("adminFaucet");
+pub const ADMIN_TIME: Route = Route::new("adminTime");
+pub const ADMIN_CHAIN_FAULTS: Route = Route::new("adminChainFaults");
+pub const ADMIN_FAULTS: Route = Route::new("adminFaults");
+pub const ADMIN_CHAIN: Route = Route::new("adminChain");
+pub const ADMIN_RECONCILE: Route = Route::new("adminReconcile");
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("POST", "/admin/merchants", Route::AdminCreateMerchant, Admin, Writes, "adminCreateMerchant"),
-    ("POST", "/admin/time/advance", Route::AdminTimeAdvance, Admin, Writes, "adminAdvanceTime"),
-    ("POST", "/admin/faucet", Route::AdminFaucet, Admin, Writes, "adminFaucet"),
-    ("GET", "/admin/time", Route::AdminTime, Admin, Reads, "adminTime"),
-    ("POST", "/admin/chain/faults", Route::AdminChainFaults, Admin, Writes, "adminChainFaults"),
-    ("POST", "/admin/faults", Route::AdminFaults, Admin, Writes, "adminFaults"),
-    ("GET", "/admin/merchants/:merchantId/chain", Route::AdminChain, Admin, Reads, "adminChain"),
-    ("GET", "/admin/merchants/:merchantId/reconcile", Route::AdminReconcile, Admin, Reads, "adminReconcile"),
+    ("POST", "/admin/merchants", ADMIN_CREATE_MERCHANT, Admin, Writes),
+    ("POST", "/admin/time/advance", ADMIN_TIME_ADVANCE, Admin, Writes),
+    ("POST", "/admin/faucet", ADMIN_FAUCET, Admin, Writes),
+    ("GET", "/admin/time", ADMIN_TIME, Admin, Reads),
+    ("POST", "/admin/chain/faults", ADMIN_CHAIN_FAULTS, Admin, Writes),
+    ("POST", "/admin/faults", ADMIN_FAULTS, Admin, Writes),
+    ("GET", "/admin/merchants/:merchantId/chain", ADMIN_CHAIN, Admin, Reads),
+    ("GET", "/admin/merchants/:merchantId/reconcile", ADMIN_RECONCILE, Admin, Reads),
 ];
 
 /// `POST /admin/merchants`.

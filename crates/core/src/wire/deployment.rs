@@ -26,19 +26,32 @@ use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes,
-/// operationId.
+/// This family's routes, each named by its operationId in openapi.json (`endpoint::Route`):
+/// its rows below, its operations' `route()` and its decoding name them.
+pub const CREATE_MEMECOIN: Route = Route::new("createMemecoin");
+pub const CREATE_AIRDROP: Route = Route::new("createAirdrop");
+pub const MEMECOIN_STATUS: Route = Route::new("getMemecoinStatus");
+pub const AIRDROP_STATUS: Route = Route::new("getAirdropStatus");
+/// The status reads under the interface's other forms: the id in the query, or in a POST body
+/// (a read all the same).
+pub const MEMECOIN_STATUS_BY_QUERY: Route = Route::new("getMemecoinStatusByQuery");
+pub const MEMECOIN_STATUS_POST: Route = Route::new("postMemecoinStatus");
+pub const AIRDROP_STATUS_BY_QUERY: Route = Route::new("getAirdropStatusByQuery");
+pub const AIRDROP_STATUS_POST: Route = Route::new("postAirdropStatus");
+pub const DEPLOYMENT_PAGE: Route = Route::new("getDeploymentPage");
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("POST", "/template/memecoin", Route::CreateMemecoin, Secret, Writes, "createMemecoin"),
-    ("POST", "/template/airdrop", Route::CreateAirdrop, Secret, Writes, "createAirdrop"),
-    ("GET", "/template/memecoin/status/:id", Route::MemecoinStatus, Secret, Reads, "getMemecoinStatus"),
-    ("GET", "/memecoin/status", Route::MemecoinStatus, Secret, Reads, "getMemecoinStatusByQuery"),
-    ("POST", "/memecoin/status", Route::MemecoinStatus, Secret, Reads, "postMemecoinStatus"),
-    ("GET", "/template/airdrop/status/:id", Route::AirdropStatus, Secret, Reads, "getAirdropStatus"),
-    ("GET", "/airdrop/status", Route::AirdropStatus, Secret, Reads, "getAirdropStatusByQuery"),
-    ("POST", "/airdrop/status", Route::AirdropStatus, Secret, Reads, "postAirdropStatus"),
-    ("GET", "/deployments/:id", Route::DeploymentPage, Open, Reads, "getDeploymentPage"),
+    ("POST", "/template/memecoin", CREATE_MEMECOIN, Secret, Writes),
+    ("POST", "/template/airdrop", CREATE_AIRDROP, Secret, Writes),
+    ("GET", "/template/memecoin/status/:id", MEMECOIN_STATUS, Secret, Reads),
+    ("GET", "/memecoin/status", MEMECOIN_STATUS_BY_QUERY, Secret, Reads),
+    ("POST", "/memecoin/status", MEMECOIN_STATUS_POST, Secret, Reads),
+    ("GET", "/template/airdrop/status/:id", AIRDROP_STATUS, Secret, Reads),
+    ("GET", "/airdrop/status", AIRDROP_STATUS_BY_QUERY, Secret, Reads),
+    ("POST", "/airdrop/status", AIRDROP_STATUS_POST, Secret, Reads),
+    ("GET", "/deployments/:id", DEPLOYMENT_PAGE, Open, Reads),
 ];
 
 /// Holders the overview page lists.
@@ -244,10 +257,10 @@ impl DeploymentOp {
     /// The route it was decoded from (the kind's route).
     pub fn route(&self) -> Route {
         match self {
-            DeploymentOp::CreateDeployment(DeployRequest::Memecoin(_)) => Route::CreateMemecoin,
-            DeploymentOp::CreateDeployment(DeployRequest::Airdrop(_)) => Route::CreateAirdrop,
-            DeploymentOp::DeploymentStatus(DeploymentKind::Memecoin, _) => Route::MemecoinStatus,
-            DeploymentOp::DeploymentStatus(DeploymentKind::Airdrop, _) => Route::AirdropStatus,
+            DeploymentOp::CreateDeployment(DeployRequest::Memecoin(_)) => CREATE_MEMECOIN,
+            DeploymentOp::CreateDeployment(DeployRequest::Airdrop(_)) => CREATE_AIRDROP,
+            DeploymentOp::DeploymentStatus(DeploymentKind::Memecoin, _) => MEMECOIN_STATUS,
+            DeploymentOp::DeploymentStatus(DeploymentKind::Airdrop, _) => AIRDROP_STATUS,
         }
     }
 }
@@ -258,12 +271,12 @@ pub fn decode(route: Route, parts: &Parts) -> Result<Option<DeploymentOp>> {
     Ok(Some(match route {
         // The rules across a deployment's fields are checked here, with its decoding: a
         // request that breaks them never starts executing.
-        Route::CreateMemecoin => create(DeployRequest::Memecoin(parts.body::<MemecoinRequest>()?))?,
-        Route::CreateAirdrop => create(DeployRequest::Airdrop(parts.body::<AirdropRequest>()?))?,
-        Route::MemecoinStatus => {
+        CREATE_MEMECOIN => create(DeployRequest::Memecoin(parts.body::<MemecoinRequest>()?))?,
+        CREATE_AIRDROP => create(DeployRequest::Airdrop(parts.body::<AirdropRequest>()?))?,
+        MEMECOIN_STATUS | MEMECOIN_STATUS_BY_QUERY | MEMECOIN_STATUS_POST => {
             DeploymentOp::DeploymentStatus(DeploymentKind::Memecoin, status_id(parts)?)
         }
-        Route::AirdropStatus => {
+        AIRDROP_STATUS | AIRDROP_STATUS_BY_QUERY | AIRDROP_STATUS_POST => {
             DeploymentOp::DeploymentStatus(DeploymentKind::Airdrop, status_id(parts)?)
         }
         _ => return Ok(None),

@@ -1,6 +1,6 @@
-//! What an endpoint is declared with: its [`Route`], who may call it ([`Access`]), whether it
-//! writes ([`Effect`]), and the [`Row`] that puts them on a method and a path (with the
-//! operation's name in the OpenAPI document). Each resource
+//! What an endpoint is declared with: its [`Route`] (the operation's name in the OpenAPI
+//! document), who may call it ([`Access`]), whether it writes ([`Effect`]), and the [`Row`]
+//! that puts them on a method and a path. Each resource
 //! family declares its rows in its own module (`token::ROUTES`, `ledger::ROUTES`, ...), next to
 //! its operation and its answers; `routes` gathers them into the table the edge matches.
 
@@ -21,69 +21,22 @@ pub enum Access {
     Holder,
 }
 
-/// What a route does. Merchant routes decode into a typed `op::Op`; the others are served by
-/// the edge itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Route {
-    Index,
-    Health,
-    OpenApi,
-    DeploymentPage,
-    AdminCreateMerchant,
-    AdminTimeAdvance,
-    AdminTime,
-    AdminFaucet,
-    AdminChainFaults,
-    AdminChain,
-    AdminReconcile,
-    AdminFaults,
-    CreateToken,
-    Job,
-    PatchToken,
-    Token,
-    AllTokens,
-    PutHolder,
-    GetHolder,
-    HolderToken,
-    Distribute,
-    Spend,
-    Transfer,
-    Withdraw,
-    History,
-    CreateMemecoin,
-    CreateAirdrop,
-    MemecoinStatus,
-    AirdropStatus,
-    CreatePresale,
-    ListPresales,
-    MerchantPresale,
-    PublicPresale,
-    BuyPresale,
-    ResolvePresale,
-    CreateLiquidity,
-    Reward,
-    Buy,
-    Sell,
-    BuyQuote,
-    SellQuote,
-    /// The live push channel (a WebSocket, served by the edge and the merchant's object).
-    Live,
-    ParkedWork,
-    Events,
-    Event,
-    CreateWebhook,
-    ListWebhooks,
-    GetWebhook,
-    UpdateWebhook,
-    DeleteWebhook,
-    TestWebhook,
-    Deliveries,
-    ReplayDelivery,
-    CreateSession,
-    RevokeSessions,
-    CurrentSession,
-    Settings,
-    PatchSettings,
+/// Which route a request matched: named by its operation's `operationId` in openapi.json,
+/// unique across the table (a test checks). Each family declares its routes as constants
+/// beside its rows (`ledger::SPEND`), and its decoding, its operations' `route()` and the edge
+/// match them as patterns, so adding a route touches its family's file alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Route(&'static str);
+
+impl Route {
+    pub const fn new(operation_id: &'static str) -> Route {
+        Route(operation_id)
+    }
+
+    /// Its `operationId` in openapi.json.
+    pub fn operation_id(self) -> &'static str {
+        self.0
+    }
 }
 
 /// What a route's operation does to the merchant's state, declared once on its row.
@@ -95,13 +48,6 @@ pub enum Effect {
     Writes,
 }
 
-/// Method, path pattern (`:name` is a parameter), route, access, whether it writes, and its
-/// `operationId` in `openapi.json` (which `codegen` checks).
-pub type Row = (
-    &'static str,
-    &'static str,
-    Route,
-    Access,
-    Effect,
-    &'static str,
-);
+/// Method, path pattern (`:name` is a parameter), route (its `operationId` in `openapi.json`,
+/// which `codegen` checks), access, and whether it writes.
+pub type Row = (&'static str, &'static str, Route, Access, Effect);

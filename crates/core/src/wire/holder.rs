@@ -23,13 +23,18 @@ use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes,
-/// operationId.
+/// This family's routes, each named by its operationId in openapi.json (`endpoint::Route`):
+/// its rows below, its operations' `route()` and its decoding name them.
+pub const PUT_HOLDER: Route = Route::new("putHolder");
+pub const GET_HOLDER: Route = Route::new("getHolder");
+pub const HOLDER_TOKEN: Route = Route::new("getHolderTokenBalance");
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("PUT", "/holder/:userId", Route::PutHolder, Secret, Writes, "putHolder"),
-    ("GET", "/holder/:userId", Route::GetHolder, Public, Reads, "getHolder"),
-    ("GET", "/holder/:holder/token/:tokenAddress", Route::HolderToken, Public, Reads, "getHolderTokenBalance"),
+    ("PUT", "/holder/:userId", PUT_HOLDER, Secret, Writes),
+    ("GET", "/holder/:userId", GET_HOLDER, Public, Reads),
+    ("GET", "/holder/:holder/token/:tokenAddress", HOLDER_TOKEN, Public, Reads),
 ];
 
 /// What an item of a holder is.
@@ -340,9 +345,9 @@ impl HolderOp {
     /// The route it was decoded from.
     pub fn route(&self) -> Route {
         match self {
-            HolderOp::PutHolder(_) => Route::PutHolder,
-            HolderOp::GetHolder(_) => Route::GetHolder,
-            HolderOp::HolderToken(..) => Route::HolderToken,
+            HolderOp::PutHolder(_) => PUT_HOLDER,
+            HolderOp::GetHolder(_) => GET_HOLDER,
+            HolderOp::HolderToken(..) => HOLDER_TOKEN,
         }
     }
 }
@@ -350,9 +355,9 @@ impl HolderOp {
 /// Decodes a route of this family; None for any other route.
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<HolderOp>> {
     Ok(Some(match route {
-        Route::PutHolder => HolderOp::PutHolder(parts.user(0)?),
-        Route::GetHolder => HolderOp::GetHolder(parts.user(0)?),
-        Route::HolderToken => {
+        PUT_HOLDER => HolderOp::PutHolder(parts.user(0)?),
+        GET_HOLDER => HolderOp::GetHolder(parts.user(0)?),
+        HOLDER_TOKEN => {
             let who = percent_decode(parts.raw(0)?).ok_or_else(bad_user_id)?;
             let holder = match Address::parse(&who) {
                 Some(a) => HolderRef::Address(a),

@@ -19,20 +19,32 @@ use crate::ops::Ctx;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes,
-/// operationId.
+/// This family's routes, each named by its operationId in openapi.json (`endpoint::Route`):
+/// its rows below, its operations' `route()` and its decoding name them.
+pub const EVENTS: Route = Route::new("listEvents");
+pub const EVENT: Route = Route::new("getEvent");
+pub const CREATE_WEBHOOK: Route = Route::new("createWebhook");
+pub const LIST_WEBHOOKS: Route = Route::new("listWebhooks");
+pub const GET_WEBHOOK: Route = Route::new("getWebhook");
+pub const UPDATE_WEBHOOK: Route = Route::new("updateWebhook");
+pub const DELETE_WEBHOOK: Route = Route::new("deleteWebhook");
+pub const TEST_WEBHOOK: Route = Route::new("testWebhook");
+pub const DELIVERIES: Route = Route::new("listDeliveries");
+pub const REPLAY_DELIVERY: Route = Route::new("replayDelivery");
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("GET", "/merchant/events", Route::Events, Secret, Reads, "listEvents"),
-    ("GET", "/merchant/events/:eventId", Route::Event, Secret, Reads, "getEvent"),
-    ("POST", "/merchant/webhooks", Route::CreateWebhook, Secret, Writes, "createWebhook"),
-    ("GET", "/merchant/webhooks", Route::ListWebhooks, Secret, Reads, "listWebhooks"),
-    ("GET", "/merchant/webhooks/:webhookId", Route::GetWebhook, Secret, Reads, "getWebhook"),
-    ("PATCH", "/merchant/webhooks/:webhookId", Route::UpdateWebhook, Secret, Writes, "updateWebhook"),
-    ("DELETE", "/merchant/webhooks/:webhookId", Route::DeleteWebhook, Secret, Writes, "deleteWebhook"),
-    ("POST", "/merchant/webhooks/:webhookId/test", Route::TestWebhook, Secret, Writes, "testWebhook"),
-    ("GET", "/merchant/webhooks/:webhookId/deliveries", Route::Deliveries, Secret, Reads, "listDeliveries"),
-    ("POST", "/merchant/webhooks/:webhookId/deliveries/:deliveryId/replay", Route::ReplayDelivery, Secret, Writes, "replayDelivery"),
+    ("GET", "/merchant/events", EVENTS, Secret, Reads),
+    ("GET", "/merchant/events/:eventId", EVENT, Secret, Reads),
+    ("POST", "/merchant/webhooks", CREATE_WEBHOOK, Secret, Writes),
+    ("GET", "/merchant/webhooks", LIST_WEBHOOKS, Secret, Reads),
+    ("GET", "/merchant/webhooks/:webhookId", GET_WEBHOOK, Secret, Reads),
+    ("PATCH", "/merchant/webhooks/:webhookId", UPDATE_WEBHOOK, Secret, Writes),
+    ("DELETE", "/merchant/webhooks/:webhookId", DELETE_WEBHOOK, Secret, Writes),
+    ("POST", "/merchant/webhooks/:webhookId/test", TEST_WEBHOOK, Secret, Writes),
+    ("GET", "/merchant/webhooks/:webhookId/deliveries", DELIVERIES, Secret, Reads),
+    ("POST", "/merchant/webhooks/:webhookId/deliveries/:deliveryId/replay", REPLAY_DELIVERY, Secret, Writes),
 ];
 
 /// An operation on the event log or the webhooks.
@@ -55,16 +67,16 @@ impl HookOp {
     /// The route it was decoded from.
     pub fn route(&self) -> Route {
         match self {
-            HookOp::Events(_) => Route::Events,
-            HookOp::Event(_) => Route::Event,
-            HookOp::CreateWebhook(_) => Route::CreateWebhook,
-            HookOp::ListWebhooks => Route::ListWebhooks,
-            HookOp::GetWebhook(_) => Route::GetWebhook,
-            HookOp::UpdateWebhook(..) => Route::UpdateWebhook,
-            HookOp::DeleteWebhook(_) => Route::DeleteWebhook,
-            HookOp::TestWebhook(_) => Route::TestWebhook,
-            HookOp::Deliveries(..) => Route::Deliveries,
-            HookOp::ReplayDelivery(..) => Route::ReplayDelivery,
+            HookOp::Events(_) => EVENTS,
+            HookOp::Event(_) => EVENT,
+            HookOp::CreateWebhook(_) => CREATE_WEBHOOK,
+            HookOp::ListWebhooks => LIST_WEBHOOKS,
+            HookOp::GetWebhook(_) => GET_WEBHOOK,
+            HookOp::UpdateWebhook(..) => UPDATE_WEBHOOK,
+            HookOp::DeleteWebhook(_) => DELETE_WEBHOOK,
+            HookOp::TestWebhook(_) => TEST_WEBHOOK,
+            HookOp::Deliveries(..) => DELIVERIES,
+            HookOp::ReplayDelivery(..) => REPLAY_DELIVERY,
         }
     }
 }
@@ -91,21 +103,19 @@ fn webhook_id(parts: &Parts) -> Result<WebhookId> {
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<HookOp>> {
     let q = |name: &str| parts.query(name);
     Ok(Some(match route {
-        Route::Events => HookOp::Events(EventQuery::parse(q("after"), q("types"), q("limit"))?),
-        Route::Event => HookOp::Event(parts.id(0, "eventId")?),
-        Route::CreateWebhook => HookOp::CreateWebhook(parts.body()?),
-        Route::ListWebhooks => HookOp::ListWebhooks,
-        Route::GetWebhook => HookOp::GetWebhook(webhook_id(parts)?),
-        Route::UpdateWebhook => HookOp::UpdateWebhook(webhook_id(parts)?, parts.body()?),
-        Route::DeleteWebhook => HookOp::DeleteWebhook(webhook_id(parts)?),
-        Route::TestWebhook => HookOp::TestWebhook(webhook_id(parts)?),
-        Route::Deliveries => HookOp::Deliveries(
+        EVENTS => HookOp::Events(EventQuery::parse(q("after"), q("types"), q("limit"))?),
+        EVENT => HookOp::Event(parts.id(0, "eventId")?),
+        CREATE_WEBHOOK => HookOp::CreateWebhook(parts.body()?),
+        LIST_WEBHOOKS => HookOp::ListWebhooks,
+        GET_WEBHOOK => HookOp::GetWebhook(webhook_id(parts)?),
+        UPDATE_WEBHOOK => HookOp::UpdateWebhook(webhook_id(parts)?, parts.body()?),
+        DELETE_WEBHOOK => HookOp::DeleteWebhook(webhook_id(parts)?),
+        TEST_WEBHOOK => HookOp::TestWebhook(webhook_id(parts)?),
+        DELIVERIES => HookOp::Deliveries(
             webhook_id(parts)?,
             DeliveryQuery::parse(q("cursor"), q("limit"))?,
         ),
-        Route::ReplayDelivery => {
-            HookOp::ReplayDelivery(webhook_id(parts)?, parts.id(1, "deliveryId")?)
-        }
+        REPLAY_DELIVERY => HookOp::ReplayDelivery(webhook_id(parts)?, parts.id(1, "deliveryId")?),
         _ => return Ok(None),
     }))
 }

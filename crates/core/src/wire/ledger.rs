@@ -24,16 +24,24 @@ use crate::ops::{holder, Ctx};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes,
-/// operationId.
+/// This family's routes, each named by its operationId in openapi.json (`endpoint::Route`):
+/// its rows below, its operations' `route()` and its decoding name them.
+pub const DISTRIBUTE: Route = Route::new("distribute");
+pub const REWARD: Route = Route::new("reward");
+pub const SPEND: Route = Route::new("spend");
+pub const TRANSFER: Route = Route::new("transfer");
+pub const WITHDRAW: Route = Route::new("withdraw");
+pub const HISTORY: Route = Route::new("listHolderTransactions");
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("POST", "/token/:tokenAddress/distribute", Route::Distribute, Secret, Writes, "distribute"),
-    ("POST", "/token/:tokenAddress/reward", Route::Reward, Secret, Writes, "reward"),
-    ("POST", "/holder/:userId/spend", Route::Spend, Holder, Writes, "spend"),
-    ("POST", "/holder/:userId/transfer", Route::Transfer, Holder, Writes, "transfer"),
-    ("POST", "/holder/:userId/withdraw", Route::Withdraw, Secret, Writes, "withdraw"),
-    ("GET", "/holder/:userId/transactions", Route::History, Holder, Reads, "listHolderTransactions"),
+    ("POST", "/token/:tokenAddress/distribute", DISTRIBUTE, Secret, Writes),
+    ("POST", "/token/:tokenAddress/reward", REWARD, Secret, Writes),
+    ("POST", "/holder/:userId/spend", SPEND, Holder, Writes),
+    ("POST", "/holder/:userId/transfer", TRANSFER, Holder, Writes),
+    ("POST", "/holder/:userId/withdraw", WITHDRAW, Secret, Writes),
+    ("GET", "/holder/:userId/transactions", HISTORY, Holder, Reads),
 ];
 
 /// `POST /token/:tokenAddress/distribute`.
@@ -218,12 +226,12 @@ impl LedgerOp {
     /// The route it was decoded from.
     pub fn route(&self) -> Route {
         match self {
-            LedgerOp::Distribute(..) => Route::Distribute,
-            LedgerOp::Reward(..) => Route::Reward,
-            LedgerOp::Spend(..) => Route::Spend,
-            LedgerOp::Transfer(..) => Route::Transfer,
-            LedgerOp::Withdraw(..) => Route::Withdraw,
-            LedgerOp::History(..) => Route::History,
+            LedgerOp::Distribute(..) => DISTRIBUTE,
+            LedgerOp::Reward(..) => REWARD,
+            LedgerOp::Spend(..) => SPEND,
+            LedgerOp::Transfer(..) => TRANSFER,
+            LedgerOp::Withdraw(..) => WITHDRAW,
+            LedgerOp::History(..) => HISTORY,
         }
     }
 }
@@ -231,12 +239,12 @@ impl LedgerOp {
 /// Decodes a route of this family; None for any other route.
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<LedgerOp>> {
     Ok(Some(match route {
-        Route::Distribute => LedgerOp::Distribute(parts.token(0)?, parts.body()?),
-        Route::Reward => LedgerOp::Reward(parts.token(0)?, parts.body()?),
-        Route::Spend => LedgerOp::Spend(parts.user(0)?, parts.body()?),
-        Route::Transfer => LedgerOp::Transfer(parts.user(0)?, parts.body()?),
-        Route::Withdraw => LedgerOp::Withdraw(parts.user(0)?, parts.body()?),
-        Route::History => LedgerOp::History(
+        DISTRIBUTE => LedgerOp::Distribute(parts.token(0)?, parts.body()?),
+        REWARD => LedgerOp::Reward(parts.token(0)?, parts.body()?),
+        SPEND => LedgerOp::Spend(parts.user(0)?, parts.body()?),
+        TRANSFER => LedgerOp::Transfer(parts.user(0)?, parts.body()?),
+        WITHDRAW => LedgerOp::Withdraw(parts.user(0)?, parts.body()?),
+        HISTORY => LedgerOp::History(
             parts.user(0)?,
             HistoryQuery::parse(
                 parts.query("limit"),

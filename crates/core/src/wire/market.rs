@@ -27,15 +27,22 @@ use crate::ops::{holder, Ctx};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes,
-/// operationId.
+/// This family's routes, each named by its operationId in openapi.json (`endpoint::Route`):
+/// its rows below, its operations' `route()` and its decoding name them.
+pub const CREATE_LIQUIDITY: Route = Route::new("createLiquidity");
+pub const BUY: Route = Route::new("buy");
+pub const SELL: Route = Route::new("sell");
+pub const BUY_QUOTE: Route = Route::new("buyQuote");
+pub const SELL_QUOTE: Route = Route::new("sellQuote");
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("POST", "/token/:tokenAddress/liquidity", Route::CreateLiquidity, Secret, Writes, "createLiquidity"),
-    ("POST", "/holder/:userId/buy", Route::Buy, Secret, Writes, "buy"),
-    ("POST", "/holder/:userId/sell", Route::Sell, Secret, Writes, "sell"),
-    ("GET", "/holder/:userId/buy/quote", Route::BuyQuote, Secret, Reads, "buyQuote"),
-    ("GET", "/holder/:userId/sell/quote", Route::SellQuote, Secret, Reads, "sellQuote"),
+    ("POST", "/token/:tokenAddress/liquidity", CREATE_LIQUIDITY, Secret, Writes),
+    ("POST", "/holder/:userId/buy", BUY, Secret, Writes),
+    ("POST", "/holder/:userId/sell", SELL, Secret, Writes),
+    ("GET", "/holder/:userId/buy/quote", BUY_QUOTE, Secret, Reads),
+    ("GET", "/holder/:userId/sell/quote", SELL_QUOTE, Secret, Reads),
 ];
 
 /// `POST /token/:tokenAddress/liquidity` -> 201.
@@ -198,11 +205,11 @@ impl MarketOp {
     /// The route it was decoded from.
     pub fn route(&self) -> Route {
         match self {
-            MarketOp::CreateLiquidity(..) => Route::CreateLiquidity,
-            MarketOp::Buy(..) => Route::Buy,
-            MarketOp::Sell(..) => Route::Sell,
-            MarketOp::BuyQuote(..) => Route::BuyQuote,
-            MarketOp::SellQuote(..) => Route::SellQuote,
+            MarketOp::CreateLiquidity(..) => CREATE_LIQUIDITY,
+            MarketOp::Buy(..) => BUY,
+            MarketOp::Sell(..) => SELL,
+            MarketOp::BuyQuote(..) => BUY_QUOTE,
+            MarketOp::SellQuote(..) => SELL_QUOTE,
         }
     }
 }
@@ -210,11 +217,11 @@ impl MarketOp {
 /// Decodes a route of this family; None for any other route.
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<MarketOp>> {
     Ok(Some(match route {
-        Route::CreateLiquidity => MarketOp::CreateLiquidity(parts.token(0)?, parts.body()?),
-        Route::Buy => MarketOp::Buy(parts.user(0)?, parts.body()?),
-        Route::Sell => MarketOp::Sell(parts.user(0)?, parts.body()?),
-        Route::BuyQuote => MarketOp::BuyQuote(parts.user(0)?, parts.query_as()?),
-        Route::SellQuote => MarketOp::SellQuote(parts.user(0)?, parts.query_as()?),
+        CREATE_LIQUIDITY => MarketOp::CreateLiquidity(parts.token(0)?, parts.body()?),
+        BUY => MarketOp::Buy(parts.user(0)?, parts.body()?),
+        SELL => MarketOp::Sell(parts.user(0)?, parts.body()?),
+        BUY_QUOTE => MarketOp::BuyQuote(parts.user(0)?, parts.query_as()?),
+        SELL_QUOTE => MarketOp::SellQuote(parts.user(0)?, parts.query_as()?),
         _ => return Ok(None),
     }))
 }

@@ -14,13 +14,18 @@ use crate::ops::Ctx;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes,
-/// operationId.
+/// This family's routes, each named by its operationId in openapi.json (`endpoint::Route`):
+/// its rows below, its operations' `route()` and its decoding name them.
+pub const PARKED_WORK: Route = Route::new("listParkedWork");
+pub const SETTINGS: Route = Route::new("getSettings");
+pub const PATCH_SETTINGS: Route = Route::new("patchSettings");
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("GET", "/merchant/parked-work", Route::ParkedWork, Secret, Reads, "listParkedWork"),
-    ("GET", "/merchant/settings", Route::Settings, Secret, Reads, "getSettings"),
-    ("PATCH", "/merchant/settings", Route::PatchSettings, Secret, Writes, "patchSettings"),
+    ("GET", "/merchant/parked-work", PARKED_WORK, Secret, Reads),
+    ("GET", "/merchant/settings", SETTINGS, Secret, Reads),
+    ("PATCH", "/merchant/settings", PATCH_SETTINGS, Secret, Writes),
 ];
 
 /// An operation on the merchant's own resources, decoded from one of [`ROUTES`].
@@ -44,9 +49,9 @@ impl MerchantOp {
     /// The route it was decoded from.
     pub fn route(&self) -> Route {
         match self {
-            MerchantOp::ParkedWork => Route::ParkedWork,
-            MerchantOp::Settings => Route::Settings,
-            MerchantOp::PatchSettings(_) => Route::PatchSettings,
+            MerchantOp::ParkedWork => PARKED_WORK,
+            MerchantOp::Settings => SETTINGS,
+            MerchantOp::PatchSettings(_) => PATCH_SETTINGS,
         }
     }
 }
@@ -54,9 +59,9 @@ impl MerchantOp {
 /// Decodes a route of this family; None for any other route.
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<MerchantOp>> {
     Ok(Some(match route {
-        Route::ParkedWork => MerchantOp::ParkedWork,
-        Route::Settings => MerchantOp::Settings,
-        Route::PatchSettings => MerchantOp::PatchSettings(parts.body()?),
+        PARKED_WORK => MerchantOp::ParkedWork,
+        SETTINGS => MerchantOp::Settings,
+        PATCH_SETTINGS => MerchantOp::PatchSettings(parts.body()?),
         _ => return Ok(None),
     }))
 }

@@ -24,17 +24,27 @@ use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes,
-/// operationId.
+/// This family's routes, each named by its operationId in openapi.json (`endpoint::Route`):
+/// its rows below, its operations' `route()` and its decoding name them.
+pub const CREATE_PRESALE: Route = Route::new("createPresale");
+pub const LIST_PRESALES: Route = Route::new("listPresales");
+pub const RESOLVE_PRESALE: Route = Route::new("resolvePresale");
+/// The same operation under the interface's other path.
+pub const RESOLVE_PRESALE_ALIAS: Route = Route::new("resolvePresaleAlias");
+pub const MERCHANT_PRESALE: Route = Route::new("getMerchantPresale");
+pub const PUBLIC_PRESALE: Route = Route::new("getPresale");
+pub const BUY_PRESALE: Route = Route::new("buyPresale");
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("POST", "/merchant/presale", Route::CreatePresale, Secret, Writes, "createPresale"),
-    ("GET", "/merchant/presales", Route::ListPresales, Secret, Reads, "listPresales"),
-    ("POST", "/merchant/presale/resolve", Route::ResolvePresale, Secret, Writes, "resolvePresale"),
-    ("POST", "/resolve-presale", Route::ResolvePresale, Secret, Writes, "resolvePresaleAlias"),
-    ("GET", "/merchant/presale/:presaleId", Route::MerchantPresale, Secret, Reads, "getMerchantPresale"),
-    ("GET", "/token/presales/:presaleId", Route::PublicPresale, Public, Reads, "getPresale"),
-    ("POST", "/holder/:userId/buy-presale", Route::BuyPresale, Holder, Writes, "buyPresale"),
+    ("POST", "/merchant/presale", CREATE_PRESALE, Secret, Writes),
+    ("GET", "/merchant/presales", LIST_PRESALES, Secret, Reads),
+    ("POST", "/merchant/presale/resolve", RESOLVE_PRESALE, Secret, Writes),
+    ("POST", "/resolve-presale", RESOLVE_PRESALE_ALIAS, Secret, Writes),
+    ("GET", "/merchant/presale/:presaleId", MERCHANT_PRESALE, Secret, Reads),
+    ("GET", "/token/presales/:presaleId", PUBLIC_PRESALE, Public, Reads),
+    ("POST", "/holder/:userId/buy-presale", BUY_PRESALE, Holder, Writes),
 ];
 
 /// pending, active, completed, ended: a function of time and money.
@@ -386,12 +396,12 @@ impl PresaleOp {
     /// The route it was decoded from.
     pub fn route(&self) -> Route {
         match self {
-            PresaleOp::CreatePresale(_) => Route::CreatePresale,
-            PresaleOp::ListPresales => Route::ListPresales,
-            PresaleOp::MerchantPresale(_) => Route::MerchantPresale,
-            PresaleOp::PublicPresale(_) => Route::PublicPresale,
-            PresaleOp::BuyPresale(..) => Route::BuyPresale,
-            PresaleOp::ResolvePresale(_) => Route::ResolvePresale,
+            PresaleOp::CreatePresale(_) => CREATE_PRESALE,
+            PresaleOp::ListPresales => LIST_PRESALES,
+            PresaleOp::MerchantPresale(_) => MERCHANT_PRESALE,
+            PresaleOp::PublicPresale(_) => PUBLIC_PRESALE,
+            PresaleOp::BuyPresale(..) => BUY_PRESALE,
+            PresaleOp::ResolvePresale(_) => RESOLVE_PRESALE,
         }
     }
 }
@@ -399,16 +409,16 @@ impl PresaleOp {
 /// Decodes a route of this family; None for any other route.
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<PresaleOp>> {
     Ok(Some(match route {
-        Route::CreatePresale => PresaleOp::CreatePresale(Box::new(parts.body()?)),
-        Route::ListPresales => PresaleOp::ListPresales,
-        Route::MerchantPresale => {
+        CREATE_PRESALE => PresaleOp::CreatePresale(Box::new(parts.body()?)),
+        LIST_PRESALES => PresaleOp::ListPresales,
+        MERCHANT_PRESALE => {
             PresaleOp::MerchantPresale(PresaleId::new_unchecked(parts.id(0, "presaleId")?))
         }
-        Route::PublicPresale => {
+        PUBLIC_PRESALE => {
             PresaleOp::PublicPresale(PresaleId::new_unchecked(parts.id(0, "presaleId")?))
         }
-        Route::BuyPresale => PresaleOp::BuyPresale(parts.user(0)?, parts.body()?),
-        Route::ResolvePresale => PresaleOp::ResolvePresale(parts.body()?),
+        BUY_PRESALE => PresaleOp::BuyPresale(parts.user(0)?, parts.body()?),
+        RESOLVE_PRESALE | RESOLVE_PRESALE_ALIAS => PresaleOp::ResolvePresale(parts.body()?),
         _ => return Ok(None),
     }))
 }

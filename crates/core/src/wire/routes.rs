@@ -35,15 +35,22 @@ pub struct Matched {
 use Access::{Open, Public};
 use Effect::Reads;
 
+/// The edge's own routes, each named by its operationId in openapi.json (`endpoint::Route`):
+/// its rows below and the edge's dispatch name them.
+pub const INDEX: Route = Route::new("getIndex");
+pub const HEALTH: Route = Route::new("getHealth");
+pub const OPEN_API: Route = Route::new("getOpenApi");
+pub const LIVE: Route = Route::new("live");
+
 /// The routes the edge serves itself, open to anyone: the index, the health check, the
 /// OpenAPI document and the live push channel (a WebSocket, served by the edge and the
 /// merchant's object).
 #[rustfmt::skip]
 pub const EDGE: &[Row] = &[
-    ("GET", "/", Route::Index, Open, Reads, "getIndex"),
-    ("GET", "/health", Route::Health, Open, Reads, "getHealth"),
-    ("GET", "/openapi.json", Route::OpenApi, Open, Reads, "getOpenApi"),
-    ("GET", "/live", Route::Live, Public, Reads, "live"),
+    ("GET", "/", INDEX, Open, Reads),
+    ("GET", "/health", HEALTH, Open, Reads),
+    ("GET", "/openapi.json", OPEN_API, Open, Reads),
+    ("GET", "/live", LIVE, Public, Reads),
 ];
 
 /// Every family's rows.
@@ -94,7 +101,7 @@ fn matches(pattern: &str, path: &[&str]) -> Option<Vec<String>> {
 pub fn route(method: &str, path: &str) -> Result<Matched> {
     let segs = segments(path);
     let mut path_known = false;
-    for (m, pattern, route, access, _, _) in rows() {
+    for (m, pattern, route, access, _) in rows() {
         if let Some(params) = matches(pattern, &segs) {
             if *m == method || (method == "HEAD" && *m == "GET") {
                 return Ok(Matched {
@@ -127,7 +134,7 @@ pub fn route(method: &str, path: &str) -> Result<Matched> {
 pub fn allowed_methods(path: &str) -> Vec<&'static str> {
     let segs = segments(path);
     let mut methods: Vec<&'static str> = Vec::new();
-    for (m, pattern, _, _, _, _) in rows() {
+    for (m, pattern, _, _, _) in rows() {
         if matches(pattern, &segs).is_some() {
             methods.push(m);
             if *m == "GET" {
@@ -148,7 +155,7 @@ pub fn allowed_methods(path: &str) -> Vec<&'static str> {
 /// routes), and so answers CORS and its preflights.
 pub fn is_public_path(path: &str) -> bool {
     let segs = segments(path);
-    rows().any(|(_, pattern, _, access, _, _)| {
+    rows().any(|(_, pattern, _, access, _)| {
         matches!(access, Access::Public | Access::Open | Access::Holder)
             && matches(pattern, &segs).is_some()
     })
@@ -178,18 +185,24 @@ mod tests {
     }
 
     #[test]
-    fn the_rows_of_a_route_agree_on_what_it_does() {
-        for (m, pattern, route, _, effect, _) in rows() {
-            assert_eq!(
-                *effect == Effect::Writes,
-                route.writes(),
-                "{m} {pattern}: its route's rows disagree on whether it writes"
+    fn each_row_names_its_own_operation() {
+        // A route is its operationId: one row each, as openapi.json's operations are unique.
+        let mut seen = std::collections::BTreeSet::new();
+        for (m, pattern, route, _, effect) in rows() {
+            assert!(
+                seen.insert(route.operation_id()),
+                "{m} {pattern}: {} names another row too",
+                route.operation_id()
             );
+            assert_eq!(*effect == Effect::Writes, route.writes(), "{m} {pattern}");
         }
         // Writing by HTTP's meaning: every POST, PUT, PATCH and DELETE writes, but for the
         // deployment status reads the interface also answers on POST.
-        for (m, pattern, route, _, _, _) in rows() {
-            let status = matches!(route, Route::MemecoinStatus | Route::AirdropStatus);
+        for (m, pattern, route, _, _) in rows() {
+            let status = matches!(
+                *route,
+                deployment::MEMECOIN_STATUS_POST | deployment::AIRDROP_STATUS_POST
+            );
             if !status {
                 assert_eq!(route.writes(), *m != "GET", "{m} {pattern}");
             }
@@ -199,7 +212,7 @@ mod tests {
     #[test]
     fn routes_match_methods_and_params() {
         let m = route("GET", "/holder/alice%20b/token/0xabc").unwrap();
-        assert_eq!(m.route, Route::HolderToken);
+        assert_eq!(m.route, holder::HOLDER_TOKEN);
         assert_eq!(m.params, vec!["alice%20b", "0xabc"]);
         assert_eq!(
             route("DELETE", "/holder/x").unwrap_err().code,
@@ -220,9 +233,9 @@ mod tests {
         }
         assert_eq!(
             route("GET", "//holder//a/").unwrap().route,
-            Route::GetHolder
+            holder::GET_HOLDER
         );
-        assert_eq!(route("HEAD", "/health").unwrap().route, Route::Health);
+        assert_eq!(route("HEAD", "/health").unwrap().route, HEALTH);
         // What a 405's Allow header lists.
         assert_eq!(
             allowed_methods("/holder/x"),
@@ -240,7 +253,7 @@ mod tests {
         assert!(!is_public_path("/holder/alice/session"));
         assert_eq!(
             route("DELETE", "/holder/a/sessions").unwrap().route,
-            Route::RevokeSessions
+            session::REVOKE_SESSIONS
         );
     }
 

@@ -24,13 +24,18 @@ use crate::ops::Ctx;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes,
-/// operationId.
+/// This family's routes, each named by its operationId in openapi.json (`endpoint::Route`):
+/// its rows below, its operations' `route()` and its decoding name them.
+pub const CREATE_SESSION: Route = Route::new("createSession");
+pub const REVOKE_SESSIONS: Route = Route::new("revokeSessions");
+pub const CURRENT_SESSION: Route = Route::new("getSession");
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("POST", "/holder/:userId/session", Route::CreateSession, Secret, Writes, "createSession"),
-    ("DELETE", "/holder/:userId/sessions", Route::RevokeSessions, Secret, Writes, "revokeSessions"),
-    ("GET", "/session", Route::CurrentSession, Holder, Reads, "getSession"),
+    ("POST", "/holder/:userId/session", CREATE_SESSION, Secret, Writes),
+    ("DELETE", "/holder/:userId/sessions", REVOKE_SESSIONS, Secret, Writes),
+    ("GET", "/session", CURRENT_SESSION, Holder, Reads),
 ];
 
 /// One limit of a session, with what it moved so far.
@@ -160,9 +165,9 @@ impl SessionOp {
     /// The route it was decoded from.
     pub fn route(&self) -> Route {
         match self {
-            SessionOp::CreateSession(..) => Route::CreateSession,
-            SessionOp::RevokeSessions(_) => Route::RevokeSessions,
-            SessionOp::CurrentSession => Route::CurrentSession,
+            SessionOp::CreateSession(..) => CREATE_SESSION,
+            SessionOp::RevokeSessions(_) => REVOKE_SESSIONS,
+            SessionOp::CurrentSession => CURRENT_SESSION,
         }
     }
 }
@@ -170,9 +175,9 @@ impl SessionOp {
 /// Decodes a route of this family; None for any other route.
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<SessionOp>> {
     Ok(Some(match route {
-        Route::CreateSession => SessionOp::CreateSession(parts.user(0)?, parts.body()?),
-        Route::RevokeSessions => SessionOp::RevokeSessions(parts.user(0)?),
-        Route::CurrentSession => SessionOp::CurrentSession,
+        CREATE_SESSION => SessionOp::CreateSession(parts.user(0)?, parts.body()?),
+        REVOKE_SESSIONS => SessionOp::RevokeSessions(parts.user(0)?),
+        CURRENT_SESSION => SessionOp::CurrentSession,
         _ => return Ok(None),
     }))
 }

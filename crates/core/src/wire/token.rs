@@ -26,16 +26,25 @@ use crate::ops::{job, Ctx};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
-/// This family's routes: method, path pattern, route, who may call it, whether it writes,
-/// operationId.
+/// This family's routes, each named by its operationId in openapi.json (`endpoint::Route`):
+/// its rows below, its operations' `route()` and its decoding name them.
+pub const CREATE_TOKEN: Route = Route::new("createToken");
+pub const JOB: Route = Route::new("getJob");
+/// The same read under the interface's older path.
+pub const CREATE_TOKEN_STATUS: Route = Route::new("getCreateTokenStatus");
+pub const PATCH_TOKEN: Route = Route::new("patchToken");
+pub const ALL_TOKENS: Route = Route::new("listTokens");
+pub const TOKEN: Route = Route::new("getToken");
+
+/// This family's routes: method, path pattern, route, who may call it, whether it writes.
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
-    ("POST", "/merchant/create-token", Route::CreateToken, Secret, Writes, "createToken"),
-    ("GET", "/merchant/create-token/status/:jobId", Route::Job, Secret, Reads, "getCreateTokenStatus"),
-    ("GET", "/jobs/:jobId", Route::Job, Secret, Reads, "getJob"),
-    ("PATCH", "/merchant/token/:tokenAddress", Route::PatchToken, Secret, Writes, "patchToken"),
-    ("GET", "/merchant/all-tokens", Route::AllTokens, Secret, Reads, "listTokens"),
-    ("GET", "/token/:tokenAddress", Route::Token, Public, Reads, "getToken"),
+    ("POST", "/merchant/create-token", CREATE_TOKEN, Secret, Writes),
+    ("GET", "/merchant/create-token/status/:jobId", CREATE_TOKEN_STATUS, Secret, Reads),
+    ("GET", "/jobs/:jobId", JOB, Secret, Reads),
+    ("PATCH", "/merchant/token/:tokenAddress", PATCH_TOKEN, Secret, Writes),
+    ("GET", "/merchant/all-tokens", ALL_TOKENS, Secret, Reads),
+    ("GET", "/token/:tokenAddress", TOKEN, Public, Reads),
 ];
 
 /// Holders a token read lists by default, and at most.
@@ -330,11 +339,11 @@ impl TokenOp {
     /// The route it was decoded from.
     pub fn route(&self) -> Route {
         match self {
-            TokenOp::CreateToken(_) => Route::CreateToken,
-            TokenOp::Job(_) => Route::Job,
-            TokenOp::PatchToken(..) => Route::PatchToken,
-            TokenOp::Token(..) => Route::Token,
-            TokenOp::AllTokens => Route::AllTokens,
+            TokenOp::CreateToken(_) => CREATE_TOKEN,
+            TokenOp::Job(_) => JOB,
+            TokenOp::PatchToken(..) => PATCH_TOKEN,
+            TokenOp::Token(..) => TOKEN,
+            TokenOp::AllTokens => ALL_TOKENS,
         }
     }
 }
@@ -342,10 +351,10 @@ impl TokenOp {
 /// Decodes a route of this family; None for any other route.
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<TokenOp>> {
     Ok(Some(match route {
-        Route::CreateToken => TokenOp::CreateToken(parts.body()?),
-        Route::Job => TokenOp::Job(JobId::new_unchecked(parts.id(0, "jobId")?)),
-        Route::PatchToken => TokenOp::PatchToken(parts.token(0)?, parts.body()?),
-        Route::Token => {
+        CREATE_TOKEN => TokenOp::CreateToken(parts.body()?),
+        JOB | CREATE_TOKEN_STATUS => TokenOp::Job(JobId::new_unchecked(parts.id(0, "jobId")?)),
+        PATCH_TOKEN => TokenOp::PatchToken(parts.token(0)?, parts.body()?),
+        TOKEN => {
             let token = parts.token(0)?;
             let limit = match parts.query("holdersLimit") {
                 None => DEFAULT_HOLDERS,
@@ -354,7 +363,7 @@ pub fn decode(route: Route, parts: &Parts) -> Result<Option<TokenOp>> {
             };
             TokenOp::Token(token, limit)
         }
-        Route::AllTokens => TokenOp::AllTokens,
+        ALL_TOKENS => TokenOp::AllTokens,
         _ => return Ok(None),
     }))
 }

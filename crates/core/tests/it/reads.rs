@@ -14,7 +14,7 @@ use tokenpad_core::model::session::SessionId;
 use tokenpad_core::ops::session::access::Caller;
 use tokenpad_core::session_token::SigningKey;
 use tokenpad_core::wire::op::{Op, Parts};
-use tokenpad_core::wire::routes::{rows, Route};
+use tokenpad_core::wire::routes::rows;
 use tokenpad_core::wire::{self, Shell};
 
 /// A shell for the core alone: fixed randomness, no real sealing.
@@ -71,8 +71,8 @@ fn read_ops(token: &str) -> Vec<(&'static str, Op)> {
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
     let mut ops = Vec::new();
-    for (method, pattern, route, _, _, _) in rows() {
-        if route.writes() || *route == Route::Live {
+    for (method, pattern, route, _, _) in rows() {
+        if route.writes() || *route == tokenpad_core::wire::routes::LIVE {
             continue;
         }
         let params: Vec<String> = pattern

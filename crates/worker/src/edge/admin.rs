@@ -12,12 +12,11 @@ use tokenpad_core::auth::{hashes_equal, key_hash, new_keys};
 use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::model::time::{iso8601, Millis, Timestamp};
 use tokenpad_core::wire::admin::{
-    ChainFaultsRequest, ChainFaultsResult, Clock, CreateMerchantRequest, FaucetRequest,
+    self, ChainFaultsRequest, ChainFaultsResult, Clock, CreateMerchantRequest, FaucetRequest,
     FaucetResult, FaultKind, FaultsRequest, FaultsResult, MerchantCreated, TimeAdvanceRequest,
 };
 use tokenpad_core::wire::decode;
 use tokenpad_core::wire::routes::Matched;
-use tokenpad_core::wire::Route;
 use tokenpad_core::{Error, ErrorCode, Result};
 use worker::{Env, Response};
 
@@ -60,26 +59,26 @@ pub async fn serve(env: &Env, matched: &Matched, body: &Value) -> Result<Respons
         }
     };
     match route {
-        Route::AdminCreateMerchant => create_merchant(env, decode::body(body)?).await,
-        Route::AdminTime => {
+        admin::ADMIN_CREATE_MERCHANT => create_merchant(env, decode::body(body)?).await,
+        admin::ADMIN_TIME => {
             let reg = hop::registry(env, &RegistryCall::List).await?;
             clock(reg.offset_ms)
         }
-        Route::AdminTimeAdvance => {
+        admin::ADMIN_TIME_ADVANCE => {
             dev("ALLOW_TIME_TRAVEL")?;
             time_advance(env, decode::body(body)?).await
         }
-        Route::AdminChain => super::chain::chain(env, merchant()?).await,
-        Route::AdminReconcile => super::chain::reconcile(env, merchant()?).await,
-        Route::AdminChainFaults => {
+        admin::ADMIN_CHAIN => super::chain::chain(env, merchant()?).await,
+        admin::ADMIN_RECONCILE => super::chain::reconcile(env, merchant()?).await,
+        admin::ADMIN_CHAIN_FAULTS => {
             dev("ALLOW_TIME_TRAVEL")?;
             chain_faults(env, decode::body(body)?).await
         }
-        Route::AdminFaults => {
+        admin::ADMIN_FAULTS => {
             dev("ALLOW_TIME_TRAVEL")?;
             faults(env, decode::body(body)?).await
         }
-        Route::AdminFaucet => {
+        admin::ADMIN_FAUCET => {
             dev("ENABLE_FAUCET")?;
             faucet(env, decode::body(body)?).await
         }

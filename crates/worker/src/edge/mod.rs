@@ -29,7 +29,8 @@ use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::session_token;
 use tokenpad_core::wire::admin::Index;
 use tokenpad_core::wire::decode::parse_json;
-use tokenpad_core::wire::routes::{self, percent_decode, Access, Matched, Route};
+use tokenpad_core::wire::routes::{self, percent_decode, Access, Matched};
+use tokenpad_core::wire::{deployment, session};
 use tokenpad_core::wire::{Op, Parts};
 use tokenpad_core::{Error, ErrorCode, Result};
 use worker::{Env, Response};
@@ -87,7 +88,7 @@ pub async fn handle(
         other => other?,
     };
     trace.routed(&matched);
-    if matched.route == Route::Live {
+    if matched.route == routes::LIVE {
         return live::serve(req, env, &url, trace).await;
     }
     let public = matches!(
@@ -218,7 +219,7 @@ async fn keyed(
             let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");
             let (kind, merchant) = parse_key(key).ok_or_else(invalid)?;
             trace.merchant(&merchant);
-            if r.matched.route == Route::CurrentSession {
+            if r.matched.route == session::CURRENT_SESSION {
                 return Err(Error::new(
                     ErrorCode::SessionTokenRequired,
                     "GET /session needs a session token (Authorization: Bearer <token>)",
@@ -428,12 +429,12 @@ async fn read_body(req: &Incoming, method: &str) -> Result<Option<String>> {
 /// The routes with no key: the index, health, the OpenAPI document, a deployment's page.
 async fn open(env: &Env, url: &Target, matched: &Matched) -> Result<Response> {
     let resp = match matched.route {
-        Route::DeploymentPage => return overview::serve(env, url, &matched.params).await,
-        Route::Health => {
+        deployment::DEPLOYMENT_PAGE => return overview::serve(env, url, &matched.params).await,
+        routes::HEALTH => {
             let h = health::health(env).await;
             http::json(if h.ok { 200 } else { 503 }, &h)
         }
-        Route::OpenApi => http::json_text(200, OPENAPI.to_string()),
+        routes::OPEN_API => http::json_text(200, OPENAPI.to_string()),
         _ => http::json(
             200,
             &Index {

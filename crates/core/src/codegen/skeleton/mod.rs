@@ -186,7 +186,7 @@ fn operation(row: &Row, tag: &str, mut params: Vec<String>) -> Result<String, St
         params.push(reference("parameters/IdempotencyKey")?);
     }
     let mut members = vec![
-        ("operationId", pretty(&json!(row.5))?),
+        ("operationId", pretty(&json!(row.2.operation_id()))?),
         ("tags", pretty(&json!([tag]))?),
         ("summary", pretty(&json!(""))?),
         ("security", pretty(&security(row.3))?),
@@ -200,7 +200,7 @@ fn operation(row: &Row, tag: &str, mut params: Vec<String>) -> Result<String, St
 
 /// The CORS preflight of a path browsers call (named after the first such route on it).
 fn preflight(row: &Row, path: &str, params: Vec<String>) -> Result<String, String> {
-    let mut chars = row.5.chars();
+    let mut chars = row.2.operation_id().chars();
     let id: String = chars
         .next()
         .map(|c| c.to_uppercase().chain(chars).collect())

@@ -42,13 +42,13 @@ const DOC: &str = r#"{
 #[rustfmt::skip]
 const ROWS: [(&Row, &str); 4] = [
     // There: kept as it is (its preflight too).
-    (&("POST", "/holder/:userId/spend", Route::Spend, Access::Holder, Effect::Writes, "spend"), "ledger"),
+    (&("POST", "/holder/:userId/spend", Route::new("spend"), Access::Holder, Effect::Writes), "ledger"),
     // A new method on that path: before its `options`.
-    (&("GET", "/holder/:userId/spend", Route::History, Access::Holder, Effect::Reads, "getSpent"), "ledger"),
+    (&("GET", "/holder/:userId/spend", Route::new("getSpent"), Access::Holder, Effect::Reads), "ledger"),
     // A new path, a merchant write: the Idempotency-Key; a parameter the document has no component for.
-    (&("PATCH", "/merchant/webhooks/:webhookId", Route::UpdateWebhook, Access::Secret, Effect::Writes, "updateWebhook"), "webhooks"),
+    (&("PATCH", "/merchant/webhooks/:webhookId", Route::new("updateWebhook"), Access::Secret, Effect::Writes), "webhooks"),
     // A new path browsers call: the public key, and the preflight.
-    (&("GET", "/show/:userId", Route::GetHolder, Access::Public, Effect::Reads, "getShow"), "holders"),
+    (&("GET", "/show/:userId", Route::new("getShow"), Access::Public, Effect::Reads), "holders"),
 ];
 
 #[test]
@@ -84,10 +84,9 @@ fn path_parameters_the_item_declares_are_not_repeated() {
     let row = (
         "DELETE",
         "/w/:id",
-        Route::DeleteWebhook,
+        Route::new("deleteW"),
         Access::Secret,
         Effect::Writes,
-        "deleteW",
     );
     let out: Value =
         serde_json::from_str(&add_missing(doc, &[(&row, "webhooks")]).unwrap()).unwrap();
