@@ -14,7 +14,7 @@ pub struct DueFailure {
     /// How many runs failed, in a row.
     pub attempts: u32,
     /// The last failure's code and message (a message of an internal error is never shown:
-    /// see `wire::schedule`).
+    /// see `wire::merchant`).
     pub code: ErrorCode,
     pub message: String,
     pub first_failed_at: Millis,

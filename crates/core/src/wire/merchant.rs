@@ -1,4 +1,8 @@
-//! The merchant's own resources: its settings (private mode) and the work parked for it.
+//! The merchant's own resources: its settings (private mode) and the work parked for it
+//! (`GET /merchant/parked-work`: the scheduled items that failed `ops::due::MAX_ATTEMPTS`
+//! times in a row and were taken off the schedule; each names what it belongs to, a job, a
+//! deployment, a presale or an unlock, and its last error, with the same rule as every
+//! answer: an internal error's message is never shown).
 
 use super::endpoint::{
     Access::Secret,
@@ -6,11 +10,14 @@ use super::endpoint::{
     Route, Row,
 };
 use super::parts::Parts;
-use super::schedule::ParkedWork;
-use super::session::MerchantSettings;
+use crate::error::ErrorCode;
 use crate::error::Result;
+use crate::model::merchant::Merchant;
+use crate::model::schedule::DueFailure;
+use crate::model::time::Timestamp;
 use crate::ops::settings::{self, PatchSettingsRequest};
 use crate::ops::Ctx;
+use crate::store::DueKey;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 
@@ -82,4 +89,103 @@ pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: MerchantOp) -> Result<(u16, M
             (200, MerchantAnswer::Settings(settings))
         }
     })
+}
+
+/// `GET /merchant/settings`, `PATCH /merchant/settings`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct MerchantSettings {
+    /// Private mode: holder reads need a session token (the public key alone reads no
+    /// wallet), and public reads show holders' addresses, never their userIds.
+    pub private_mode: bool,
+}
+
+impl MerchantSettings {
+    pub fn of(m: &Merchant) -> MerchantSettings {
+        MerchantSettings {
+            private_mode: m.private_mode,
+        }
+    }
+}
+
+/// What a parked item belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "ParkedKind"))]
+#[serde(rename_all = "snake_case")]
+pub enum ParkedKind {
+    Job,
+    Deployment,
+    Presale,
+    Unlock,
+}
+
+/// One parked item.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "ParkedItem"))]
+#[serde(rename_all = "camelCase")]
+pub struct ParkedItem {
+    pub kind: ParkedKind,
+    /// The job, deployment, presale or lock id.
+    pub id: String,
+    /// Failed runs, in a row.
+    pub attempts: u32,
+    /// The last failure's code.
+    pub code: ErrorCode,
+    /// The last failure's message (`Internal error` for an internal one: the detail is in the
+    /// service's log).
+    pub message: String,
+    pub first_failed_at: Timestamp,
+    pub last_failed_at: Timestamp,
+    pub parked_at: Timestamp,
+}
+
+/// `{ has_more: false, data: ParkedItem[] }`, most recently parked first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "ParkedWork"))]
+pub struct ParkedWork {
+    #[cfg_attr(feature = "codegen", schemars(extend("const" = false)))]
+    pub has_more: bool,
+    pub data: Vec<ParkedItem>,
+}
+
+impl ParkedItem {
+    /// The item a parked failure is about; None for a key no owner claims (never parked:
+    /// such a key is dropped) or one not parked.
+    pub fn of(f: &DueFailure) -> Option<ParkedItem> {
+        let parked_at = f.parked_at?;
+        let (kind, id) = match DueKey::decode(&f.key)? {
+            DueKey::Job(id) => (ParkedKind::Job, id.as_str().to_string()),
+            DueKey::Deployment(id) => (ParkedKind::Deployment, id.as_str().to_string()),
+            DueKey::Presale(id) => (ParkedKind::Presale, id.as_str().to_string()),
+            DueKey::Unlock(id) => (ParkedKind::Unlock, id.as_str().to_string()),
+        };
+        let message = if f.code == ErrorCode::Internal {
+            "Internal error".to_string()
+        } else {
+            f.message.clone()
+        };
+        Some(ParkedItem {
+            kind,
+            id,
+            attempts: f.attempts,
+            code: f.code,
+            message,
+            first_failed_at: Timestamp::at(f.first_failed_at),
+            last_failed_at: Timestamp::at(f.last_failed_at),
+            parked_at: Timestamp::at(parked_at),
+        })
+    }
+}
+
+impl ParkedWork {
+    pub fn of(parked: &[DueFailure]) -> ParkedWork {
+        ParkedWork {
+            has_more: false,
+            data: parked.iter().filter_map(ParkedItem::of).collect(),
+        }
+    }
 }

@@ -26,7 +26,6 @@ pub mod parts;
 pub mod pool;
 pub mod presale;
 pub mod routes;
-pub mod schedule;
 pub mod scope;
 pub mod session;
 pub mod settlement;

@@ -14,7 +14,6 @@ use crate::model::amount::Units;
 use crate::model::decimal::Decimal;
 use crate::model::ids::uuid_v4;
 use crate::model::ids::{TokenAddress, UserId};
-use crate::model::merchant::Merchant;
 use crate::model::session::SessionId;
 use crate::model::session::{Limit, Scope, Session};
 use crate::model::time::Timestamp;
@@ -123,24 +122,6 @@ pub struct SessionsRevoked {
     pub success: bool,
     /// How many live sessions were revoked.
     pub revoked: u64,
-}
-
-/// `GET /merchant/settings`, `PATCH /merchant/settings`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct MerchantSettings {
-    /// Private mode: holder reads need a session token (the public key alone reads no
-    /// wallet), and public reads show holders' addresses, never their userIds.
-    pub private_mode: bool,
-}
-
-impl MerchantSettings {
-    pub fn of(m: &Merchant) -> MerchantSettings {
-        MerchantSettings {
-            private_mode: m.private_mode,
-        }
-    }
 }
 
 /// An operation on a holder's sessions, decoded from one of [`ROUTES`].

@@ -13,7 +13,7 @@ use tokenpad_core::model::time::SECOND;
 use tokenpad_core::ops::due::{self, Retry, MAX_ATTEMPTS};
 use tokenpad_core::ops::job;
 use tokenpad_core::store::{DueKey, Store};
-use tokenpad_core::wire::schedule::{ParkedKind, ParkedWork};
+use tokenpad_core::wire::merchant::{ParkedKind, ParkedWork};
 
 /// An unlock of a lock whose token does not exist: every run of it fails (404 token).
 fn poison(fx: &mut Fx) -> String {
