@@ -78,7 +78,14 @@ fn shift(store: &mut dyn Store, t: &mut Token, side: &Side, n: Units, into: bool
             Reserve::Merchant => t.merchant_supply = step(t.merchant_supply)?,
             Reserve::Liquidity => t.liquidity_supply = step(t.liquidity_supply)?,
             Reserve::Escrow => t.escrow = step(t.escrow)?,
-            Reserve::Minted => t.total_supply = step(t.total_supply)?,
+            // Outside the supply: what goes into it leaves the ledger, what comes out is new.
+            Reserve::Minted => {
+                t.total_supply = if into {
+                    t.total_supply.minus(n)?
+                } else {
+                    t.total_supply.plus(n)?
+                }
+            }
             Reserve::Pooled(pool_token) => {
                 t.pooled = step(t.pooled)?;
                 if let Some(mut pool) = store.pool(pool_token)? {
