@@ -8,20 +8,21 @@
 //! on tokens a refused buy was to bring, a pool already paid out USDC a refused sell had booked
 //! (to another trader, whose swap was mined first). The ledger takes what is there and the rest
 //! is owed (`model::intent::Owed`, in the token's record): the side holds that much more than
-//! it should, and owes it to the side the undo gives to. Such a shortfall is always made by a
-//! movement that builds on the refused one, and the chain refuses that one too (what it moved
-//! was never there on chain); its undo gives back to the side that owes, and pays the debt
-//! instead, so the refusals net out and the ledger ends where the chain is:
+//! it should, and owes it to the side the undo gives to. The shortfall was made by a movement
+//! built on the refused one, and the chain refuses that one too (what it moved was never there
+//! on chain); its undo gives back to the side that owes, and pays the debt instead, so the
+//! refusals net out and the ledger ends where the chain is:
 //!
 //! - what the side an undo gives to owes the side it takes from cancels first (nothing moves);
 //! - what it takes goes to the debts of the side it gives to, oldest first (and on, to the
 //!   debts of the side paid), the rest to that side;
 //! - what it cannot take is owed.
 //!
-//! A debt grows the history records that show the movement owed as it is paid (a holder's
-//! `reversal` shows all it undid in the end). A debt that no undo pays (the movement built on
-//! the refused one was mined after all, with what the holder got from elsewhere meanwhile)
-//! stays, and shows as a difference in reconciliation.
+//! A debt grows the history records that show the movement owed as it is paid, or writes them
+//! at its first payment when its undo could take nothing back, so a holder's `reversal` shows
+//! all it undid in the end and its history adds up to its balance. A debt that no undo pays
+//! (the movement built on the refused one was mined after all, with what the holder got on
+//! chain from elsewhere meanwhile) stays, and shows as a difference in reconciliation.
 
 use crate::error::Result;
 use crate::model::address::Address;
@@ -29,6 +30,7 @@ use crate::model::amount::Units;
 use crate::model::history::{ChainStatus, TxRecord, TxType};
 use crate::model::ids::TokenAddress;
 use crate::model::intent::{Action, Intent, Owed, OwedSince, Reserve, Side, Undo};
+use crate::model::time::Millis;
 use crate::model::token::Token;
 use crate::ops::{token, Ctx};
 use crate::store::{DueKey, Store};
@@ -148,30 +150,97 @@ fn grow_records(store: &mut dyn Store, records: &[u64], n: Units) -> Result<()> 
     Ok(())
 }
 
-/// Pays up to `n` of the debt at `k`; returns the payee and how much was paid.
-fn pay(store: &mut dyn Store, t: &mut Token, k: usize, n: Units) -> Result<Option<(Side, Units)>> {
-    let Some(debt) = t.owed.get_mut(k) else {
+/// Writes a `reversal` record of `amount` of `t` from `from` to `to` for the failed intent
+/// `i`, in the history of each of the two that is a holder (`ids`: their records' ids);
+/// returns their sequence numbers.
+#[allow(clippy::too_many_arguments)]
+fn reversals(
+    store: &mut dyn Store,
+    t: &Token,
+    i: &Intent,
+    ids: [String; 2],
+    from: Address,
+    to: Address,
+    amount: Units,
+    now: Millis,
+) -> Result<Vec<u64>> {
+    let mut seqs = Vec::new();
+    for (id, address) in ids.into_iter().zip([from, to]) {
+        if let Some(h) = store.holder_by_address(&address)? {
+            seqs.push(crate::ops::history::append(
+                store,
+                &TxRecord {
+                    id,
+                    hash: i.hash.clone(),
+                    chain_status: ChainStatus::Failed,
+                    block: i.block,
+                    kind: TxType::Reversal,
+                    user_id: h.user_id,
+                    token: t.address,
+                    symbol: t.symbol.clone(),
+                    decimals: t.decimals,
+                    amount,
+                    from,
+                    to,
+                    at: now,
+                },
+            )?);
+        }
+    }
+    Ok(seqs)
+}
+
+/// Pays up to `n` of the debt at `k`; returns the payee and how much was paid. The debt's
+/// records grow by as much; an undo's debt without records yet (its undo could take nothing
+/// back) gets its reversal records now.
+fn pay(
+    store: &mut dyn Store,
+    t: &mut Token,
+    k: usize,
+    n: Units,
+    now: Millis,
+) -> Result<Option<(Side, Units)>> {
+    let Some(debt) = t.owed.get(k).cloned() else {
         return Ok(None);
     };
     let paid = debt.amount.min(n);
-    debt.amount = debt.amount.minus(paid)?;
-    let (to, records) = (debt.to.clone(), debt.records.clone());
-    if debt.amount.is_zero() {
-        t.owed.remove(k);
+    let mut records = debt.records.clone();
+    match (records.is_empty(), debt.since) {
+        (false, _) => grow_records(store, &records, paid)?,
+        (true, OwedSince::Intent(id)) => {
+            if let Some(i) = store.intent(id)? {
+                let ids = [0, 1].map(|side| format!("reversal{id}-owed-{}-{side}", t.address));
+                let (from, to) = (owner(t, &debt.by), owner(t, &debt.to));
+                records = reversals(store, t, &i, ids, from, to, paid, now)?;
+            }
+        }
+        (true, OwedSince::Log { .. }) => {}
     }
-    grow_records(store, &records, paid)?;
-    Ok(Some((to, paid)))
+    let left = debt.amount.minus(paid)?;
+    if left.is_zero() {
+        t.owed.remove(k);
+    } else if let Some(d) = t.owed.get_mut(k) {
+        (d.amount, d.records) = (left, records);
+    }
+    Ok(Some((debt.to, paid)))
 }
 
 /// What `by` owes `to` cancels against up to `n` given back from `to` to `by`; returns how
 /// much did (nothing moves).
-fn cancel(store: &mut dyn Store, t: &mut Token, by: &Side, to: &Side, n: Units) -> Result<Units> {
+fn cancel(
+    store: &mut dyn Store,
+    t: &mut Token,
+    by: &Side,
+    to: &Side,
+    n: Units,
+    now: Millis,
+) -> Result<Units> {
     let mut done = Units::ZERO;
     while done < n {
         let Some(k) = t.owed.iter().position(|d| &d.by == by && &d.to == to) else {
             break;
         };
-        let Some((_, paid)) = pay(store, t, k, n.minus(done)?)? else {
+        let Some((_, paid)) = pay(store, t, k, n.minus(done)?, now)? else {
             break;
         };
         done = done.plus(paid)?;
@@ -181,16 +250,23 @@ fn cancel(store: &mut dyn Store, t: &mut Token, by: &Side, to: &Side, n: Units) 
 
 /// Gives `n` to `side`: its debts first, oldest first (each payee's own debts in turn), the
 /// rest to the side itself.
-fn credit(store: &mut dyn Store, t: &mut Token, side: &Side, n: Units, depth: usize) -> Result<()> {
+fn credit(
+    store: &mut dyn Store,
+    t: &mut Token,
+    side: &Side,
+    n: Units,
+    now: Millis,
+    depth: usize,
+) -> Result<()> {
     let mut left = n;
     while !left.is_zero() && depth < MAX_DEPTH {
         let Some(k) = t.owed.iter().position(|d| &d.by == side) else {
             break;
         };
-        let Some((to, paid)) = pay(store, t, k, left)? else {
+        let Some((to, paid)) = pay(store, t, k, left, now)? else {
             break;
         };
-        credit(store, t, &to, paid, depth + 1)?;
+        credit(store, t, &to, paid, now, depth + 1)?;
         left = left.minus(paid)?;
     }
     shift(store, t, side, left, true)
@@ -264,39 +340,21 @@ pub fn undo_leg(
         return Ok(want);
     }
     let mut t = token::find(store, token)?;
-    let cancelled = cancel(store, &mut t, &u.credit, &u.debit, want)?;
+    let cancelled = cancel(store, &mut t, &u.credit, &u.debit, want, ctx.now)?;
     let rest = want.minus(cancelled)?;
     let taken = available(store, &t, &u.debit, rest)?;
     shift(store, &mut t, &u.debit, taken, false)?;
-    credit(store, &mut t, &u.credit, taken, 0)?;
+    credit(store, &mut t, &u.credit, taken, ctx.now, 0)?;
     let short = rest.minus(taken)?;
     let undone = want.minus(short)?;
     let (from, to) = (owner(&t, &u.debit), owner(&t, &u.credit));
-    let mut records = Vec::new();
-    if !undone.is_zero() {
-        for (side, address) in [(0usize, from), (1, to)] {
-            if let Some(h) = store.holder_by_address(&address)? {
-                records.push(crate::ops::history::append(
-                    store,
-                    &TxRecord {
-                        id: format!("reversal{}-{}", i.id, leg * 2 + side),
-                        hash: i.hash.clone(),
-                        chain_status: ChainStatus::Failed,
-                        block: i.block,
-                        kind: TxType::Reversal,
-                        user_id: h.user_id,
-                        token: t.address,
-                        symbol: t.symbol.clone(),
-                        decimals: t.decimals,
-                        amount: undone,
-                        from,
-                        to,
-                        at: ctx.now,
-                    },
-                )?);
-            }
-        }
-    }
+    // Nothing undone yet: the records come with the first payment of the debt (`pay`).
+    let records = if undone.is_zero() {
+        Vec::new()
+    } else {
+        let ids = [0, 1].map(|side| format!("reversal{}-{}", i.id, leg * 2 + side));
+        reversals(store, &t, i, ids, from, to, undone, ctx.now)?
+    };
     let since = OwedSince::Intent(i.id);
     owe(
         &mut t,

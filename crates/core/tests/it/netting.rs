@@ -12,6 +12,7 @@ use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::{Units, Usdc};
 use tokenpad_core::model::chain::PoolEvent;
 use tokenpad_core::model::history::TxType;
+use tokenpad_core::model::holder::Holder;
 use tokenpad_core::model::ids::TokenAddress;
 use tokenpad_core::model::intent::IntentStatus;
 use tokenpad_core::ops::ledger::{self, Outflow};
@@ -294,6 +295,26 @@ const CHAINS: [Chain; 7] = [
     },
 ];
 
+/// What `h`'s history of `t` says it holds: every record in, less every record out (a refused
+/// movement's record stays, and its `reversal` records take it back).
+fn explained(fx: &Fx, t: &TokenAddress, h: &Holder) -> u128 {
+    let (mut inflow, mut outflow) = (0u128, 0u128);
+    for r in fx
+        .store
+        .history
+        .iter()
+        .filter(|r| r.user_id == h.user_id && r.token == *t)
+    {
+        if r.to == h.address {
+            inflow += r.amount.raw();
+        }
+        if r.from == h.address {
+            outflow += r.amount.raw();
+        }
+    }
+    inflow - outflow
+}
+
 #[test]
 fn a_chain_of_refused_transfers_ends_as_the_chain_does() {
     for (n, c) in CHAINS.iter().enumerate() {
@@ -339,6 +360,14 @@ fn a_chain_of_refused_transfers_ends_as_the_chain_does() {
             tok(&c.carol.to_string()),
         ];
         assert_eq!(held, want, "case {n}: alice, bob, carol");
+        for (h, balance) in [&alice, &bob, &carol].into_iter().zip(want) {
+            assert_eq!(
+                explained(&fx, &t, h),
+                balance,
+                "case {n}: {}'s history",
+                h.user_id
+            );
+        }
         let given: u128 = want.iter().sum();
         assert_eq!(
             fx.token(&t).remaining_app_supply.raw(),
