@@ -165,12 +165,12 @@ pub enum Reserve {
     Minted,
 }
 
-/// What an undo (or a followed Transfer log) could not take from a side because the ledger had
-/// already moved it on: a holder passed on tokens that a movement the chain refused was to
-/// bring, a pool paid out USDC the ledger had booked to a swap that then reverted. `by` holds
-/// `amount` more than it should and owes it to `to`; the next undo that gives to `by` pays
-/// `to` instead (`ops::undo`), so a chain of refused movements nets out. Kept, per token, in
-/// the token's record ([`super::token::Token::owed`]).
+/// What an undo (or a followed Transfer log, or a swap's top-up) could not take from a side
+/// because the ledger had already moved it on: a holder passed on tokens that a movement the
+/// chain refused was to bring, a pool paid out USDC the ledger had booked to a swap that then
+/// reverted. `by` holds `amount` more than it should and owes it to `to`; the next undo that
+/// gives to `by` pays `to` instead (`ops::undo`), so a chain of refused movements nets out.
+/// Kept, per token, in the token's record ([`super::token::Token::owed`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Owed {
     pub by: Side,
@@ -189,6 +189,9 @@ pub struct Owed {
 pub enum OwedSince {
     /// The undo of this intent.
     Intent(u64),
+    /// The top-up of this swap, mined above the bound the ledger booked (its records show
+    /// the mined amounts already).
+    TopUp(u64),
     /// Following this Transfer log (a reorganization that removes it forgives the debt).
     Log { block: u64, log_index: u64 },
 }

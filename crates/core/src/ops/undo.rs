@@ -214,7 +214,7 @@ fn pay(
                 records = reversals(store, t, &i, ids, from, to, paid, now)?;
             }
         }
-        (true, OwedSince::Log { .. }) => {}
+        (true, OwedSince::Log { .. } | OwedSince::TopUp(_)) => {}
     }
     let left = debt.amount.minus(paid)?;
     if left.is_zero() {
