@@ -263,3 +263,13 @@ pub const CI_STEPS: usize = 400;
 /// The few `cargo test -p tokenpad-sim` runs on every build (the CI seeds run in their own
 /// step).
 pub const SMOKE_SEEDS: std::ops::Range<u64> = 0..3;
+/// Seeds that found a bug outside the CI seeds (beyond their number or their length), each
+/// with the length it was found at: `--ci` runs them too, after the CI seeds. A change to the
+/// generator changes what a seed draws, so their shrunk histories are also replayed as they
+/// were found (tests/regressions.rs).
+pub const REGRESSION_SEEDS: [(u64, usize); 2] = [
+    // A buy and a sell of what it bought both refused: undoing them must net (`ops::undo`).
+    (2055, 600),
+    // An outside sell mined before a holder's sell, which is refused: the pool's debt.
+    (4045, 600),
+];

@@ -1,6 +1,8 @@
 //! `cargo run -p tokenpad-sim -- [--seed N | --seeds N [--from M] | --ci] [--steps N]
 //! [--plant BUG] [--print] [--stats]`: runs seeded histories (see the library); a failing
 //! seed prints its shortest failing history and the command that reruns it, and exits 1.
+//! `--ci` (and no seed at all) runs the CI seeds, then the regression seeds
+//! (`REGRESSION_SEEDS`, each at its own length).
 //! `--plant` plants a bug in the service (`forgets-to-mark-sent`, `unbalanced-write`) to see
 //! the checks find it; `--print` prints a passing seed's history too; `--stats` counts what
 //! the histories did (answers by route and status, events by type, movements by outcome).
@@ -9,11 +11,13 @@
 use std::process::ExitCode;
 use std::time::Instant;
 use tokenpad_sim::bug::Bug;
-use tokenpad_sim::{draw_with, run_seed_with, Summary, CI_SEEDS, CI_STEPS};
+use tokenpad_sim::{draw_with, run_seed_with, Summary, CI_SEEDS, CI_STEPS, REGRESSION_SEEDS};
 
 struct Args {
     seeds: std::ops::Range<u64>,
     steps: usize,
+    /// Run `REGRESSION_SEEDS` too (the CI run).
+    regressions: bool,
     bug: Option<Bug>,
     print: bool,
     stats: bool,
@@ -23,6 +27,7 @@ fn parse(args: &[String]) -> Option<Args> {
     let mut a = Args {
         seeds: CI_SEEDS,
         steps: CI_STEPS,
+        regressions: true,
         bug: None,
         print: false,
         stats: false,
@@ -33,19 +38,24 @@ fn parse(args: &[String]) -> Option<Args> {
         match flag.as_str() {
             "--seed" => {
                 let s = num(it.next())?;
-                a.seeds = s..s.checked_add(1)?;
+                (a.seeds, a.regressions) = (s..s.checked_add(1)?, false);
             }
             "--seeds" => {
                 let n = num(it.next())?;
                 a.seeds = a.seeds.start..a.seeds.start.checked_add(n)?;
+                a.regressions = false;
             }
             "--from" => {
                 let m = num(it.next())?;
                 a.seeds = m..m.checked_add(a.seeds.end - a.seeds.start)?;
+                a.regressions = false;
             }
-            "--steps" => a.steps = usize::try_from(num(it.next())?).ok()?,
+            "--steps" => {
+                a.steps = usize::try_from(num(it.next())?).ok()?;
+                a.regressions = false;
+            }
             "--plant" => a.bug = Some(Bug::parse(it.next()?)?),
-            "--ci" => (a.seeds, a.steps) = (CI_SEEDS, CI_STEPS),
+            "--ci" => (a.seeds, a.steps, a.regressions) = (CI_SEEDS, CI_STEPS, true),
             "--print" => a.print = true,
             "--stats" => a.stats = true,
             _ => return None,
@@ -62,13 +72,20 @@ fn main() -> ExitCode {
     };
     let started = Instant::now();
     let (mut passed, mut total) = (0u64, Summary::default());
-    for seed in a.seeds.clone() {
-        match run_seed_with(seed, a.steps, a.bug) {
+    let mut runs: Vec<(u64, usize)> = a.seeds.clone().map(|seed| (seed, a.steps)).collect();
+    let regressions: &[(u64, usize)] = if a.regressions {
+        &REGRESSION_SEEDS
+    } else {
+        &[]
+    };
+    runs.extend_from_slice(regressions);
+    for (seed, steps) in runs {
+        match run_seed_with(seed, steps, a.bug) {
             Ok(s) => {
                 passed += 1;
                 total.add(&s);
                 if a.print {
-                    for (n, step) in draw_with(seed, a.steps, a.bug).0.iter().enumerate() {
+                    for (n, step) in draw_with(seed, steps, a.bug).0.iter().enumerate() {
                         println!("{n:>4}  {step}");
                     }
                     println!("seed {seed}: digest {}", s.digest);
@@ -80,8 +97,17 @@ fn main() -> ExitCode {
             }
         }
     }
+    let also: Vec<String> = regressions
+        .iter()
+        .map(|(seed, steps)| format!("{seed} x {steps}"))
+        .collect();
+    let also = if also.is_empty() {
+        String::new()
+    } else {
+        format!(", regression seeds {}", also.join(", "))
+    };
     println!(
-        "{passed} seeds ({}..{}) x {} steps passed in {:.1} s: {} steps, {} answers, {} chain movements, {} blocks, {} events; digest {}",
+        "{passed} seeds ({}..{} x {} steps{also}) passed in {:.1} s: {} steps, {} answers, {} chain movements, {} blocks, {} events; digest {}",
         a.seeds.start,
         a.seeds.end,
         a.steps,

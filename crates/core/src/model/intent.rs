@@ -159,8 +159,41 @@ pub enum Reserve {
     Escrow,
     /// The reserves of the pool of the given token (its tokens, or the USDC side).
     Pooled(TokenAddress),
-    /// Minted into the ledger (the test faucet): undoing it shrinks the supply.
+    /// Outside the ledger's supply: the test faucet mints from it (undoing a mint gives back
+    /// to it, and the supply shrinks), and USDC a pool paid out beyond what the ledger had left
+    /// in it is owed to it (see [`Owed`]).
     Minted,
+}
+
+/// What an undo (or a followed Transfer log, or a swap's top-up) could not take from a side
+/// because the ledger had already moved it on: a holder passed on tokens that a movement the
+/// chain refused was to bring, a pool paid out USDC the ledger had booked to a swap that then
+/// reverted. `by` holds `amount` more than it should and owes it to `to`; the next undo that
+/// gives to `by` pays `to` instead (`ops::undo`), so a chain of refused movements nets out.
+/// Kept, per token, in the token's record ([`super::token::Token::owed`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Owed {
+    pub by: Side,
+    pub to: Side,
+    pub amount: Units,
+    pub since: OwedSince,
+    /// The history records that show the movement owed (a holder's `reversal`, a `deposit`):
+    /// what is paid is added to their amount.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<u64>,
+}
+
+/// What a debt came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OwedSince {
+    /// The undo of this intent.
+    Intent(u64),
+    /// The top-up of this swap, mined above the bound the ledger booked (its records show
+    /// the mined amounts already).
+    TopUp(u64),
+    /// Following this Transfer log (a reorganization that removes it forgives the debt).
+    Log { block: u64, log_index: u64 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

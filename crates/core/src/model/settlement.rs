@@ -129,6 +129,9 @@ pub struct Observation {
     pub taken: Units,
     /// What arrived at `to`.
     pub given: Units,
+    /// What `from` (a pool) could not give: owed (`super::intent::Owed`, since this log).
+    #[serde(default)]
+    pub owed: Units,
     /// The deposit record it wrote in a holder's history.
     pub record: Option<u64>,
 }

@@ -14,6 +14,7 @@
 use super::address::Address;
 use super::amount::{Price, Units, Usd, TOKEN_DECIMALS, USDC_DECIMALS};
 use super::ids::TokenAddress;
+use super::intent::Owed;
 use super::time::Millis;
 use crate::error::{Error, ErrorCode, FieldError, Result};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -180,6 +181,10 @@ pub struct Token {
     /// Listed on the service's marketplace (template deployments).
     #[serde(default)]
     pub marketplace: bool,
+    /// What undoing refused movements could not take back yet, oldest first (`ops::undo`).
+    /// Outside the supply's accounts: nothing here is anywhere in the ledger.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub owed: Vec<Owed>,
 }
 
 impl Token {
@@ -242,6 +247,7 @@ impl Token {
             created_at: now,
             origin: TokenOrigin::Usdc,
             marketplace: false,
+            owed: Vec::new(),
         }
     }
 

@@ -123,6 +123,7 @@ pub fn launch(store: &mut dyn Store, ctx: &Ctx, new: NewToken) -> Result<Token> 
         created_at: new.at,
         origin: new.origin,
         marketplace: new.marketplace,
+        owed: Vec::new(),
     };
     let pooled = new.pool.is_some();
     if let Some(p) = new.pool {

@@ -1,21 +1,42 @@
 //! Undoing, in the ledger, a movement the chain refused.
 //!
 //! An intent says how (`model::intent::Undo`): take the amount back from the side that
-//! received it and return it to the side that gave it. What the receiving side no longer has
-//! (a holder who already spent tokens that never arrived on chain) cannot be taken back: the
-//! ledger takes what is there, returns the same, and the reversal record says how much. The
-//! rest shows as a difference in reconciliation. Conservation holds either way: both sides
-//! move by the same amount.
+//! received it and return it to the side that gave it. Conservation holds throughout: each
+//! step moves the same amount out of one side and into another.
+//!
+//! What the receiving side no longer has cannot be taken back at once: a holder already passed
+//! on tokens a refused buy was to bring, a pool already paid out USDC a refused sell had booked
+//! (to another trader, whose swap was mined first). The ledger takes what is there and the rest
+//! is owed (`model::intent::Owed`, in the token's record): the side holds that much more than
+//! it should, and owes it to the side the undo gives to. The shortfall was made by a movement
+//! built on the refused one, and the chain refuses that one too (what it moved was never there
+//! on chain); its undo gives back to the side that owes, and pays the debt instead, so the
+//! refusals net out and the ledger ends where the chain is:
+//!
+//! - what the side an undo gives to owes the side it takes from cancels first (nothing moves);
+//! - what it takes goes to the debts of the side it gives to, oldest first (and on, to the
+//!   debts of the side paid), the rest to that side;
+//! - what it cannot take is owed.
+//!
+//! A debt grows the history records that show the movement owed as it is paid, or writes them
+//! at its first payment when its undo could take nothing back, so a holder's `reversal` shows
+//! all it undid in the end and its history adds up to its balance. A debt that no undo pays
+//! (the movement built on the refused one was mined after all, with what the holder got on
+//! chain from elsewhere meanwhile) stays, and shows as a difference in reconciliation.
 
 use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::amount::Units;
 use crate::model::history::{ChainStatus, TxRecord, TxType};
 use crate::model::ids::TokenAddress;
-use crate::model::intent::{Action, Intent, Reserve, Side, Undo};
+use crate::model::intent::{Action, Intent, Owed, OwedSince, Reserve, Side, Undo};
+use crate::model::time::Millis;
 use crate::model::token::Token;
 use crate::ops::{token, Ctx};
 use crate::store::{DueKey, Store};
+
+/// How deep paying a debt may pay the payee's own debts in turn.
+const MAX_DEPTH: usize = 16;
 
 /// The amount a movement moved.
 fn amount(i: &Intent) -> Units {
@@ -41,15 +62,23 @@ fn available(store: &dyn Store, t: &Token, side: &Side, want: Units) -> Result<U
             Reserve::Merchant => t.merchant_supply,
             Reserve::Liquidity => t.liquidity_supply,
             Reserve::Escrow => t.escrow,
-            Reserve::Pooled(_) => t.pooled,
+            // That pool's own reserve: USDC's `pooled` counts every pool's.
+            Reserve::Pooled(pool_token) => match store.pool(pool_token)? {
+                Some(p) if &t.address == pool_token => p.token_reserve.min(t.pooled),
+                Some(p) => p.usdc_reserve.cast().min(t.pooled),
+                None => t.pooled,
+            },
             Reserve::Minted => want,
         },
     };
     Ok(have.min(want))
 }
 
-/// Moves `n` out of (`sign` false) or into (`sign` true) one side.
+/// Moves `n` out of (`into` false) or into (`into` true) one side.
 fn shift(store: &mut dyn Store, t: &mut Token, side: &Side, n: Units, into: bool) -> Result<()> {
+    if n.is_zero() {
+        return Ok(());
+    }
     let step = |x: Units| if into { x.plus(n) } else { x.minus(n) };
     match side {
         Side::Row(a) => {
@@ -78,7 +107,14 @@ fn shift(store: &mut dyn Store, t: &mut Token, side: &Side, n: Units, into: bool
             Reserve::Merchant => t.merchant_supply = step(t.merchant_supply)?,
             Reserve::Liquidity => t.liquidity_supply = step(t.liquidity_supply)?,
             Reserve::Escrow => t.escrow = step(t.escrow)?,
-            Reserve::Minted => t.total_supply = step(t.total_supply)?,
+            // Outside the supply: what goes into it leaves the ledger, what comes out is new.
+            Reserve::Minted => {
+                t.total_supply = if into {
+                    t.total_supply.minus(n)?
+                } else {
+                    t.total_supply.plus(n)?
+                }
+            }
             Reserve::Pooled(pool_token) => {
                 t.pooled = step(t.pooled)?;
                 if let Some(mut pool) = store.pool(pool_token)? {
@@ -103,6 +139,182 @@ fn owner(t: &Token, side: &Side) -> Address {
     }
 }
 
+/// Adds `n` to the amount of each of `records`.
+fn grow_records(store: &mut dyn Store, records: &[u64], n: Units) -> Result<()> {
+    for seq in records {
+        if let Some(mut r) = store.history_at(*seq)? {
+            r.amount = r.amount.plus(n)?;
+            store.put_history_at(*seq, &r)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes a `reversal` record of `amount` of `t` from `from` to `to` for the failed intent
+/// `i`, in the history of each of the two that is a holder (`ids`: their records' ids);
+/// returns their sequence numbers.
+#[allow(clippy::too_many_arguments)]
+fn reversals(
+    store: &mut dyn Store,
+    t: &Token,
+    i: &Intent,
+    ids: [String; 2],
+    from: Address,
+    to: Address,
+    amount: Units,
+    now: Millis,
+) -> Result<Vec<u64>> {
+    let mut seqs = Vec::new();
+    for (id, address) in ids.into_iter().zip([from, to]) {
+        if let Some(h) = store.holder_by_address(&address)? {
+            seqs.push(crate::ops::history::append(
+                store,
+                &TxRecord {
+                    id,
+                    hash: i.hash.clone(),
+                    chain_status: ChainStatus::Failed,
+                    block: i.block,
+                    kind: TxType::Reversal,
+                    user_id: h.user_id,
+                    token: t.address,
+                    symbol: t.symbol.clone(),
+                    decimals: t.decimals,
+                    amount,
+                    from,
+                    to,
+                    at: now,
+                },
+            )?);
+        }
+    }
+    Ok(seqs)
+}
+
+/// Pays up to `n` of the debt at `k`; returns the payee and how much was paid. The debt's
+/// records grow by as much; an undo's debt without records yet (its undo could take nothing
+/// back) gets its reversal records now.
+fn pay(
+    store: &mut dyn Store,
+    t: &mut Token,
+    k: usize,
+    n: Units,
+    now: Millis,
+) -> Result<Option<(Side, Units)>> {
+    let Some(debt) = t.owed.get(k).cloned() else {
+        return Ok(None);
+    };
+    let paid = debt.amount.min(n);
+    let mut records = debt.records.clone();
+    match (records.is_empty(), debt.since) {
+        (false, _) => grow_records(store, &records, paid)?,
+        (true, OwedSince::Intent(id)) => {
+            if let Some(i) = store.intent(id)? {
+                let ids = [0, 1].map(|side| format!("reversal{id}-owed-{}-{side}", t.address));
+                let (from, to) = (owner(t, &debt.by), owner(t, &debt.to));
+                records = reversals(store, t, &i, ids, from, to, paid, now)?;
+            }
+        }
+        (true, OwedSince::Log { .. } | OwedSince::TopUp(_)) => {}
+    }
+    let left = debt.amount.minus(paid)?;
+    if left.is_zero() {
+        t.owed.remove(k);
+    } else if let Some(d) = t.owed.get_mut(k) {
+        (d.amount, d.records) = (left, records);
+    }
+    Ok(Some((debt.to, paid)))
+}
+
+/// What `by` owes `to` cancels against up to `n` given back from `to` to `by`; returns how
+/// much did (nothing moves).
+fn cancel(
+    store: &mut dyn Store,
+    t: &mut Token,
+    by: &Side,
+    to: &Side,
+    n: Units,
+    now: Millis,
+) -> Result<Units> {
+    let mut done = Units::ZERO;
+    while done < n {
+        let Some(k) = t.owed.iter().position(|d| &d.by == by && &d.to == to) else {
+            break;
+        };
+        let Some((_, paid)) = pay(store, t, k, n.minus(done)?, now)? else {
+            break;
+        };
+        done = done.plus(paid)?;
+    }
+    Ok(done)
+}
+
+/// Gives `n` to `side`: its debts first, oldest first (each payee's own debts in turn), the
+/// rest to the side itself.
+fn credit(
+    store: &mut dyn Store,
+    t: &mut Token,
+    side: &Side,
+    n: Units,
+    now: Millis,
+    depth: usize,
+) -> Result<()> {
+    let mut left = n;
+    while !left.is_zero() && depth < MAX_DEPTH {
+        let Some(k) = t.owed.iter().position(|d| &d.by == side) else {
+            break;
+        };
+        let Some((to, paid)) = pay(store, t, k, left, now)? else {
+            break;
+        };
+        credit(store, t, &to, paid, now, depth + 1)?;
+        left = left.minus(paid)?;
+    }
+    shift(store, t, side, left, true)
+}
+
+/// Records that `by` owes `amount` to `to` (see the module).
+pub fn owe(t: &mut Token, by: Side, to: Side, amount: Units, since: OwedSince, records: Vec<u64>) {
+    if amount.is_zero() {
+        return;
+    }
+    t.owed.push(Owed {
+        by,
+        to,
+        amount,
+        since,
+        records,
+    });
+}
+
+/// Forgets the debt owed since the Transfer log at (`block`, `log_index`) (a reorganization
+/// removed the log); returns what was still owed of it.
+pub fn forgive(t: &mut Token, block: u64, log_index: u64) -> Units {
+    let since = OwedSince::Log { block, log_index };
+    let mut left = Units::ZERO;
+    t.owed.retain(|d| {
+        if d.since == since {
+            left = left.saturating_add(d.amount);
+        }
+        d.since != since
+    });
+    left
+}
+
+/// Moves up to `n` from `from` to `to` as far as `from` has it, no debts involved (a
+/// reorganization takes back what a debt's payment gave); returns how much.
+pub fn give_back(
+    store: &mut dyn Store,
+    t: &mut Token,
+    from: &Side,
+    to: &Side,
+    n: Units,
+) -> Result<Units> {
+    let n = available(store, t, from, n)?;
+    shift(store, t, from, n, false)?;
+    shift(store, t, to, n, true)?;
+    Ok(n)
+}
+
 /// Undoes the failed intent `i` in the ledger, recording a `reversal` for each holder it
 /// touches. Returns how much it could undo.
 pub fn undo(store: &mut dyn Store, ctx: &Ctx, i: &Intent) -> Result<Units> {
@@ -112,8 +324,9 @@ pub fn undo(store: &mut dyn Store, ctx: &Ctx, i: &Intent) -> Result<Units> {
     undo_leg(store, ctx, i, &i.token, u, amount(i), 0)
 }
 
-/// Undoes one leg of the failed intent `i`: `want` of `token`, as `u` says. A movement of two
-/// legs (a swap) numbers them (`leg` 0 and 1), so their reversal records differ.
+/// Undoes one leg of the failed intent `i`: `want` of `token`, as `u` says, netting what the
+/// sides owe (see the module). A movement of two legs (a swap) numbers them (`leg` 0 and 1),
+/// so their reversal records differ. Returns how much of it is undone (the rest is owed).
 pub fn undo_leg(
     store: &mut dyn Store,
     ctx: &Ctx,
@@ -123,36 +336,34 @@ pub fn undo_leg(
     want: Units,
     leg: usize,
 ) -> Result<Units> {
+    if want.is_zero() {
+        return Ok(want);
+    }
     let mut t = token::find(store, token)?;
-    let n = available(store, &t, &u.debit, want)?;
-    if n.is_zero() {
-        return Ok(n);
-    }
-    shift(store, &mut t, &u.debit, n, false)?;
-    shift(store, &mut t, &u.credit, n, true)?;
-    store.put_token(&t)?;
+    let cancelled = cancel(store, &mut t, &u.credit, &u.debit, want, ctx.now)?;
+    let rest = want.minus(cancelled)?;
+    let taken = available(store, &t, &u.debit, rest)?;
+    shift(store, &mut t, &u.debit, taken, false)?;
+    credit(store, &mut t, &u.credit, taken, ctx.now, 0)?;
+    let short = rest.minus(taken)?;
+    let undone = want.minus(short)?;
     let (from, to) = (owner(&t, &u.debit), owner(&t, &u.credit));
-    for (side, address) in [(0usize, from), (1, to)] {
-        if let Some(h) = store.holder_by_address(&address)? {
-            crate::ops::history::append(
-                store,
-                &TxRecord {
-                    id: format!("reversal{}-{}", i.id, leg * 2 + side),
-                    hash: i.hash.clone(),
-                    chain_status: ChainStatus::Failed,
-                    block: i.block,
-                    kind: TxType::Reversal,
-                    user_id: h.user_id,
-                    token: t.address,
-                    symbol: t.symbol.clone(),
-                    decimals: t.decimals,
-                    amount: n,
-                    from,
-                    to,
-                    at: ctx.now,
-                },
-            )?;
-        }
-    }
-    Ok(n)
+    // Nothing undone yet: the records come with the first payment of the debt (`pay`).
+    let records = if undone.is_zero() {
+        Vec::new()
+    } else {
+        let ids = [0, 1].map(|side| format!("reversal{}-{}", i.id, leg * 2 + side));
+        reversals(store, &t, i, ids, from, to, undone, ctx.now)?
+    };
+    let since = OwedSince::Intent(i.id);
+    owe(
+        &mut t,
+        u.debit.clone(),
+        u.credit.clone(),
+        short,
+        since,
+        records,
+    );
+    store.put_token(&t)?;
+    Ok(undone)
 }

@@ -19,14 +19,14 @@ use tokenpad_core::ops::settle::plan::{plan, Call};
 use tokenpad_core::ops::settle::{self, Mined};
 use tokenpad_core::store::Store;
 
-const USDC: u128 = 1_000_000;
+pub(crate) const USDC: u128 = 1_000_000;
 
-fn pool(fx: &Fx, t: &TokenAddress) -> Pool {
+pub(crate) fn pool(fx: &Fx, t: &TokenAddress) -> Pool {
     fx.store.pool(t).unwrap().unwrap()
 }
 
 /// Sends the next planned transaction; `events` is what its receipt shows (None: it reverted).
-fn mine_next(fx: &mut Fx, call: Call, events: Option<Vec<PoolEvent>>) -> u64 {
+pub(crate) fn mine_next(fx: &mut Fx, call: Call, events: Option<Vec<PoolEvent>>) -> u64 {
     let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address()).unwrap();
     let b = batches.first().expect("something to send");
     assert_eq!(b.call, call);
@@ -43,13 +43,18 @@ fn mine_next(fx: &mut Fx, call: Call, events: Option<Vec<PoolEvent>>) -> u64 {
 /// A token with its pool opened (1,000,000 tokens at $0.01), the opening mined, and a holder
 /// with USDC (its faucet mint mined).
 fn market() -> (Fx, TokenAddress) {
+    market_of(1_000_000)
+}
+
+/// `market`, with a pool of `tokens` tokens (fewer: each trade moves the price more).
+pub(crate) fn market_of(tokens: u64) -> (Fx, TokenAddress) {
     let mut fx = evm();
     let t = token(&mut fx);
     let mut tk = fx.token(&t);
     tk.can_lp = true;
     fx.store.put_token(&tk).unwrap();
     let req: LiquidityRequest =
-        body(&json!({"initialStartingPrice": "0.01", "amount": 1000000})).unwrap();
+        body(&json!({"initialStartingPrice": "0.01", "amount": tokens})).unwrap();
     let (_, p) = market::open_liquidity(&mut fx.store, &fx.ctx, &t, &req).unwrap();
     assert_eq!(p.position.id, None, "the NFT comes with the mined opening");
     let h = fx.holder("dave");
@@ -74,7 +79,7 @@ fn market() -> (Fx, TokenAddress) {
     (fx, t)
 }
 
-fn at(block: u64, log_index: u64) -> ChainPoint {
+pub(crate) fn at(block: u64, log_index: u64) -> ChainPoint {
     ChainPoint { block, log_index }
 }
 
@@ -86,7 +91,10 @@ fn oriented<T>(p: &Pool, token: T, usdc: T) -> (T, T) {
     }
 }
 
-fn buy(fx: &mut Fx, req: serde_json::Value) -> tokenpad_core::Result<market::TradeReceipt> {
+pub(crate) fn buy(
+    fx: &mut Fx,
+    req: serde_json::Value,
+) -> tokenpad_core::Result<market::TradeReceipt> {
     let r: BuyRequest = body(&req)?;
     let user = crate::common::user("dave")?;
     market::buy(&mut fx.store, &fx.ctx, &user, &r)
@@ -94,7 +102,13 @@ fn buy(fx: &mut Fx, req: serde_json::Value) -> tokenpad_core::Result<market::Tra
 
 /// The Swap event a pool would emit for `trade` (pool's deltas: positive paid in), leaving it
 /// at `after`'s state.
-fn swap_event(before: &Pool, tokens: i128, usdc: i128, after: &Pool, at: ChainPoint) -> PoolEvent {
+pub(crate) fn swap_event(
+    before: &Pool,
+    tokens: i128,
+    usdc: i128,
+    after: &Pool,
+    at: ChainPoint,
+) -> PoolEvent {
     let (amount0, amount1) = oriented(before, tokens, usdc);
     PoolEvent::Swap {
         pool: before.address,

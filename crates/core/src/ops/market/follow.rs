@@ -6,7 +6,8 @@
 //!   token has no pool;
 //! - [`swapped`]: a holder's swap was mined; the ledger tops up what it booked to the mined
 //!   amounts (always from the pool to the holder: the bound booked is the worst the chain may
-//!   do), its history records show them, and the pool takes the chain's state;
+//!   do; what the pool no longer has in the ledger is owed, `ops::undo`), its history records
+//!   show them, and the pool takes the chain's state;
 //! - [`swap_failed`]: a swap reverted; both legs are undone, visibly;
 //! - [`follow`]: another trader's swap, or liquidity added or removed, moves the pool's state
 //!   (and so the price the API reports). Balances follow such trades from their `Transfer`
@@ -18,7 +19,7 @@
 use crate::error::{Error, Result};
 use crate::model::amount::Units;
 use crate::model::chain::PoolEvent;
-use crate::model::intent::{Action, Intent, Reserve, Side, Undo};
+use crate::model::intent::{Action, Intent, OwedSince, Reserve, Side, Undo};
 use crate::model::pool::v3::State;
 use crate::model::pool::Pool;
 use crate::model::token::Token;
@@ -152,14 +153,34 @@ fn swap_of(i: &Intent) -> Result<Swap> {
     }
 }
 
-/// Moves `n` of `t` (the pool's token or USDC) from the pool to `holder`.
+/// Moves `n` of `t` (the pool's token or USDC) from the pool to `holder`, the top-up of the
+/// swap `i`. What the pool no longer has in the ledger (an outside swap mined first took it,
+/// and the pool owes it: `ops::undo`) is owed to the holder too; the undo of the ledger's
+/// next refused swap in the pool pays it.
 fn pay_out(
     store: &mut dyn Store,
     t: &mut Token,
     p: &mut Pool,
+    i: &Intent,
     holder: &crate::model::address::Address,
     n: Units,
 ) -> Result<()> {
+    let have = if t.address == p.token {
+        p.token_reserve
+    } else {
+        p.usdc_reserve.cast()
+    };
+    let owed = n.checked_sub(have.min(t.pooled)).unwrap_or(Units::ZERO);
+    let pool = Side::Reserve(Reserve::Pooled(p.token));
+    undo::owe(
+        t,
+        pool,
+        Side::Row(*holder),
+        owed,
+        OwedSince::TopUp(i.id),
+        Vec::new(),
+    );
+    let n = n.minus(owed)?;
     if n.is_zero() {
         return Ok(());
     }
@@ -248,8 +269,8 @@ pub fn swapped(store: &mut dyn Store, ctx: &Ctx, i: &Intent, events: &[PoolEvent
     };
     let mut t = token::find(store, &i.token)?;
     let mut u = token::find(store, &ctx.chain.usdc())?;
-    pay_out(store, &mut t, &mut p, &s.holder, more_tokens)?;
-    pay_out(store, &mut u, &mut p, &s.holder, more_usdc)?;
+    pay_out(store, &mut t, &mut p, i, &s.holder, more_tokens)?;
+    pay_out(store, &mut u, &mut p, i, &s.holder, more_usdc)?;
     if p.token_reserve != t.pooled {
         return Err(Error::internal(format!(
             "pool reserve of {} no longer matches its pooled tokens",

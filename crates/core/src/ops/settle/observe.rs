@@ -14,7 +14,10 @@
 //!   its row, the rest is new to the ledger (its USDC supply grows, as with any deposit);
 //! - into or out of one of the merchant's pools (another trader's swap, liquidity added or
 //!   collected): the pool's reserve follows, so the ledger's pools hold what the pool
-//!   contracts hold; USDC a pool pays to an outside address leaves the ledger.
+//!   contracts hold; USDC a pool pays to an outside address leaves the ledger. A pool that
+//!   pays out more than the ledger has left in it (the rest is booked to tokenpad's own swaps
+//!   not mined yet, which the chain will then refuse) owes the difference, and the undo of
+//!   those swaps pays it (`ops::undo`).
 //!
 //! The settler applies a range of blocks and moves its cursor past it in one transaction, so
 //! each log is applied exactly once; what each applied log did is journaled, so a
@@ -25,9 +28,10 @@ use crate::model::address::Address;
 use crate::model::amount::Units;
 use crate::model::history::{ChainStatus, TxRecord, TxType};
 use crate::model::ids::TokenAddress;
+use crate::model::intent::{OwedSince, Reserve, Side};
 use crate::model::settlement::{Holding, Observation};
 use crate::model::token::{Token, TokenKind};
-use crate::ops::Ctx;
+use crate::ops::{undo, Ctx};
 use crate::store::Store;
 
 /// One Transfer log.
@@ -178,6 +182,14 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
         taken
     };
     let gone = usdc && holder.is_none() && matches!(to, Place::Row(_));
+    // A pool short of what the chain's pool paid: the ledger booked it to swaps of its own
+    // not mined yet, which the chain will refuse; the pool owes it, and their undo pays it
+    // (`ops::undo`): to the side that received it, or, for USDC (whose receiver got all of
+    // it, the rest as new supply), out of the supply again.
+    let owed = match &from {
+        Place::Pool(_) => o.amount.minus(taken)?,
+        Place::MerchantSupply | Place::Row(_) => Units::ZERO,
+    };
     match &to {
         Place::MerchantSupply => t.merchant_supply = t.merchant_supply.plus(amount)?,
         Place::Pool(pool_token) => {
@@ -194,6 +206,7 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
             store.put_balance(&t.address, a, &b)?;
         }
     }
+    owe(&mut t, &from, &to, usdc, o, owed);
     store.put_token(&t)?;
     let mut journal = Observation {
         block: o.block,
@@ -204,6 +217,7 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
         to: if gone { Holding::Outside } else { to.holding() },
         taken,
         given: amount,
+        owed,
         record: None,
     };
     let Some(h) = holder else {
@@ -228,6 +242,37 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
             at: ctx.now,
         },
     )?);
+    if let (Some(seq), Some(d)) = (journal.record, t.owed.last_mut()) {
+        if !usdc && !owed.is_zero() {
+            // The deposit's record grows as the debt is paid (a USDC deposit's shows all of
+            // it already).
+            d.records.push(seq);
+            store.put_token(&t)?;
+        }
+    }
     store.put_observation(&journal)?;
     Ok(Applied::Deposit)
+}
+
+/// The ledger side of a place.
+fn side(p: &Place) -> Side {
+    match p {
+        Place::MerchantSupply => Side::Reserve(Reserve::Merchant),
+        Place::Pool(t) => Side::Reserve(Reserve::Pooled(*t)),
+        Place::Row(a) => Side::Row(*a),
+    }
+}
+
+/// Records what `from` could not give of log `o` (see `observe`).
+fn owe(t: &mut Token, from: &Place, to: &Place, usdc: bool, o: &Observed, n: Units) {
+    let to = if usdc {
+        Side::Reserve(Reserve::Minted)
+    } else {
+        side(to)
+    };
+    let since = OwedSince::Log {
+        block: o.block,
+        log_index: o.log_index,
+    };
+    undo::owe(t, side(from), to, n, since, Vec::new());
 }

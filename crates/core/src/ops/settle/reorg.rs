@@ -8,7 +8,9 @@
 //! - Transfer logs from outside (deposits, other addresses' moves, pools' reserves), newest
 //!   first: exactly what the journal says each did is undone, as far as it is still there (a
 //!   holder who spent a deposit keeps what it spent; the rest shows in reconciliation, as an
-//!   undone movement's does); a holder's deposit gets a `reversal` record.
+//!   undone movement's does); a holder's deposit gets a `reversal` record. What a pool could
+//!   not pay of such a log, and owed since (`ops::undo`), is forgiven, and what an undo already
+//!   paid of it comes back to the pool.
 //! - tokenpad's own transactions mined in those blocks go back to `submitted` and are watched
 //!   again (the settler sends the same signed bytes again if the node lost them). Their
 //!   history records say so. Only plain movements are: a swap's, a pool opening's or a
@@ -22,10 +24,10 @@ use crate::error::Result;
 use crate::model::amount::Units;
 use crate::model::chain::ChainPoint;
 use crate::model::history::{ChainStatus, TxRecord, TxType};
-use crate::model::intent::{Action, IntentStatus};
+use crate::model::intent::{Action, IntentStatus, Reserve, Side};
 use crate::model::settlement::{Holding, Observation, TxState};
-use crate::model::token::Token;
-use crate::ops::{token, Ctx};
+use crate::model::token::{Token, TokenKind};
+use crate::ops::{token, undo, Ctx};
 use crate::store::Store;
 
 /// How many of the last chain transactions a rewind looks at.
@@ -81,6 +83,29 @@ fn give(store: &mut dyn Store, t: &mut Token, h: &Holding, n: Units) -> Result<(
     Ok(())
 }
 
+/// Forgives what the pool the log `o` came from owed since it (`ops::undo`), and takes back
+/// to the pool what an undo already paid of that debt (from the receiver, or out of the
+/// supply), as far as it is still there. Returns what a receiving row gave back.
+fn forgive(store: &mut dyn Store, t: &mut Token, o: &Observation) -> Result<Units> {
+    let Holding::Pool(pool_token) = &o.from else {
+        return Ok(Units::ZERO);
+    };
+    let left = undo::forgive(t, o.block, o.log_index);
+    let paid = o.owed.minus(left.min(o.owed))?;
+    let payee = match (&o.to, t.kind) {
+        (_, TokenKind::Usdc) | (Holding::Outside, _) => Side::Reserve(Reserve::Minted),
+        (Holding::MerchantSupply, _) => Side::Reserve(Reserve::Merchant),
+        (Holding::Pool(p), _) => Side::Reserve(Reserve::Pooled(*p)),
+        (Holding::Row(a), _) => Side::Row(*a),
+    };
+    let pool = Side::Reserve(Reserve::Pooled(*pool_token));
+    let regained = undo::give_back(store, t, &payee, &pool, paid)?;
+    Ok(match payee {
+        Side::Row(_) => regained,
+        Side::Locked(..) | Side::Reserve(_) => Units::ZERO,
+    })
+}
+
 /// Undoes one journaled Transfer log (see the module).
 fn undo(store: &mut dyn Store, ctx: &Ctx, o: &Observation) -> Result<()> {
     let mut t = token::find(store, &o.token)?;
@@ -90,6 +115,7 @@ fn undo(store: &mut dyn Store, ctx: &Ctx, o: &Observation) -> Result<()> {
     let returned = back.min(o.taken);
     give(store, &mut t, &o.from, returned)?;
     t.total_supply = t.total_supply.minus(back.minus(returned)?)?;
+    let regained = forgive(store, &mut t, o)?;
     store.put_token(&t)?;
     let (Some(seq), Holding::Row(owner)) = (o.record, &o.to) else {
         return Ok(());
@@ -109,7 +135,7 @@ fn undo(store: &mut dyn Store, ctx: &Ctx, o: &Observation) -> Result<()> {
             token: t.address,
             symbol: t.symbol.clone(),
             decimals: t.decimals,
-            amount: back,
+            amount: back.plus(regained)?,
             from: *owner,
             to: deposit.from,
             at: ctx.now,

@@ -1,0 +1,253 @@
+//! Undoing refused swaps while another trader's swaps move the same pool: the pool's debt when
+//! the ledger follows a swap that pays out what it had booked to its own (seed 4045), a
+//! reorganization of that swap, and a swap of its own mined above its bound meanwhile.
+
+use super::{mine_at, owes_nothing, sell};
+use crate::common::{assert_conserved, body, tok, usdc_address, Fx};
+use crate::market_chain::{at, buy, market_of, pool, swap_event, USDC};
+use serde_json::json;
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::{Units, Usdc};
+use tokenpad_core::model::ids::TokenAddress;
+use tokenpad_core::ops::market::{self, SellRequest};
+use tokenpad_core::ops::settle::observe::{observe, Observed};
+use tokenpad_core::ops::settle::reorg::rewind;
+use tokenpad_core::store::Store;
+
+/// Seed 4045's history, up to dave's sell being refused: the pool's token, what the outside
+/// trader bought, and what its sell took out of the pool (the chain's pool then holds
+/// 150 USDC less that).
+struct OutsideFirst {
+    fx: Fx,
+    t: TokenAddress,
+    bought: Units,
+    took: u128,
+    /// dave's tokens, and the pool's after the outside sell.
+    dave: u128,
+    pooled: Units,
+}
+
+const OUTSIDE: Address = Address([0x99; 20]);
+
+fn log(token: TokenAddress, from: Address, to: Address, amount: u128, block: u64) -> Observed {
+    Observed {
+        token,
+        from,
+        to,
+        amount: Units::new(amount),
+        hash: format!("0x{:064x}", 0x0ff_0000 + block),
+        block,
+        log_index: u64::from(token == usdc_address()),
+    }
+}
+
+/// An outside trader buys 50 USDC worth (block 11), dave 100 USDC worth (mined as quoted,
+/// block 12); dave sells all of it, and the outside trader's sell of all it bought is mined
+/// first (block 13), taking more USDC than the ledger had left in the pool.
+fn outside_sell_first() -> OutsideFirst {
+    let (mut fx, t) = market_of(20_000);
+    let ctx = fx.ctx.clone();
+    let dave = fx.holder("dave");
+    let p0 = pool(&fx, &t);
+    let ob = p0.buy_with(Usdc::new(50 * USDC)).unwrap();
+    let (a, b) = (p0.address, OUTSIDE);
+    observe(
+        &mut fx.store,
+        &ctx,
+        &log(usdc_address(), b, a, 50 * USDC, 11),
+    )
+    .unwrap();
+    observe(&mut fx.store, &ctx, &log(t, a, b, ob.tokens.raw(), 11)).unwrap();
+    let tokens = i128::try_from(ob.tokens.raw()).unwrap();
+    let e = swap_event(&p0, -tokens, 50 * USDC as i128, &ob.after, at(11, 2));
+    market::follow(&mut fx.store, &[e]).unwrap();
+    let r = buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": 100})).unwrap();
+    let q = r.trade.tokens.raw();
+    let dq = -i128::try_from(q).unwrap();
+    let e = swap_event(&ob.after, dq, 100 * USDC as i128, &r.trade.after, at(12, 0));
+    mine_at(&mut fx, 12, Some(vec![e]));
+    assert_eq!(fx.active(&t, &dave.address), q);
+    assert_eq!(pool(&fx, &t).usdc_reserve, Usdc::new(150 * USDC));
+    // dave sells all of it (whole tokens); the ledger books him the least he accepts.
+    sell(&mut fx, &t, Units::new(q / tok("1") * tok("1")));
+    let booked = fx.active(&usdc_address(), &dave.address) - (1_000 - 100) * USDC;
+    let os = r.trade.after.sell(ob.tokens).unwrap();
+    let x = os.usdc.raw();
+    assert!(
+        x > 150 * USDC - booked,
+        "the case: {x} > {}",
+        150 * USDC - booked
+    );
+    observe(&mut fx.store, &ctx, &log(t, b, a, ob.tokens.raw(), 13)).unwrap();
+    observe(&mut fx.store, &ctx, &log(usdc_address(), a, b, x, 13)).unwrap();
+    let e = swap_event(
+        &r.trade.after,
+        tokens,
+        -i128::try_from(x).unwrap(),
+        &os.after,
+        at(13, 2),
+    );
+    market::follow(&mut fx.store, &[e]).unwrap();
+    assert_conserved(&fx.store);
+    OutsideFirst {
+        fx,
+        t,
+        bought: ob.tokens,
+        took: x,
+        dave: q,
+        pooled: os.after.token_reserve,
+    }
+}
+
+/// dave's sell was refused: he has his tokens and his USDC as before it, the pool `tokens`
+/// and `usdc`.
+fn assert_refused_sell(c: &OutsideFirst, tokens: Units, usdc: u128) {
+    let (fx, t) = (&c.fx, &c.t);
+    let dave = fx
+        .store
+        .holder_by_user(&crate::common::user("dave").unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        fx.active(&usdc_address(), &dave.address),
+        (1_000 - 100) * USDC
+    );
+    assert_eq!(fx.active(t, &dave.address), c.dave);
+    assert_eq!(pool(fx, t).token_reserve, tokens, "the chain's pool");
+    assert_eq!(
+        pool(fx, t).usdc_reserve,
+        Usdc::new(usdc),
+        "the chain's pool"
+    );
+    assert_eq!(fx.token(&usdc_address()).pooled.raw(), usdc);
+    assert!(owes_nothing(fx, t));
+    assert_conserved(&fx.store);
+}
+
+/// Seed 4045 (`--steps 600`): the outside trader's sell, mined first, takes USDC the ledger
+/// had already booked to dave, and dave's sell reverts. Following the outside sell took from
+/// the ledger's pool only what it had left; undoing dave's sell then put all of his USDC back,
+/// and the ledger's pool ended above the chain's by what it had not been able to take.
+#[test]
+fn an_outside_sell_mined_before_a_refused_sell_leaves_the_pool_as_the_chain_has_it() {
+    let mut c = outside_sell_first();
+    mine_at(&mut c.fx, 14, None);
+    assert_refused_sell(&c, c.pooled, 150 * USDC - c.took);
+}
+
+/// A reorganization removes the outside sell after dave's refused sell paid what the pool
+/// owed since it: the pool gets back all the outside sell took, paid part included.
+#[test]
+fn a_reorganization_gives_back_what_a_pool_paid_of_its_debt() {
+    let mut c = outside_sell_first();
+    let ctx = c.fx.ctx.clone();
+    mine_at(&mut c.fx, 14, None);
+    assert_eq!(rewind(&mut c.fx.store, &ctx, 12).unwrap().observations, 2);
+    assert_refused_sell(&c, c.pooled.minus(c.bought).unwrap(), 150 * USDC);
+    assert_eq!(c.fx.active(&c.t, &OUTSIDE), c.bought.raw());
+}
+
+/// The same reorganization before dave's sell is refused: the debt is forgiven, and the
+/// refused sell's undo then owes nothing.
+#[test]
+fn a_reorganization_forgives_what_a_pool_owed_since_the_log() {
+    let mut c = outside_sell_first();
+    let ctx = c.fx.ctx.clone();
+    assert_eq!(c.fx.token(&usdc_address()).owed.len(), 1);
+    assert_eq!(rewind(&mut c.fx.store, &ctx, 12).unwrap().observations, 2);
+    assert!(owes_nothing(&c.fx, &c.t));
+    mine_at(&mut c.fx, 14, None);
+    assert_refused_sell(&c, c.pooled.minus(c.bought).unwrap(), 150 * USDC);
+    assert_eq!(c.fx.active(&c.t, &OUTSIDE), c.bought.raw());
+}
+
+/// Two of dave's sells wait; the outside trader's sell, mined first, takes more USDC than the
+/// ledger left in the pool, so the pool owes; then the first of dave's sells is mined, paying
+/// him a little more than it booked (its bound), and the second is refused. The top-up is out
+/// of a pool the ledger has emptied: it is owed too, and the refused sell's undo pays both.
+#[test]
+fn a_sell_mined_above_its_bound_while_its_pool_owes_is_topped_up_by_the_next_undo() {
+    let (mut fx, t) = market_of(20_000);
+    let ctx = fx.ctx.clone();
+    let dave = fx.holder("dave");
+    let (outside, bought) = (400_000, 300);
+    let p0 = pool(&fx, &t);
+    let ob = p0.buy_with(Usdc::new(outside)).unwrap();
+    let (a, b) = (p0.address, OUTSIDE);
+    observe(&mut fx.store, &ctx, &log(usdc_address(), b, a, outside, 11)).unwrap();
+    observe(&mut fx.store, &ctx, &log(t, a, b, ob.tokens.raw(), 11)).unwrap();
+    let tokens = i128::try_from(ob.tokens.raw()).unwrap();
+    let e = swap_event(&p0, -tokens, outside as i128, &ob.after, at(11, 2));
+    market::follow(&mut fx.store, &[e]).unwrap();
+    let r = buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": bought})).unwrap();
+    let q = r.trade.tokens.raw();
+    let dq = -i128::try_from(q).unwrap();
+    let e = swap_event(
+        &ob.after,
+        dq,
+        (bought * USDC) as i128,
+        &r.trade.after,
+        at(12, 0),
+    );
+    mine_at(&mut fx, 12, Some(vec![e]));
+    // A tenth at the default bound, the rest at exactly its quote.
+    let first = Units::new(q / 10 / tok("1") * tok("1"));
+    let rest = Units::new((q - first.raw()) / tok("1") * tok("1"));
+    let usdc0 = fx.active(&usdc_address(), &dave.address);
+    sell(&mut fx, &t, first);
+    let booked = fx.active(&usdc_address(), &dave.address) - usdc0;
+    let quote = pool(&fx, &t).sell(rest).unwrap().usdc.raw();
+    let min = format!("{}.{:06}", quote / USDC, quote % USDC);
+    let whole = (rest.raw() / tok("1")).to_string();
+    let req: SellRequest =
+        body(&json!({"tokenAddress": t, "tokenAmount": whole, "minAmountOut": min})).unwrap();
+    let user = crate::common::user("dave").unwrap();
+    market::sell(&mut fx.store, &fx.ctx, &user, &req).unwrap();
+    let left = pool(&fx, &t).usdc_reserve.raw();
+    // The outside sell, mined first, takes more than that.
+    let os = r.trade.after.sell(ob.tokens).unwrap();
+    let x = os.usdc.raw();
+    assert!(x > left, "the case: {x} > {left}");
+    observe(&mut fx.store, &ctx, &log(t, b, a, ob.tokens.raw(), 13)).unwrap();
+    observe(&mut fx.store, &ctx, &log(usdc_address(), a, b, x, 13)).unwrap();
+    let e = swap_event(
+        &r.trade.after,
+        tokens,
+        -i128::try_from(x).unwrap(),
+        &os.after,
+        at(13, 2),
+    );
+    market::follow(&mut fx.store, &[e]).unwrap();
+    // dave's first sell is mined, above its bound.
+    let sa = os.after.sell(first).unwrap();
+    assert!(
+        sa.usdc.raw() > booked,
+        "the case: {} > {booked}",
+        sa.usdc.raw()
+    );
+    let ft = i128::try_from(first.raw()).unwrap();
+    let e = swap_event(
+        &os.after,
+        ft,
+        -i128::try_from(sa.usdc.raw()).unwrap(),
+        &sa.after,
+        at(14, 0),
+    );
+    mine_at(&mut fx, 14, Some(vec![e]));
+    // The second is refused.
+    mine_at(&mut fx, 15, None);
+    let chain_pool = outside + bought * USDC - x - sa.usdc.raw();
+    assert_eq!(
+        pool(&fx, &t).usdc_reserve.raw(),
+        chain_pool,
+        "the chain's pool"
+    );
+    assert_eq!(pool(&fx, &t).token_reserve, sa.after.token_reserve);
+    assert_eq!(
+        fx.active(&usdc_address(), &dave.address),
+        usdc0 + sa.usdc.raw()
+    );
+    assert_eq!(fx.active(&t, &dave.address), q - first.raw());
+    assert!(owes_nothing(&fx, &t));
+    assert_conserved(&fx.store);
+}

@@ -1,0 +1,225 @@
+//! Histories the simulator once failed, as it shrank them, replayed on every `cargo test`:
+//! they run from their steps alone, so they keep testing the same thing when the generator
+//! changes and the seeds that found them draw other histories. (`--ci` also runs those seeds,
+//! `REGRESSION_SEEDS`, in full.)
+
+use tokenpad_sim::settler::RoundFaults;
+use tokenpad_sim::step::{Fault, Outside, Req, Step, Who};
+use tokenpad_sim::webhooks::Receiver;
+
+/// Request `n`: with its key or not, from the backend or the holder's session, with a fault.
+fn request(n: u32, req: Req, keyed: bool, who: Who, fault: Fault) -> Step {
+    Step::Call {
+        n,
+        req,
+        who,
+        keyed,
+        fault,
+    }
+}
+
+/// Request `n` from the backend, with its key.
+fn call(n: u32, req: Req) -> Step {
+    request(n, req, true, Who::Secret, Fault::None)
+}
+
+/// The same, without a key.
+fn unkeyed(n: u32, req: Req) -> Step {
+    request(n, req, false, Who::Secret, Fault::None)
+}
+
+/// The same, with its key and `fault`.
+fn faulty(n: u32, req: Req, fault: Fault) -> Step {
+    request(n, req, true, Who::Secret, fault)
+}
+
+fn alarm(per_batch: u8) -> Step {
+    Step::Alarm {
+        round: RoundFaults {
+            crash_after_sign: None,
+            lose_sends: false,
+            node_down: false,
+            per_batch,
+        },
+        receiver: Receiver::Up,
+    }
+}
+
+fn mine(revert: u64, hold: u64, lag_s: u32) -> Step {
+    Step::Mine {
+        revert,
+        hold,
+        older: false,
+        lag_s,
+    }
+}
+
+fn replays(name: &str, history: &[Step]) {
+    let broke = tokenpad_sim::replay(history)
+        .err()
+        .map(|(at, v)| format!("step {at} breaks {v}"));
+    let printed: Vec<String> = history
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("{i:>4}  {s}"))
+        .collect();
+    assert!(
+        broke.is_none(),
+        "{name}: {}\n{}",
+        broke.unwrap_or_default(),
+        printed.join("\n")
+    );
+}
+
+/// Seed 2055, `--steps 600`: u4's buy and its sell of 420 of what it bought both revert (the
+/// buy first); the ledger ended 420 tokens above the chain.
+#[test]
+fn a_refused_buy_then_a_refused_sell_of_what_it_bought() {
+    let h = [
+        call(2, Req::PutHolder { user: 2 }),
+        call(3, Req::CreateToken { n: 96 }),
+        unkeyed(4, Req::CreateToken { n: 43 }),
+        faulty(8, Req::PutHolder { user: 1 }, Fault::LostAfter),
+        call(9, Req::CreateToken { n: 38 }),
+        call(15, Req::PutHolder { user: 4 }),
+        Step::Faucet { user: 1, usdc: 367 },
+        call(
+            39,
+            Req::Memecoin {
+                supply: 363_424,
+                micro: 4_490,
+                recipient: 958,
+            },
+        ),
+        Step::Settle,
+        call(
+            173,
+            Req::Buy {
+                user: 1,
+                token: 3,
+                usdc: 35,
+                slippage_bps: 1_566,
+            },
+        ),
+        Step::Faucet { user: 4, usdc: 209 },
+        call(296, Req::PutHolder { user: 7 }),
+        call(
+            306,
+            Req::Session {
+                user: 1,
+                limit: None,
+            },
+        ),
+        alarm(3),
+        Step::Faucet { user: 7, usdc: 411 },
+        unkeyed(
+            311,
+            Req::Distribute {
+                token: 2,
+                user: 2,
+                amount: 405,
+            },
+        ),
+        mine(0b1000, 0b1000, 0),
+        request(
+            321,
+            Req::Transfer {
+                user: 1,
+                token: 3,
+                to: 0,
+                amount: 59,
+            },
+            true,
+            Who::Session,
+            Fault::None,
+        ),
+        call(
+            322,
+            Req::Buy {
+                user: 4,
+                token: 3,
+                usdc: 33,
+                slippage_bps: 1_501,
+            },
+        ),
+        alarm(3),
+        call(
+            327,
+            Req::Sell {
+                user: 4,
+                token: 3,
+                amount: 420,
+            },
+        ),
+        mine(0b1000_1000, 0, 111),
+        Step::Settle,
+    ];
+    replays("seed 2055's history", &h);
+}
+
+/// Seed 4045, `--steps 600`: an outside trader's sell, mined first, makes u3's sell revert;
+/// the ledger's pool ended above the chain's by the USDC it could not take from the pool
+/// when it followed the outside sell.
+#[test]
+fn an_outside_sell_mined_before_a_refused_sell() {
+    let h = [
+        call(1, Req::CreateToken { n: 84 }),
+        call(7, Req::PutHolder { user: 0 }),
+        unkeyed(8, Req::CreateToken { n: 57 }),
+        Step::Faucet { user: 0, usdc: 194 },
+        call(67, Req::PutHolder { user: 3 }),
+        Step::Settle,
+        faulty(
+            80,
+            Req::OpenPool {
+                token: 1,
+                cents: 152,
+                amount: 112_437,
+            },
+            Fault::LostBefore,
+        ),
+        Step::Retry { n: 80 },
+        alarm(2),
+        call(
+            105,
+            Req::Distribute {
+                token: 1,
+                user: 3,
+                amount: 56,
+            },
+        ),
+        mine(0, 0, 763),
+        alarm(1),
+        call(
+            133,
+            Req::Buy {
+                user: 0,
+                token: 1,
+                usdc: 31,
+                slippage_bps: 667,
+            },
+        ),
+        Step::Outside(Outside::Trade {
+            token: 1,
+            buy: true,
+            amount: 41,
+        }),
+        Step::Settle,
+        faulty(
+            169,
+            Req::Sell {
+                user: 3,
+                token: 1,
+                amount: 38,
+            },
+            Fault::Twice,
+        ),
+        Step::Outside(Outside::Trade {
+            token: 1,
+            buy: false,
+            amount: 85,
+        }),
+        Step::Settle,
+    ];
+    replays("seed 4045's history", &h);
+}
