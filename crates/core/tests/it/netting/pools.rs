@@ -9,6 +9,7 @@ use serde_json::json;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::{Units, Usdc};
 use tokenpad_core::model::ids::TokenAddress;
+use tokenpad_core::model::pool::{Pool, Trade};
 use tokenpad_core::ops::market::{self, SellRequest};
 use tokenpad_core::ops::settle::observe::{observe, Observed};
 use tokenpad_core::ops::settle::reorg::rewind;
@@ -39,6 +40,23 @@ fn log(token: TokenAddress, from: Address, to: Address, amount: u128, block: u64
         block,
         log_index: u64::from(token == usdc_address()),
     }
+}
+
+/// The outside trader's sell `os` (of `tokens`, the tokens it bought) from the pool `before`,
+/// mined at block 13: its two Transfer logs observed and its Swap event followed.
+fn outside_sell_mined(fx: &mut Fx, t: &TokenAddress, before: &Pool, os: &Trade, tokens: i128) {
+    let ctx = fx.ctx.clone();
+    let (a, b, x) = (before.address, OUTSIDE, os.usdc.raw());
+    observe(&mut fx.store, &ctx, &log(*t, b, a, os.tokens.raw(), 13)).unwrap();
+    observe(&mut fx.store, &ctx, &log(usdc_address(), a, b, x, 13)).unwrap();
+    let e = swap_event(
+        before,
+        tokens,
+        -i128::try_from(x).unwrap(),
+        &os.after,
+        at(13, 2),
+    );
+    market::follow(&mut fx.store, &[e]).unwrap();
 }
 
 /// An outside trader buys 50 USDC worth (block 11), dave 100 USDC worth (mined as quoted,
@@ -78,16 +96,7 @@ fn outside_sell_first() -> OutsideFirst {
         "the case: {x} > {}",
         150 * USDC - booked
     );
-    observe(&mut fx.store, &ctx, &log(t, b, a, ob.tokens.raw(), 13)).unwrap();
-    observe(&mut fx.store, &ctx, &log(usdc_address(), a, b, x, 13)).unwrap();
-    let e = swap_event(
-        &r.trade.after,
-        tokens,
-        -i128::try_from(x).unwrap(),
-        &os.after,
-        at(13, 2),
-    );
-    market::follow(&mut fx.store, &[e]).unwrap();
+    outside_sell_mined(&mut fx, &t, &r.trade.after, &os, tokens);
     assert_conserved(&fx.store);
     OutsideFirst {
         fx,
@@ -208,16 +217,7 @@ fn a_sell_mined_above_its_bound_while_its_pool_owes_is_topped_up_by_the_next_und
     let os = r.trade.after.sell(ob.tokens).unwrap();
     let x = os.usdc.raw();
     assert!(x > left, "the case: {x} > {left}");
-    observe(&mut fx.store, &ctx, &log(t, b, a, ob.tokens.raw(), 13)).unwrap();
-    observe(&mut fx.store, &ctx, &log(usdc_address(), a, b, x, 13)).unwrap();
-    let e = swap_event(
-        &r.trade.after,
-        tokens,
-        -i128::try_from(x).unwrap(),
-        &os.after,
-        at(13, 2),
-    );
-    market::follow(&mut fx.store, &[e]).unwrap();
+    outside_sell_mined(&mut fx, &t, &r.trade.after, &os, tokens);
     // dave's first sell is mined, above its bound.
     let sa = os.after.sell(first).unwrap();
     assert!(
