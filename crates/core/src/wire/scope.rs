@@ -35,7 +35,7 @@ fn not_for_sessions() -> Error {
 /// An operation its caller may run. Only [`authorize`] makes one and only [`super::apply`]
 /// takes one: a request is authorized exactly once (before any idempotent replay, so a
 /// credential never replays what it may not do), and nothing applies an unchecked operation.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Permitted {
     caller: Caller,
     op: Op,

@@ -65,11 +65,22 @@ impl MerchantObject {
             env: self.env.clone(),
             merchant: ctx.merchant.id.clone(),
         };
-        let caller = permitted.caller().clone();
+        // Kept only for a refusal recorded under an idempotency key (`record_refusal`).
+        let keyed_caller = call
+            .idempotency
+            .as_ref()
+            .map(|_| permitted.caller().clone());
         let prune = call.idempotency.is_some()
             && now.saturating_sub(self.callers.idempotency_pruned_at.get())
                 >= idempotency::PRUNE_EVERY;
-        match self.run(ctx, permitted, shell, call.idempotency.clone(), prune) {
+        match self.run(
+            ctx,
+            permitted,
+            writes,
+            shell,
+            call.idempotency.clone(),
+            prune,
+        ) {
             Ok((status, body, queued)) => {
                 if prune {
                     self.callers.idempotency_pruned_at.set(now);
@@ -95,7 +106,7 @@ impl MerchantObject {
                 })
             }
             Err(e) if recorded(&e) => {
-                if let Some(idem) = call.idempotency {
+                if let (Some(idem), Some(caller)) = (call.idempotency, keyed_caller) {
                     self.record_refusal(&caller, idem, &e, now);
                 }
                 Err(e)
@@ -111,12 +122,12 @@ impl MerchantObject {
         &self,
         ctx: Ctx,
         permitted: Permitted,
+        writes: bool,
         mut shell: WorkerShell,
         idem: Option<Idempotency>,
         prune: bool,
     ) -> Result<Done> {
         let mut store = self.store()?;
-        let writes = permitted.op().writes();
         let rendered = Rc::clone(&self.kept.rendered);
         let presale_texts = Rc::clone(&self.kept.presale_texts);
         let watch = self.watch.clone();
@@ -127,7 +138,8 @@ impl MerchantObject {
                     return Ok((200, text, false));
                 }
             }
-            let caller = permitted.caller().clone();
+            // The caller its answer is recorded under, when it has an idempotency key.
+            let keyed = idem.as_ref().map(|i| (i, permitted.caller().clone()));
             let reply = tokenpad_core::wire::apply(&mut store, &ctx, permitted, &mut shell)?;
             let body = match rendered.try_borrow_mut() {
                 Ok(mut memo) => memo.encode(&reply.body),
@@ -139,7 +151,7 @@ impl MerchantObject {
             {
                 texts.keep(&watch, key, &body);
             }
-            if let Some(idem) = &idem {
+            if let Some((idem, caller)) = keyed {
                 if prune {
                     idempotency::prune(&mut store, ctx.now)?;
                 }
