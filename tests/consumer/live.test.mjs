@@ -95,15 +95,21 @@ describe('@tokenpad/client against the worker', { timeout: 240_000 }, () => {
         }
         const events = await tp.events({ types: ['holder.*'] });
         const list = await tp.listWebhooks();
-        const deleted = await tp.deleteWebhook('${hook.id}');
+        // A DELETE is a write: retried under its key it replays its answer; a new call is a 404.
+        const deleted = await tp.deleteWebhook('${hook.id}', { idempotencyKey: 'delete-hook-1' });
+        const retried = await tp.deleteWebhook('${hook.id}', { idempotencyKey: 'delete-hook-1' });
+        const again = await tp.deleteWebhook('${hook.id}').then(() => 'deleted', (e) => e.code);
         console.log(JSON.stringify({ ping: ping.eventType, statuses: page.data.map((d) => [d.eventType, d.status, d.attempts.at(-1)?.responseStatus]),
-          logged: events.data.map((e) => e.data.object.id), listed: list.map((x) => x.id), deleted: deleted.deleted }));
+          logged: events.data.map((e) => e.data.object.id), listed: list.map((x) => x.id), deleted: deleted.deleted,
+          retried: retried.deleted, again }));
       `));
       assert.equal(flow.ping, 'webhook.ping');
       assert.deepEqual(flow.statuses.sort(), [['holder.created', 'succeeded', 204], ['webhook.ping', 'succeeded', 204]]);
       assert.ok(flow.logged.includes('webhook-carol'));
       assert.ok(flow.listed.includes(hook.id));
       assert.equal(flow.deleted, true);
+      assert.equal(flow.retried, true);
+      assert.equal(flow.again, 'webhook_not_found');
       // The receiver verified both signatures (a refusal answers 400 and prints nothing).
       assert.match(out, /^holder\.created holder:webhook-carol$/m);
       assert.match(out, new RegExp(`^webhook\\.ping webhook:${hook.id}$`, 'm'));
