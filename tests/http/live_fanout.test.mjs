@@ -9,6 +9,7 @@ import test, { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { api, createMerchant, startWorker } from './harness.mjs';
+import { createPresale, funded } from './check.mjs';
 
 /** The service pushes a topic at most once per this many milliseconds (objects/live). */
 const PUSH_EVERY_MS = 250;
@@ -29,23 +30,8 @@ async function ok(res, what) {
   return res.json;
 }
 
-async function presale() {
-  const now = (await ok(await api(w, 'GET', '/admin/time', { adminKey: w.adminKey }), 'time')).nowUnix;
-  return ok(await api(w, 'POST', '/merchant/presale', {
-    key: m.secretKey,
-    body: {
-      name: 'Watched', description: 'Everyone watches', startTimestamp: now, endTimestamp: now + 86_400,
-      targetUsdcAmount: 100_000, autoLaunch: false,
-      tokenInfo: { name: 'Watched', symbol: 'WTCH', imageUrl: 'https://example.com/w.png' },
-    },
-  }), 'presale');
-}
-
-/** A buyer with `usdc` test USDC. */
-async function buyer(id, usdc) {
-  const h = await ok(await api(w, 'PUT', `/holder/${id}`, { key: m.secretKey }), `holder ${id}`);
-  await ok(await api(w, 'POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: h.address, usdcAmount: usdc } }), 'faucet');
-}
+/** A presale open for an hour that no test here fills (`check.mjs`'s `createPresale`). */
+const presale = () => createPresale(w, m, { targetUsdcAmount: 100_000, autoLaunch: false });
 
 /**
  * A watcher of `/live?<query>` that reconnects 200 ms after its socket closes (or its
@@ -109,7 +95,7 @@ describe('GET /live through relays', () => {
   test('a burst of purchases: the last state reaches every watcher, at most one push per period each', async () => {
     const p = await presale();
     const buyers = Array.from({ length: 8 }, (_, i) => `burst${i}`);
-    for (const id of buyers) await buyer(id, 100);
+    for (const id of buyers) await funded(w, m, id, 100);
     const watchers = Array.from({ length: 40 }, () => watcher(`publicKey=${m.publicKey}&presale=${p.id}`));
     try {
       await until(() => watchers.every((x) => x.messages.length >= 1), 20_000,
@@ -154,7 +140,7 @@ describe('GET /live through relays', () => {
 
   test('a restart loses no watcher for longer than its reconnect: each gets the current state at once, then every change', async () => {
     const p = await presale();
-    await buyer('restart-buyer', 100);
+    await funded(w, m, 'restart-buyer', 100);
     const watchers = Array.from({ length: 10 }, () => watcher(`publicKey=${m.publicKey}&presale=${p.id}`));
     try {
       await until(() => watchers.every((x) => x.messages.length >= 1), 20_000, () => 'watchers without the current state');
