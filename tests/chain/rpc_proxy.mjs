@@ -7,11 +7,15 @@
 //   proxy.mode = 'lose-sends';    // eth_sendRawTransaction reaches the node, its answer is lost
 //   proxy.mode = 'pass';          // back to normal
 //   proxy.calls                   // [{ method }] of every call seen
+//   proxy.upstream = otherUrl;    // later calls go to another node (a restarted one)
+//   proxy.intercept = (call) => ...  // in 'pass' mode, per JSON-RPC call (batches too):
+//                                 // undefined forwards it; { result } or { error } answers it
+//                                 // without the node (a promise may hold it for a while)
 import { createServer } from 'node:http';
 
 export async function startProxy(upstream) {
   const hanging = new Set();
-  const proxy = { url: '', mode: 'pass', calls: [], sends: 0 };
+  const proxy = { url: '', mode: 'pass', calls: [], sends: 0, upstream, intercept: null };
   const server = createServer(async (req, res) => {
     let body = '';
     for await (const chunk of req) body += chunk;
@@ -34,7 +38,11 @@ export async function startProxy(upstream) {
       res.on('close', () => hanging.delete(res));
       return;
     }
-    const upstreamRes = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    if (proxy.mode === 'pass' && proxy.intercept && parsed && typeof parsed === 'object') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(await intercepted(parsed));
+      return;
+    }
+    const upstreamRes = await fetch(proxy.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const text = await upstreamRes.text();
     if (proxy.mode === 'lose-sends' && isSend) {
       // It reached the node; the worker never hears back.
@@ -43,6 +51,21 @@ export async function startProxy(upstream) {
     }
     res.writeHead(upstreamRes.status, { 'content-type': 'application/json' }).end(text);
   });
+  /** A call or batch with proxy.intercept asked first about each call; the rest goes upstream. */
+  async function intercepted(parsed) {
+    const list = Array.isArray(parsed) ? parsed : [parsed];
+    const own = await Promise.all(list.map(async (c) => (c?.method ? proxy.intercept(c) : undefined)));
+    const rest = list.filter((_, i) => !own[i]);
+    let forwarded = [];
+    if (rest.length > 0) {
+      const body = JSON.stringify(Array.isArray(parsed) ? rest : rest[0]);
+      const answer = await (await fetch(proxy.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json();
+      forwarded = Array.isArray(answer) ? answer : [answer];
+    }
+    const byId = new Map(forwarded.map((a) => [a.id, a]));
+    const out = list.map((c, i) => (own[i] ? { jsonrpc: '2.0', id: c.id, ...own[i] } : byId.get(c?.id)));
+    return JSON.stringify(Array.isArray(parsed) ? out : out[0]);
+  }
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   proxy.url = `http://127.0.0.1:${server.address().port}`;
   proxy.stop = async () => {
