@@ -1,0 +1,251 @@
+// Issue 40, finding 5: every reorganization up to the finality depth is followed, of every kind
+// of transaction, and a node that comes back without its last blocks is one more. The worker
+// runs with CHAIN_FINALITY=6 (the settler re-checks each receipt's block hash until it is 6
+// blocks deep, and acts on a revert only then); anvil_reorg [depth, []] replaces the last
+// `depth` blocks with empty ones, so what they held is gone from the chain and must be sent
+// again. The deposit scan waits CHAIN_CONFIRMATIONS=2 blocks (as on Base Sepolia), so its
+// checkpoints trail the head: a reorg of the newest blocks must be seen from the receipts'
+// own block hashes. Each case ends with ledger == chain, no relayer halted (its next nonce the chain's:
+// no gap), the next new movement settling, and the holders' histories naming transactions the
+// chain holds.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { getAddress } from 'viem';
+import { balanceOf } from './anvil.mjs';
+import { E18, OUTSIDER, eventually, hostileWorld, units } from './hostile.mjs';
+
+const FINALITY = 6;
+const stateDir = mkdtempSync(path.join(tmpdir(), 'tokenpad-hostile-'));
+let h;
+let c;
+before(async () => {
+  h = await hostileWorld({ env: { CHAIN_FINALITY: String(FINALITY), CHAIN_CONFIRMATIONS: '2' }, stateFile: path.join(stateDir, 'anvil.json') });
+  c = h.c;
+});
+after(async () => {
+  await h?.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+const onChain = (token, owner) => balanceOf(h.rpcUrl, token, owner);
+const distribute = async (M, T, userId, amount) => c.ok(await c.call('POST', `/token/${T.address}/distribute`, {
+  key: M.secretKey, body: { sendToId: userId, amount },
+}));
+/** While the service catches up after a reorg the chain goes on: a block per try. */
+const followed = (what, check, timeoutMs = 30_000) => eventually(what, check, { timeoutMs, every: 300, between: () => h.mine(1) });
+
+/** `userId`'s records of `type`: every one confirmed, in a block the chain holds (its receipt's block number the record's). */
+async function confirmedOnChain(M, userId, type, count, receipts = new Map()) {
+  const recs = (await h.history(M, userId)).filter((r) => r.type === type);
+  assert.equal(recs.length, count, `${userId}'s ${type} records: ${JSON.stringify(recs)}`);
+  for (const r of recs) {
+    assert.equal(r.chainStatus, 'confirmed', `${userId}'s ${type}: ${JSON.stringify(r)}`);
+    if (!receipts.has(r.transactionHash)) receipts.set(r.transactionHash, await h.canonicalReceipt(r.transactionHash, `${userId}'s ${type} ${r.id}`));
+    const receipt = receipts.get(r.transactionHash);
+    assert.equal(receipt.status, '0x1', `${r.transactionHash} reverted`);
+    assert.equal(Number(receipt.blockNumber), Number(r.blockNumber), `${userId}'s ${type} record names block ${r.blockNumber}, its transaction is in ${Number(receipt.blockNumber)}`);
+  }
+  return recs;
+}
+
+/** The hashes of every transaction in blocks from..to (the node's). */
+async function txsIn(from, to) {
+  const out = [];
+  for (let n = from; n <= to; n++) out.push(...(await h.node('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])).transactions);
+  return out;
+}
+
+/** The chain drops its last `depth` blocks: checks they held `hashes` and that these are gone. */
+async function reorgAway(depth, hashes) {
+  assert.ok(depth >= 1 && depth < FINALITY, `the setup: a reorg of ${depth} blocks, under the finality depth ${FINALITY}`);
+  const head = await h.head();
+  const inThem = await txsIn(head - depth + 1, head);
+  for (const x of hashes) assert.ok(inThem.includes(x), `the setup: ${x} is in the last ${depth} blocks`);
+  await h.reorg(depth);
+  for (const x of hashes) assert.equal(await h.node('eth_getTransactionReceipt', [x]), null, `the setup: ${x} is gone from the chain`);
+}
+
+/** After the last movement: finality passes, every movement stays where it is, and the merchant ends clean. */
+async function finalAndClean(M) {
+  await h.mine(FINALITY + 1);
+  return h.endsClean(M);
+}
+
+test('finding 5: a one-block reorg right after a receipt is seen: three distributes are sent again and end confirmed in a block that holds them', async () => {
+  const M = await c.newMerchant('One block');
+  const T = await c.newToken(M, { name: 'Reorged', symbol: 'ROG', canDistribute: true });
+  const users = ['r1', 'r2', 'r3'];
+  const addresses = {};
+  for (const u of users) addresses[u] = await h.holder(M, u);
+  await c.settled(M);
+  await Promise.all(users.map((u) => distribute(M, T, u, 5)));
+  const first = await eventually('three distributes confirmed', async () => {
+    const recs = [];
+    for (const u of users) recs.push(...await confirmedOnChain(M, u, 'distribute', 1));
+    return recs;
+  });
+  const blocks = [...new Set(first.map((r) => Number(r.blockNumber)))];
+  assert.deepEqual(blocks, [await h.head()], 'the setup: the distributes are in the head block, just received');
+  await reorgAway(1, [...new Set(first.map((r) => r.transactionHash))]);
+
+  await followed('the distributes confirmed again in the new chain', async () => {
+    for (const u of users) await confirmedOnChain(M, u, 'distribute', 1);
+  });
+  for (const u of users) assert.equal(await onChain(T.address, addresses[u]), 5n * E18, `${u}'s balance on chain`);
+  await finalAndClean(M);
+  for (const u of users) await confirmedOnChain(M, u, 'distribute', 1);
+  // The relayer's next movement settles too.
+  await distribute(M, T, 'r1', 1);
+  await eventually('the next distribute confirmed', () => confirmedOnChain(M, 'r1', 'distribute', 2));
+  await finalAndClean(M);
+});
+
+test('finding 5: a reorg 3 blocks deep drops a pool opening, a swap and a movement: each is sent again and mined, and the next movement settles', async () => {
+  const M = await c.newMerchant('Deep');
+  const T = await c.newToken(M, { name: 'Deep token', symbol: 'DEEP', totalSupply: 1_000_000, canLP: true, canDistribute: true });
+  const buyer = await h.holder(M, 'buyer', 50);
+  const rx = await h.holder(M, 'rx');
+  await c.settled(M);
+  const from = (await h.head()) + 1;
+  const nonceBefore = await h.nonce(M);
+
+  c.ok(await c.call('POST', `/token/${T.address}/liquidity`, { key: M.secretKey, body: { initialStartingPrice: '0.01', amount: '10000' } }), 201);
+  await eventually('the pool open', async () => {
+    assert.equal(c.ok(await c.call('GET', `/token/${T.address}`, { key: M.secretKey })).pool?.status, 'open');
+  });
+  c.ok(await c.call('POST', '/holder/buyer/buy', { key: M.secretKey, body: { tokenAddress: T.address, usdcAmount: 5 } }));
+  await eventually('the buy confirmed', () => confirmedOnChain(M, 'buyer', 'buy', 2));
+  await distribute(M, T, 'rx', 3);
+  await eventually('the distribute confirmed', () => confirmedOnChain(M, 'rx', 'distribute', 1));
+  await c.settled(M);
+  const ours = await txsIn(from, await h.head());
+  assert.equal(ours.length, 3, `the setup: three transactions (opening, swap, distribute): ${ours}`);
+  const bought = await onChain(T.address, buyer);
+  assert.ok(bought > 0n);
+
+  await reorgAway((await h.head()) - from + 1, ours);
+  assert.equal(await h.pool(T.address), null, 'the setup: the pool is gone from the chain');
+
+  await followed('the opening, the swap and the distribute mined again', async () => {
+    const pool = await h.pool(T.address);
+    assert.ok(pool && pool.sqrtPriceX96 > 0n, 'the pool exists again');
+    await confirmedOnChain(M, 'buyer', 'buy', 2);
+    await confirmedOnChain(M, 'rx', 'distribute', 1);
+    assert.equal(await onChain(T.address, buyer), bought, 'the buyer holds its tokens on chain again');
+    assert.equal(await onChain(T.address, rx), 3n * E18, 'rx holds its tokens on chain again');
+  });
+  assert.ok(await h.nonce(M) >= nonceBefore + 3, 'the relayer\'s three transactions are in the chain again');
+  await finalAndClean(M);
+  await distribute(M, T, 'rx', 1);
+  await eventually('the next distribute confirmed', () => confirmedOnChain(M, 'rx', 'distribute', 2));
+  assert.equal(await onChain(T.address, rx), 4n * E18);
+  await finalAndClean(M);
+});
+
+test('finding 5: reorgs that drop a presale\'s lock batch and later its release: both are sent again and mined, and the buyers end holding their shares', async () => {
+  const M = await c.newMerchant('Locks reorged');
+  const buyers = { a: await h.holder(M, 'a', 10), b: await h.holder(M, 'b', 10) };
+  const p = await h.presale(M, (await h.createPresale(M, { targetUsdcAmount: 20, lockDuration: 1 })).id);
+  for (const u of Object.keys(buyers)) await h.buy(M, u, p.id, 10);
+  const done = await h.presaleOutcome(M, p.id);
+  assert.equal(done.completionState.step, 'completed', JSON.stringify(done.completionState));
+  const token = done.tokenDeploymentInfo.tokenAddress;
+  const bought = BigInt(done.tokenDeploymentInfo.amountTokensBought);
+  await c.settled(M);
+  await h.assertLocked(token, buyers, bought);
+  const [alloc] = await confirmedOnChain(M, 'a', 'presale_allocation', 1);
+
+  // The lock batch, 3 blocks deep, dropped.
+  await h.mine(2);
+  await reorgAway((await h.head()) - Number(alloc.blockNumber) + 1, [alloc.transactionHash]);
+  assert.equal(await h.lockerBalance(token), 0n, 'the setup: no lock on chain');
+  await followed('the locks on chain again', async () => {
+    await h.assertLocked(token, buyers, bought);
+    for (const u of Object.keys(buyers)) await confirmedOnChain(M, u, 'presale_allocation', 1);
+  });
+  await finalAndClean(M);
+
+  // The release, 3 blocks deep, dropped.
+  await c.advance(86_400 + 60);
+  const unlocks = await eventually('the releases confirmed', async () => {
+    const recs = [];
+    for (const u of Object.keys(buyers)) recs.push(...await confirmedOnChain(M, u, 'unlock', 1));
+    return recs;
+  });
+  await c.settled(M);
+  const shares = {};
+  for (const [u, a] of Object.entries(buyers)) {
+    shares[u] = await onChain(token, a);
+    assert.ok(shares[u] > 0n, `${u} holds its share after the release`);
+  }
+  await h.mine(2);
+  const released = [...new Set(unlocks.map((r) => r.transactionHash))];
+  await reorgAway((await h.head()) - Math.min(...unlocks.map((r) => Number(r.blockNumber))) + 1, released);
+  assert.equal(await h.lockerBalance(token), bought, 'the setup: the shares are back in the lock contract');
+  await followed('the releases mined again', async () => {
+    for (const [u, a] of Object.entries(buyers)) {
+      await confirmedOnChain(M, u, 'unlock', 1);
+      assert.equal(await onChain(token, a), shares[u], `${u} holds its share on chain again`);
+    }
+    assert.equal(await h.lockerBalance(token), 0n, 'the lock contract holds none of it');
+    const ev = await h.lockerEvents('Released', token);
+    for (const a of Object.values(buyers)) assert.ok(ev.some((e) => getAddress(e.beneficiary) === getAddress(a)), `a Released event for ${a}`);
+  });
+  await finalAndClean(M);
+  // The next movement: a buyer takes its tokens out.
+  c.ok(await c.call('POST', '/holder/a/withdraw', { key: M.secretKey, body: { tokenAddress: token, amount: 1, toAddress: OUTSIDER.address } }));
+  await eventually('the withdrawal confirmed', () => confirmedOnChain(M, 'a', 'withdraw', 1));
+  assert.equal(await onChain(token, OUTSIDER.address), E18);
+  await finalAndClean(M);
+});
+
+test('finding 5: a node that restarts without its last blocks: every movement ends confirmed on the new chain, and the relayer goes on', async () => {
+  const M = await c.newMerchant('Rollback');
+  const T = await c.newToken(M, { name: 'Rolled', symbol: 'ROLL', canDistribute: true });
+  const users = Array.from({ length: 20 }, (_, i) => `n${i}`);
+  const addresses = {};
+  for (const u of users) addresses[u] = await h.holder(M, u);
+  await distribute(M, T, 'n0', 1);
+  await c.settled(M);
+  // The node's last state on disk; then 100 distributes settle in the one block it will forget.
+  const dumpedAt = await h.dumpState();
+  await h.node('evm_setAutomine', [false]);
+  try {
+    for (let round = 0; round < 5; round++) await Promise.all(users.map((u) => distribute(M, T, u, 1)));
+    await eventually('the 100 distributes sent', async () => {
+      const v = await h.view(M);
+      assert.ok(v.transactions.every((t) => t.state === 'sent'), JSON.stringify(v.transactions));
+      assert.equal(v.transactions.reduce((n, t) => n + t.movements, 0), 100, JSON.stringify(v.transactions));
+    });
+    await h.mine(1);
+  } finally {
+    await h.node('evm_setAutomine', [true]);
+  }
+  await eventually('100 distributes confirmed', async () => {
+    const receipts = new Map();
+    for (const u of users) await confirmedOnChain(M, u, 'distribute', u === 'n0' ? 6 : 5, receipts);
+  });
+  await c.settled(M);
+  const lost = (await h.head()) - dumpedAt;
+  assert.equal(lost, 1, 'the setup: one block to lose, with all 100 in it');
+
+  await h.restartNode(); // kill -9, then back from the state file on the same port
+  assert.equal(await h.head(), dumpedAt, 'the setup: the node came back without its last blocks');
+  assert.equal(await onChain(T.address, addresses.n1), 0n, 'the setup: the chain has none of the 100');
+
+  await followed('every distribute confirmed on the new chain', async () => {
+    const receipts = new Map();
+    for (const u of users) {
+      await confirmedOnChain(M, u, 'distribute', u === 'n0' ? 6 : 5, receipts);
+      assert.equal(await onChain(T.address, addresses[u]), (u === 'n0' ? 6n : 5n) * E18, `${u}'s balance on chain`);
+    }
+  }, 45_000);
+  await finalAndClean(M);
+  await distribute(M, T, 'n1', 1);
+  await eventually('the next distribute confirmed', () => confirmedOnChain(M, 'n1', 'distribute', 6));
+  assert.equal(units((await h.history(M, 'n1'))[0].amount), E18);
+  await finalAndClean(M);
+});
