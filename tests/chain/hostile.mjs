@@ -46,10 +46,7 @@ export async function eventually(what, check, { timeoutMs = 30_000, every = 200,
     try {
       return await check();
     } catch (e) {
-      if (Date.now() > deadline) {
-        e.message = `${what} (not within ${timeoutMs / 1000} s): ${e.message}`;
-        throw e;
-      }
+      if (Date.now() > deadline) throw new assert.AssertionError({ message: `${what} (not within ${timeoutMs / 1000} s): ${e.message}` });
     }
     if (between) await between();
     await sleep(every);

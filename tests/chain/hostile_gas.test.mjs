@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { decodeEventLog, getAddress, keccak256, toEventSelector } from 'viem';
-import { artifact } from './anvil.mjs';
+import { artifact, clients, uniswapArtifact } from './anvil.mjs';
 import { E6, E18, eventually, hostileWorld, OUTSIDER, POOL_ABI, sleep, units } from './hostile.mjs';
 import { usdc } from '../http/amounts.mjs';
 
@@ -116,6 +116,14 @@ test('finding 2: a buy through 20 narrow outside positions (21 initialized ticks
   const M = await c.newMerchant('Ticks');
   const T = await marketToken(M, 'TICK');
   const { pool, tokenIs0, edge } = await narrowPositions(T);
+  // The chain's own quoter: the buy crosses 21 initialized ticks, and needs far more gas than a plain swap.
+  const { publicClient } = await clients(h.rpcUrl);
+  const { result: [, , crossed, gasEstimate] } = await publicClient.simulateContract({
+    address: h.base.quoter, abi: uniswapArtifact('QuoterV2').abi, functionName: 'quoteExactInputSingle',
+    args: [{ tokenIn: h.base.usdc, tokenOut: T.address, amountIn: 20n * E6, fee: 3000, sqrtPriceLimitX96: 0n }],
+  });
+  assert.ok(crossed >= 21, `the setup: the buy crosses the 21 initialized ticks of the positions (QuoterV2: ${crossed})`);
+  assert.ok(gasEstimate > 450_000n, `the setup: the pool's swap alone needs ${gasEstimate} gas, more than the 450,000 a swap is sent with today`);
   await sleep(1_000); // a few scans: the service follows the new positions' Mint events
   await h.holder(M, 'trader', 50);
   c.ok(await c.call('POST', '/holder/trader/buy', { key: M.secretKey, body: { tokenAddress: T.address, usdcAmount: 20 } }));
@@ -129,6 +137,7 @@ test('finding 2: a buy through 20 narrow outside positions (21 initialized ticks
   assert.equal(s.usdc, 20n * E6);
   // The setup did what it says: the swap went past all 20 positions.
   assert.ok(tokenIs0 ? Number(s.tick) >= edge : Number(s.tick) < edge, `the swap stopped at tick ${s.tick}, before ${edge}`);
+  assert.ok(BigInt(receipt.gasUsed) > gasEstimate, `the swap used ${BigInt(receipt.gasUsed)} gas (the pool's part alone: ${gasEstimate})`);
   await h.endsClean(M);
 });
 

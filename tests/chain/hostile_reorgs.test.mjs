@@ -34,8 +34,19 @@ const onChain = (token, owner) => balanceOf(h.rpcUrl, token, owner);
 const distribute = async (M, T, userId, amount) => c.ok(await c.call('POST', `/token/${T.address}/distribute`, {
   key: M.secretKey, body: { sendToId: userId, amount },
 }));
-/** While the service catches up after a reorg the chain goes on: a block per try. */
-const followed = (what, check, timeoutMs = 30_000) => eventually(what, check, { timeoutMs, every: 300, between: () => h.mine(1) });
+/**
+ * While the service catches up after a reorg the chain goes on: a block per try. A timeout
+ * also says where `M`'s relayer stands (halted, stuck behind a nonce gap).
+ */
+async function followed(M, what, check, timeoutMs = 30_000) {
+  try {
+    return await eventually(what, check, { timeoutMs, every: 300, between: () => h.mine(1) });
+  } catch (e) {
+    const v = await h.view(M);
+    throw new assert.AssertionError({ message: `${e.message}; the relayer: error ${JSON.stringify(v.relayer?.error ?? null)}, next nonce ${v.relayer?.nextNonce}, the chain's ${await h.nonce(M)}, ` +
+      `${v.transactions.length} transaction(s) open ${JSON.stringify(v.transactions.map((t) => [t.nonce, t.state]))}, ${v.openMovements} movement(s) open` });
+  }
+}
 
 /** `userId`'s records of `type`: every one confirmed, in a block the chain holds (its receipt's block number the record's). */
 async function confirmedOnChain(M, userId, type, count, receipts = new Map()) {
@@ -91,7 +102,7 @@ test('finding 5: a one-block reorg right after a receipt is seen: three distribu
   assert.deepEqual(blocks, [await h.head()], 'the setup: the distributes are in the head block, just received');
   await reorgAway(1, [...new Set(first.map((r) => r.transactionHash))]);
 
-  await followed('the distributes confirmed again in the new chain', async () => {
+  await followed(M, 'the distributes confirmed again in the new chain', async () => {
     for (const u of users) await confirmedOnChain(M, u, 'distribute', 1);
   });
   for (const u of users) assert.equal(await onChain(T.address, addresses[u]), 5n * E18, `${u}'s balance on chain`);
@@ -129,7 +140,7 @@ test('finding 5: a reorg 3 blocks deep drops a pool opening, a swap and a moveme
   await reorgAway((await h.head()) - from + 1, ours);
   assert.equal(await h.pool(T.address), null, 'the setup: the pool is gone from the chain');
 
-  await followed('the opening, the swap and the distribute mined again', async () => {
+  await followed(M, 'the opening, the swap and the distribute mined again', async () => {
     const pool = await h.pool(T.address);
     assert.ok(pool && pool.sqrtPriceX96 > 0n, 'the pool exists again');
     await confirmedOnChain(M, 'buyer', 'buy', 2);
@@ -162,7 +173,7 @@ test('finding 5: reorgs that drop a presale\'s lock batch and later its release:
   await h.mine(2);
   await reorgAway((await h.head()) - Number(alloc.blockNumber) + 1, [alloc.transactionHash]);
   assert.equal(await h.lockerBalance(token), 0n, 'the setup: no lock on chain');
-  await followed('the locks on chain again', async () => {
+  await followed(M, 'the locks on chain again', async () => {
     await h.assertLocked(token, buyers, bought);
     for (const u of Object.keys(buyers)) await confirmedOnChain(M, u, 'presale_allocation', 1);
   });
@@ -185,7 +196,7 @@ test('finding 5: reorgs that drop a presale\'s lock batch and later its release:
   const released = [...new Set(unlocks.map((r) => r.transactionHash))];
   await reorgAway((await h.head()) - Math.min(...unlocks.map((r) => Number(r.blockNumber))) + 1, released);
   assert.equal(await h.lockerBalance(token), bought, 'the setup: the shares are back in the lock contract');
-  await followed('the releases mined again', async () => {
+  await followed(M, 'the releases mined again', async () => {
     for (const [u, a] of Object.entries(buyers)) {
       await confirmedOnChain(M, u, 'unlock', 1);
       assert.equal(await onChain(token, a), shares[u], `${u} holds its share on chain again`);
@@ -236,7 +247,7 @@ test('finding 5: a node that restarts without its last blocks: every movement en
   assert.equal(await h.head(), dumpedAt, 'the setup: the node came back without its last blocks');
   assert.equal(await onChain(T.address, addresses.n1), 0n, 'the setup: the chain has none of the 100');
 
-  await followed('every distribute confirmed on the new chain', async () => {
+  await followed(M, 'every distribute confirmed on the new chain', async () => {
     const receipts = new Map();
     for (const u of users) {
       await confirmedOnChain(M, u, 'distribute', u === 'n0' ? 6 : 5, receipts);
