@@ -61,11 +61,19 @@ export async function eventually(what, check, { timeoutMs = 30_000, every = 200,
 export async function hostileWorld({ env = {}, stateFile } = {}) {
   if (stateFile) rmSync(stateFile, { force: true });
   let anvil = await startAnvil({ stateFile });
-  const base = await deployBase(anvil.rpcUrl);
-  const proxy = await startProxy(anvil.rpcUrl);
+  let base;
+  let proxy;
   let w;
   const c = checkedClient(() => w);
-  w = await startWorker({ chain: chainConfig(base, proxy.url, anvil.chainId), env });
+  try {
+    base = await deployBase(anvil.rpcUrl);
+    proxy = await startProxy(anvil.rpcUrl);
+    w = await startWorker({ chain: chainConfig(base, proxy.url, anvil.chainId), env });
+  } catch (e) {
+    await proxy?.stop();
+    await anvil.stop();
+    throw e;
+  }
   const node = (method, params = []) => rpc(anvil.rpcUrl, method, params);
 
   const h = {
