@@ -14,6 +14,8 @@ pub struct Receipt {
     pub status: bool,
     /// The block it was mined in.
     pub block_number: u64,
+    /// That block's hash (a reorganization that drops the block gives its number another).
+    pub block_hash: Option<[u8; 32]>,
     /// Gas used by this transaction.
     pub gas_used: u64,
     /// Wei per gas actually paid (base fee + tip).
@@ -52,6 +54,8 @@ pub struct Block {
     pub timestamp: u64,
     /// The block's hash (a reorganization changes the hash at a number).
     pub hash: Option<[u8; 32]>,
+    /// The most gas its transactions may use together (a transaction's limit must fit).
+    pub gas_limit: Option<u64>,
 }
 
 /// What `eth_getTransactionByHash` tells about a sent transaction.
@@ -130,9 +134,13 @@ pub fn parse_receipt(result: &Value) -> Result<Option<Receipt>> {
     let contract_address = optional_str_field(result, "contractAddress")?
         .map(parse_hex_fixed)
         .transpose()?;
+    let block_hash = optional_str_field(result, "blockHash")?
+        .map(parse_hex_fixed)
+        .transpose()?;
     Ok(Some(Receipt {
         status,
         block_number: u64_field(result, "blockNumber")?,
+        block_hash,
         gas_used: u64_field(result, "gasUsed")?,
         effective_gas_price: parse_quantity(str_field(result, "effectiveGasPrice")?)?,
         contract_address,
@@ -180,10 +188,14 @@ pub fn parse_block(result: &Value) -> Result<Option<Block>> {
     let hash = optional_str_field(result, "hash")?
         .map(parse_hex_fixed)
         .transpose()?;
+    let gas_limit = optional_str_field(result, "gasLimit")?
+        .map(parse_quantity_u64)
+        .transpose()?;
     Ok(Some(Block {
         number: u64_field(result, "number")?,
         base_fee_per_gas,
         hash,
+        gas_limit,
         timestamp: u64_field(result, "timestamp")?,
     }))
 }
@@ -260,6 +272,12 @@ mod tests {
             (5, 0x1a2b, 1_000_000_007)
         );
         assert_eq!(r.contract_address, None);
+        assert_eq!(
+            r.block_hash,
+            receipt["blockHash"]
+                .as_str()
+                .map(|h| parse_hex_fixed(h).unwrap())
+        );
         assert_eq!(r.logs.len(), 1);
         assert_eq!(parse_receipt(&Value::Null).unwrap(), None);
 
@@ -304,7 +322,7 @@ mod tests {
 
     #[test]
     fn blocks() {
-        let block = json!({"number": "0x10", "baseFeePerGas": "0x3b9aca00", "timestamp": "0x6553f100", "hash": word("bb")});
+        let block = json!({"number": "0x10", "baseFeePerGas": "0x3b9aca00", "timestamp": "0x6553f100", "hash": word("bb"), "gasLimit": "0x1c9c380"});
         let b = parse_block(&block).unwrap().unwrap();
         assert_eq!(
             b,
@@ -313,6 +331,7 @@ mod tests {
                 base_fee_per_gas: Some(1_000_000_000),
                 timestamp: 0x6553_f100,
                 hash: Some([0xbb; 32]),
+                gas_limit: Some(30_000_000),
             }
         );
         let legacy = json!({"number": "0x10", "timestamp": "0x1"});
