@@ -16,7 +16,15 @@ import { createServer } from 'node:http';
 export async function startProxy(upstream) {
   const hanging = new Set();
   const proxy = { url: '', mode: 'pass', calls: [], sends: 0, upstream, intercept: null };
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => {
+    // A node that is down (restarting, stopped) answers as a gateway would: 502, never an
+    // exception the test process would take for its own.
+    handle(req, res).catch((e) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(`upstream unreachable: ${e.message}`);
+    });
+  });
+  async function handle(req, res) {
     let body = '';
     for await (const chunk of req) body += chunk;
     let parsed;
@@ -50,7 +58,7 @@ export async function startProxy(upstream) {
       return;
     }
     res.writeHead(upstreamRes.status, { 'content-type': 'application/json' }).end(text);
-  });
+  }
   /** A call or batch with proxy.intercept asked first about each call; the rest goes upstream. */
   async function intercepted(parsed) {
     const list = Array.isArray(parsed) ? parsed : [parsed];
