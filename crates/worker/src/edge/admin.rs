@@ -138,7 +138,8 @@ async fn time_advance(env: &Env, req: TimeAdvanceRequest) -> Result<Response> {
         },
     )
     .await?;
-    super::local_node::advance(env, req.seconds.get()).await;
+    let now = crate::clock::now_ms().saturating_add(reg.offset_ms) / 1_000;
+    super::local_node::advance(env, now).await;
     let call = MerchantCall::Advance {
         offset_ms: reg.offset_ms,
     };

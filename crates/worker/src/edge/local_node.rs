@@ -41,20 +41,33 @@ pub async fn fund_relayer(env: &Env, relayer: &Address) {
     }
 }
 
-/// Moves the local node's clock `seconds` forward with the service clock's (time travel is
-/// on: the caller checked), and mines a block at the new time. A failure is logged.
-pub async fn advance(env: &Env, seconds: u64) {
+/// Moves the local node's clock to the service clock's, `now` (UNIX seconds; time travel is
+/// on: the caller checked), and mines a block at the new time: by however far the node is
+/// behind, which after a node restart (its time travel forgotten) is more than the advance
+/// itself. A node already there or ahead only mines. A failure is logged.
+pub async fn advance(env: &Env, now: u64) {
     let Some(evm) = local_node(env) else {
         return;
     };
     let rpc = Rpc::new(evm.rpc.as_str(), evm.rpc_timeout_ms);
-    let moved = rpc
-        .batch(vec![
-            r::evm_increase_time(rpc.id(), seconds),
-            r::evm_mine(rpc.id()),
-        ])
-        .await;
-    if let Err(e) = moved {
-        worker::console_error!("local node: could not move its clock {seconds} s: {e}");
+    let latest = match rpc
+        .call(r::eth_get_block_by_number(rpc.id(), r::BlockTag::Latest))
+        .await
+        .map(|b| r::parse_block(&b))
+    {
+        Ok(Ok(Some(b))) => b.timestamp,
+        Ok(Ok(None)) | Ok(Err(_)) | Err(_) => {
+            worker::console_error!("local node: could not read its clock");
+            return;
+        }
+    };
+    let behind = now.saturating_sub(latest);
+    let mut calls = Vec::new();
+    if behind > 0 {
+        calls.push(r::evm_increase_time(rpc.id(), behind));
+    }
+    calls.push(r::evm_mine(rpc.id()));
+    if let Err(e) = rpc.batch(calls).await {
+        worker::console_error!("local node: could not move its clock {behind} s: {e}");
     }
 }
