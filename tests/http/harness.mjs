@@ -39,8 +39,13 @@ export const SECRET_VARS = ['ADMIN_API_KEY', 'WALLET_ENCRYPTION_KEY', 'SESSION_S
  */
 export const TEST_CHAIN = process.env.TOKENPAD_TEST_CHAIN === 'anvil' ? 'anvil' : 'embedded';
 
-/** Settlement tuned for tests: rounds every 100 ms, deposits looked for every 300 ms. */
+/**
+ * Settlement tuned for tests: rounds every 100 ms, deposits looked for every 300 ms, receipts
+ * final at once (the tests' anvil mines a block per transaction, so a finality of blocks would
+ * keep a revert waiting until other transactions come; tests/chain/hostile_* set their own).
+ */
 export const FAST_CHAIN_VARS = Object.freeze({
+  CHAIN_FINALITY: '0',
   CHAIN_POLL_MS: '100',
   CHAIN_SCAN_MS: '300',
   CHAIN_BATCH_WINDOW_MS: '50',

@@ -112,6 +112,8 @@ impl Node {
                 market: Address([0xfc; 20]),
             }),
             locker: Some(Address([0xfd; 20])),
+            // The simulated chain never reorganizes: receipts are final at once.
+            finality: 0,
         });
         let mut store = MemStore::default();
         // A fresh store: init cannot meet an existing merchant.

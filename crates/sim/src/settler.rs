@@ -150,11 +150,15 @@ fn watch(node: &mut Node, chain: &mut SimChain, faults: RoundFaults) -> Step {
             .iter()
             .find_map(|v| chain.receipts.get(&v.hash).cloned());
         if let Some(r) = receipt {
+            // An injected fault is a transaction that ran out of gas: all of its limit used.
+            let out_of_gas = r.reason.as_deref() == Some(crate::chain::INJECTED_OUT_OF_GAS);
             let m = Mined {
                 hash: r.hash.clone(),
                 block: r.block,
+                block_hash: None,
+                head: r.block,
                 success: r.success,
-                gas_used: 50_000,
+                gas_used: if out_of_gas { t.gas_limit } else { 50_000 },
                 reason: r.reason.clone(),
                 events: r.events.clone(),
                 released: r.released.clone(),
@@ -200,7 +204,7 @@ fn send(node: &mut Node, chain: &mut SimChain, faults: RoundFaults) -> Step {
         batches: 16,
     };
     let usdc = USDC_ADDRESS;
-    let planned = plan(&node.store, limits, |t| *t != usdc)?;
+    let planned = plan(&node.store, limits, |t| *t != usdc, Some(chain.now / 1_000))?;
     // A token without code holds its transfers back (a call to it would move nothing).
     let batches: Vec<_> = planned
         .into_iter()
@@ -226,6 +230,8 @@ fn send(node: &mut Node, chain: &mut SimChain, faults: RoundFaults) -> Step {
             state: TxState::Signed,
             mined_hash: None,
             block: None,
+            block_hash: None,
+            finalized: false,
             gas_used: None,
             error: None,
             sent_at: None,

@@ -395,6 +395,11 @@ impl World {
             ..RoundFaults::default()
         };
         for day in 0..=10 {
+            // The operator sends again what was parked (movements that ran out of gas past
+            // `MAX_OUT_OF_GAS` times in a row, under injected faults).
+            self.node
+                .txn(|s, _| tokenpad_core::ops::settle::retry_parked(s))
+                .map_err(|e| violation("settlement finishes", e.to_string()))?;
             for _ in 0..12 {
                 self.node.now += 6_000;
                 self.chain.now = self.node.now;

@@ -265,10 +265,10 @@ export interface EventPage {
 }
 
 /** An event type (`presale.launched`), a group of them (`presale.*`) or `*` (every event). */
-export type EventSelector = "*" | "holder.created" | "holder.*" | "transaction.created" | "transaction.*" | "transaction.confirmed" | "transaction.failed" | "token.created" | "token.*" | "presale.created" | "presale.*" | "presale.purchase" | "presale.status_changed" | "presale.launched" | "presale.refunded" | "lock.unlocked" | "lock.*" | "deployment.succeeded" | "deployment.*" | "deployment.failed" | "liquidity.created" | "liquidity.*" | "trade.executed" | "trade.*";
+export type EventSelector = "*" | "holder.created" | "holder.*" | "transaction.created" | "transaction.*" | "transaction.confirmed" | "transaction.failed" | "transaction.reorganized" | "token.created" | "token.*" | "presale.created" | "presale.*" | "presale.purchase" | "presale.status_changed" | "presale.launched" | "presale.refunded" | "lock.unlocked" | "lock.*" | "deployment.succeeded" | "deployment.*" | "deployment.failed" | "liquidity.created" | "liquidity.*" | "trade.executed" | "trade.*";
 
 /** What happened (see the events table in docs/events.md and the EventData schemas). */
-export type EventType = "holder.created" | "transaction.created" | "transaction.confirmed" | "transaction.failed" | "token.created" | "presale.created" | "presale.purchase" | "presale.status_changed" | "presale.launched" | "presale.refunded" | "lock.unlocked" | "deployment.succeeded" | "deployment.failed" | "liquidity.created" | "trade.executed" | "webhook.ping";
+export type EventType = "holder.created" | "transaction.created" | "transaction.confirmed" | "transaction.failed" | "transaction.reorganized" | "token.created" | "presale.created" | "presale.purchase" | "presale.status_changed" | "presale.launched" | "presale.refunded" | "lock.unlocked" | "deployment.succeeded" | "deployment.failed" | "liquidity.created" | "trade.executed" | "webhook.ping";
 
 /** `holder.created`. */
 export interface HolderEventData {
@@ -548,7 +548,7 @@ export interface TradeResult {
   usdcAmount: Decimal;
 }
 
-/** `transaction.created`, `transaction.confirmed`, `transaction.failed`: a record of a holder's history. */
+/** `transaction.created`, `transaction.confirmed`, `transaction.failed`, `transaction.reorganized`: a record of a holder's history. */
 export interface TransactionEventData {
   object: TxRecord;
   /** The holder whose history it is in. */
@@ -574,6 +574,8 @@ export interface TxRecord {
   chainStatus: ChainStatus;
   /** Metal's label: Airdrop, Transfer, Withdraw, Deposit, Buy, Sell. */
   context: "Airdrop" | "Transfer" | "Withdraw" | "Deposit" | "Buy" | "Sell";
+  /** Why the chain refused the movement (an EVM chain): on a `failed` record and on the `reversal` that undid it, as the chain said it (`ERC20InsufficientBalance`, `TokenpadMarketSlippage(...)`). Absent otherwise. */
+  failureReason?: string;
   from: string;
   id: string;
   symbol: string;

@@ -40,6 +40,11 @@ pub struct EvmChain {
     /// allocations go to the buyers' wallets and only the ledger locks them.
     #[serde(default)]
     pub locker: Option<Address>,
+    /// How deep a block is final (`CHAIN_FINALITY`): until then the settler checks that the
+    /// blocks holding its receipts are still the chain's, follows a reorganization that
+    /// drops one, and waits before acting on a revert. 0: receipts are final at once.
+    #[serde(default)]
+    pub finality: u64,
 }
 
 /// Where a chain's pools live.
@@ -69,6 +74,14 @@ impl ChainMode {
         match self {
             ChainMode::Embedded => USDC_ADDRESS,
             ChainMode::Evm(e) => TokenAddress(e.usdc),
+        }
+    }
+
+    /// How deep a block is final (0 on the embedded chain, which never reorganizes).
+    pub fn finality(&self) -> u64 {
+        match self {
+            ChainMode::Embedded => 0,
+            ChainMode::Evm(e) => e.finality,
         }
     }
 

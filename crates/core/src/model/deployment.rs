@@ -93,6 +93,9 @@ pub struct Deployment {
     pub submitted_at: Option<Millis>,
     /// When the transaction is (or will be) mined.
     pub mined_at: Option<Millis>,
+    /// The block it was mined in, on an EVM chain (from its receipt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<u64>,
     pub created_at: Millis,
     pub request: DeploySpec,
     pub error: Option<String>,

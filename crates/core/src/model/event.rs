@@ -50,6 +50,9 @@ event_types! {
     TransactionConfirmed => "transaction.confirmed",
     /// The chain refused a movement for good; the ledger undid it (a `reversal` record).
     TransactionFailed => "transaction.failed",
+    /// A reorganization of the chain dropped the block that held a confirmed movement: it is
+    /// `submitted` again, sent again, and confirmed again in a block of the new chain.
+    TransactionReorganized => "transaction.reorganized",
     /// A token came into existence (a create-token job, a memecoin or airdrop, a presale
     /// launch).
     TokenCreated => "token.created",

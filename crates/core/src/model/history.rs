@@ -105,4 +105,8 @@ pub struct TxRecord {
     pub from: Address,
     pub to: Address,
     pub at: Millis,
+    /// Why the chain refused the movement a `reversal` undoes (an EVM chain), as the chain
+    /// said it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }

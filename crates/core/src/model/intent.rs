@@ -77,10 +77,15 @@ pub enum Action {
         lock: LockId,
     },
     /// The lock contract releases `lock` to its beneficiary (its unlock time has come).
+    /// `unlock_at` (UNIX seconds) is the lock's time on chain: the contract skips a release
+    /// its block's clock finds early, so the settler waits for the chain's own time (0 in
+    /// intents made before it was kept: due).
     Release {
         beneficiary: Address,
         amount: Units,
         lock: LockId,
+        #[serde(default)]
+        unlock_at: u64,
     },
 }
 
@@ -96,6 +101,22 @@ impl Action {
     /// Whether the movement is a swap.
     pub fn is_swap(&self) -> bool {
         matches!(self, Action::Swap { .. })
+    }
+
+    /// Whether the chain may refuse this movement for a reason outside tokenpad, so that a
+    /// revert is the chain's answer and the ledger undoes it: a holder's own transfer (its
+    /// balance on chain may lack what a reorganization took back), a swap (the market moved
+    /// past its bound), a pool's opening (outside liquidity in the way), a test-USDC mint, a
+    /// deployment (after its attempts). What the treasury sends on its own (rewards,
+    /// allocations, refunds, locks, releases) only tokenpad can make fail: a revert of it is
+    /// ours to repair, and it is parked for an operator, never undone at a holder's cost.
+    pub fn refusable(&self) -> bool {
+        match self {
+            Action::Transfer { from, .. } => *from != Account::Treasury,
+            Action::Swap { .. } | Action::OpenPool { .. } | Action::Mint { .. } => true,
+            Action::Deploy { .. } => true,
+            Action::Lock { .. } | Action::Release { .. } => false,
+        }
     }
 }
 
@@ -226,6 +247,22 @@ pub struct Intent {
     /// How many transactions carried it so far.
     #[serde(default)]
     pub attempts: u32,
+    /// How many of them ran out of gas: each sends the next with twice the gas (the
+    /// settler's builder), and past `ops::settle::MAX_OUT_OF_GAS` it is parked.
+    #[serde(default)]
+    pub out_of_gas: u32,
+    /// Why it is held for an operator (a revert of ours it cannot repair alone, gas that
+    /// never sufficed): the settler does not send it until `POST /admin/merchants/:id/chain/
+    /// retry` clears it. Still open: the ledger keeps the movement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parked: Option<String>,
+    /// How many times a reorganization dropped the block that held it (it was sent again).
+    #[serde(default)]
+    pub reorged: u32,
+    /// What a swap's confirmation gave its holder beyond what was booked (tokens, USDC), so
+    /// a reorganization that drops the swap takes exactly that back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topped_up: Option<(Units, Units)>,
     pub status: IntentStatus,
     pub hash: Option<String>,
     pub block: Option<u64>,
@@ -246,6 +283,10 @@ impl Intent {
             undo: None,
             solo: false,
             attempts: 0,
+            out_of_gas: 0,
+            parked: None,
+            reorged: 0,
+            topped_up: None,
             status: IntentStatus::Queued,
             hash: None,
             block: None,

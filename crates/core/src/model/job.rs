@@ -41,6 +41,9 @@ pub struct Job {
     pub submitted_at: Millis,
     /// When the deployment is (or, on an EVM chain, was seen) mined.
     pub mined_at: Millis,
+    /// The block it was mined in, on an EVM chain (from its receipt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<u64>,
     pub request: TokenSpec,
     pub error: Option<String>,
 }

@@ -20,7 +20,8 @@ pub enum TxState {
     Sent,
     /// Mined and succeeded.
     Mined,
-    /// Mined and reverted.
+    /// Mined and reverted. Until the receipt is final (`ChainTx::finalized`) nothing is
+    /// done about it: a reorganization may still drop it and the chain mine it again.
     Reverted,
     /// The nonce was used by another transaction of the relayer (not one of ours): none of
     /// this record's versions can be mined any more, and its intents went back to the queue.
@@ -55,6 +56,14 @@ pub struct ChainTx {
     /// The version that was mined, and where.
     pub mined_hash: Option<String>,
     pub block: Option<u64>,
+    /// The hash of that block when the receipt came: while the receipt is not final, a
+    /// block of another hash at that height means a reorganization dropped it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_hash: Option<String>,
+    /// The receipt is as deep as `CHAIN_FINALITY` (or was taken before receipts were
+    /// followed): no reorganization is followed past it, and a revert has been acted on.
+    #[serde(default)]
+    pub finalized: bool,
     pub gas_used: Option<u64>,
     /// Why it reverted, or the last broadcast error.
     pub error: Option<String>,
@@ -70,6 +79,21 @@ impl ChainTx {
 
     pub fn is_open(&self) -> bool {
         matches!(self.state, TxState::Signed | TxState::Sent)
+    }
+
+    /// Mined, and its receipt still followed: a reorganization may drop it (its block's hash
+    /// is checked), and a revert waits to be acted on.
+    pub fn is_unfinal(&self) -> bool {
+        matches!(self.state, TxState::Mined | TxState::Reverted)
+            && !self.finalized
+            && self.block_hash.is_some()
+    }
+
+    /// A transaction that only takes its nonce (a 0-value transfer to the relayer itself):
+    /// it fills a nonce a reorganization freed whose own transaction must not run again (it
+    /// keeps that transaction's versions, so a receipt of one is still seen).
+    pub fn is_filler(&self) -> bool {
+        self.intents.is_empty()
     }
 }
 
@@ -92,14 +116,44 @@ pub struct Relayer {
     pub checkpoints: Vec<Checkpoint>,
 }
 
-/// How many scan checkpoints the relayer keeps: how far back a reorganization is followed.
+/// How many checkpoints the relayer keeps at least; it keeps every one within
+/// `CHAIN_FINALITY` blocks of the head too, up to [`MAX_CHECKPOINTS`].
 pub const CHECKPOINTS: usize = 64;
+/// The most checkpoints kept (the finality depth is capped so that it fits).
+pub const MAX_CHECKPOINTS: usize = 512;
 
-/// A block a scan ended at, and its hash then.
+/// A block a scan ended at, or a receipt of the relayer's came from, and its hash then.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Checkpoint {
     pub block: u64,
     pub hash: String,
+}
+
+impl Relayer {
+    /// Notes that `block` had `hash`: the checkpoints stay in block order, one per block
+    /// (a newer hash of a block replaces the older), and those a reorganization can no
+    /// longer reach go: older than `finality` blocks below `head`, beyond the newest
+    /// [`CHECKPOINTS`], or past [`MAX_CHECKPOINTS`].
+    pub fn checkpoint(&mut self, block: u64, hash: String, head: u64, finality: u64) {
+        self.checkpoints.retain(|c| c.block != block);
+        let at = self.checkpoints.partition_point(|c| c.block < block);
+        self.checkpoints.insert(at, Checkpoint { block, hash });
+        let floor = head.saturating_sub(finality);
+        let mut keep = self.checkpoints.len();
+        while keep > CHECKPOINTS {
+            let oldest = self.checkpoints.len() - keep;
+            let too_old = self
+                .checkpoints
+                .get(oldest)
+                .is_some_and(|c| c.block < floor);
+            if !too_old && keep <= MAX_CHECKPOINTS {
+                break;
+            }
+            keep -= 1;
+        }
+        let extra = self.checkpoints.len() - keep;
+        self.checkpoints.drain(..extra);
+    }
 }
 
 /// Where a followed transfer's tokens sat in the ledger.

@@ -31,6 +31,7 @@ pub fn create_token(store: &mut dyn Store, ctx: &Ctx, spec: TokenSpec, id: JobId
         tx_hash: stamp.hash,
         submitted_at: ctx.now,
         mined_at: mined_at(ctx.now),
+        block: None,
         request: spec,
         error: None,
     };

@@ -182,6 +182,7 @@ pub fn launch(store: &mut dyn Store, ctx: &Ctx, new: NewToken) -> Result<Token> 
                     from: token.address.address(),
                     to: *owner,
                     at: new.at,
+                    reason: None,
                 },
             )?);
         }

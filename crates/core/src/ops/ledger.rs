@@ -162,6 +162,7 @@ impl Movement<'_> {
             from: self.from,
             to: self.to,
             at,
+            reason: None,
         }
     }
 }

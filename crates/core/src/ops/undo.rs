@@ -183,6 +183,7 @@ fn reversals(
                     from,
                     to,
                     at: now,
+                    reason: i.error.clone(),
                 },
             )?);
         }

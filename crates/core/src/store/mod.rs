@@ -157,6 +157,9 @@ pub trait Store: EventStore + session::SessionStore + idempotency::IdempotencySt
     fn put_chain_tx(&mut self, tx: &ChainTx) -> Result<()>;
     /// Transactions not mined yet (signed or sent), lowest nonce first.
     fn open_chain_txs(&self) -> Result<Vec<ChainTx>>;
+    /// Mined transactions whose receipts are not final yet (`ChainTx::is_unfinal`), lowest
+    /// nonce first.
+    fn unfinal_chain_txs(&self) -> Result<Vec<ChainTx>>;
     /// Whether `hash` is one of the settler's transactions (any version of any nonce).
     fn is_own_tx(&self, hash: &str) -> Result<bool>;
     /// The last `limit` chain transactions by nonce, newest first.

@@ -60,8 +60,8 @@ pub struct HolderEventData {
     pub object: HolderFull,
 }
 
-/// `transaction.created`, `transaction.confirmed`, `transaction.failed`: a record of a
-/// holder's history.
+/// `transaction.created`, `transaction.confirmed`, `transaction.failed`,
+/// `transaction.reorganized`: a record of a holder's history.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]

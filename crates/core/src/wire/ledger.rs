@@ -181,6 +181,11 @@ pub struct TxRecord {
     pub to: Address,
     /// ISO 8601.
     pub timestamp: Timestamp,
+    /// Why the chain refused the movement (an EVM chain): on a `failed` record and on the
+    /// `reversal` that undid it, as the chain said it (`ERC20InsufficientBalance`,
+    /// `TokenpadMarketSlippage(...)`). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_reason: Option<String>,
 }
 
 impl TxRecord {
@@ -196,6 +201,7 @@ impl TxRecord {
             from: r.from,
             to: r.to,
             timestamp: Timestamp::at(r.at),
+            failure_reason: r.reason.clone(),
         }
     }
 }

@@ -306,7 +306,9 @@ impl Job {
             status: job.status,
             transaction_hash: job.tx_hash.clone(),
             token_address: job.token_address,
-            block_number: success.then(|| block_number(job.mined_at)),
+            // The block it was mined in (an EVM chain's, from its receipt); the embedded
+            // chain's 2-second block of its time.
+            block_number: success.then(|| job.block.unwrap_or_else(|| block_number(job.mined_at))),
             data,
             error: job.error.clone(),
             waiting: None,

@@ -4,7 +4,8 @@
 
 use crate::common::{self, Fx};
 use crate::presale::{END, P, START};
-use crate::settle::{distribute, evm, receipt, sign, token, LIMITS};
+use crate::reverts::pass_on;
+use crate::settle::{distribute, evm, receipt, settle_all, sign, token, LIMITS};
 use serde_json::{json, Value};
 use tokenpad_core::model::deployment::DeploymentKind;
 use tokenpad_core::model::event::{event_id, EventType};
@@ -333,7 +334,8 @@ fn the_log_pages_by_event_id_and_filters_by_type() {
             &[
                 EventType::TransactionCreated,
                 EventType::TransactionConfirmed,
-                EventType::TransactionFailed
+                EventType::TransactionFailed,
+                EventType::TransactionReorganized
             ][..]
         )
     );
@@ -372,25 +374,33 @@ fn mined_and_refused_movements_write_confirmed_and_failed_events() {
     let t = token(&mut fx);
     distribute(&mut fx, &t, "alice", 10);
     distribute(&mut fx, &t, "bob", 5);
+    settle_all(&mut fx);
+    // Holders' own transfers: the chain may refuse them (a treasury's reward it cannot).
+    pass_on(&mut fx, &t, "alice", "carol", 10);
+    pass_on(&mut fx, &t, "bob", "carol", 5);
     let m = fx.ctx.merchant.id.clone();
     // Each transaction seals its events (the worker does it before commit).
     log(&mut fx.store, &m);
     let ctx = fx.ctx.clone();
-    let batches = plan(&fx.store, LIMITS, |_| true).unwrap();
-    let tx = sign(&mut fx, 1, &batches[0]);
-    settle::mined(&mut fx.store, &ctx, 1, &receipt(&tx, false)).unwrap();
+    let batches = plan(&fx.store, LIMITS, |_| true, None).unwrap();
+    let n = tokenpad_core::store::Store::relayer(&fx.store)
+        .unwrap()
+        .next_nonce
+        .unwrap();
+    let tx = sign(&mut fx, n, &batches[0]);
+    settle::mined(&mut fx.store, &ctx, n, &receipt(&tx, false)).unwrap();
     log(&mut fx.store, &m);
-    let batches = plan(&fx.store, LIMITS, |_| true).unwrap();
-    let first = sign(&mut fx, 2, &batches[0]);
-    let second = sign(&mut fx, 3, &batches[1]);
-    settle::mined(&mut fx.store, &ctx, 2, &receipt(&first, false)).unwrap();
-    settle::mined(&mut fx.store, &ctx, 3, &receipt(&second, true)).unwrap();
+    let batches = plan(&fx.store, LIMITS, |_| true, None).unwrap();
+    let first = sign(&mut fx, n + 1, &batches[0]);
+    let second = sign(&mut fx, n + 2, &batches[1]);
+    settle::mined(&mut fx.store, &ctx, n + 1, &receipt(&first, false)).unwrap();
+    settle::mined(&mut fx.store, &ctx, n + 2, &receipt(&second, true)).unwrap();
     // The reverted batch wrote nothing: only each movement's final outcome is an event.
     let events = log(&mut fx.store, &m);
     let of = |kind: &str| -> Vec<(String, String)> {
         events
             .iter()
-            .filter(|e| e["type"] == kind)
+            .filter(|e| e["type"] == kind && e["data"]["object"]["type"] != "distribute")
             .map(|e| {
                 let o = &e["data"]["object"];
                 (
@@ -400,13 +410,20 @@ fn mined_and_refused_movements_write_confirmed_and_failed_events() {
             })
             .collect()
     };
+    // Each side's record: the sender's and carol's.
     assert_eq!(
         of("transaction.failed"),
-        [("alice".into(), "failed".into())]
+        [
+            ("alice".into(), "failed".into()),
+            ("carol".into(), "failed".into())
+        ]
     );
     assert_eq!(
         of("transaction.confirmed"),
-        [("bob".into(), "confirmed".into())]
+        [
+            ("bob".into(), "confirmed".into()),
+            ("carol".into(), "confirmed".into())
+        ]
     );
     let failed = events
         .iter()

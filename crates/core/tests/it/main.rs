@@ -26,6 +26,7 @@ mod openapi_codes;
 mod presale;
 mod reads;
 mod reorg;
+mod reverts;
 mod sessions;
 mod settle;
 mod webhooks;

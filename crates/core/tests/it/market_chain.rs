@@ -27,7 +27,7 @@ pub(crate) fn pool(fx: &Fx, t: &TokenAddress) -> Pool {
 
 /// Sends the next planned transaction; `events` is what its receipt shows (None: it reverted).
 pub(crate) fn mine_next(fx: &mut Fx, call: Call, events: Option<Vec<PoolEvent>>) -> u64 {
-    let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address()).unwrap();
+    let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
     let b = batches.first().expect("something to send");
     assert_eq!(b.call, call);
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);

@@ -72,7 +72,7 @@ impl SimChain {
         let before = (self.state.clone(), self.logs.len());
         let mut effects = Effects::default();
         let mut outcome = if inject {
-            Err("out of gas (injected)".to_string())
+            Err(super::INJECTED_OUT_OF_GAS.to_string())
         } else {
             Ok(())
         };

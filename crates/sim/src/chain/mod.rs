@@ -84,6 +84,10 @@ pub struct Contracts {
     pub positions: u64,
 }
 
+/// The reason of an injected revert: the transaction ran out of gas (its receipt says all its
+/// gas was used), which the ledger takes as its own failure and sends again.
+pub const INJECTED_OUT_OF_GAS: &str = "out of gas (injected)";
+
 #[derive(Clone, Debug)]
 pub struct SimChain {
     /// The chain's clock (block timestamps), in ms.

@@ -59,6 +59,7 @@ pub fn create(
         tx_hash: None,
         submitted_at: None,
         mined_at: None,
+        block: None,
         created_at: ctx.now,
         request: spec,
         error: None,

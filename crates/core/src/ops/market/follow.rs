@@ -18,7 +18,8 @@
 
 use crate::error::{Error, Result};
 use crate::model::amount::Units;
-use crate::model::chain::PoolEvent;
+use crate::model::chain::{ChainPoint, PoolEvent};
+use crate::model::ids::TokenAddress;
 use crate::model::intent::{Action, Intent, OwedSince, Reserve, Side, Undo};
 use crate::model::pool::v3::State;
 use crate::model::pool::Pool;
@@ -91,7 +92,8 @@ pub fn pool_opened(store: &mut dyn Store, i: &Intent, events: &[PoolEvent]) -> R
         return Err(missing("PoolOpened", i));
     };
     let (tokens, usdc) = oriented(&p, amount0, amount1);
-    if tokens != p.token_reserve.raw() || usdc != p.usdc_reserve.raw() {
+    let again = i.reorged > 0;
+    if !again && (tokens != p.token_reserve.raw() || usdc != p.usdc_reserve.raw()) {
         // The market computes what the position takes as the ledger did; a difference is a
         // bug somewhere, and the chain's figures are the truth.
         return Err(Error::internal(format!(
@@ -102,8 +104,12 @@ pub fn pool_opened(store: &mut dyn Store, i: &Intent, events: &[PoolEvent]) -> R
         )));
     }
     p.position.id = Some(position_id);
-    let state = p.state();
-    p.observe_state(&state, at);
+    if !again {
+        // Mined again after a reorganization, the pool's state is the chain's as followed
+        // (or read: `resync`) since, not the opening's.
+        let state = p.state();
+        p.observe_state(&state, at);
+    }
     let t = token::find(store, &p.token)?;
     save(store, t, p, i.id)
 }
@@ -212,8 +218,14 @@ fn abs(x: i128) -> Result<Units> {
     Ok(Units::new(x.unsigned_abs()))
 }
 
-/// A holder's swap `i` was mined (see the module).
-pub fn swapped(store: &mut dyn Store, ctx: &Ctx, i: &Intent, events: &[PoolEvent]) -> Result<()> {
+/// A holder's swap `i` was mined (see the module). Returns its top-up: the tokens and the
+/// USDC the holder got beyond what was booked.
+pub fn swapped(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    i: &Intent,
+    events: &[PoolEvent],
+) -> Result<(Units, Units)> {
     let s = swap_of(i)?;
     let Some(mut p) = store.pool(&i.token)? else {
         return Err(Error::internal(format!("no pool for swap {}", i.id)));
@@ -281,7 +293,31 @@ pub fn swapped(store: &mut dyn Store, ctx: &Ctx, i: &Intent, events: &[PoolEvent
     record_amount(store, i.records.first(), tokens)?;
     record_amount(store, i.records.get(1), usdc)?;
     p.observe_state(&state, at);
-    save(store, t, p, i.id)
+    save(store, t, p, i.id)?;
+    Ok((more_tokens, more_usdc))
+}
+
+/// `token`'s pool as read from the chain at `at` (its `slot0` and `liquidity()`, after a
+/// reorganization: what the ledger followed from the dropped blocks is no longer the
+/// chain's). Taken whatever the record followed before; the ledger's own swaps not yet
+/// mined go on top again.
+pub fn resync(
+    store: &mut dyn Store,
+    token: &TokenAddress,
+    state: &State,
+    at: ChainPoint,
+) -> Result<()> {
+    let Some(mut p) = store.pool(token)? else {
+        return Ok(());
+    };
+    if p.chain.is_none() {
+        // Not open on chain yet: its opening's receipt sets it.
+        return Ok(());
+    }
+    p.chain = None;
+    p.observe_state(state, at);
+    let t = token::find(store, token)?;
+    save(store, t, p, 0)
 }
 
 /// A holder's swap `i` reverted (see the module).

@@ -18,7 +18,7 @@ mod open;
 mod request;
 mod trade;
 
-pub use follow::{follow, pool_failed, pool_opened, swap_failed, swapped};
+pub use follow::{follow, pool_failed, pool_opened, resync, swap_failed, swapped};
 pub use open::{open, open_liquidity, open_pool_of, pool_of, Opening};
 pub use request::{BuyQuoteQuery, BuyRequest, LiquidityRequest, SellQuoteQuery, SellRequest};
 pub use trade::{buy, quote_buy, quote_sell, sell, TradeReceipt};

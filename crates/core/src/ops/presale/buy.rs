@@ -115,7 +115,7 @@ pub fn buy(
         token: &usdc,
         amount: units,
         from: holder.address,
-        to: p.signer,
+        to: super::lookup::counterparty(ctx, &p),
     };
     let seq = crate::ops::history::append(
         store,

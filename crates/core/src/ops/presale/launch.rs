@@ -12,7 +12,7 @@ use crate::crypto;
 use crate::error::{Error, Result};
 use crate::model::amount::Price;
 use crate::model::balance::Lock;
-use crate::model::chain::{block_number, mined_at};
+use crate::model::chain::{block_number, mined_at, BLOCK_MS};
 use crate::model::event::EventType;
 use crate::model::history::ChainStatus;
 use crate::model::history::TxType;
@@ -98,6 +98,14 @@ pub fn step(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Res
         p.phase = Phase::Launched;
         return save(store, &mut p, at);
     };
+    if next == Step::TokensWithdrawn && !market_open(store, ctx, &p)? {
+        // On an EVM chain the buyers get their tokens only once the token's market is open
+        // at the presale's price: if it cannot open, the launch fails openly and they are
+        // refunded instead (`settle::market_failed`). The opening's receipt wakes it; until
+        // then it looks again each block.
+        store.schedule(&key(&p), at.saturating_add(BLOCK_MS))?;
+        return Ok(());
+    }
     let names = next.transactions();
     let kinds: Vec<&str> = names.iter().map(|(k, _)| *k).collect();
     p.completion.updated_at = Some(ctx.now);
@@ -132,6 +140,17 @@ pub fn step(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Res
         emit(store, at, EventType::PresaleLaunched, &p, None, None)?;
     }
     Ok(())
+}
+
+/// Whether the presale's pool is open on chain (on the embedded chain, and for a launch with
+/// no pool, at once).
+fn market_open(store: &dyn Store, ctx: &Ctx, p: &Presale) -> Result<bool> {
+    if !ctx.chain.is_evm() {
+        return Ok(true);
+    }
+    Ok(store
+        .pool(&p.token_address)?
+        .is_none_or(|pool| pool.position.id.is_some()))
 }
 
 /// The raised USDC leaves escrow for the launch's liquidity pool (the pool opens with it at
@@ -270,7 +289,7 @@ fn distribute(
             stamp: &stamp,
             token: &token,
             amount: share,
-            from: p.signer,
+            from: super::lookup::counterparty(ctx, p),
             to: part.address,
         };
         let seq = crate::ops::history::append(

@@ -23,6 +23,22 @@ pub(super) fn key(p: &Presale) -> DueKey {
     DueKey::Presale(p.id.clone())
 }
 
+/// Who holds a presale's money, as its buyers' records name it: on an EVM chain the
+/// merchant's wallet (the treasury: buyers pay into it, refunds and allocations leave it);
+/// on the embedded chain the presale's own signer, whose balance the ledger keeps.
+pub(super) fn counterparty(ctx: &Ctx, p: &Presale) -> crate::model::address::Address {
+    if ctx.chain.is_evm() {
+        ctx.merchant.address
+    } else {
+        p.signer
+    }
+}
+
+/// Wakes presale `id`'s schedule at `at` (a launch waiting on the chain goes on).
+pub fn wake(store: &mut dyn Store, id: &PresaleId, at: Millis) -> Result<()> {
+    store.schedule(&DueKey::Presale(id.clone()), at)
+}
+
 pub(super) fn usdc(store: &dyn Store, ctx: &Ctx) -> Result<Token> {
     crate::ops::token::find(store, &ctx.chain.usdc())
 }

@@ -25,6 +25,6 @@ pub use create::{
     create, CreatePresaleRequest, DeploymentConfigInput, MetadataInput, TokenInfoInput,
 };
 pub use launch::{backoff, run, MAX_BACKOFF};
-pub use lookup::find;
+pub use lookup::{find, wake};
 pub use resolve::{resolve, Outcome, ResolvePresaleRequest};
-pub use settle::unlock;
+pub use settle::{market_failed, unlock};

@@ -1,13 +1,15 @@
-//! The ends of a presale's money: refunds to every buyer, and locks that open.
+//! The ends of a presale's money: refunds to every buyer (also when its launch's market could
+//! not open), and locks that open.
 
 use super::lookup::{emit, key, save, usdc};
 use crate::error::Result;
 use crate::model::event::{EventType, Subject};
 use crate::model::history::TxType;
-use crate::model::ids::LockId;
-use crate::model::intent::{Account, Action, Reserve, Side};
+use crate::model::ids::{LockId, PresaleId};
+use crate::model::intent::{Account, Action, Intent, Reserve, Side};
 use crate::model::presale::{Phase, Presale};
 use crate::model::time::Millis;
+use crate::model::time::SECOND;
 use crate::ops::ledger::Movement;
 use crate::ops::{chain, token, Ctx};
 use crate::store::Store;
@@ -39,7 +41,7 @@ pub fn refund(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> R
                 stamp,
                 token: &usdc,
                 amount: paid,
-                from: p.signer,
+                from: super::lookup::counterparty(ctx, &p),
                 to: part.address,
             };
             let seq = crate::ops::history::append(
@@ -58,6 +60,40 @@ pub fn refund(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> R
     store.unschedule(&key(&p))?;
     save(store, &mut p, at)?;
     emit(store, at, EventType::PresaleRefunded, &p, None, None)
+}
+
+/// The chain refused the opening of presale `id`'s pool (`opening`: outside liquidity sits
+/// in the pool in the way of the presale's price, and no market can open at it): the
+/// launch fails openly. The raise, which the failed opening left with the merchant, goes
+/// back to escrow and every buyer is refunded in full; the presale says why
+/// (`completionState.lastError`) and ends refunded (`presale.refunded`). The token exists
+/// on chain, its whole supply in the treasury; no buyer holds any. A launch that already
+/// gave its buyers their locks is past this (it never does: it waits for its market).
+pub fn market_failed(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    id: &PresaleId,
+    opening: &Intent,
+) -> Result<()> {
+    let Some(mut p) = store.presale(id)? else {
+        return Ok(());
+    };
+    if p.phase != Phase::Launching || p.distributed {
+        return Ok(());
+    }
+    let mut usdc = usdc(store, ctx)?;
+    let back = p.purchased.cast().min(usdc.merchant_supply);
+    usdc.merchant_supply = usdc.merchant_supply.minus(back)?;
+    usdc.escrow = usdc.escrow.plus(back)?;
+    store.put_token(&usdc)?;
+    let why = opening
+        .error
+        .clone()
+        .unwrap_or_else(|| "the transaction reverted".into());
+    p.completion.last_error = Some(format!(
+        "the token's market could not open at the presale's price ({why}): every buyer is refunded"
+    ));
+    refund(store, ctx, p, ctx.now)
 }
 
 /// A lock's unlock date has come: its tokens become active.
@@ -104,6 +140,7 @@ pub fn unlock(store: &mut dyn Store, ctx: &Ctx, lock_id: &LockId, at: Millis) ->
             beneficiary: lock.owner,
             amount: lock.amount,
             lock: lock.id.clone(),
+            unlock_at: lock.unlock_at / SECOND,
         };
         chain::intend(
             store,

@@ -240,6 +240,7 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
             from: o.from,
             to: o.to,
             at: ctx.now,
+            reason: None,
         },
     )?);
     if let (Some(seq), Some(d)) = (journal.record, t.owed.last_mut()) {

@@ -15,10 +15,17 @@
 //! - Test-USDC mints (the local faucet) go one per transaction, and so do a pool's opening
 //!   and each swap (the market contract's calls). A token's transfers made after its swap
 //!   start a new batch behind it: they may spend what the swap brings.
+//! - A release waits for the chain's own clock to reach its unlock time (the contract skips
+//!   one its block finds early), and what its beneficiary does next with that token (a
+//!   transfer, a swap) waits behind it: it spends what the release brings.
+//! - A parked movement (`Intent::parked`) is not sent, and what may depend on it waits
+//!   behind it: its recipient's own movements of the token (a parked pool opening: the whole
+//!   token).
 
 use crate::error::Result;
+use crate::model::address::Address;
 use crate::model::ids::TokenAddress;
-use crate::model::intent::{Action, Intent, IntentStatus};
+use crate::model::intent::{Account, Action, Intent, IntentStatus};
 use crate::store::Store;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -62,11 +69,13 @@ pub struct Limits {
 const LOOKAHEAD: u32 = 5_000;
 
 /// The next transactions to send, oldest intent first. `batchable` says whether a token's
-/// contract has the batch call.
+/// contract has the batch call; `chain_time` is the chain's clock (its newest block's
+/// timestamp, UNIX seconds), which releases wait for (None: every release is due).
 pub fn plan(
     store: &dyn Store,
     limits: Limits,
     batchable: impl Fn(&TokenAddress) -> bool,
+    chain_time: Option<u64>,
 ) -> Result<Vec<Batch>> {
     let open = store.open_intents(LOOKAHEAD)?;
     let deploying: BTreeSet<TokenAddress> = open
@@ -78,8 +87,30 @@ pub fn plan(
     // The batch of each token still taking transfers this round.
     let mut filling: BTreeMap<TokenAddress, usize> = BTreeMap::new();
     let mut held: BTreeSet<TokenAddress> = BTreeSet::new();
+    // A release not due by the chain's clock: its beneficiary's own movements of the token
+    // wait behind it.
+    let mut waiting: BTreeSet<(TokenAddress, Address)> = BTreeSet::new();
     for i in open {
         if i.status != IntentStatus::Queued {
+            continue;
+        }
+        let early = match &i.action {
+            Action::Release { unlock_at, .. } => chain_time.is_some_and(|now| now < *unlock_at),
+            _ => false,
+        };
+        if i.parked.is_some() || early {
+            match (&i.action, recipient(&i)) {
+                (Action::OpenPool { .. }, _) => {
+                    held.insert(i.token);
+                }
+                (_, Some(a)) => {
+                    waiting.insert((i.token, a));
+                }
+                (_, None) => {}
+            }
+            continue;
+        }
+        if spender(&i).is_some_and(|a| waiting.contains(&(i.token, a))) {
             continue;
         }
         let call = match i.action {
@@ -130,12 +161,39 @@ pub fn plan(
     Ok(batches)
 }
 
+/// The wallet a movement brings tokens to (a transfer's, a release's, a mint's, a swap's
+/// holder).
+fn recipient(i: &Intent) -> Option<Address> {
+    match &i.action {
+        Action::Transfer {
+            to: Account::Wallet(a),
+            ..
+        } => Some(*a),
+        Action::Release { beneficiary, .. } => Some(*beneficiary),
+        Action::Mint { to, .. } => Some(*to),
+        Action::Swap { holder, .. } => Some(*holder),
+        _ => None,
+    }
+}
+
+/// The holder whose own tokens a movement spends (a transfer it signs, its swap).
+fn spender(i: &Intent) -> Option<Address> {
+    match &i.action {
+        Action::Transfer {
+            from: Account::Wallet(a),
+            ..
+        } => Some(*a),
+        Action::Swap { holder, .. } => Some(*holder),
+        _ => None,
+    }
+}
+
 /// Whether a movement is the treasury's own (sent by the relayer with no signature).
 pub fn from_treasury(i: &Intent) -> bool {
     matches!(
         i.action,
         Action::Transfer {
-            from: crate::model::intent::Account::Treasury,
+            from: Account::Treasury,
             ..
         }
     )

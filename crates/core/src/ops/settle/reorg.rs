@@ -11,21 +11,21 @@
 //!   undone movement's does); a holder's deposit gets a `reversal` record. What a pool could
 //!   not pay of such a log, and owed since (`ops::undo`), is forgiven, and what an undo already
 //!   paid of it comes back to the pool.
-//! - tokenpad's own transactions mined in those blocks go back to `submitted` and are watched
-//!   again (the settler sends the same signed bytes again if the node lost them). Their
-//!   history records say so. Only plain movements are: a swap's, a pool opening's or a
-//!   deployment's consequences (a top-up, a token launched) are not undone, and such a
-//!   transaction stays confirmed (docs/chain.md, "What it does not do yet").
-//! - Pools take the new chain's next event as newer than any they followed from the old one.
+//! - tokenpad's own transactions mined in those blocks, of every kind, are [`dropped`]: they
+//!   go out again, the same signed bytes (the relayer's nonce makes them happen at most
+//!   once), and what their receipts did is undone until they are mined again (see there).
+//! - Pools take the new chain's next event as newer than any they followed from the old one
+//!   (the settler also reads each pool's state from the new chain: `ops::market::resync`).
 
+use super::intents::{intent, mark_records};
 use super::observe::shift_pool;
-use super::{intent, mark_records};
 use crate::error::Result;
 use crate::model::amount::Units;
 use crate::model::chain::ChainPoint;
+use crate::model::event::{EventType, Subject};
 use crate::model::history::{ChainStatus, TxRecord, TxType};
-use crate::model::intent::{Action, IntentStatus, Reserve, Side};
-use crate::model::settlement::{Holding, Observation, TxState};
+use crate::model::intent::{Action, Intent, IntentStatus, OwedSince, Reserve, Side};
+use crate::model::settlement::{ChainTx, Holding, Observation, TxState};
 use crate::model::token::{Token, TokenKind};
 use crate::ops::{token, undo, Ctx};
 use crate::store::Store;
@@ -38,8 +38,23 @@ const RECENT_TXS: u32 = 512;
 pub struct Rewound {
     /// Transfer logs undone.
     pub observations: usize,
-    /// Own transactions watched again.
+    /// Own transactions sent again (those that must not run again leave their nonce to the
+    /// settler to fill: see [`Dropped::Fill`]).
     pub transactions: usize,
+}
+
+/// What [`dropped`] did with a transaction whose block is gone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dropped {
+    /// Not mined (still watched), or no such transaction: nothing to do.
+    Nothing,
+    /// It goes out again, the same signed bytes.
+    Resent,
+    /// Its revert was acted on already (its movements undone, or sent again elsewhere), or
+    /// its nonce went to another transaction: the same bytes must not run. The nonce is
+    /// free on the new chain and must be taken, or every later transaction waits: the
+    /// settler fills it with a transaction that does nothing.
+    Fill,
 }
 
 /// Takes up to `n` out of a holding; returns how much it took.
@@ -139,6 +154,7 @@ fn undo(store: &mut dyn Store, ctx: &Ctx, o: &Observation) -> Result<()> {
             from: *owner,
             to: deposit.from,
             at: ctx.now,
+            reason: None,
         },
     )?;
     Ok(())
@@ -154,43 +170,13 @@ pub fn rewind(store: &mut dyn Store, ctx: &Ctx, fork: u64) -> Result<Rewound> {
         done.observations += 1;
     }
     store.forget_observations(fork, 0)?;
-    for mut tx in store.recent_chain_txs(RECENT_TXS)? {
+    for tx in store.recent_chain_txs(RECENT_TXS)? {
         if tx.block.is_none_or(|b| b <= fork) {
             continue;
         }
-        let intents = tx
-            .intents
-            .iter()
-            .map(|id| intent(store, *id))
-            .collect::<Result<Vec<_>>>()?;
-        let plain = intents.iter().all(|i| {
-            matches!(
-                i.action,
-                Action::Transfer { .. }
-                    | Action::Mint { .. }
-                    | Action::Lock { .. }
-                    | Action::Release { .. }
-            ) && i.then.is_none()
-        });
-        if !plain || tx.state != TxState::Mined {
-            continue;
+        if dropped(store, ctx, tx.nonce)? == Dropped::Resent {
+            done.transactions += 1;
         }
-        let hash = tx
-            .mined_hash
-            .take()
-            .or_else(|| tx.latest().map(|v| v.hash.clone()));
-        tx.state = TxState::Sent;
-        tx.block = None;
-        tx.gas_used = None;
-        tx.sent_at = Some(ctx.now);
-        store.put_chain_tx(&tx)?;
-        for mut i in intents {
-            i.status = IntentStatus::Submitted;
-            i.block = None;
-            mark_records(store, &i, ChainStatus::Submitted, hash.as_deref(), None)?;
-            store.put_intent(&i)?;
-        }
-        done.transactions += 1;
     }
     for t in store.tokens()? {
         if let Some(mut p) = store.pool(&t.address)? {
@@ -208,4 +194,107 @@ pub fn rewind(store: &mut dyn Store, ctx: &Ctx, fork: u64) -> Result<Rewound> {
     r.checkpoints.retain(|c| c.block <= fork);
     store.put_relayer(&r)?;
     Ok(done)
+}
+
+/// The block that held transaction `nonce` is no longer the chain's (a reorganization, or a
+/// node that came back without its last blocks). What it did is undone until it is mined
+/// again, and it goes out again, the same signed bytes:
+///
+/// - a success: its movements go back to `submitted` (their records say so, with a
+///   `transaction.reorganized` event each), a swap's top-up is taken back (as far as the
+///   holder still has it; the rest is owed: `ops::undo`), a pool's opening is pending again
+///   (trades wait for it). What waited on it (a job, a presale's step) stays done: the same
+///   bytes do the same on the new chain, and its receipt only updates the hash and block.
+/// - a revert not acted on yet: it is simply watched again.
+/// - a revert acted on, or a nonce another transaction took: [`Dropped::Fill`].
+pub fn dropped(store: &mut dyn Store, ctx: &Ctx, nonce: u64) -> Result<Dropped> {
+    let Some(mut tx) = store.chain_tx(nonce)? else {
+        return Ok(Dropped::Nothing);
+    };
+    match tx.state {
+        TxState::Signed | TxState::Sent => return Ok(Dropped::Nothing),
+        TxState::Abandoned => return Ok(Dropped::Fill),
+        TxState::Reverted if tx.finalized && !tx.is_filler() => return Ok(Dropped::Fill),
+        TxState::Mined | TxState::Reverted => {}
+    }
+    if tx.state == TxState::Mined {
+        for id in &tx.intents {
+            let mut i = intent(store, *id)?;
+            if i.status == IntentStatus::Confirmed && i.block == tx.block {
+                unconfirm(store, ctx, &mut i, &tx)?;
+            }
+        }
+    }
+    tx.state = TxState::Signed;
+    tx.mined_hash = None;
+    tx.block = None;
+    tx.block_hash = None;
+    tx.gas_used = None;
+    tx.finalized = false;
+    tx.error = None;
+    tx.sent_at = None;
+    store.put_chain_tx(&tx)?;
+    Ok(Dropped::Resent)
+}
+
+/// A confirmed movement whose block is gone: `submitted` again (see [`dropped`]).
+fn unconfirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, tx: &ChainTx) -> Result<()> {
+    match &i.action {
+        Action::Swap {
+            holder,
+            booked_tokens,
+            booked_usdc,
+            ..
+        } => {
+            if let Some((tokens, usdc)) = i.topped_up.take() {
+                let row = Side::Row(*holder);
+                let pool = Side::Reserve(Reserve::Pooled(i.token));
+                for (asset, n) in [(i.token, tokens), (ctx.chain.usdc(), usdc)] {
+                    let mut t = token::find(store, &asset)?;
+                    let back = undo::give_back(store, &mut t, &row, &pool, n)?;
+                    let since = OwedSince::TopUp(i.id);
+                    undo::owe(
+                        &mut t,
+                        row.clone(),
+                        pool.clone(),
+                        n.minus(back)?,
+                        since,
+                        vec![],
+                    );
+                    store.put_token(&t)?;
+                }
+            }
+            // The records show what was booked again, until the swap is mined again.
+            for (seq, amount) in i.records.iter().zip([*booked_tokens, *booked_usdc]) {
+                if let Some(mut r) = store.history_at(*seq)? {
+                    r.amount = amount;
+                    store.put_history_at(*seq, &r)?;
+                }
+            }
+        }
+        Action::OpenPool { .. } => {
+            if let Some(mut p) = store.pool(&i.token)? {
+                p.position.id = None;
+                store.put_pool(&p)?;
+            }
+        }
+        Action::Deploy { .. }
+        | Action::Transfer { .. }
+        | Action::Mint { .. }
+        | Action::Lock { .. }
+        | Action::Release { .. } => {}
+    }
+    let hash = tx.latest().map(|v| v.hash.clone());
+    i.status = IntentStatus::Submitted;
+    i.hash = hash.clone();
+    i.block = None;
+    i.reorged = i.reorged.saturating_add(1);
+    mark_records(store, i, ChainStatus::Submitted, hash.as_deref(), None)?;
+    for seq in &i.records {
+        if store.history_at(*seq)?.is_some() {
+            let subject = Subject::Transaction { seq: *seq };
+            crate::ops::event::emit(store, ctx.now, EventType::TransactionReorganized, subject)?;
+        }
+    }
+    store.put_intent(i)
 }

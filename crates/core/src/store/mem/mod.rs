@@ -310,6 +310,14 @@ impl Store for MemStore {
             .cloned()
             .collect())
     }
+    fn unfinal_chain_txs(&self) -> Result<Vec<ChainTx>> {
+        Ok(self
+            .chain_txs
+            .values()
+            .filter(|t| t.is_unfinal())
+            .cloned()
+            .collect())
+    }
     fn is_own_tx(&self, hash: &str) -> Result<bool> {
         Ok(self
             .chain_txs

@@ -30,9 +30,11 @@ use tokenpad_core::{Error, Result};
 use tokenpad_evm::auth::{self, Authorization, Domain, SignedAuthorization};
 use tokenpad_evm::{calls, locker, market};
 
-/// Gas limits, from what these calls use on anvil (deploy about 1.25 M; an authorization in a
-/// batch about 35 k, plus 17 k for a recipient new to the token; a single
-/// transferWithAuthorization about 86 k at most) with a margin. Unused gas is not paid for.
+/// Each call's gas floor: the least it is sent with, and what it is sent with when the node
+/// cannot estimate it (`gas.rs` sends the chain's estimate with a margin when that is more).
+/// From what these calls use on anvil (deploy about 1.25 M; an authorization in a batch about
+/// 35 k, plus 17 k for a recipient new to the token; a single transferWithAuthorization about
+/// 86 k at most), with a margin. Unused gas is not paid for.
 pub const DEPLOY_GAS: u64 = 2_000_000;
 pub const MINT_GAS: u64 = 120_000;
 pub const SINGLE_TRANSFER_GAS: u64 = 150_000;
@@ -43,8 +45,12 @@ pub const BATCH_ITEM_GAS: u64 = 70_000;
 pub const TREASURY_ITEM_GAS: u64 = 35_000;
 /// The treasury's own USDC transfer (`transfer`).
 pub const TREASURY_TRANSFER_GAS: u64 = 80_000;
-/// A lock in a batch into the lock contract (two storage slots and an event), and a release.
-pub const LOCK_ITEM_GAS: u64 = 80_000;
+/// A batch of locks into the lock contract: the call's fixed part (the pull's signature check
+/// and transfer: about 75 k, 92 k for a token's first lock) and each lock (two storage slots
+/// and an event: about 51 k), and a release (19-36 k, more than its estimate when it is due
+/// only in the block it is mined in).
+pub const LOCK_BASE_GAS: u64 = 110_000;
+pub const LOCK_ITEM_GAS: u64 = 60_000;
 pub const RELEASE_ITEM_GAS: u64 = 50_000;
 /// A pool's opening: Uniswap deploying the pool is most of it (about 5.2 M on anvil).
 pub const OPEN_POOL_GAS: u64 = 6_500_000;
@@ -232,7 +238,7 @@ impl Builder<'_> {
         Ok(Built {
             to: self.locker()?,
             data: locker::lock(token.0, &pulled, &locks),
-            gas_limit: BATCH_BASE_GAS.saturating_add(LOCK_ITEM_GAS.saturating_mul(n)),
+            gas_limit: LOCK_BASE_GAS.saturating_add(LOCK_ITEM_GAS.saturating_mul(n)),
         })
     }
 

@@ -13,6 +13,9 @@
 //!   `CHAIN_REPLACE_AFTER_MS` (when an unmined transaction is replaced with a higher fee,
 //!   default 60000), `CHAIN_SCAN_MS` (how often deposits are looked for, default 15000),
 //!   `CHAIN_CONFIRMATIONS` (how many blocks a deposit waits under, default 0),
+//!   `CHAIN_FINALITY` (how deep a block is final: until then the settler follows a
+//!   reorganization that drops a receipt of its own, and waits before acting on a revert;
+//!   default 64, at most 512; 0: receipts are final at once),
 //!   `CHAIN_BATCH` (movements per batch transaction, default and most 200),
 //!   `CHAIN_BATCH_WINDOW_MS` (how long a new movement waits for others to share its
 //!   transaction, default 1000: half of Base's block time), `CHAIN_RPC_TIMEOUT_MS` (default
@@ -25,6 +28,13 @@ use tokenpad_core::model::token::Network;
 use tokenpad_core::{Error, ErrorCode, Result};
 
 const BASE_SEPOLIA: u64 = 84_532;
+
+/// `CHAIN_FINALITY` unless set: 64 blocks (about two minutes on Base), past which the
+/// sequencer's blocks are on L1 and no reorganization reaches.
+const DEFAULT_FINALITY: u64 = 64;
+/// The deepest finality followed: the relayer keeps a checkpoint per block within it
+/// (`model::settlement::MAX_CHECKPOINTS`).
+const MAX_FINALITY: u64 = tokenpad_core::model::settlement::MAX_CHECKPOINTS as u64;
 
 /// Uniswap v3's factory where Uniswap deployed it (docs.uniswap.org, "Base Deployments").
 fn canonical_uniswap_factory(chain_id: u64) -> Option<&'static str> {
@@ -179,6 +189,7 @@ pub fn read(env: &worker::Env) -> Result<ChainConfig> {
             usdc,
             markets,
             locker,
+            finality: number("CHAIN_FINALITY", DEFAULT_FINALITY)?.min(MAX_FINALITY),
         },
         rpc: RpcUrl(rpc),
         usdc,

@@ -10,13 +10,11 @@ use tokenpad_core::crypto::hex0x;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::ids::TokenAddress;
-use tokenpad_core::model::settlement::{Checkpoint, CHECKPOINTS};
 use tokenpad_core::model::token::TokenKind;
 use tokenpad_core::ops::settle::observe::{observe, Observed};
-use tokenpad_core::ops::settle::reorg;
 use tokenpad_core::store::Store;
 use tokenpad_evm::logs;
-use tokenpad_evm::rpc::{self as r, BlockTag, LogFilter};
+use tokenpad_evm::rpc::{self as r, LogFilter};
 
 /// Blocks of logs read per request (providers cap ranges).
 const SCAN_SPAN: u64 = 1_000;
@@ -25,9 +23,6 @@ const HOLDERS_PER_FILTER: usize = 100;
 
 impl Settler<'_> {
     pub(super) async fn scan_deposits(&self, rpc: &Rpc<'_>) -> Step {
-        if self.reorganized(rpc).await? {
-            return Ok(());
-        }
         let head = r::u64_result(&rpc.call(r::eth_block_number(rpc.id())).await?)?
             .saturating_sub(self.evm.confirmations);
         let store = self.store();
@@ -140,6 +135,10 @@ impl Settler<'_> {
             .collect();
         let checkpoint = self.block_hash(rpc, to).await?;
         let ctx = self.ctx.clone();
+        let (chain_head, finality) = (
+            head.saturating_add(self.evm.confirmations),
+            ctx.chain.finality(),
+        );
         self.commit(move |s| {
             for o in &observed {
                 observe(s, &ctx, o)?;
@@ -148,9 +147,7 @@ impl Settler<'_> {
             let mut r = s.relayer()?;
             r.scanned_block = Some(to);
             if let Some(hash) = checkpoint {
-                r.checkpoints.push(Checkpoint { block: to, hash });
-                let extra = r.checkpoints.len().saturating_sub(CHECKPOINTS);
-                r.checkpoints.drain(..extra);
+                r.checkpoint(to, hash, chain_head, finality);
             }
             // The journal of followed logs is kept as far back as a reorganization is followed.
             let oldest = r.checkpoints.first().map_or(0, |c| c.block);
@@ -158,58 +155,6 @@ impl Settler<'_> {
             s.put_relayer(&r)
         })?;
         Ok(())
-    }
-
-    /// The hash of block `number`, as text; None if the node has no such block.
-    async fn block_hash(&self, rpc: &Rpc<'_>, number: u64) -> Step<Option<String>> {
-        let block = rpc
-            .call(r::eth_get_block_by_number(
-                rpc.id(),
-                BlockTag::Number(number),
-            ))
-            .await?;
-        Ok(r::parse_block(&block)?
-            .and_then(|b| b.hash)
-            .map(|h| hex0x(&h)))
-    }
-
-    /// Whether the chain reorganized past the last scan: the newest checkpoint's block has
-    /// another hash now. Then the newest checkpoint that still holds is the fork, and what the
-    /// ledger took from the blocks after it is undone (`ops::settle::reorg`); the next scan
-    /// reads the new chain from there.
-    async fn reorganized(&self, rpc: &Rpc<'_>) -> Step<bool> {
-        let checkpoints = self.store().relayer()?.checkpoints;
-        let Some(last) = checkpoints.last() else {
-            return Ok(false);
-        };
-        if self.block_hash(rpc, last.block).await?.as_deref() == Some(last.hash.as_str()) {
-            return Ok(false);
-        }
-        let requests = checkpoints
-            .iter()
-            .map(|c| r::eth_get_block_by_number(rpc.id(), BlockTag::Number(c.block)))
-            .collect();
-        let answers = rpc.batch(requests).await?;
-        let mut fork = checkpoints.first().map_or(0, |c| c.block.saturating_sub(1));
-        for (c, answer) in checkpoints.iter().zip(answers) {
-            let hash = answer
-                .ok()
-                .and_then(|v| r::parse_block(&v).ok().flatten())
-                .and_then(|b| b.hash)
-                .map(|h| hex0x(&h));
-            if hash.as_deref() == Some(c.hash.as_str()) {
-                fork = c.block;
-            }
-        }
-        let ctx = self.ctx.clone();
-        let done = self.commit(move |s| reorg::rewind(s, &ctx, fork))?;
-        worker::console_warn!(
-            "merchant {}: the chain reorganized past block {fork}: {} followed transfers undone, {} transactions watched again",
-            self.ctx.merchant.id,
-            done.observations,
-            done.transactions
-        );
-        Ok(true)
     }
 }
 

@@ -2,8 +2,10 @@
 //!
 //! - `config`: which chain, from the environment (`CHAIN`, `CHAIN_RPC_URL`, ...);
 //! - `rpc`: JSON-RPC over `fetch`, with a timeout, never showing the endpoint's URL;
-//! - `build`: a planned batch as a transaction payload (calldata, holders' signatures, gas);
-//! - `settler`: a round of settlement (watch, send, scan), run from the merchant's alarm.
+//! - `build`: a planned batch as a transaction payload (calldata, holders' signatures, the
+//!   floor of its gas); `gas`: the gas the chain says it needs;
+//! - `settler`: a round of settlement (follow, watch, send, scan), run from the merchant's
+//!   alarm; `follow`: reorganizations, nonce gaps and finality.
 //!
 //! What to send and what a result means for the ledger are the core's (`ops::settle`); how
 //! (nonces, fees, signing, batching into calls, retries) is this adapter's.
@@ -11,7 +13,10 @@
 pub mod build;
 pub mod config;
 mod deposits;
+mod follow;
+mod gas;
 mod pools;
 pub mod rpc;
+mod send;
 pub mod settler;
 mod watch;

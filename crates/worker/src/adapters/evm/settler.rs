@@ -1,14 +1,19 @@
 //! The settler: drains the merchant's outbox onto the chain, from the merchant object's alarm.
 //!
-//! One round (`Settler::run`):
+//! One round (`Settler::run`), after reading the chain's newest block:
+//! 0. **Follow** the chain (`follow.rs`): a reorganization past a checkpoint undoes what the
+//!    ledger took from the dropped blocks and sends the dropped transactions again, filling
+//!    every nonce the new chain lacks; receipts `CHAIN_FINALITY` deep are final (a revert is
+//!    acted on only then).
 //! 1. **Watch** every transaction not yet mined: a receipt of any of its versions settles its
 //!    intents in the ledger (`ops::settle::mined`). One never broadcast (the object stopped
 //!    between storing and sending it) is sent now: the same bytes. One unmined for
 //!    `CHAIN_REPLACE_AFTER_MS` is sent again if the node dropped it, or replaced with the same
 //!    nonce and a 25 % higher fee; if its nonce was used by another transaction, its intents
 //!    go back to the queue.
-//! 2. **Send** what is queued (`ops::settle::plan`): for each batch, build and sign the
-//!    transaction with the next nonce, store it with its intents marked submitted (one SQLite
+//! 2. **Send** what is queued (`ops::settle::plan`; releases wait for the chain's clock): for
+//!    each batch, build the transaction, give it the gas the chain says it needs (`gas.rs`),
+//!    sign it with the next nonce, store it with its intents marked submitted (one SQLite
 //!    transaction), then broadcast it. Nonces are the object's: it is the relayer's only
 //!    writer. A relayer without the ETH for the gas stops here with an error naming the
 //!    address to fund, and resumes by itself once funded.
@@ -16,20 +21,17 @@
 //!
 //! Nothing here runs inside a merchant's request: requests write intents; the alarm drains.
 
-use super::build::{Builder, Built};
+use super::build::Builder;
 use super::config::Evm;
 use super::rpc::{Fail, Rpc};
 use crate::adapters::sql::{SqlStore, Watch};
 use crate::adapters::txn::transaction;
 use crate::adapters::wallet::WalletMaker;
 use tokenpad_core::crypto::hex0x;
-use tokenpad_core::model::address::Address;
 use tokenpad_core::model::ids::TokenAddress;
 use tokenpad_core::model::settlement::{ChainTx, TxState, TxVersion};
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::model::token::USDC_ADDRESS;
-use tokenpad_core::ops::settle;
-use tokenpad_core::ops::settle::plan::{plan, Batch, Call, Limits};
 use tokenpad_core::ops::Ctx;
 use tokenpad_core::store::Store;
 use tokenpad_core::wire::health::{NodeStatus, RelayerStatus};
@@ -42,7 +44,7 @@ pub(super) const FEE_BUMP_PERCENT: u32 = 25;
 /// Replacements of one nonce, at most.
 pub(super) const MAX_VERSIONS: usize = 12;
 /// Transactions sent per round.
-const BATCHES_PER_ROUND: usize = 16;
+pub(super) const BATCHES_PER_ROUND: usize = 16;
 /// The tip when the node cannot suggest one (0.001 gwei: Base's usual).
 const DEFAULT_TIP: u128 = 1_000_000;
 
@@ -74,6 +76,17 @@ impl From<tokenpad_evm::Error> for Stop {
 
 pub(super) type Step<T = ()> = std::result::Result<T, Stop>;
 
+/// The chain's newest block, read once at the start of a round.
+pub(super) struct Head {
+    pub number: u64,
+    /// Its hash, as text.
+    pub hash: Option<String>,
+    /// Its timestamp: the chain's clock (UNIX seconds).
+    pub timestamp: u64,
+    pub base_fee: u128,
+    pub gas_limit: Option<u64>,
+}
+
 pub struct Settler<'a> {
     pub storage: worker::Storage,
     /// What the object keeps in memory: this round's writes raise its flags.
@@ -99,7 +112,7 @@ pub struct Round {
 }
 
 /// Part of the reason the relayer lacks gas (`out_of_gas`), which says so.
-const OUT_OF_GAS: &str = "is out of gas";
+pub(super) const OUT_OF_GAS: &str = "is out of gas";
 
 impl Settler<'_> {
     pub(super) fn store(&self) -> SqlStore {
@@ -123,7 +136,7 @@ impl Settler<'_> {
 
     /// Whether a ledger token is USDC (the chain's contract; Base's address in ledgers made
     /// before USDC followed the chain). Circle's contract has no batch call.
-    fn is_usdc(&self, t: &TokenAddress) -> bool {
+    pub(super) fn is_usdc(&self, t: &TokenAddress) -> bool {
         t.address() == self.evm.usdc || *t == USDC_ADDRESS
     }
 
@@ -145,10 +158,10 @@ impl Settler<'_> {
     pub async fn run(&self) -> Result<Round> {
         let rpc = Rpc::new(self.evm.rpc.as_str(), self.evm.rpc_timeout_ms);
         let mut scanned = false;
-        let mut outcome = self.watch(&rpc).await;
-        if outcome.is_ok() {
-            outcome = self.send(&rpc).await;
-        }
+        let mut outcome = match self.head(&rpc).await {
+            Ok(head) => self.steps(&rpc, &head).await,
+            Err(stop) => Err(stop),
+        };
         if outcome.is_ok() && self.scan {
             outcome = self.scan_deposits(&rpc).await;
             scanned = outcome.is_ok();
@@ -197,6 +210,13 @@ impl Settler<'_> {
         })
     }
 
+    /// Follow, watch, send (see the module).
+    async fn steps(&self, rpc: &Rpc<'_>, head: &Head) -> Step {
+        self.follow(rpc, head).await?;
+        self.watch(rpc, head).await?;
+        self.send(rpc, head).await
+    }
+
     /// Records (or clears) why settlement is stopped.
     fn note(&self, error: Option<String>) -> Result<()> {
         let now = self.ctx.now;
@@ -211,174 +231,36 @@ impl Settler<'_> {
         })
     }
 
-    // ---------------------------------------------------------------- 2. send
-
-    async fn send(&self, rpc: &Rpc<'_>) -> Step {
-        let store = self.store();
-        let limits = Limits {
-            per_batch: self.evm.batch,
-            batches: BATCHES_PER_ROUND,
-        };
-        let planned = plan(&store, limits, |t: &TokenAddress| !self.is_usdc(t))?;
-        let (batches, held) = self.deployed_only(rpc, planned).await?;
-        if batches.is_empty() {
-            return held.map_or(Ok(()), |why| Err(Stop::Held(why)));
-        }
-        let builder = self.builder(&store);
-        let built = batches
-            .iter()
-            .map(|b| builder.build(b))
-            .collect::<Result<Vec<Built>>>()?;
-        let relayer = self.relayer_address();
-        let mut nonce = match store.relayer()?.next_nonce {
-            Some(n) => n,
-            None => r::u64_result(
-                &rpc.call(r::eth_get_transaction_count(
-                    rpc.id(),
-                    relayer,
-                    BlockTag::Pending,
-                ))
-                .await?,
-            )?,
-        };
-        let (tip, cap) = self.fees(rpc).await?;
-        let balance = r::u128_result(
-            &rpc.call(r::eth_get_balance(rpc.id(), relayer, BlockTag::Latest))
-                .await?,
-        )?;
-        let mut budget = balance;
-        for (b, payload) in batches.iter().zip(built) {
-            let cost = u128::from(payload.gas_limit).saturating_mul(cap);
-            if cost > budget {
-                return Err(Stop::Held(self.out_of_gas(Some((balance, cost)))));
-            }
-            budget -= cost;
-            let unsigned = tx::Eip1559 {
-                chain_id: self.evm.chain.chain_id,
-                nonce,
-                max_priority_fee_per_gas: tip,
-                max_fee_per_gas: cap,
-                gas_limit: payload.gas_limit,
-                to: Some(payload.to),
-                value: 0,
-                data: payload.data.clone(),
-            };
-            let record = ChainTx {
-                nonce,
-                intents: b.intents.iter().map(|i| i.id).collect(),
-                to: Address(payload.to),
-                data: hex0x(&payload.data),
-                gas_limit: payload.gas_limit,
-                versions: vec![self.sign(&unsigned)?],
-                state: TxState::Signed,
-                mined_hash: None,
-                block: None,
-                gas_used: None,
-                error: None,
-                sent_at: None,
-                created_at: self.ctx.now,
-            };
-            let stored = record.clone();
-            // Stored before it is sent: a crash after this line sends these same bytes.
-            let halt = self.commit(move |s| {
-                settle::signed(s, &stored)?;
-                let mut state = s.chain_state()?;
-                let halt = state.halt_after_signing > 0;
-                if halt {
-                    state.halt_after_signing -= 1;
-                    s.put_chain_state(&state)?;
-                }
-                Ok(halt)
-            })?;
-            if halt {
-                return Err(Stop::Ledger(Error::internal(
-                    "settlement halted between signing and sending (injected fault)",
-                )));
-            }
-            self.broadcast(rpc, &record).await?;
-            nonce = nonce.saturating_add(1);
-        }
-        held.map_or(Ok(()), |why| Err(Stop::Held(why)))
-    }
-
-    /// The batches whose token has code on chain (a call to an address without code
-    /// "succeeds" and moves nothing): a token whose deployment failed or is not mined holds its
-    /// movements back, and says so.
-    async fn deployed_only(
-        &self,
-        rpc: &Rpc<'_>,
-        planned: Vec<Batch>,
-    ) -> Step<(Vec<Batch>, Option<String>)> {
-        let mut tokens: Vec<TokenAddress> = planned
-            .iter()
-            .filter(|b| b.call == Call::Transfers && !self.is_usdc(&b.token))
-            .map(|b| b.token)
-            .collect();
-        tokens.sort();
-        tokens.dedup();
-        if tokens.is_empty() {
-            return Ok((planned, None));
-        }
-        let requests = tokens
-            .iter()
-            .map(|t| r::eth_get_code(rpc.id(), t.address().0, BlockTag::Latest))
-            .collect();
-        let mut missing = Vec::new();
-        for (t, answer) in tokens.iter().zip(rpc.batch(requests).await?) {
-            let code = r::data_result(&answer.map_err(Fail::Node)?)?;
-            if code.is_empty() {
-                missing.push(*t);
-            }
-        }
-        if missing.is_empty() {
-            return Ok((planned, None));
-        }
-        let why = format!(
-            "token {} has no code on chain (its deployment failed or is not mined): its movements wait",
-            missing.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
-        );
-        let kept = planned
-            .into_iter()
-            .filter(|b| b.call != Call::Transfers || !missing.contains(&b.token))
-            .collect();
-        Ok((kept, Some(why)))
-    }
-
-    /// Why settlement waits on the relayer's ETH; `figures` is (its balance, what the next
-    /// transaction may cost) in wei when known.
-    fn out_of_gas(&self, figures: Option<(u128, u128)>) -> String {
-        let relayer = self.ctx.merchant.address.to_checksum();
-        let had = match figures {
-            Some((balance, need)) => {
-                format!("it has {balance} wei and the next transaction may cost up to {need} wei")
-            }
-            None => "the node refused a transaction for want of it".into(),
-        };
-        format!(
-            "the relayer {relayer} {OUT_OF_GAS}: {had}. Send ETH to {relayer} on chain {}; settlement resumes by itself.",
-            self.evm.chain.chain_id
-        )
-    }
-
-    /// The tip and fee cap for new transactions: twice the base fee plus the tip.
-    pub(super) async fn fees(&self, rpc: &Rpc<'_>) -> Step<(u128, u128)> {
-        let answers = rpc
-            .batch(vec![
-                r::eth_get_block_by_number(rpc.id(), BlockTag::Latest),
-                r::eth_max_priority_fee_per_gas(rpc.id()),
-            ])
+    /// The chain's newest block.
+    async fn head(&self, rpc: &Rpc<'_>) -> Step<Head> {
+        let block = rpc
+            .call(r::eth_get_block_by_number(rpc.id(), BlockTag::Latest))
             .await?;
-        let mut answers = answers.into_iter();
-        let block = answers
-            .next()
-            .ok_or_else(|| Fail::Transport("no block".into()))?
-            .map_err(Fail::Node)?;
-        let base = r::parse_block(&block)?
-            .and_then(|b| b.base_fee_per_gas)
-            .unwrap_or(0);
-        let tip = answers
-            .next()
-            .and_then(|a| a.ok())
+        let b = r::parse_block(&block)?
+            .ok_or_else(|| Fail::Transport("the node has no latest block".into()))?;
+        Ok(Head {
+            number: b.number,
+            hash: b.hash.map(|h| hex0x(&h)),
+            timestamp: b.timestamp,
+            base_fee: b.base_fee_per_gas.unwrap_or(0),
+            gas_limit: b.gas_limit,
+        })
+    }
+
+    /// The tip and fee cap for new transactions: twice the newest block's base fee plus the
+    /// tip.
+    pub(super) async fn fees(&self, rpc: &Rpc<'_>) -> Step<(u128, u128)> {
+        let head = self.head(rpc).await?;
+        self.fees_at(rpc, head.base_fee).await
+    }
+
+    /// The tip and fee cap over a base fee of `base`.
+    pub(super) async fn fees_at(&self, rpc: &Rpc<'_>, base: u128) -> Step<(u128, u128)> {
+        // A node that cannot suggest a tip gets the default one.
+        let tip = rpc
+            .call(r::eth_max_priority_fee_per_gas(rpc.id()))
+            .await
+            .ok()
             .and_then(|v| r::u128_result(&v).ok())
             .unwrap_or(DEFAULT_TIP)
             .max(1);

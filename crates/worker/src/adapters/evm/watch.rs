@@ -5,8 +5,9 @@
 //! back to the queue.
 
 use super::rpc::{Fail, Rpc};
-use super::settler::{Settler, Step, FEE_BUMP_PERCENT, MAX_VERSIONS};
+use super::settler::{Head, Settler, Step, FEE_BUMP_PERCENT, MAX_VERSIONS};
 use std::collections::BTreeMap;
+use tokenpad_core::crypto::hex0x;
 use tokenpad_core::model::ids::LockId;
 use tokenpad_core::model::intent::Action;
 use tokenpad_core::model::settlement::{ChainTx, TxState};
@@ -17,7 +18,7 @@ use tokenpad_evm::rpc::{self as r, BlockTag};
 use tokenpad_evm::{calls, tx};
 
 impl Settler<'_> {
-    pub(super) async fn watch(&self, rpc: &Rpc<'_>) -> Step {
+    pub(super) async fn watch(&self, rpc: &Rpc<'_>, head: &Head) -> Step {
         let open = self.store().open_chain_txs()?;
         if open.is_empty() {
             return Ok(());
@@ -41,7 +42,7 @@ impl Settler<'_> {
         }
         for t in &open {
             match mined.remove(&t.nonce) {
-                Some((hash, receipt)) => self.settle(rpc, t, hash, receipt).await?,
+                Some((hash, receipt)) => self.settle(rpc, t, hash, receipt, head).await?,
                 None if t.state == TxState::Signed => self.broadcast(rpc, t).await?,
                 None => {
                     let waited = self.ctx.now.saturating_sub(t.sent_at.unwrap_or(0));
@@ -54,16 +55,33 @@ impl Settler<'_> {
         Ok(())
     }
 
-    async fn settle(&self, rpc: &Rpc<'_>, t: &ChainTx, hash: String, receipt: r::Receipt) -> Step {
+    async fn settle(
+        &self,
+        rpc: &Rpc<'_>,
+        t: &ChainTx,
+        hash: String,
+        receipt: r::Receipt,
+        head: &Head,
+    ) -> Step {
         let reason = if receipt.status {
             None
         } else {
             Some(self.revert_reason(rpc, t, receipt.block_number).await)
         };
         let market = self.evm.chain.markets.as_ref().map(|m| m.market.0);
+        if t.is_filler() && t.versions.last().is_none_or(|v| v.hash != hash) {
+            worker::console_error!(
+                "merchant {}: nonce {} was filled, yet the transaction it filled was mined ({hash}): reconcile",
+                self.ctx.merchant.id,
+                t.nonce
+            );
+        }
         let m = Mined {
             hash,
             block: receipt.block_number,
+            block_hash: receipt.block_hash.map(|h| hex0x(&h)),
+            // A receipt from a block past the head read at the round's start.
+            head: head.number.max(receipt.block_number),
             success: receipt.status,
             gas_used: receipt.gas_used,
             reason,
@@ -161,6 +179,11 @@ impl Settler<'_> {
                     settle::abandoned(s, nonce, "its nonce was used by another transaction")
                 })?;
                 return Ok(());
+            }
+            if count < t.nonce {
+                // A nonce below it is free on the chain (a reorganization, a node that lost
+                // its last blocks): it waits behind that gap until it is taken again.
+                self.fill_gaps(rpc).await?;
             }
             // Dropped from the node's pool: the same bytes again.
             return self.broadcast(rpc, t).await;

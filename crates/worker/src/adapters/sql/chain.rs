@@ -16,6 +16,8 @@ use worker::SqlStorageValue;
 pub(crate) const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS intents (id INTEGER PRIMARY KEY AUTOINCREMENT, status TEXT NOT NULL, data TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS intents_by_status ON intents (status, id)",
+    // `open`: 1 while not mined (signed or sent), 2 while mined with its receipt not final
+    // (`ChainTx::is_unfinal`), 0 once done with.
     "CREATE TABLE IF NOT EXISTS chain_txs (nonce INTEGER PRIMARY KEY, open INTEGER NOT NULL, data TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS chain_txs_open ON chain_txs (open, nonce)",
     "CREATE TABLE IF NOT EXISTS chain_tx_hashes (hash TEXT PRIMARY KEY, nonce INTEGER NOT NULL)",
@@ -169,9 +171,16 @@ impl SqlStore {
     }
 
     pub(crate) fn save_chain_tx(&self, tx: &ChainTx) -> Result<()> {
+        let class: u64 = if tx.is_open() {
+            1
+        } else if tx.is_unfinal() {
+            2
+        } else {
+            0
+        };
         self.exec(
             "INSERT INTO chain_txs (nonce, open, data) VALUES (?, ?, ?) ON CONFLICT(nonce) DO UPDATE SET open = excluded.open, data = excluded.data",
-            vec![int(tx.nonce), int(u64::from(tx.is_open())), text(tx)?.into()],
+            vec![int(tx.nonce), int(class), text(tx)?.into()],
         )?;
         for v in &tx.versions {
             self.exec(
@@ -185,6 +194,13 @@ impl SqlStore {
     pub(crate) fn open_txs(&self) -> Result<Vec<ChainTx>> {
         self.docs(
             "SELECT data FROM chain_txs WHERE open = 1 ORDER BY nonce",
+            vec![],
+        )
+    }
+
+    pub(crate) fn unfinal_txs(&self) -> Result<Vec<ChainTx>> {
+        self.docs(
+            "SELECT data FROM chain_txs WHERE open = 2 ORDER BY nonce",
             vec![],
         )
     }

@@ -257,6 +257,10 @@ impl Store for SqlStore {
         self.open_txs()
     }
 
+    fn unfinal_chain_txs(&self) -> Result<Vec<ChainTx>> {
+        self.unfinal_txs()
+    }
+
     fn is_own_tx(&self, hash: &str) -> Result<bool> {
         self.own_tx(hash)
     }

@@ -131,6 +131,7 @@ mod tests {
             from: Address([1; 20]),
             to: Address([2; 20]),
             timestamp: tokenpad_core::model::time::Timestamp::at(1_795_514_400_000),
+            failure_reason: None,
         }
     }
 
