@@ -222,6 +222,25 @@ export async function minedRecord(w, m, userId, type, timeoutMs = 60_000) {
   return rec;
 }
 
+/**
+ * Presale `id` of merchant `m` once its launch has run every step: on the embedded chain at
+ * once (the caller moved the clock past the steps' blocks), on an EVM chain when the chain
+ * has mined what each step waits on (its token's pool is open before the buyers get their
+ * locks), polling for up to `timeoutMs`.
+ */
+export async function launched(w, m, id, timeoutMs = 60_000) {
+  const read = async () => {
+    const r = await checkedCall(w, 'GET', `/merchant/presale/${id}`, { key: m.secretKey }, '/merchant/presale/{presaleId}');
+    assert.equal(r.status, 200, r.text);
+    return r.json;
+  };
+  if (w.chain?.kind !== 'evm') return read();
+  return until(`presale ${id} launched`, async () => {
+    const p = await read();
+    return p.completionState.step === 'completed' ? p : null;
+  }, { timeoutMs, every: 200 });
+}
+
 /** Moves the service clock forward (time travel, for every merchant of `w`); its new time, in s. */
 export async function advanceTime(w, seconds) {
   const r = await api(w, 'POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds } });

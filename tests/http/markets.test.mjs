@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { TEST_CHAIN, startWorker } from './harness.mjs';
-import { checkedClient, until } from './check.mjs';
+import { checkedClient, launched, until } from './check.mjs';
 import * as v3 from './v3.mjs';
 import { E30, exact, priceOf, text, units, usdc, valueAt } from './amounts.mjs';
 import { DEV_ACCOUNTS, artifact, balanceOf, clients, latestTimestamp, mintUsdc, read, rpc, send, uniswapArtifact } from '../chain/anvil.mjs';
@@ -1016,7 +1016,7 @@ test('a presale launch opens a full-range pool with the raised USDC at the presa
   for (const u of ['pa', 'pb', 'pc']) await req('POST', `/holder/${u}/buy-presale`, { key: m.secretKey, body: { presaleId: ps.id, usdcAmount: 30 } });
   const usdcBefore = await tokenRead(m, USDC);
   await advance(30);
-  const s = await req('GET', `/merchant/presale/${ps.id}`, { key: m.secretKey });
+  const s = await launched(w, m, ps.id);
   assert.equal(s.completionState.step, 'completed');
   const address = s.tokenDeploymentInfo.tokenAddress;
   const bought = BigInt(s.tokenDeploymentInfo.amountTokensBought);

@@ -7,7 +7,7 @@ import test, { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startWorker, api } from './harness.mjs';
 import {
-  advanceTime, checkedCall, checkedClient, createPresale, eventLog, funded, minedReceipt, minedRecord,
+  advanceTime, checkedCall, checkedClient, createPresale, eventLog, funded, launched, minedReceipt, minedRecord,
   PRESALE_IMAGE as IMAGE, serviceNow, until,
 } from './check.mjs';
 import { balanceOf, codeAt, lockOf } from '../chain/anvil.mjs';
@@ -206,8 +206,7 @@ describe('launch, locks, unlock, refund, resolve', () => {
     assert.equal((await buy(m, 'b', p.id, 30)).status, 200);
     assert.equal((await buy(m, 'c', p.id, 30)).status, 200);
     await advanceTime(w, 30); // five steps, one per 2-second block
-    const done = await merchantRead(m, p.id);
-    const s = done.json;
+    const s = await launched(w, m, p.id);
     assert.equal(s.status, 'completed');
     assert.equal(s.completionState.step, 'completed');
     assert.equal(s.presaleInfo.distributed, true);
@@ -361,7 +360,7 @@ describe('launch, locks, unlock, refund, resolve', () => {
     assert.equal(second.status, 409);
     assert.equal(second.json.code, 'presale_already_resolved');
     await advanceTime(w, 30);
-    assert.equal((await merchantRead(m, p.id)).json.completionState.step, 'completed');
+    assert.equal((await launched(w, m, p.id)).completionState.step, 'completed');
     const missing = await call('POST', '/resolve-presale', { key: m.secretKey, body: {} });
     assert.equal(missing.status, 400);
   });
@@ -389,7 +388,7 @@ describe('launch, locks, unlock, refund, resolve', () => {
     const p = await createPresale(w, m, { targetUsdcAmount: 10 });
     await buy(m, 'f', p.id, 10);
     await advanceTime(w, 120);
-    const s = (await merchantRead(m, p.id)).json;
+    const s = await launched(w, m, p.id);
     assert.equal(s.completionState.step, 'completed');
     assert.equal(s.completionState.retryCount, 2);
     const h = await call('GET', `/holder/f?publicKey=${m.publicKey}`);
