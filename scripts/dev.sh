@@ -123,7 +123,8 @@ if [[ "$CHAIN_KIND" == anvil ]]; then
     --var "CHAIN_FACTORY:$(chain_value CHAIN_FACTORY)" --var "CHAIN_MARKET:$(chain_value CHAIN_MARKET)"
     --var "CHAIN_LOCKER:$(chain_value CHAIN_LOCKER)"
     --var "CHAIN_UNISWAP_FACTORY:$(chain_value CHAIN_UNISWAP_FACTORY)"
-    --var CHAIN_POLL_MS:500 --var CHAIN_BATCH_WINDOW_MS:200 --var CHAIN_SCAN_MS:2000)
+    --var CHAIN_POLL_MS:500 --var CHAIN_BATCH_WINDOW_MS:200 --var CHAIN_SCAN_MS:2000
+    --var CHAIN_FINALITY:2)
   log "anvil answers on $CHAIN_RPC_URL (chain $(chain_value CHAIN_ID))"
 fi
 
