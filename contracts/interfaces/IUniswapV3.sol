@@ -36,6 +36,9 @@ interface IUniswapV3Pool {
             bool unlocked
         );
 
+    /// The liquidity in range at the current price (of every position, anyone's).
+    function liquidity() external view returns (uint128);
+
     /// Swaps: amountSpecified > 0 is an exact input, < 0 an exact output. Sends the output to
     /// `recipient`, then calls uniswapV3SwapCallback on msg.sender for the input. The returned
     /// deltas are the pool's balance changes (positive: the pool received).
