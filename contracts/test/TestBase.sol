@@ -7,7 +7,7 @@ import {TestUSDC} from "../TestUSDC.sol";
 
 /// The few forge cheatcodes these tests use, declared by hand (forge answers calls to this
 /// address). forge-std, the usual declaration of all of them, is on npm only as an old unofficial
-/// copy (1.1.2), and the tests need nine cheatcodes: a hand-written interface keeps the suite
+/// copy (1.1.2), and the tests need eight cheatcodes: a hand-written interface keeps the suite
 /// free of a stale vendored library. Signatures as in foundry's cheatcode specification.
 interface Vm {
     function addr(uint256 privateKey) external pure returns (address keyAddr);
@@ -16,7 +16,6 @@ interface Vm {
     function startPrank(address msgSender) external;
     function stopPrank() external;
     function warp(uint256 newTimestamp) external;
-    function expectRevert(bytes calldata revertData) external;
     function getCode(string calldata artifactPath) external view returns (bytes memory creationBytecode);
     function label(address account, string calldata newLabel) external;
 }
