@@ -520,14 +520,6 @@ export async function lockOf(rpcUrl, locker, token, beneficiary) {
   return { key: args.key, owner: args.owner, id: args.id, token: tok, amount, beneficiary: who, unlockAt, released };
 }
 
-/**
- * The key TokenpadLocker stores `owner`'s lock `id` under, computed off chain as the contract's
- * lockKey: keccak256(abi.encode(owner, id)).
- */
-export function lockKey(owner, id) {
-  return keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [owner, id]));
-}
-
 /** TestUSDC.mint(to, amount) (anyone may call it; amount in 6-decimal base units). */
 export async function mintUsdc(rpcUrl, usdc, to, amount, account = DEPLOYER) {
   return send(rpcUrl, { address: usdc, abi: artifact('TestUSDC').abi, functionName: 'mint', args: [to, BigInt(amount)], account });
