@@ -15,7 +15,9 @@ import {
 /// @title tokenpad's markets on Uniswap v3: pools opened with locked liquidity, and gasless trades.
 /// @notice Two things, each in one transaction:
 /// - openPool: a merchant's treasury puts its own tokens (and USDC, if it wants) into a Uniswap
-///   v3 pool of the 0.3 % tier, created and initialized if needed. The liquidity position (an NFT
+///   v3 pool of the 0.3 % tier, created and initialized if needed, or moved to the treasury's
+///   price if someone else initialized it first and nobody's liquidity is in the way (else it
+///   fails openly: TokenpadMarketPoolOccupied). The liquidity position (an NFT
 ///   of Uniswap's NonfungiblePositionManager) stays in this contract forever: nothing here
 ///   removes liquidity or moves the NFT, so the liquidity is locked, provably, by this code.
 ///   Its trading fees go to the treasury (collectFees, which anyone may call).
@@ -86,8 +88,10 @@ contract TokenpadMarket is IERC721Receiver, IUniswapV3SwapCallback {
     error TokenpadMarketPullNotFromCaller(address from, address caller);
     /// openPool: both pulls are empty: there would be no position.
     error TokenpadMarketNothingToDeposit();
-    /// openPool: the pool exists and trades at another price than the caller meant to start at.
-    error TokenpadMarketPoolPriceDiffers(address pool, uint160 current, uint160 wanted);
+    /// openPool: someone initialized the pool before this call, and liquidity of theirs is in the
+    /// way: between its price and the caller's (moving the price would trade against it), or in
+    /// range at the caller's price (the position would not be the pool's only liquidity).
+    error TokenpadMarketPoolOccupied(address pool);
     /// A swap's pull.nonce is not swapNonce(...) of the swap's own parameters.
     error TokenpadMarketNonceMismatch();
     /// A swap's pull.value is not amountIn (exact in) or maxAmountIn (exact out), or the amount
@@ -115,8 +119,10 @@ contract TokenpadMarket is IERC721Receiver, IUniswapV3SwapCallback {
 
     // ---------------------------------------------------------------- pools
 
-    /// Opens a position with locked liquidity in the (token0, token1, FEE) pool, creating the
-    /// pool and setting its first price to `sqrtPriceX96` if needed. Pulls pull0.value of token0
+    /// Opens a position with locked liquidity in the (token0, token1, FEE) pool at the price
+    /// `sqrtPriceX96`: creating the pool and setting its first price if needed, or, if someone
+    /// initialized it before this call (at any price: a pool's address is known before its token
+    /// exists), moving its price there through an empty path. Pulls pull0.value of token0
     /// and pull1.value of token1 from the caller by EIP-3009 (a pull of value 0 is skipped and
     /// needs no signature), puts as much as the range [tickLower, tickUpper) takes at the pool's
     /// price into a position held by this contract for good, and sends the rest back.
@@ -125,7 +131,9 @@ contract TokenpadMarket is IERC721Receiver, IUniswapV3SwapCallback {
     /// otherwise). A single-sided position (one token only) must lie entirely on that token's side
     /// of the price: for a token0-only range, sqrtPriceX96 <= the price at tickLower (equal:
     /// "starting at the initial tick"); for token1-only, >= the price at tickUpper.
-    /// Reverts TokenpadMarketPoolPriceDiffers if the pool is initialized at another price.
+    /// A pool initialized before this call (by anyone, this market included) must have no
+    /// liquidity between its price and sqrtPriceX96, nor in range at sqrtPriceX96: else
+    /// TokenpadMarketPoolOccupied. Liquidity out of range at sqrtPriceX96 (beyond it) is allowed.
     function openPool(
         address token0,
         address token1,
@@ -230,9 +238,15 @@ contract TokenpadMarket is IERC721Receiver, IUniswapV3SwapCallback {
 
     /// Pays the pool of the swap in progress the tokenIn it is owed, from what the holder's pull
     /// brought in; refuses more than the pull's value (TokenpadMarketSlippage) and any caller
-    /// but that pool (TokenpadMarketUnauthorizedCallback).
+    /// but that pool (TokenpadMarketUnauthorizedCallback). For openPool's price move (empty
+    /// data) it pays nothing: a pool asking for anything has liquidity in the way
+    /// (TokenpadMarketPoolOccupied).
     function uniswapV3SwapCallback(int256 amount0Delta, int256 amount1Delta, bytes calldata data) external {
         if (msg.sender != _activePool()) revert TokenpadMarketUnauthorizedCallback();
+        if (data.length == 0) {
+            if (amount0Delta > 0 || amount1Delta > 0) revert TokenpadMarketPoolOccupied(msg.sender);
+            return;
+        }
         (address tokenIn, uint256 maxIn) = abi.decode(data, (address, uint256));
         uint256 owed;
         if (amount0Delta > 0) owed = uint256(amount0Delta);
@@ -323,13 +337,36 @@ contract TokenpadMarket is IERC721Receiver, IUniswapV3SwapCallback {
         );
     }
 
-    /// The (token0, token1, FEE) pool, created and initialized at sqrtPriceX96 if needed.
+    /// The (token0, token1, FEE) pool at sqrtPriceX96 with no liquidity in range: created and
+    /// initialized here if needed; if it was initialized before (by anyone), its price moved
+    /// to sqrtPriceX96 through an empty path, and its liquidity in range there 0. Anything else
+    /// reverts TokenpadMarketPoolOccupied (the launch fails openly, rather than open a market
+    /// whose price or liquidity is not the caller's).
     function _poolAt(address token0, address token1, uint160 sqrtPriceX96) private returns (address pool) {
         pool = IUniswapV3Factory(factory).getPool(token0, token1, FEE);
         if (pool == address(0)) pool = IUniswapV3Factory(factory).createPool(token0, token1, FEE);
         (uint160 current,,,,,,) = IUniswapV3Pool(pool).slot0();
-        if (current == 0) IUniswapV3Pool(pool).initialize(sqrtPriceX96);
-        else if (current != sqrtPriceX96) revert TokenpadMarketPoolPriceDiffers(pool, current, sqrtPriceX96);
+        if (current == 0) {
+            // uninitialized: nobody can have minted into it (the pool's mint needs a price)
+            IUniswapV3Pool(pool).initialize(sqrtPriceX96);
+            return pool;
+        }
+        if (current != sqrtPriceX96) _movePrice(pool, current > sqrtPriceX96, sqrtPriceX96);
+        if (IUniswapV3Pool(pool).liquidity() != 0) revert TokenpadMarketPoolOccupied(pool);
+    }
+
+    /// Moves `pool`'s price to `target` with a swap that may trade nothing: an exact input of 1
+    /// unit, price limit = target. Across ticks where no liquidity is in range the pool moves
+    /// the price for free (every step's amounts are 0) until it reaches the limit, and the
+    /// callback is asked for (0, 0). Any liquidity on the path takes the unit (as input or fee)
+    /// and the callback is asked for it: uniswapV3SwapCallback then reverts
+    /// TokenpadMarketPoolOccupied. The pool itself requires the limit strictly beyond its price
+    /// in the swap's direction and strictly inside Uniswap's price bounds.
+    function _movePrice(address pool, bool zeroForOne, uint160 target) private {
+        address outer = _activePool();
+        _setActivePool(pool);
+        IUniswapV3Pool(pool).swap(address(this), zeroForOne, 1, target, "");
+        _setActivePool(outer);
     }
 
     /// Mints the position to this contract through the position manager, which takes what it

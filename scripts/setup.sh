@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what tokenpad's build and tests need; every step is skipped when already present.
-#   scripts/setup.sh            Rust wasm target, wasm-bindgen-cli (= Cargo.lock), worker-build, npm deps
+#   scripts/setup.sh            Rust wasm target, wasm-bindgen-cli (= Cargo.lock), worker-build, npm deps,
+#                               slither (Python venv in .tools/, for scripts/slither.mjs)
 #   scripts/setup.sh --browser  also Chromium + chromedriver from apt (for browser tests)
 # Also: TOKENPAD_SETUP_BROWSER=1 is the same as --browser.
 set -euo pipefail
@@ -98,5 +99,9 @@ if [[ "$browser" == 1 ]]; then
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver
   fi
 fi
+
+# 6. slither, the contracts' static analyser (scripts/test.sh's slither step): a pinned venv in
+#    .tools/slither-venv; well under a second when it is already there.
+"$ROOT/scripts/setup-slither.sh"
 
 log "ok ($(elapsed)): wasm-bindgen $wb_version, worker-build $WORKER_BUILD_VERSION, wrangler $(node -p "require('$ROOT/node_modules/wrangler/package.json').version")$([[ "$browser" == 1 ]] && echo ", $(/usr/bin/chromium --version 2>/dev/null)")"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tokenpad's full check, as CI runs it (.ci/run): setup, rustfmt, clippy, native Rust tests,
 # the seeded simulator, Worker build, black-box HTTP tests against the built Worker in local
-# workerd, the Solidity contracts on a local anvil node, and the browser
+# workerd, the Solidity contracts on a local anvil node, their forge fuzz and invariant suite and
+# slither's triaged findings, and the browser
 # library: its package build, size and publish dry run, wasm tests in headless Chromium, the www end-to-end test,
 # the npm package installed from its tarball (Node ESM/CJS, the server client, an edge Worker in
 # workerd) and bundled by vite (React), esbuild and webpack into pages loaded in Chromium.
@@ -63,6 +64,10 @@ fi
 step evm-vectors node crates/evm/tests/vectors.mjs --check
 # tests/chain/settlement.test.mjs: settlement through the Worker, with its faults.
 step chain-tests node --test --test-concurrency=1 tests/chain/ crates/evm/tests/anvil.test.mjs
+# The contracts as contracts: forge's fuzz and invariant tests (contracts/test, about 30 s), then
+# slither, which fails on any finding not triaged in contracts/slither-triage.json (about 10 s).
+step forge "$ROOT/scripts/forge-test.sh"
+step slither node "$ROOT/scripts/slither.mjs"
 # The chain's representative subset of the HTTP suites (the whole list ran past the 30-minute
 # budget): the ledger, idempotency, presales, the README walkthroughs, webhooks, markets and
 # deployments, again, each worker on its own anvil with Uniswap v3 and tokenpad's market

@@ -2,8 +2,9 @@
 pragma solidity ^0.8.24;
 
 /// @title The few calls of Uniswap v3 that TokenpadMarket makes, declared by hand.
-/// @dev Written from the ABIs of Uniswap's published artifacts (@uniswap/v3-core 1.0.1,
-/// @uniswap/v3-periphery 1.4.4), which are what Base's canonical deployments run. Only the
+/// @dev Written from the ABIs of Uniswap's published artifacts (the npm packages
+/// "@uniswap/v3-core" 1.0.1 and "@uniswap/v3-periphery" 1.4.4), which are what Base's canonical
+/// deployments run. Only the
 /// functions TokenpadMarket calls are here, with Uniswap's selectors and argument layouts;
 /// tests/chain/market.test.mjs makes every one of these calls against Uniswap deployed from
 /// those artifacts.
@@ -35,6 +36,9 @@ interface IUniswapV3Pool {
             uint8 feeProtocol,
             bool unlocked
         );
+
+    /// The liquidity in range at the current price (of every position, anyone's).
+    function liquidity() external view returns (uint128);
 
     /// Swaps: amountSpecified > 0 is an exact input, < 0 an exact output. Sends the output to
     /// `recipient`, then calls uniswapV3SwapCallback on msg.sender for the input. The returned

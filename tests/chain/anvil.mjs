@@ -505,8 +505,9 @@ export async function balanceOf(rpcUrl, token, owner) {
 
 /**
  * The lock `locker` (TokenpadLocker) holds for `beneficiary` of `token`, as anyone can find it
- * on a block explorer: its Locked event (token and beneficiary are indexed), then locks(id).
- * Resolves to { id, token, amount, beneficiary, unlockAt, released } or null.
+ * on a block explorer: its latest Locked event (token and beneficiary are indexed; the data names
+ * the owner who locked it and the owner's id), then locks(key).
+ * Resolves to { key, owner, id, token, amount, beneficiary, unlockAt, released } or null.
  */
 export async function lockOf(rpcUrl, locker, token, beneficiary) {
   const abi = artifact('TokenpadLocker').abi;
@@ -515,8 +516,8 @@ export async function lockOf(rpcUrl, locker, token, beneficiary) {
   const logs = await rpc(rpcUrl, 'eth_getLogs', [{ address: locker, fromBlock: '0x0', toBlock: 'latest', topics: [topic0, null, pad(token), pad(beneficiary)] }]);
   if (logs.length === 0) return null;
   const { args } = decodeEventLog({ abi, data: logs.at(-1).data, topics: logs.at(-1).topics });
-  const [tok, amount, who, unlockAt, released] = await read(rpcUrl, { address: locker, abi, functionName: 'locks', args: [args.id] });
-  return { id: args.id, token: tok, amount, beneficiary: who, unlockAt, released };
+  const [tok, amount, who, unlockAt, released] = await read(rpcUrl, { address: locker, abi, functionName: 'locks', args: [args.key] });
+  return { key: args.key, owner: args.owner, id: args.id, token: tok, amount, beneficiary: who, unlockAt, released };
 }
 
 /** TestUSDC.mint(to, amount) (anyone may call it; amount in 6-decimal base units). */

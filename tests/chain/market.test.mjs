@@ -1,223 +1,38 @@
 // TokenpadMarket on a real local node (anvil) with Uniswap v3 deployed from Uniswap's own npm
 // artifacts: pools opened with locked liquidity (single-sided launches and a two-sided pool),
 // gasless trades on EIP-3009 signatures bound to the trade, quotes, slippage and liquidity
-// limits, the callback guard, fees, and an outside trader through Uniswap's SwapRouter.
+// limits, the callback guard, fees, and an outside trader through Uniswap's SwapRouter. (Pools
+// that someone else created first: market-griefing.test.mjs.)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeEventLog, encodeAbiParameters, getAddress, keccak256, toBytes, toHex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { encodeAbiParameters, getAddress, keccak256, toHex } from 'viem';
+import { EMPTY_PULL, POOL_INIT_CODE_HASH, clients, deployBase, ethBalance, latestTimestamp, mintUsdc, read, send, startAnvil, swapNonce, uniswapArtifact } from './anvil.mjs';
 import {
-  DEV_ACCOUNTS,
-  DEV_KEYS,
-  EMPTY_PULL,
-  POOL_INIT_CODE_HASH,
-  artifact,
-  balanceOf,
-  clients,
-  create2Address,
-  deployBase,
-  deployToken,
-  ethBalance,
-  latestTimestamp,
-  mintUsdc,
-  read,
-  send,
-  signPull,
-  startAnvil,
-  swapNonce,
-  tokenAddress,
-  uniswapArtifact,
-} from './anvil.mjs';
-
-const RELAYER = DEV_ACCOUNTS[1]; // submits holders' trades and pays the gas
-const TREASURY_KEY = DEV_KEYS[2]; // a merchant's treasury: opens its own pools, pays its own gas
-const TREASURY = DEV_ACCOUNTS[2];
-const TRADER = DEV_ACCOUNTS[3]; // an outside trader with ETH, using Uniswap's router
-
-const MARKET_ABI = artifact('TokenpadMarket').abi;
-const TOKEN_ABI = artifact('TokenpadToken').abi;
-const USDC_ABI = artifact('TestUSDC').abi;
-const POOL_ABI = uniswapArtifact('UniswapV3Pool').abi;
-const UNI_FACTORY_ABI = uniswapArtifact('UniswapV3Factory').abi;
-const NPM_ABI = uniswapArtifact('NonfungiblePositionManager').abi;
-const QUOTER_ABI = uniswapArtifact('QuoterV2').abi;
-const ROUTER_ABI = uniswapArtifact('SwapRouter').abi;
-// The market's calls can also revert with the tokens' own errors (a bad signature, ...).
-const CALL_ABI = [...MARKET_ABI, ...TOKEN_ABI.filter((i) => i.type === 'error')];
-
-const E18 = 10n ** 18n;
-const E6 = 10n ** 6n;
-const FEE = 3000;
-const MAX_TICK = 887220; // the largest multiple of 60 within Uniswap's ticks (±887272)
-const MIN_TICK = -MAX_TICK;
+  CALL_ABI, E18, E6, FEE, GAS, MARKET_ABI, MAX_TICK, MIN_TICK, NPM_ABI, POOL_ABI, QUOTER_ABI, RELAYER, ROUTER_ABI, TOKEN_ABI, TRADER,
+  TREASURY, TREASURY_KEY, UNI_FACTORY_ABI, USDC_ABI, bal, checkOpened, eventsOf, market, newHolder, poolRead, pull, quoteIn,
+  quoteOut, revertOf, salt32, simulate, sorted, sqrtPriceAtTick, sqrtPriceOfAmounts, tickBelow, tokenOnSide, trade, useChain,
+} from './market-kit.mjs';
 
 let node;
 let base; // deployBase's addresses
 const gas = {}; // gas used, reported at the end
-
-// ------------------------------------------------------------------ price math (test side)
-
-/** floor(sqrt(n)) for a bigint. */
-function isqrt(n) {
-  if (n < 2n) return n;
-  let x = 1n << BigInt(Math.ceil(n.toString(2).length / 2));
-  for (;;) {
-    const y = (x + n / x) >> 1n;
-    if (y >= x) return x;
-    x = y;
-  }
-}
-
-/**
- * sqrt(1.0001^tick) * 2^96, rounded up: the price at a tick edge in Uniswap's Q64.96 form, from
- * 512-bit fixed-point arithmetic. Uniswap's TickMath approximates the same number; for the
- * negative ticks the token0 launch uses they agree exactly (the test proves it: the pool lands
- * on that very tick and asks for none of the other token).
- */
-function sqrtPriceAtTick(tick) {
-  const F = 512n;
-  let factor = tick >= 0 ? (10001n << F) / 10000n : (10000n << F) / 10001n;
-  let acc = 1n << F;
-  for (let e = BigInt(Math.abs(tick)); e > 0n; e >>= 1n) {
-    if (e & 1n) acc = (acc * factor) >> F;
-    factor = (factor * factor) >> F;
-  }
-  const q = isqrt(acc); // sqrt(1.0001^tick) * 2^256
-  const shift = F / 2n - 96n;
-  return (q >> shift) + ((q & ((1n << shift) - 1n)) === 0n ? 0n : 1n);
-}
-
-/** sqrt(amount1 / amount0) * 2^96: the price at which a full-range position takes both amounts. */
-const sqrtPriceOfAmounts = (amount0, amount1) => isqrt((amount1 << 192n) / amount0);
-
-/** The multiple of 60 at or below the tick of a raw price (token1 units per token0 unit). */
-const tickBelow = (price) => Math.floor(Math.floor(Math.log(price) / Math.log(1.0001)) / 60) * 60;
-
-// ------------------------------------------------------------------ helpers
-
-const salt32 = (s) => keccak256(toBytes(s));
-const randomNonce = () => toHex(crypto.getRandomValues(new Uint8Array(32)));
-const newHolder = () => {
-  const key = generatePrivateKey();
-  return { key, address: privateKeyToAccount(key).address };
-};
-const validBefore = async () => (await latestTimestamp(node.rpcUrl)) + 3600n;
-
-/** The custom error (name and args) a call reverts with, decoded with `abi`. */
-async function revertOf(promise) {
-  try {
-    await promise;
-  } catch (e) {
-    for (let c = e; c; c = c.cause) if (c.data?.errorName) return { name: c.data.errorName, args: c.data.args ?? [] };
-    for (let c = e; c; c = c.cause) if (c.reason) return { name: 'Error', args: [c.reason] };
-    throw e;
-  }
-  assert.fail('expected a revert');
-}
-
-/** eth_call of a state-changing function (simulation), as `account`. */
-async function simulate({ address, abi = CALL_ABI, functionName, args, account = RELAYER }) {
-  const { publicClient } = await clients(node.rpcUrl, account);
-  return publicClient.simulateContract({ address, abi, functionName, args, account });
-}
-
-/**
- * Gas limits for sends. Not estimates: a pool's first swap in a block writes an oracle
- * observation, so a swap estimated against one block can need ~20k more in the next one (an
- * estimate without margin made this file flaky). A settler must add a margin likewise.
- */
-const GAS = { openPool: 8_000_000n, default: 1_000_000n };
-
-/** Sends a market call (as `account`, RELAYER by default); returns { result, receipt }. */
-async function market(functionName, args, account = RELAYER) {
-  const { result } = await simulate({ address: base.market, functionName, args, account });
-  const gas = GAS[functionName] ?? GAS.default;
-  const receipt = await send(node.rpcUrl, { address: base.market, abi: MARKET_ABI, functionName, args, account, gas });
-  return { result, receipt };
-}
-
-/** The EIP-712 domain of a token (what the market's pull is signed under). */
-const domains = new Map();
-async function domainOf(token) {
-  if (!domains.has(token)) {
-    const d = await read(node.rpcUrl, { address: token, abi: TOKEN_ABI, functionName: 'eip712Domain' });
-    domains.set(token, { name: d[1], version: d[2] });
-  }
-  return domains.get(token);
-}
-
-async function pull(privateKey, token, value, nonce = randomNonce()) {
-  return signPull({
-    privateKey, token, ...(await domainOf(token)), chainId: node.chainId, market: base.market, value, nonce,
-    validBefore: await validBefore(),
-  });
-}
-
-/** A holder's signed trade: the args of swapExactIn / swapExactOut. */
-async function trade(holder, { tokenIn, tokenOut, exactIn, amount, limit, salt = randomNonce(), value }) {
-  const nonce = swapNonce(base.market, { from: holder.address, tokenIn, tokenOut, exactIn, amount, limit, salt });
-  const p = await pull(holder.key, tokenIn, value ?? (exactIn ? amount : limit), nonce);
-  return [tokenIn, tokenOut, amount, limit, salt, p];
-}
-
-async function quoteIn(tokenIn, tokenOut, amountIn) {
-  const { result } = await simulate({
-    address: base.quoter, abi: QUOTER_ABI, functionName: 'quoteExactInputSingle',
-    args: [{ tokenIn, tokenOut, amountIn, fee: FEE, sqrtPriceLimitX96: 0n }],
-  });
-  return result[0];
-}
-async function quoteOut(tokenIn, tokenOut, amountOut) {
-  const { result } = await simulate({
-    address: base.quoter, abi: QUOTER_ABI, functionName: 'quoteExactOutputSingle',
-    args: [{ tokenIn, tokenOut, amount: amountOut, fee: FEE, sqrtPriceLimitX96: 0n }],
-  });
-  return result[0];
-}
-
-const poolRead = (pool, functionName, args = []) => read(node.rpcUrl, { address: pool, abi: POOL_ABI, functionName, args });
-const bal = (token, owner) => balanceOf(node.rpcUrl, token, owner);
-const sorted = (a, b) => (BigInt(a) < BigInt(b) ? [a, b] : [b, a]);
-
-/** The events of `abi` in a receipt, decoded (others skipped). */
-function eventsOf(receipt, abi, eventName) {
-  const out = [];
-  for (const log of receipt.logs) {
-    try {
-      const ev = decodeEventLog({ abi, data: log.data, topics: log.topics });
-      if (ev.eventName === eventName) out.push({ ...ev.args, address: getAddress(log.address) });
-    } catch {
-      // another contract's event
-    }
-  }
-  return out;
-}
-
-/** A TokenpadToken of the treasury whose address is below (`below`) or above USDC's. */
-async function tokenOnSide(label, below) {
-  for (let i = 0; ; i++) {
-    const salt = salt32(`${label}-${i}`);
-    const address = tokenAddress(base.factory, RELAYER.address, salt);
-    if ((BigInt(address) < BigInt(base.usdc)) === below) {
-      await deployToken(node.rpcUrl, base.factory, { salt, name: label, symbol: label.toUpperCase(), supply: 10n ** 9n * E18, treasury: TREASURY.address, account: RELAYER });
-      return address;
-    }
-  }
-}
 
 // ------------------------------------------------------------------ setup
 
 let low; // a token below USDC: token0 of its USDC pool
 let high; // a token above USDC: token1 of its USDC pool
 let pair; // a token for the two-sided pool
+let unopened; // a token whose pool nobody opens
 const pools = {}; // label -> { pool, positionId, token0, token1 }
 
 before(async () => {
   node = await startAnvil();
   base = await deployBase(node.rpcUrl);
+  useChain(node, base);
   low = await tokenOnSide('Low', true);
   high = await tokenOnSide('High', false);
   pair = await tokenOnSide('Pair', true);
+  unopened = await tokenOnSide('Unopened', true);
 });
 
 after(async () => {
@@ -249,33 +64,6 @@ describe('deployment', () => {
 });
 
 // ------------------------------------------------------------------ pools
-
-/** Checks an opened pool and its position; returns { pool, positionId, ... } from PoolOpened. */
-async function checkOpened(receipt, { token0, token1, tickLower, tickUpper, value0, value1, before0, before1 }) {
-  const [opened] = eventsOf(receipt, MARKET_ABI, 'PoolOpened');
-  assert.ok(opened, 'PoolOpened emitted');
-  const { pool, positionId, owner, liquidity, amount0, amount1 } = opened;
-  assert.equal(owner, TREASURY.address);
-  assert.equal(pool, await read(node.rpcUrl, { address: base.uniswapFactory, abi: UNI_FACTORY_ABI, functionName: 'getPool', args: [token0, token1, FEE] }));
-  assert.equal(pool, create2Address(base.uniswapFactory, keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'address' }, { type: 'uint24' }], [token0, token1, FEE])), POOL_INIT_CODE_HASH));
-  assert.equal(await poolRead(pool, 'token0'), token0);
-  assert.equal(await poolRead(pool, 'token1'), token1);
-  assert.ok(liquidity > 0n);
-  // the position: held by the market for good, fees to the treasury
-  assert.equal(await read(node.rpcUrl, { address: base.positionManager, abi: NPM_ABI, functionName: 'ownerOf', args: [positionId] }), base.market);
-  assert.equal(await read(node.rpcUrl, { address: base.market, abi: MARKET_ABI, functionName: 'positionOwner', args: [positionId] }), TREASURY.address);
-  const pos = await read(node.rpcUrl, { address: base.positionManager, abi: NPM_ABI, functionName: 'positions', args: [positionId] });
-  assert.deepEqual([pos[2], pos[3], pos[4], pos[5], pos[6], pos[7]], [token0, token1, FEE, tickLower, tickUpper, liquidity]);
-  // what the position did not take went back; the market keeps nothing and approves nothing
-  assert.ok(amount0 <= value0 && amount1 <= value1);
-  assert.equal(await bal(token0, TREASURY.address), before0 - amount0);
-  assert.equal(await bal(token1, TREASURY.address), before1 - amount1);
-  for (const t of [token0, token1]) {
-    assert.equal(await bal(t, base.market), 0n);
-    assert.equal(await read(node.rpcUrl, { address: t, abi: TOKEN_ABI, functionName: 'allowance', args: [base.market, base.positionManager] }), 0n);
-  }
-  return opened;
-}
 
 describe('openPool', () => {
   test('a token launch, token0 side: token only, the range starting at the initial tick', async () => {
@@ -338,21 +126,18 @@ describe('openPool', () => {
     pools.pair = { ...opened, token0, token1, sqrtPriceX96 };
   });
 
-  test('an existing pool at the same price takes another position; at another price it refuses', async () => {
+  test('a pool open already (ours) is not opened again: its liquidity in range makes openPool refuse, at its price or another', async () => {
     const { pool, token0, token1, sqrtPriceX96 } = pools.pair;
     await mintUsdc(node.rpcUrl, base.usdc, TREASURY.address, 100n * E6);
     const value0 = 1000n * E18;
-    const both = [token0, token1, sqrtPriceX96, MIN_TICK, MAX_TICK, await pull(TREASURY_KEY, token0, value0), await pull(TREASURY_KEY, token1, 10n * E6)];
-    const { receipt } = await market('openPool', both, TREASURY);
-    gas['openPool (existing pool, both tokens)'] = receipt.gasUsed;
-    const [opened] = eventsOf(receipt, MARKET_ABI, 'PoolOpened');
-    assert.equal(opened.pool, pool);
-    assert.notEqual(opened.positionId, pools.pair.positionId);
-
-    const other = sqrtPriceX96 * 2n;
-    const args = [token0, token1, other, MIN_TICK, MAX_TICK, await pull(TREASURY_KEY, token0, value0), await pull(TREASURY_KEY, token1, 10n * E6)];
-    const err = await revertOf(simulate({ address: base.market, functionName: 'openPool', args, account: TREASURY }));
-    assert.deepEqual(err, { name: 'TokenpadMarketPoolPriceDiffers', args: [pool, sqrtPriceX96, other] });
+    const pulls = async () => [await pull(TREASURY_KEY, token0, value0), await pull(TREASURY_KEY, token1, 10n * E6)];
+    // at its own price: nothing to move, but the pool's liquidity in range is not 0
+    const same = [token0, token1, sqrtPriceX96, MIN_TICK, MAX_TICK, ...(await pulls())];
+    assert.deepEqual(await revertOf(simulate({ address: base.market, functionName: 'openPool', args: same, account: TREASURY })), { name: 'TokenpadMarketPoolOccupied', args: [pool] });
+    // at another price: moving it would trade against that liquidity
+    const other = [token0, token1, sqrtPriceX96 * 2n, MIN_TICK, MAX_TICK, ...(await pulls())];
+    assert.deepEqual(await revertOf(simulate({ address: base.market, functionName: 'openPool', args: other, account: TREASURY })), { name: 'TokenpadMarketPoolOccupied', args: [pool] });
+    assert.equal((await poolRead(pool, 'slot0'))[0], sqrtPriceX96);
   });
 
   test("only the pull's signer may open with it; tokens must be sorted; something must go in", async () => {
@@ -369,9 +154,10 @@ describe('openPool', () => {
     });
     const empty = [pair, base.usdc, pools.pair.sqrtPriceX96, MIN_TICK, MAX_TICK, EMPTY_PULL, EMPTY_PULL];
     assert.equal((await revertOf(simulate({ address: base.market, functionName: 'openPool', args: empty, account: TREASURY }))).name, 'TokenpadMarketNothingToDeposit');
-    // a pull signed for another market's address (or any other payee) does not verify
-    const forged = { ...p, value: p.value + 1n };
-    assert.equal((await revertOf(simulate({ address: base.market, functionName: 'openPool', args: [pair, base.usdc, pools.pair.sqrtPriceX96, MIN_TICK, MAX_TICK, forged, EMPTY_PULL], account: TREASURY }))).name, 'EIP3009InvalidSignature');
+    // a pull whose signature does not cover it (another value, market or payee) does not verify
+    const q = await pull(TREASURY_KEY, unopened, value0);
+    const forged = { ...q, value: q.value + 1n };
+    assert.equal((await revertOf(simulate({ address: base.market, functionName: 'openPool', args: [unopened, base.usdc, pools.pair.sqrtPriceX96, MIN_TICK, MAX_TICK, forged, EMPTY_PULL], account: TREASURY }))).name, 'EIP3009InvalidSignature');
   });
 });
 

@@ -105,9 +105,9 @@ test('1,000 buyers buy in; the launch puts every share into the lock contract', 
   const [vault] = await balances(token, [w.chain.locker]);
   assert.equal(vault, bought, 'the lock contract holds every share');
   assert.ok((await balances(token, buyers.map((b) => b.address))).every((x) => x === 0n), 'no buyer holds any yet');
-  // A lock as anyone reads it on chain (locks(id)).
+  // A lock as anyone reads it on chain (locks(key); the Locked event names its key).
   const one = byBuyer.get(buyers[0].address.toLowerCase());
-  const [tok, amount, beneficiary, unlockAt, released] = await read(w.chain.rpcUrl, { address: w.chain.locker, abi: lockerAbi(), functionName: 'locks', args: [one.id] });
+  const [tok, amount, beneficiary, unlockAt, released] = await read(w.chain.rpcUrl, { address: w.chain.locker, abi: lockerAbi(), functionName: 'locks', args: [one.key] });
   assert.deepEqual([tok.toLowerCase(), amount, beneficiary.toLowerCase(), unlockAt, released],
     [token.toLowerCase(), one.amount, buyers[0].address.toLowerCase(), one.unlockAt, false]);
   assert.ok(Number(unlockAt) >= now + 7 * 86400 - 120, `unlocks in 7 days (${unlockAt})`);

@@ -6,9 +6,12 @@
 //!   {"op":"sign_tx","secret":"0x…","tx":{…}}                         -> {"raw":"0x…","hash":"0x…"}
 //!   {"op":"bump","tx":{…},"percent":10}                              -> {"tx":{…}}
 //!   {"op":"sign_auth","secret":"0x…","domain":{…},"authorization":{…}} -> {"signed":{…}}
+//!     ("receive":true signs the receiveWithAuthorization form, as the market and locker take)
+//!   {"op":"lock_key","owner":"0x…","id":"0x…"}                      -> {"key":"0x…"}
 //!   {"op":"calldata","call":"mint","args":{…}}                       -> {"data":"0x…"}
 //!   {"op":"request","method":"eth_get_logs","args":{…}}              -> {"request":{…}}
 //!   {"op":"parse","kind":"receipt","response":{…}}                   -> {"result":…} or {"error":…}
+//!     ("locker":"0x…" adds the receipt's released lock keys: "released":["0x…"])
 //!   {"op":"revert_reason","data":"0x…"}                              -> {"reason":"…"}
 //!
 //! Run: cargo run -q -p tokenpad-evm --example evm_json < commands.jsonl
@@ -21,7 +24,7 @@ use tokenpad_evm::rpc::{
     self, hex_data, parse_hex_data, parse_hex_fixed, BlockTag, CallRequest, LogFilter, SendError,
 };
 use tokenpad_evm::tx::{self, Eip1559};
-use tokenpad_evm::{calls, logs, Error, Result};
+use tokenpad_evm::{calls, locker, logs, Error, Result};
 
 fn bad(what: &str) -> Error {
     Error::Json(format!("command: {what}"))
@@ -140,6 +143,33 @@ fn calldata(call: &str, a: &Value) -> Result<Vec<u8>> {
         "authorization_state" => {
             calls::authorization_state(fixed(a, "authorizer")?, fixed(a, "nonce")?)
         }
+        "locker_lock" => {
+            let list = get(a, "locks")?
+                .as_array()
+                .ok_or_else(|| bad("locks is not an array"))?;
+            let locks = list
+                .iter()
+                .map(|l| {
+                    Ok(locker::NewLock {
+                        id: fixed(l, "id")?,
+                        beneficiary: fixed(l, "beneficiary")?,
+                        amount: num(l, "amount")?,
+                        unlock_at: num(l, "unlockAt")?,
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            locker::lock(fixed(a, "token")?, &signed_from(get(a, "signed")?)?, &locks)
+        }
+        "locker_release" => {
+            let list = get(a, "keys")?
+                .as_array()
+                .ok_or_else(|| bad("keys is not an array"))?;
+            let keys = list
+                .iter()
+                .map(|k| parse_hex_fixed(k.as_str().unwrap_or_default()))
+                .collect::<Result<Vec<_>>>()?;
+            locker::release(&keys)
+        }
         other => return Err(bad(&format!("unknown call {other}"))),
     })
 }
@@ -225,7 +255,8 @@ fn log_to(l: &rpc::Log) -> Value {
 }
 
 /// Parses a whole JSON-RPC response the way the Worker will: envelope first, then the result.
-fn parse(kind: &str, response: &Value) -> Result<Value> {
+/// A receipt also gets the keys of the locks `locker` released in it, when `locker` is given.
+fn parse(kind: &str, response: &Value, locker: Option<[u8; 20]>) -> Result<Value> {
     let result = match rpc::parse_response(response) {
         Ok(result) => result,
         Err(e) => {
@@ -260,6 +291,7 @@ fn parse(kind: &str, response: &Value) -> Result<Value> {
                 "effectiveGasPrice": r.effective_gas_price.to_string(),
                 "contractAddress": r.contract_address.map(|a| hex_data(&a)),
                 "logs": r.logs.iter().map(log_to).collect::<Vec<_>>(),
+                "released": locker.map(|l| locker::released(&r.logs, l).iter().map(|k| hex_data(k)).collect::<Vec<_>>()),
             }),
         },
         "block" => match rpc::parse_block(&result)? {
@@ -299,11 +331,15 @@ fn run(command: &Value) -> Result<Value> {
                 chain_id: num(d, "chainId")?,
                 verifying_contract: fixed(d, "verifyingContract")?,
             };
-            let signed = auth::sign(
-                &domain,
-                &authorization_from(get(command, "authorization")?)?,
-                &fixed(command, "secret")?,
-            )?;
+            let (authorization, secret) = (
+                authorization_from(get(command, "authorization")?)?,
+                fixed(command, "secret")?,
+            );
+            let signed = if command.get("receive").and_then(Value::as_bool) == Some(true) {
+                auth::sign_receive(&domain, &authorization, &secret)?
+            } else {
+                auth::sign(&domain, &authorization, &secret)?
+            };
             json!({"signed": signed_to(&signed), "domainSeparator": hex_data(&auth::domain_separator(&domain))})
         }
         "calldata" => {
@@ -312,7 +348,16 @@ fn run(command: &Value) -> Result<Value> {
         "request" => {
             json!({"request": request(text(command, "method")?, small(command, "id")?, command.get("args").unwrap_or(&Value::Null))?})
         }
-        "parse" => parse(text(command, "kind")?, get(command, "response")?)?,
+        "parse" => {
+            let locker = match command.get("locker") {
+                None | Some(Value::Null) => None,
+                Some(_) => Some(fixed(command, "locker")?),
+            };
+            parse(text(command, "kind")?, get(command, "response")?, locker)?
+        }
+        "lock_key" => {
+            json!({"key": hex_data(&locker::key(fixed(command, "owner")?, fixed(command, "id")?))})
+        }
         "revert_reason" => json!({"reason": calls::revert_reason(&bytes(command, "data")?)}),
         other => return Err(bad(&format!("unknown op {other}"))),
     })

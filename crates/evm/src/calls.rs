@@ -247,9 +247,9 @@ fn describe(e: &E) -> String {
         E::TokenpadMarketNothingToDeposit(_) => {
             "TokenpadMarketNothingToDeposit: both amounts are zero".into()
         }
-        E::TokenpadMarketPoolPriceDiffers(x) => format!(
-            "TokenpadMarketPoolPriceDiffers: the pool {} opened at sqrtPriceX96 {}, not {}",
-            x.pool, x.current, x.wanted
+        E::TokenpadMarketPoolOccupied(x) => format!(
+            "TokenpadMarketPoolOccupied: someone else's liquidity is in the way in the pool {}",
+            x.pool
         ),
         E::TokenpadMarketNonceMismatch(_) => {
             "TokenpadMarketNonceMismatch: the authorization is for another trade".into()
@@ -278,13 +278,26 @@ fn describe(e: &E) -> String {
         E::TokenpadMarketUnexpectedNFT(x) => {
             format!("TokenpadMarketUnexpectedNFT: from {}", x.collection)
         }
-        E::TokenpadLockerLockExists(x) => format!("TokenpadLockerLockExists: {}", x.id),
+        E::TokenpadLockerPullNotFromCaller(x) => format!(
+            "TokenpadLockerPullNotFromCaller: {} did not send the call ({} did)",
+            x.from, x.caller
+        ),
+        E::TokenpadLockerNoLocks(_) => "TokenpadLockerNoLocks: the batch is empty".into(),
+        E::TokenpadLockerValueMismatch(x) => format!(
+            "TokenpadLockerValueMismatch: the pull brings {}, the locks total {}",
+            x.value, x.total
+        ),
+        E::TokenpadLockerLockExists(x) => {
+            format!("TokenpadLockerLockExists: the caller's id {} is used", x.id)
+        }
         E::TokenpadLockerBadAmount(x) => format!("TokenpadLockerBadAmount: lock {}", x.id),
         E::TokenpadLockerBadBeneficiary(x) => {
             format!("TokenpadLockerBadBeneficiary: lock {}", x.id)
         }
         E::TokenpadLockerLengthMismatch(_) => "TokenpadLockerLengthMismatch".into(),
-        E::TokenpadLockerUnknownLock(x) => format!("TokenpadLockerUnknownLock: {}", x.id),
+        E::TokenpadLockerUnknownLock(x) => {
+            format!("TokenpadLockerUnknownLock: no lock has key {}", x.key)
+        }
     }
 }
 

@@ -55,14 +55,14 @@ function startRust() {
   return { ask, stop: () => child.stdin.end() };
 }
 
-/** A request built by the crate, sent as the Worker would, parsed by the crate. */
-async function call(method, args, kind) {
+/** A request built by the crate, sent as the Worker would, parsed by the crate (`parse`: more of the parse command, e.g. a receipt's locker). */
+async function call(method, args, kind, parse = {}) {
   const { request } = await rust({ op: 'request', method, id: ++id, args });
   const res = await fetch(node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
-  return rust({ op: 'parse', kind, response: await res.json() });
+  return rust({ op: 'parse', kind, response: await res.json(), ...parse });
 }
-async function ok(method, args, kind) {
-  const out = await call(method, args, kind);
+async function ok(method, args, kind, parse) {
+  const out = await call(method, args, kind, parse);
   assert.ok(!out.error, `${method}: ${JSON.stringify(out.error)}`);
   return out.result;
 }
@@ -116,7 +116,7 @@ const calldata = async (name, args) => (await rust({ op: 'calldata', call: name,
 const balance = async (token, owner) => ok('eth_call', { to: token, data: await calldata('balance_of', { owner }) }, 'balance');
 const latestTimestamp = async () => BigInt((await ok('eth_get_block_by_number', { block: 'latest' }, 'block')).timestamp);
 
-async function authorize(domain, secret, to, value, { validBefore, nonce } = {}) {
+async function authorize(domain, secret, to, value, { validBefore, nonce, receive = false } = {}) {
   const from = await addressOf(secret);
   const authorization = {
     from,
@@ -126,7 +126,7 @@ async function authorize(domain, secret, to, value, { validBefore, nonce } = {})
     validBefore: String(validBefore ?? (await latestTimestamp()) + 3600n),
     nonce: nonce ?? nonceOf(`${from} ${to} ${value} ${++id}`),
   };
-  return (await rust({ op: 'sign_auth', secret, domain, authorization })).signed;
+  return (await rust({ op: 'sign_auth', secret, domain, authorization, receive })).signed;
 }
 
 describe('tokenpad-evm on anvil', { skip }, () => {
@@ -231,6 +231,42 @@ describe('tokenpad-evm on anvil', { skip }, () => {
     assert.equal(receipt.status, true);
     assert.equal(await balance(base.usdc, alice), '20000000');
     assert.equal(await balance(base.usdc, bob), '40000000');
+  });
+
+  test('locker: the crate\'s lock key is the contract\'s lockKey; a lock by the crate\'s calldata, released by key, read back by released()', async () => {
+    const treasury = await addressOf(RELAYER); // holds Moon's supply, signs its own pull
+    const lockerAbi = chain.artifact('TokenpadLocker').abi;
+    const now = await latestTimestamp();
+    const locks = ['a', 'b'].map((x, i) => ({
+      id: keccak256(toBytes(`tokenpad-evm lock ${x}`)),
+      beneficiary: lower(getAddress(toHex(toBytes(`buyer ${x}`, { size: 20 })))),
+      amount: String(BigInt(i + 1) * 10n ** 18n),
+      unlockAt: String(i === 0 ? 0n : now + 3600n),
+    }));
+    const keys = [];
+    for (const l of locks) {
+      const { key } = await rust({ op: 'lock_key', owner: treasury, id: l.id });
+      const onChain = await chain.read(node.rpcUrl, { address: base.locker, abi: lockerAbi, functionName: 'lockKey', args: [treasury, l.id] });
+      assert.equal(key, onChain);
+      keys.push(key);
+    }
+    const signed = await authorize(moon.domain, RELAYER, lower(base.locker), 3n * 10n ** 18n, { receive: true });
+    const lockData = await calldata('locker_lock', { token: moon.token, signed, locks });
+    const { receipt: locked } = await settle(RELAYER, { to: base.locker, data: lockData });
+    assert.equal(locked.status, true);
+    for (const [i, l] of locks.entries()) {
+      const [token, amount, beneficiary, unlockAt, released] = await chain.read(node.rpcUrl, { address: base.locker, abi: lockerAbi, functionName: 'locks', args: [keys[i]] });
+      assert.deepEqual([lower(token), String(amount), lower(beneficiary), String(unlockAt), released], [moon.token, l.amount, l.beneficiary, l.unlockAt, false]);
+    }
+    // the first is due at once, the second in an hour: a release of both releases the first
+    const releaseData = await calldata('locker_release', { keys });
+    const { hash } = await settle(RELAYER, { to: base.locker, data: releaseData, gasLimit: 200_000n });
+    const receipt = await ok('eth_get_transaction_receipt', { hash }, 'receipt', { locker: lower(base.locker) });
+    assert.deepEqual(receipt.released, [keys[0]]);
+    assert.equal(await balance(moon.token, locks[0].beneficiary), locks[0].amount);
+    // ids are not keys: the node's revert data names the missing key
+    const wrong = await call('eth_call', { to: base.locker, data: await calldata('locker_release', { keys: [locks[0].id] }) }, 'data');
+    assert.equal(wrong.revertReason, `TokenpadLockerUnknownLock: no lock has key ${locks[0].id}`);
   });
 
   test('send errors, in anvil\'s words, classify', async (t) => {

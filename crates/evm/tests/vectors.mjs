@@ -42,6 +42,8 @@ function artifact(name) {
 const TOKEN = artifact('TokenpadToken');
 const FACTORY = artifact('TokenpadFactory');
 const USDC = artifact('TestUSDC');
+const MARKET = artifact('TokenpadMarket');
+const LOCKER = artifact('TokenpadLocker');
 
 const lower = (hex) => hex.toLowerCase();
 const dec = (n) => BigInt(n).toString();
@@ -198,10 +200,10 @@ const returns = {
 
 // ------------------------------------------------------------------ revert data
 
-// Every custom error in the three ABIs, with sample arguments; the Rust side must name each.
+// Every custom error in the five ABIs, with sample arguments; the Rust side must name each.
 const sample = { address: '0x000000000000000000000000000000000000dead', uint256: 42n, bytes32: `0x${'ab'.repeat(32)}` };
 const errorsByName = new Map();
-for (const { abi } of [TOKEN, FACTORY, USDC]) {
+for (const { abi } of [TOKEN, FACTORY, USDC, MARKET, LOCKER]) {
   for (const item of abi) if (item.type === 'error') errorsByName.set(item.name, item);
 }
 const errors = [...errorsByName.values()]
@@ -290,6 +292,14 @@ const tokenAddresses = [salt, keccak256('0x02')].map((s) => ({
   ),
 }));
 
+// TokenpadLocker's lock keys: keccak256(abi.encode(owner, id)) (the contract's lockKey).
+const lockKeys = [
+  [keys[2].address, salt],
+  [keys[3].address, salt],
+  ['0x0000000000000000000000000000000000000000', `0x${'00'.repeat(32)}`],
+  [PAYEES[0], keccak256(new TextEncoder().encode('presale-1/buyer-0'))],
+].map(([owner, id]) => ({ owner, id, key: keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [owner, id])) }));
+
 const vectors = {
   generatedBy: 'crates/evm/tests/vectors.mjs (viem 2.57.20); do not edit by hand',
   keys,
@@ -300,6 +310,7 @@ const vectors = {
   transactions,
   transferTopic: toEventSelector(transferEvent),
   tokenAddresses,
+  lockKeys,
 };
 // One line per vector (keeps the file short and its diffs readable): objects and arrays are
 // broken into lines down to the second level, and written compactly below it.

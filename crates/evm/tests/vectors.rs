@@ -11,7 +11,7 @@ use serde_json::Value;
 use tokenpad_evm::auth::{self, Authorization, Domain, SignedAuthorization};
 use tokenpad_evm::rpc::{parse_hex_data, parse_hex_fixed};
 use tokenpad_evm::tx::{self, Eip1559};
-use tokenpad_evm::{calls, logs, Error};
+use tokenpad_evm::{calls, locker, logs, Error};
 
 fn vectors() -> Value {
     serde_json::from_str(include_str!("vectors.json")).expect("vectors.json parses")
@@ -214,7 +214,7 @@ fn revert_reasons() {
     let custom = arr(&r["custom"]);
     assert_eq!(
         custom.len(),
-        15,
+        36,
         "a new error in the ABIs: teach revert_reason its message"
     );
     for e in custom {
@@ -271,5 +271,18 @@ fn transfer_topic_and_token_addresses() {
             word(&t["creationCodeHash"]),
         );
         assert_eq!(got, addr(&t["token"]));
+    }
+}
+
+#[test]
+fn lock_keys() {
+    let v = vectors();
+    let keys = arr(&v["lockKeys"]);
+    assert_eq!(keys.len(), 4);
+    for k in keys {
+        assert_eq!(
+            locker::key(addr(&k["owner"]), word(&k["id"])),
+            word(&k["key"])
+        );
     }
 }

@@ -209,7 +209,7 @@ impl SimChain {
             } => {
                 let address = self.pool_address(&token);
                 if self.state.pools.contains_key(&token) {
-                    return Err("TokenpadMarketPoolPriceDiffers".into());
+                    return Err("TokenpadMarketPoolOccupied".into());
                 }
                 let sqrt: U256 = sqrt_price_x96
                     .parse()
