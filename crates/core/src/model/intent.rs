@@ -256,6 +256,9 @@ pub struct Intent {
     /// retry` clears it. Still open: the ledger keeps the movement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parked: Option<String>,
+    /// When it was parked (service time; None in intents parked before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parked_at: Option<Millis>,
     /// How many times a reorganization dropped the block that held it (it was sent again).
     #[serde(default)]
     pub reorged: u32,
@@ -285,6 +288,7 @@ impl Intent {
             attempts: 0,
             out_of_gas: 0,
             parked: None,
+            parked_at: None,
             reorged: 0,
             topped_up: None,
             status: IntentStatus::Queued,

@@ -20,6 +20,7 @@ pub mod presale;
 pub mod session;
 pub mod settings;
 pub mod settle;
+pub mod stuck;
 pub mod token;
 pub mod undo;
 pub mod webhook;

@@ -29,4 +29,5 @@ mod reorg;
 mod reverts;
 mod sessions;
 mod settle;
+mod stuck;
 mod webhooks;

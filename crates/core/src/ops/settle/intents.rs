@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::model::event::{EventType, Subject};
 use crate::model::history::ChainStatus;
 use crate::model::intent::{Intent, IntentStatus};
+use crate::model::time::Millis;
 use crate::ops::{event, Ctx};
 use crate::store::Store;
 
@@ -60,9 +61,11 @@ pub(super) fn requeue(store: &mut dyn Store, i: &mut Intent, solo: bool) -> Resu
 }
 
 /// Held for an operator (see `Intent::parked`): queued, never sent until it is retried. The
-/// ledger keeps the movement; reconciliation shows it missing on chain meanwhile.
-pub(super) fn park(store: &mut dyn Store, i: &mut Intent, why: String) -> Result<()> {
+/// ledger keeps the movement; reconciliation shows it missing on chain meanwhile. `at`: when,
+/// for the operator's chain view.
+pub(super) fn park(store: &mut dyn Store, i: &mut Intent, why: String, at: Millis) -> Result<()> {
     i.error = Some(why.clone());
     i.parked = Some(why);
+    i.parked_at = Some(at);
     requeue(store, i, false)
 }

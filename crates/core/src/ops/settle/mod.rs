@@ -110,6 +110,7 @@ pub fn retry_parked(store: &mut dyn Store) -> Result<u64> {
             continue;
         }
         i.parked = None;
+        i.parked_at = None;
         i.out_of_gas = 0;
         store.put_intent(&i)?;
         n = n.saturating_add(1);

@@ -169,7 +169,7 @@ fn act_on_revert(store: &mut dyn Store, ctx: &Ctx, tx: &ChainTx) -> Result<()> {
                 i.out_of_gas
             );
             if i.out_of_gas > MAX_OUT_OF_GAS {
-                park(store, &mut i, why)?;
+                park(store, &mut i, why, ctx.now)?;
             } else {
                 i.error = Some(format!("{why}: sent again with more gas"));
                 requeue(store, &mut i, false)?;
@@ -183,7 +183,7 @@ fn act_on_revert(store: &mut dyn Store, ctx: &Ctx, tx: &ChainTx) -> Result<()> {
             let why = reason
                 .clone()
                 .unwrap_or_else(|| "the transaction reverted".into());
-            park(store, &mut i, format!("reverted on chain: {why}"))?;
+            park(store, &mut i, format!("reverted on chain: {why}"), ctx.now)?;
         } else if i.attempts < ATTEMPTS_BEHIND && behind_open(store, &i)? {
             // An older movement of its token is still open: its batch reverted and it goes
             // out again. This one may have needed what that one brings (a holder spending a

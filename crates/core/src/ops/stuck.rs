@@ -1,0 +1,354 @@
+//! When a merchant's settlement on an EVM chain is stuck, and what an operator can do about it
+//! (`GET /admin/merchants/:merchantId/chain`, the settler's report to `/health` and
+//! `GET /admin/chain`). Read from the settler's own records, never from the chain:
+//!
+//! - **parked** movements (`Intent::parked`): held for an operator at once, however recent;
+//! - a transaction **signed or sent and not mined** for longer than the threshold;
+//! - the relayer's trouble (**out of gas**, the **node failing**, a **token without code**)
+//!   standing longer than the threshold, timed from when that kind of trouble began (the
+//!   relayer's error text changes with the fees it quotes, so its own time cannot say);
+//! - a **queued** movement older than the threshold.
+//!
+//! Not stuck but **waiting**: a release whose unlock time the chain's clock has not reached,
+//! and what its beneficiary does next with that token (the settler holds it behind the
+//! release), said apart so an operator knows nothing needs doing.
+
+use crate::model::address::Address;
+use crate::model::ids::{MerchantId, TokenAddress};
+use crate::model::intent::{Account, Action, Intent, IntentStatus};
+use crate::model::settlement::ChainTx;
+use crate::model::time::{Millis, Timestamp};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// What holds a merchant's settlement up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum IssueKind {
+    /// Movements held for an operator: a revert of ours the settler cannot repair alone (the
+    /// treasury lacking what it sends), or gas that never sufficed.
+    Parked,
+    /// A transaction signed or sent and not mined for longer than the threshold.
+    Unmined,
+    /// The relayer lacks the ETH for gas, for longer than the threshold.
+    OutOfGas,
+    /// The chain's node did not answer the settler, or refused it, for longer than the
+    /// threshold.
+    NodeFailing,
+    /// A token's movements wait for a deployment that has no code on chain, for longer than
+    /// the threshold.
+    TokenMissing,
+    /// Movements queued for longer than the threshold.
+    Queued,
+    /// Not stuck: releases wait for the chain's clock to reach their unlock time.
+    ChainClock,
+}
+
+impl IssueKind {
+    /// The relayer's trouble its error (`Relayer::error`, the settler's words) says: out of
+    /// gas, a token without code, or else the node.
+    pub fn of_relayer_error(error: &str) -> IssueKind {
+        if error.contains("is out of gas") {
+            IssueKind::OutOfGas
+        } else if error.contains("has no code") {
+            IssueKind::TokenMissing
+        } else {
+            IssueKind::NodeFailing
+        }
+    }
+}
+
+/// One thing that holds settlement up (or, `chain_clock`, makes it wait), with what to do.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "SettlementIssue"))]
+#[serde(rename_all = "camelCase")]
+pub struct Issue {
+    pub kind: IssueKind,
+    /// How many movements (or transactions, for `unmined`) it holds up.
+    pub count: u64,
+    /// Since when (the oldest of them; the service's clock).
+    pub since: Timestamp,
+    /// What is wrong, for people. Never a secret: no RPC URL, no node's error text.
+    pub what: String,
+    /// What an operator can do.
+    pub action: String,
+}
+
+/// The relayer's trouble, and since when (the service's clock): kept across rounds while it is
+/// of one kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trouble {
+    pub kind: IssueKind,
+    pub since: Millis,
+}
+
+impl Trouble {
+    /// The trouble the relayer's error says now, keeping `before`'s start while it is of the
+    /// same kind (None: the relayer has no error).
+    pub fn now(error: Option<&str>, before: Option<Trouble>, now: Millis) -> Option<Trouble> {
+        let kind = IssueKind::of_relayer_error(error?);
+        Some(match before {
+            Some(b) if b.kind == kind => b,
+            _ => Trouble { kind, since: now },
+        })
+    }
+}
+
+/// A merchant's settlement as its object holds it.
+pub struct Settling<'a> {
+    pub merchant: &'a MerchantId,
+    /// The relayer wallet (the treasury), which an operator funds.
+    pub relayer: Address,
+    pub chain_id: u64,
+    /// Open intents, oldest first.
+    pub open: &'a [Intent],
+    /// Transactions signed and not mined.
+    pub txs: &'a [ChainTx],
+    pub trouble: Option<Trouble>,
+    /// The chain's clock (UNIX seconds) as the last round read it; None: not known.
+    pub chain_time: Option<u64>,
+    pub now: Millis,
+    /// `CHAIN_STUCK_AFTER_MS`.
+    pub after: Millis,
+}
+
+fn count(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+fn minutes(ms: Millis) -> String {
+    if ms < 120_000 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{} min", ms / 60_000)
+    }
+}
+
+impl Settling<'_> {
+    fn retry(&self) -> String {
+        format!("POST /admin/merchants/{}/chain/retry", self.merchant)
+    }
+
+    fn old(&self, at: Millis) -> bool {
+        self.now.saturating_sub(at) > self.after
+    }
+
+    /// A release the chain's clock has not reached: the settler holds it (its beneficiary's
+    /// own movements of the token wait behind it).
+    fn early(&self, i: &Intent) -> bool {
+        let chain = self.chain_time.unwrap_or(self.now / 1000);
+        matches!(&i.action, Action::Release { unlock_at, .. } if chain < *unlock_at)
+    }
+
+    /// The queued movements the settler holds back (behind a parked movement or an early
+    /// release: their beneficiary's own movements of that token; behind a parked pool
+    /// opening: its whole token), split into (behind parked, behind the chain's clock).
+    fn held(&self) -> (Vec<&Intent>, Vec<&Intent>) {
+        let mut parked: BTreeSet<(TokenAddress, Option<Address>)> = BTreeSet::new();
+        let mut early: BTreeSet<(TokenAddress, Address)> = BTreeSet::new();
+        let (mut behind_parked, mut behind_clock) = (Vec::new(), Vec::new());
+        for i in self
+            .open
+            .iter()
+            .filter(|i| i.status == IntentStatus::Queued)
+        {
+            if i.parked.is_some() {
+                let whole = matches!(i.action, Action::OpenPool { .. });
+                parked.insert((i.token, if whole { None } else { recipient(i) }));
+                continue;
+            }
+            if self.early(i) {
+                if let Some(a) = recipient(i) {
+                    early.insert((i.token, a));
+                }
+                continue;
+            }
+            let who = spender(i);
+            if parked.contains(&(i.token, None))
+                || who.is_some_and(|a| parked.contains(&(i.token, Some(a))))
+            {
+                behind_parked.push(i);
+            } else if who.is_some_and(|a| early.contains(&(i.token, a))) {
+                behind_clock.push(i);
+            }
+        }
+        (behind_parked, behind_clock)
+    }
+
+    /// What holds settlement up past the threshold (parked movements at once); empty when
+    /// nothing does.
+    pub fn stuck(&self) -> Vec<Issue> {
+        let mut out = Vec::new();
+        let (behind_parked, behind_clock) = self.held();
+        let parked: Vec<&Intent> = self.open.iter().filter(|i| i.parked.is_some()).collect();
+        if let Some(first) = parked
+            .iter()
+            .min_by_key(|i| i.parked_at.unwrap_or(i.created_at))
+        {
+            let why = first.parked.clone().unwrap_or_default();
+            let behind = match behind_parked.len() {
+                0 => String::new(),
+                n => format!(" ({n} more wait behind them)"),
+            };
+            out.push(Issue {
+                kind: IssueKind::Parked,
+                count: count(parked.len()),
+                since: Timestamp::at(first.parked_at.unwrap_or(first.created_at)),
+                what: format!(
+                    "{} movement(s) parked for an operator{behind}; the first: {why}",
+                    parked.len()
+                ),
+                action: format!(
+                    "Repair what parked them (each one's reason is in GET /admin/merchants/{}/chain: a treasury short of a token gets it at {}; gas that never sufficed needs the relayer funded), then {} sends them again",
+                    self.merchant,
+                    self.relayer.to_checksum(),
+                    self.retry()
+                ),
+            });
+        }
+        let unmined: Vec<&ChainTx> = self.txs.iter().filter(|t| self.old(t.created_at)).collect();
+        if let Some(first) = unmined.iter().min_by_key(|t| t.created_at) {
+            out.push(Issue {
+                kind: IssueKind::Unmined,
+                count: count(unmined.len()),
+                since: Timestamp::at(first.created_at),
+                what: format!(
+                    "{} transaction(s) signed and not mined for more than {} (the first: nonce {})",
+                    unmined.len(),
+                    minutes(self.after),
+                    first.nonce
+                ),
+                action: "Check the chain's node (GET /health: chain.node) and the relayer's ETH: the settler sends an unmined transaction again, and replaces it with a higher fee every CHAIN_REPLACE_AFTER_MS".into(),
+            });
+        }
+        if let Some(t) = self.trouble.filter(|t| self.old(t.since)) {
+            out.push(self.trouble_issue(t));
+        }
+        let queued: Vec<&Intent> = self
+            .open
+            .iter()
+            .filter(|i| i.status == IntentStatus::Queued && i.parked.is_none() && !self.early(i))
+            .filter(|i| {
+                !behind_parked
+                    .iter()
+                    .chain(&behind_clock)
+                    .any(|b| b.id == i.id)
+            })
+            .filter(|i| self.old(i.created_at))
+            .collect();
+        if let Some(first) = queued.first() {
+            out.push(Issue {
+                kind: IssueKind::Queued,
+                count: count(queued.len()),
+                since: Timestamp::at(first.created_at),
+                what: format!(
+                    "{} movement(s) queued for more than {}",
+                    queued.len(),
+                    minutes(self.after)
+                ),
+                action: format!(
+                    "The settler sends what is queued every round: see why it does not in GET /admin/merchants/{}/chain (relayer.error, transactions); if nothing there explains it, the merchant's alarm may not be running",
+                    self.merchant
+                ),
+            });
+        }
+        out
+    }
+
+    fn trouble_issue(&self, t: Trouble) -> Issue {
+        let relayer = self.relayer.to_checksum();
+        let (what, action) = match t.kind {
+            IssueKind::OutOfGas => (
+                format!("The relayer {relayer} is out of gas"),
+                format!(
+                    "Send ETH to {relayer} on chain {}; settlement resumes by itself",
+                    self.chain_id
+                ),
+            ),
+            IssueKind::TokenMissing => (
+                "A token's movements wait for a deployment that has no code on chain".to_string(),
+                format!(
+                    "See which token in GET /admin/merchants/{}/chain (relayer.error) and why its deployment failed",
+                    self.merchant
+                ),
+            ),
+            _ => (
+                "The chain's node does not answer the settler, or refuses it".to_string(),
+                "Check the node behind CHAIN_RPC_URL (GET /health: chain.node); settlement resumes by itself once it answers".to_string(),
+            ),
+        };
+        Issue {
+            kind: t.kind,
+            count: count(self.open.len()),
+            since: Timestamp::at(t.since),
+            what: format!("{what}, for more than {}", minutes(self.after)),
+            action,
+        }
+    }
+
+    /// What waits for the chain's clock (not stuck): releases before their unlock time on
+    /// chain, and their beneficiaries' movements of those tokens behind them.
+    pub fn waiting(&self) -> Vec<Issue> {
+        let early: Vec<&Intent> = self
+            .open
+            .iter()
+            .filter(|i| i.status == IntentStatus::Queued && i.parked.is_none() && self.early(i))
+            .collect();
+        let Some(first) = early.first() else {
+            return Vec::new();
+        };
+        let (_, behind) = self.held();
+        let next = early
+            .iter()
+            .filter_map(|i| match &i.action {
+                Action::Release { unlock_at, .. } => Some(*unlock_at),
+                _ => None,
+            })
+            .min()
+            .unwrap_or(0);
+        let clock = match self.chain_time {
+            Some(t) => format!("is at {}", Timestamp::at(t.saturating_mul(1000))),
+            None => "is not known yet".to_string(),
+        };
+        vec![Issue {
+            kind: IssueKind::ChainClock,
+            count: count(early.len().saturating_add(behind.len())),
+            since: Timestamp::at(first.created_at),
+            what: format!(
+                "{} release(s) wait for the chain's clock to reach their unlock time (the first at {}; the chain's clock {clock}), and {} movement(s) of their beneficiaries behind them",
+                early.len(),
+                Timestamp::at(next.saturating_mul(1000)),
+                behind.len()
+            ),
+            action: "Nothing: they go out once the chain's clock passes it (a local node's clock moves with POST /admin/time/advance)".into(),
+        }]
+    }
+}
+
+/// The wallet a movement brings tokens to (as the settler's planner reads it).
+fn recipient(i: &Intent) -> Option<Address> {
+    match &i.action {
+        Action::Transfer {
+            to: Account::Wallet(a),
+            ..
+        } => Some(*a),
+        Action::Release { beneficiary, .. } => Some(*beneficiary),
+        Action::Mint { to, .. } => Some(*to),
+        Action::Swap { holder, .. } => Some(*holder),
+        _ => None,
+    }
+}
+
+/// The holder whose own tokens a movement spends.
+fn spender(i: &Intent) -> Option<Address> {
+    match &i.action {
+        Action::Transfer {
+            from: Account::Wallet(a),
+            ..
+        } => Some(*a),
+        Action::Swap { holder, .. } => Some(*holder),
+        _ => None,
+    }
+}

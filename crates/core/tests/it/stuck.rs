@@ -1,0 +1,239 @@
+//! When a merchant's settlement counts as stuck, and what is only waiting (`ops::stuck`): each
+//! kind past the threshold and not before it, parked movements at once, releases the chain's
+//! clock has not reached said apart with what waits behind them, and the relayer's trouble
+//! timed from when its kind began, not from its latest text.
+
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Units;
+use tokenpad_core::model::ids::{LockId, MerchantId, TokenAddress};
+use tokenpad_core::model::intent::{Account, Action, Intent, IntentStatus};
+use tokenpad_core::model::settlement::{ChainTx, TxState};
+use tokenpad_core::model::time::{Millis, Timestamp};
+use tokenpad_core::ops::stuck::{IssueKind, Settling, Trouble};
+
+const AFTER: Millis = 600_000;
+const NOW: Millis = 1_900_000_000_000;
+
+fn token(n: u8) -> TokenAddress {
+    TokenAddress(Address([n; 20]))
+}
+
+fn reward(id: u64, to: u8, at: Millis) -> Intent {
+    let mut i = Intent::new(
+        token(1),
+        Action::Transfer {
+            from: Account::Treasury,
+            to: Account::Wallet(Address([to; 20])),
+            amount: Units::new(5),
+        },
+        at,
+    );
+    i.id = id;
+    i
+}
+
+fn spend(id: u64, from: u8, at: Millis) -> Intent {
+    let mut i = reward(id, 0, at);
+    i.action = Action::Transfer {
+        from: Account::Wallet(Address([from; 20])),
+        to: Account::Treasury,
+        amount: Units::new(1),
+    };
+    i
+}
+
+fn release(id: u64, to: u8, unlock_at: u64, at: Millis) -> Intent {
+    let mut i = reward(id, to, at);
+    i.action = Action::Release {
+        beneficiary: Address([to; 20]),
+        amount: Units::new(5),
+        lock: LockId::new_unchecked(format!("p:{id}")),
+        unlock_at,
+    };
+    i
+}
+
+fn tx(nonce: u64, at: Millis) -> ChainTx {
+    ChainTx {
+        nonce,
+        intents: vec![],
+        to: Address([9; 20]),
+        data: "0x".into(),
+        gas_limit: 21_000,
+        versions: vec![],
+        state: TxState::Sent,
+        mined_hash: None,
+        block: None,
+        block_hash: None,
+        finalized: false,
+        gas_used: None,
+        error: None,
+        sent_at: Some(at),
+        created_at: at,
+    }
+}
+
+fn kinds(
+    open: &[Intent],
+    txs: &[ChainTx],
+    trouble: Option<Trouble>,
+    chain_time: Option<u64>,
+) -> Vec<IssueKind> {
+    let m = MerchantId::new_unchecked("m_1");
+    let s = Settling {
+        merchant: &m,
+        relayer: Address([7; 20]),
+        chain_id: 31337,
+        open,
+        txs,
+        trouble,
+        chain_time,
+        now: NOW,
+        after: AFTER,
+    };
+    s.stuck().iter().map(|i| i.kind).collect()
+}
+
+#[test]
+fn nothing_is_stuck_before_the_threshold_and_each_kind_is_after_it() {
+    let young = NOW - AFTER + 1_000;
+    let old = NOW - AFTER - 1_000;
+    assert_eq!(
+        kinds(&[reward(1, 2, young)], &[tx(0, young)], None, None),
+        vec![]
+    );
+    assert_eq!(
+        kinds(&[reward(1, 2, old)], &[], None, None),
+        vec![IssueKind::Queued]
+    );
+    assert_eq!(
+        kinds(&[], &[tx(0, old)], None, None),
+        vec![IssueKind::Unmined]
+    );
+    // A submitted movement is the transaction's, not queued.
+    let mut sent = reward(1, 2, old);
+    sent.status = IntentStatus::Submitted;
+    assert_eq!(kinds(&[sent], &[], None, None), vec![]);
+    let trouble = |kind, since| Some(Trouble { kind, since });
+    assert_eq!(
+        kinds(&[], &[], trouble(IssueKind::OutOfGas, young), None),
+        vec![]
+    );
+    assert_eq!(
+        kinds(&[], &[], trouble(IssueKind::OutOfGas, old), None),
+        vec![IssueKind::OutOfGas]
+    );
+    assert_eq!(
+        kinds(&[], &[], trouble(IssueKind::NodeFailing, old), None),
+        vec![IssueKind::NodeFailing]
+    );
+}
+
+#[test]
+fn a_parked_movement_is_stuck_at_once_and_what_waits_behind_it_is_said_with_it() {
+    let mut parked = reward(1, 2, NOW - 5_000);
+    parked.parked = Some("reverted on chain: ERC20InsufficientBalance".into());
+    parked.parked_at = Some(NOW - 1_000);
+    // Holder 2 spends what the parked reward brings: held behind it, not queued on its own.
+    let behind = spend(2, 2, NOW - AFTER - 1);
+    let m = MerchantId::new_unchecked("m_1");
+    let open = [parked, behind];
+    let s = Settling {
+        merchant: &m,
+        relayer: Address([7; 20]),
+        chain_id: 31337,
+        open: &open,
+        txs: &[],
+        trouble: None,
+        chain_time: None,
+        now: NOW,
+        after: AFTER,
+    };
+    let stuck = s.stuck();
+    assert_eq!(stuck.len(), 1, "{stuck:?}");
+    assert_eq!(stuck[0].kind, IssueKind::Parked);
+    assert_eq!(stuck[0].count, 1);
+    assert_eq!(
+        stuck[0].since,
+        Timestamp::at(NOW - 1_000),
+        "since it was parked"
+    );
+    assert!(
+        stuck[0].what.contains("1 more wait behind them"),
+        "{}",
+        stuck[0].what
+    );
+    assert!(stuck[0].what.contains("ERC20InsufficientBalance"));
+    assert!(stuck[0]
+        .action
+        .contains("POST /admin/merchants/m_1/chain/retry"));
+}
+
+#[test]
+fn a_release_the_chain_clock_has_not_reached_waits_and_is_not_stuck() {
+    let old = NOW - AFTER - 1_000;
+    let chain = NOW / 1000 - 86_400; // the chain's clock a day behind the service's
+    let early = release(1, 3, chain + 60, old);
+    let behind = spend(2, 3, old); // its beneficiary's spend of that token waits behind it
+    let due = release(3, 4, chain - 60, old); // due by the chain's clock: queued, stuck
+    assert_eq!(
+        kinds(&[early.clone(), behind.clone()], &[], None, Some(chain)),
+        vec![]
+    );
+    assert_eq!(
+        kinds(
+            &[early.clone(), behind.clone(), due],
+            &[],
+            None,
+            Some(chain)
+        ),
+        vec![IssueKind::Queued]
+    );
+    let m = MerchantId::new_unchecked("m_1");
+    let open = [early, behind];
+    let s = Settling {
+        merchant: &m,
+        relayer: Address([7; 20]),
+        chain_id: 31337,
+        open: &open,
+        txs: &[],
+        trouble: None,
+        chain_time: Some(chain),
+        now: NOW,
+        after: AFTER,
+    };
+    let waiting = s.waiting();
+    assert_eq!(waiting.len(), 1);
+    assert_eq!(
+        (waiting[0].kind, waiting[0].count),
+        (IssueKind::ChainClock, 2)
+    );
+    assert!(waiting[0].what.contains("1 release(s)") && waiting[0].what.contains("1 movement(s)"));
+}
+
+#[test]
+fn the_relayers_trouble_keeps_its_start_while_its_kind_stays() {
+    let gas = |cost: u32| {
+        format!("the relayer 0xabc is out of gas: it has 0 wei and the next transaction may cost up to {cost} wei")
+    };
+    let first = Trouble::now(Some(&gas(10)), None, 1_000).unwrap();
+    assert_eq!((first.kind, first.since), (IssueKind::OutOfGas, 1_000));
+    // The fees moved, so the text did: still the same trouble, since the same time.
+    let later = Trouble::now(Some(&gas(12)), Some(first), 9_000).unwrap();
+    assert_eq!(later, first);
+    let node = Trouble::now(
+        Some("the chain's RPC endpoint did not answer: network error"),
+        Some(later),
+        10_000,
+    );
+    assert_eq!(
+        node,
+        Some(Trouble {
+            kind: IssueKind::NodeFailing,
+            since: 10_000
+        })
+    );
+    let missing = Trouble::now(Some("token 0x1 has no code on chain (its deployment failed or is not mined): its movements wait"), node, 11_000);
+    assert_eq!(missing.map(|t| t.kind), Some(IssueKind::TokenMissing));
+    assert_eq!(Trouble::now(None, missing, 12_000), None);
+}
