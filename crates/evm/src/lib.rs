@@ -15,6 +15,7 @@ mod key;
 pub mod locker;
 pub mod logs;
 pub mod market;
+pub mod reads;
 pub mod rpc;
 pub mod tx;
 

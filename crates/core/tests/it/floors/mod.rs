@@ -57,7 +57,7 @@ const CRATES: [(&str, &[&[&str]]); 5] = [
             &["key"],
             &["tx"],
             &["rpc", "auth"],
-            &["calls", "logs", "market", "locker"],
+            &["calls", "logs", "market", "locker", "reads"],
         ],
     ),
     (
