@@ -182,17 +182,21 @@ impl Builder<'_> {
         }
     }
 
-    /// A lock's id in the lock contract: keccak256 of a salt only this merchant's key makes,
-    /// its id and the ledger's lock id. The contract's ids are one space for every caller, so
-    /// they must not be guessable: nobody can take one of this merchant's first.
-    pub fn lock_key(&self, lock: &LockId) -> Result<[u8; 32]> {
-        let mut salt = b"tokenpad lock ids".to_vec();
-        salt.extend_from_slice(&self.secret(&Account::Treasury)?);
-        let mut seed = keccak256(&salt).to_vec();
+    /// A lock's id as the treasury gives it to the lock contract: keccak256 of the merchant
+    /// and the ledger's lock id. The contract keeps it in the treasury's own space (its key
+    /// is [`Self::lock_key`]), so nobody else can take it first, even having seen it.
+    fn lock_id(&self, lock: &LockId) -> [u8; 32] {
+        let mut seed = b"tokenpad lock ".to_vec();
         seed.extend_from_slice(self.merchant.id.as_str().as_bytes());
         seed.push(b' ');
         seed.extend_from_slice(lock.as_str().as_bytes());
-        Ok(keccak256(&seed))
+        keccak256(&seed)
+    }
+
+    /// The key the lock contract keeps a lock under (`lockKey(treasury, id)`): what
+    /// `release` and `locks` take and `Released` names.
+    pub fn lock_key(&self, lock: &LockId) -> [u8; 32] {
+        locker::key(self.merchant.address.0, self.lock_id(lock))
     }
 
     fn locker(&self) -> Result<[u8; 20]> {
@@ -226,7 +230,7 @@ impl Builder<'_> {
                 .ok_or_else(|| bad("a lock batch past u128".into()))?;
             seed.extend_from_slice(&i.id.to_be_bytes());
             locks.push(locker::NewLock {
-                id: self.lock_key(lock)?,
+                id: self.lock_id(lock),
                 beneficiary: beneficiary.0,
                 amount: amount.raw(),
                 unlock_at: *unlock_at,
@@ -247,7 +251,7 @@ impl Builder<'_> {
             .intents
             .iter()
             .map(|i| match &i.action {
-                Action::Release { lock, .. } => self.lock_key(lock),
+                Action::Release { lock, .. } => Ok(self.lock_key(lock)),
                 _ => Err(bad(format!("intent {} is not a release", i.id))),
             })
             .collect::<Result<Vec<_>>>()?;

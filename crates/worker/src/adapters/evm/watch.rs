@@ -117,7 +117,7 @@ impl Settler<'_> {
         for id in &t.intents {
             if let Some(i) = store.intent(*id)? {
                 if let Action::Release { lock, .. } = &i.action {
-                    if keys.contains(&builder.lock_key(lock)?) {
+                    if keys.contains(&builder.lock_key(lock)) {
                         out.push(lock.clone());
                     }
                 }
