@@ -78,15 +78,15 @@ pub fn pool_opened(store: &mut dyn Store, i: &Intent, events: &[PoolEvent]) -> R
     let Some(mut p) = store.pool(&i.token)? else {
         return Ok(());
     };
-    let Some((position_id, amount0, amount1, at)) = events.iter().find_map(|e| match e {
+    let Some((position_id, minted, amount0, amount1, at)) = events.iter().find_map(|e| match e {
         PoolEvent::Opened {
             pool,
             position_id,
+            liquidity,
             amount0,
             amount1,
             at,
-            ..
-        } if *pool == p.address => Some((*position_id, *amount0, *amount1, *at)),
+        } if *pool == p.address => Some((*position_id, *liquidity, *amount0, *amount1, *at)),
         _ => None,
     }) else {
         return Err(missing("PoolOpened", i));
@@ -107,11 +107,38 @@ pub fn pool_opened(store: &mut dyn Store, i: &Intent, events: &[PoolEvent]) -> R
     if !again {
         // Mined again after a reorganization, the pool's state is the chain's as followed
         // (or read: `resync`) since, not the opening's.
-        let state = p.state();
+        let state = moved(&p, events, minted).unwrap_or_else(|| p.state());
         p.observe_state(&state, at);
     }
     let t = token::find(store, &p.token)?;
     save(store, t, p, i.id)
+}
+
+/// The pool's state after an opening that first moved the price of a pool someone else had
+/// created (the market's `Swap` of nothing in the receipt: the price is the launch's, the
+/// tick the chain's, which is one below the launch's tick when the price came down onto it),
+/// with the position just minted (`minted` liquidity) in range or not by that tick. None: the
+/// opening created the pool, at the state the ledger computed.
+fn moved(p: &Pool, events: &[PoolEvent], minted: u128) -> Option<State> {
+    let mut s = events.iter().find_map(|e| match e {
+        PoolEvent::Swap {
+            pool,
+            sqrt_price_x96,
+            liquidity,
+            tick,
+            ..
+        } if *pool == p.address => Some(State {
+            sqrt_price: *sqrt_price_x96,
+            tick: *tick,
+            liquidity: *liquidity,
+        }),
+        _ => None,
+    })?;
+    let ours = &p.position;
+    if ours.tick_lower <= s.tick && s.tick < ours.tick_upper {
+        s.liquidity = s.liquidity.saturating_add(minted);
+    }
+    Some(s)
 }
 
 /// The opening of `i.token`'s pool reverted (see the module).
