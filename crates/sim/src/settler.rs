@@ -214,29 +214,21 @@ fn send(node: &mut Node, chain: &mut SimChain, faults: RoundFaults) -> Step {
         .collect();
     let first = node.store.relayer()?.next_nonce.unwrap_or(chain.nonce);
     for (nonce, (signed, b)) in (first..).zip(batches.iter().enumerate()) {
-        let record = ChainTx {
+        let record = ChainTx::signed(
             nonce,
-            intents: b.intents.iter().map(|i| i.id).collect(),
-            to: b.token.address(),
-            data: "0x".into(),
-            gas_limit: 1_000_000,
-            versions: vec![TxVersion {
+            b.intents.iter().map(|i| i.id).collect(),
+            b.token.address(),
+            "0x".into(),
+            1_000_000,
+            TxVersion {
                 hash: version_hash(nonce, 0),
                 raw: "0x02".into(),
                 max_fee_per_gas: 2,
                 max_priority_fee_per_gas: 1,
                 signed_at: node.now,
-            }],
-            state: TxState::Signed,
-            mined_hash: None,
-            block: None,
-            block_hash: None,
-            finalized: false,
-            gas_used: None,
-            error: None,
-            sent_at: None,
-            created_at: node.now,
-        };
+            },
+            node.now,
+        );
         let stored = record.clone();
         let forget = node.bug == Some(Bug::ForgetsToMarkSent);
         commit(node, move |s| {

@@ -73,6 +73,36 @@ pub struct ChainTx {
 }
 
 impl ChainTx {
+    /// A transaction at `nonce` for `intents`, signed as `version` and stored before it is
+    /// sent (`Signed`), made at `at`.
+    pub fn signed(
+        nonce: u64,
+        intents: Vec<u64>,
+        to: Address,
+        data: String,
+        gas_limit: u64,
+        version: TxVersion,
+        at: Millis,
+    ) -> ChainTx {
+        ChainTx {
+            nonce,
+            intents,
+            to,
+            data,
+            gas_limit,
+            versions: vec![version],
+            state: TxState::Signed,
+            mined_hash: None,
+            block: None,
+            block_hash: None,
+            finalized: false,
+            gas_used: None,
+            error: None,
+            sent_at: None,
+            created_at: at,
+        }
+    }
+
     pub fn latest(&self) -> Option<&TxVersion> {
         self.versions.last()
     }

@@ -11,7 +11,7 @@ use tokenpad_core::model::chain::{ChainMode, EvmChain};
 use tokenpad_core::model::history::{ChainStatus, TxType};
 use tokenpad_core::model::ids::TokenAddress;
 use tokenpad_core::model::intent::{Account, Action, IntentStatus};
-use tokenpad_core::model::settlement::{ChainTx, TxState, TxVersion};
+use tokenpad_core::model::settlement::{ChainTx, TxVersion};
 use tokenpad_core::ops::ledger::{self, Outflow};
 use tokenpad_core::ops::settle::observe::{observe, Applied, Observed};
 use tokenpad_core::ops::settle::plan::{self, plan, Batch, Call, Limits};
@@ -44,29 +44,21 @@ pub(crate) fn evm() -> Fx {
 
 /// The fake settler's transaction for `batch` at `nonce`.
 pub(crate) fn sign(fx: &mut Fx, nonce: u64, batch: &Batch) -> ChainTx {
-    let tx = ChainTx {
+    let tx = ChainTx::signed(
         nonce,
-        intents: batch.intents.iter().map(|i| i.id).collect(),
-        to: batch.token.address(),
-        data: "0x".into(),
-        gas_limit: 1_000_000,
-        versions: vec![TxVersion {
+        batch.intents.iter().map(|i| i.id).collect(),
+        batch.token.address(),
+        "0x".into(),
+        1_000_000,
+        TxVersion {
             hash: format!("0x{:064x}", 0xabc000 + nonce),
             raw: "0x02".into(),
             max_fee_per_gas: 2,
             max_priority_fee_per_gas: 1,
             signed_at: fx.ctx.now,
-        }],
-        state: TxState::Signed,
-        mined_hash: None,
-        block: None,
-        block_hash: None,
-        finalized: false,
-        gas_used: None,
-        error: None,
-        sent_at: None,
-        created_at: fx.ctx.now,
-    };
+        },
+        fx.ctx.now,
+    );
     settle::signed(&mut fx.store, &tx).unwrap();
     tx
 }

@@ -20,7 +20,7 @@ use tokenpad_core::crypto::hex0x;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::chain::ChainPoint;
 use tokenpad_core::model::pool::v3::State;
-use tokenpad_core::model::settlement::{ChainTx, TxState};
+use tokenpad_core::model::settlement::ChainTx;
 use tokenpad_core::ops::settle::{self, reorg};
 use tokenpad_core::store::Store;
 use tokenpad_core::Error;
@@ -118,14 +118,7 @@ impl Settler<'_> {
         let Some(next) = self.store().relayer()?.next_nonce else {
             return Ok(());
         };
-        let count = r::u64_result(
-            &rpc.call(r::eth_get_transaction_count(
-                rpc.id(),
-                self.relayer_address(),
-                BlockTag::Latest,
-            ))
-            .await?,
-        )?;
+        let count = self.chain_nonce(rpc).await?;
         for nonce in count..next {
             let stored = self.store().chain_tx(nonce)?;
             let fill = match &stored {
@@ -142,6 +135,19 @@ impl Settler<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The relayer's nonce on the chain at its newest block: how many of its transactions
+    /// the chain holds.
+    pub(super) async fn chain_nonce(&self, rpc: &Rpc<'_>) -> Step<u64> {
+        let count = rpc
+            .call(r::eth_get_transaction_count(
+                rpc.id(),
+                self.relayer_address(),
+                BlockTag::Latest,
+            ))
+            .await?;
+        Ok(r::u64_result(&count)?)
     }
 
     /// Fills `nonce` with a transfer of nothing to the relayer itself, priced above every
@@ -178,24 +184,19 @@ impl Settler<'_> {
             value: 0,
             data: Vec::new(),
         };
-        versions.push(self.sign(&unsigned)?);
-        let record = ChainTx {
+        let filler = self.sign(&unsigned)?;
+        let mut record = ChainTx::signed(
             nonce,
-            intents: Vec::new(),
-            to: Address(relayer),
-            data: "0x".into(),
-            gas_limit: FILLER_GAS,
-            versions,
-            state: TxState::Signed,
-            mined_hash: None,
-            block: None,
-            block_hash: None,
-            finalized: false,
-            gas_used: None,
-            error: Some("fills a nonce a reorganization freed".into()),
-            sent_at: None,
-            created_at: self.ctx.now,
-        };
+            Vec::new(),
+            Address(relayer),
+            "0x".into(),
+            FILLER_GAS,
+            filler,
+            self.ctx.now,
+        );
+        versions.append(&mut record.versions);
+        record.versions = versions;
+        record.error = Some("fills a nonce a reorganization freed".into());
         let stored = record.clone();
         self.commit(move |s| s.put_chain_tx(&stored))?;
         worker::console_warn!(

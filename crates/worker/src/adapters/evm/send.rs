@@ -11,7 +11,7 @@ use super::settler::{Head, Settler, Step, Stop, BATCHES_PER_ROUND, OUT_OF_GAS};
 use tokenpad_core::crypto::hex0x;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::ids::TokenAddress;
-use tokenpad_core::model::settlement::{ChainTx, TxState};
+use tokenpad_core::model::settlement::ChainTx;
 use tokenpad_core::ops::settle;
 use tokenpad_core::ops::settle::plan::{plan, Batch, Call, Limits};
 use tokenpad_core::store::Store;
@@ -77,23 +77,15 @@ impl Settler<'_> {
                 value: 0,
                 data: payload.data.clone(),
             };
-            let record = ChainTx {
+            let record = ChainTx::signed(
                 nonce,
-                intents: b.intents.iter().map(|i| i.id).collect(),
-                to: Address(payload.to),
-                data: hex0x(&payload.data),
-                gas_limit: payload.gas_limit,
-                versions: vec![self.sign(&unsigned)?],
-                state: TxState::Signed,
-                mined_hash: None,
-                block: None,
-                block_hash: None,
-                finalized: false,
-                gas_used: None,
-                error: None,
-                sent_at: None,
-                created_at: self.ctx.now,
-            };
+                b.intents.iter().map(|i| i.id).collect(),
+                Address(payload.to),
+                hex0x(&payload.data),
+                payload.gas_limit,
+                self.sign(&unsigned)?,
+                self.ctx.now,
+            );
             let stored = record.clone();
             // Stored before it is sent: a crash after this line sends these same bytes.
             let halt = self.commit(move |s| {

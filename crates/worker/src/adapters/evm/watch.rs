@@ -164,14 +164,7 @@ impl Settler<'_> {
                 .await?,
         )?;
         if known.is_none() {
-            let count = r::u64_result(
-                &rpc.call(r::eth_get_transaction_count(
-                    rpc.id(),
-                    self.relayer_address(),
-                    BlockTag::Latest,
-                ))
-                .await?,
-            )?;
+            let count = self.chain_nonce(rpc).await?;
             if count > t.nonce {
                 // No version of ours has a receipt (watch asked), yet the nonce is used.
                 let nonce = t.nonce;
