@@ -19,7 +19,10 @@
 //!   `CHAIN_BATCH` (movements per batch transaction, default and most 200),
 //!   `CHAIN_BATCH_WINDOW_MS` (how long a new movement waits for others to share its
 //!   transaction, default 1000: half of Base's block time), `CHAIN_RPC_TIMEOUT_MS` (default
-//!   10000), `CHAIN_USDC_NAME` / `CHAIN_USDC_VERSION` (USDC's EIP-712 domain).
+//!   10000), `CHAIN_USDC_NAME` / `CHAIN_USDC_VERSION` (USDC's EIP-712 domain),
+//!   `CHAIN_STUCK_AFTER_MS` (how long a transaction unmined, the relayer's trouble or a
+//!   queued movement lasts before the merchant's settlement counts as stuck, for the
+//!   operator's chain view, `/health` and `GET /admin/chain`; default 600000: 10 minutes).
 
 use tokenpad_core::crypto::parse_bytes32;
 use tokenpad_core::model::address::Address;
@@ -80,6 +83,8 @@ pub struct Evm {
     pub confirmations: u64,
     pub batch: usize,
     pub rpc_timeout_ms: u64,
+    /// When held-up settlement counts as stuck (`ops::stuck`).
+    pub stuck_after_ms: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -210,5 +215,6 @@ pub fn read(env: &worker::Env) -> Result<ChainConfig> {
         // At most 200: a batch of 200 authorizations stays under a transaction's gas cap.
         batch: usize::try_from(number("CHAIN_BATCH", 200)?.clamp(1, 200)).unwrap_or(200),
         rpc_timeout_ms: number("CHAIN_RPC_TIMEOUT_MS", 10_000)?,
+        stuck_after_ms: number("CHAIN_STUCK_AFTER_MS", 600_000)?,
     })))
 }

@@ -109,6 +109,9 @@ pub struct Round {
     /// How the node answered this round, and what it says of the relayer (`/health`).
     pub node: NodeStatus,
     pub relayer: RelayerStatus,
+    /// The chain's clock (its newest block's timestamp, UNIX seconds) as this round read it;
+    /// None when it could not (the operator's view tells releases waiting for it apart).
+    pub chain_time: Option<u64>,
 }
 
 /// Part of the reason the relayer lacks gas (`out_of_gas`), which says so.
@@ -158,8 +161,12 @@ impl Settler<'_> {
     pub async fn run(&self) -> Result<Round> {
         let rpc = Rpc::new(self.evm.rpc.as_str(), self.evm.rpc_timeout_ms);
         let mut scanned = false;
+        let mut chain_time = None;
         let mut outcome = match self.head(&rpc).await {
-            Ok(head) => self.steps(&rpc, &head).await,
+            Ok(head) => {
+                chain_time = Some(head.timestamp);
+                self.steps(&rpc, &head).await
+            }
             Err(stop) => Err(stop),
         };
         if outcome.is_ok() && self.scan {
@@ -207,6 +214,7 @@ impl Settler<'_> {
             scanned,
             node,
             relayer,
+            chain_time,
         })
     }
 
