@@ -6,7 +6,7 @@ use crate::wire::admin::{
     ChainFaultsRequest, ChainFaultsResult, Clock, CreateMerchantRequest, FaucetRequest,
     FaucetResult, FaultsRequest, FaultsResult, Health, MerchantCreated, TimeAdvanceRequest,
 };
-use crate::wire::chain::{ChainReport, ReconcileReport};
+use crate::wire::chain::{ChainOverview, ChainReport, ChainRetried, ReconcileReport};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -92,16 +92,52 @@ pub fn admin_examples(id: &str, token: &str, holder: &str) -> R<BTreeMap<String,
         "adminFaults.200",
         typed::<FaultsResult>(&json!({ "success": true, "kind": "lost_answers" })),
     )?;
+    let relayer = "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf";
+    let usdc = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+    let parked = json!({
+        "kind": "parked", "count": 1, "since": "2030-01-01T00:58:00.000Z",
+        "what": "1 movement(s) parked for an operator; the first: reverted on chain: ERC20InsufficientBalance(0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf, 0, 10000000)",
+        "action": format!("Repair what parked them (each one's reason is in GET /admin/merchants/{id}/chain: a treasury short of a token gets it at {relayer}; gas that never sufficed needs the relayer funded), then POST /admin/merchants/{id}/chain/retry sends them again")
+    });
     put(
         "adminChain.200",
         typed::<ChainReport>(&json!({
-            "merchantId": id, "kind": "embedded", "openMovements": 0, "transactions": [], "failed": []
+            "merchantId": id, "kind": "evm", "chainId": 84532,
+            "relayer": { "address": relayer, "balanceWei": "2000000000000000", "nextNonce": 12, "scannedBlock": 1200 },
+            "openMovements": 1, "transactions": [], "failed": [],
+            "parked": [{
+                "id": 41, "tokenAddress": usdc, "movement": "transfer",
+                "why": "reverted on chain: ERC20InsufficientBalance(0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf, 0, 10000000)",
+                "since": "2030-01-01T00:58:00.000Z", "attempts": 1
+            }],
+            "stuck": [parked.clone()], "waiting": [], "stuckAfterMs": 600_000
+        })),
+    )?;
+    put(
+        "adminChainRetry.200",
+        typed::<ChainRetried>(&json!({ "success": true, "merchantId": id, "retried": 1 })),
+    )?;
+    put(
+        "adminChainOverview.200",
+        typed::<ChainOverview>(&json!({
+            "kind": "evm", "chainId": 84532,
+            "node": { "status": "reachable", "checkedAt": "2030-01-01T01:00:00.000Z", "lastContactAt": "2030-01-01T01:00:00.000Z" },
+            "relayers": { "reporting": 3, "ready": 3, "outOfGas": 0, "waiting": 0, "stuck": 1 },
+            "stuckAfterMs": 600_000,
+            "stuck": [{ "merchantId": id, "checkedAt": "2030-01-01T01:00:00.000Z", "issues": [parked] }]
         })),
     )?;
     put(
         "adminReconcile.200",
         typed::<ReconcileReport>(&json!({
-            "merchantId": id, "openMovements": 0, "checked": 0, "differences": []
+            "merchantId": id, "chainId": 84532, "blockNumber": 1200, "openMovements": 0, "checked": 6,
+            "differences": [], "pools": [], "stepsChecked": 3,
+            "steps": [{
+                "kind": "lock", "tokenAddress": token,
+                "what": format!("lock {id}-presale:0 (key 0x{}) of {holder}", "5e".repeat(32)),
+                "ledger": "locked: 1000 units until 2030-01-08T00:00:00.000Z",
+                "chain": "released"
+            }]
         })),
     )?;
     put("getDeploymentPage.200", Ok(Value::String(format!(

@@ -25,7 +25,7 @@ use crate::wire::admin::{
     ChainFaultsRequest, ChainFaultsResult, Clock, CreateMerchantRequest, ErrorBody, FaucetRequest,
     FaucetResult, FaultsRequest, FaultsResult, Health, MerchantCreated, TimeAdvanceRequest,
 };
-use crate::wire::chain::{ChainReport, ReconcileReport};
+use crate::wire::chain::{ChainOverview, ChainReport, ChainRetried, ReconcileReport};
 use crate::wire::deployment::{DeploymentCreated, DeploymentStatusResult};
 use crate::wire::event::{Event, EventPage};
 use crate::wire::holder::{HolderFull, TokenBalance};
@@ -72,6 +72,7 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     add!(out: Presale, PresaleMerchant, BuyPresaleResult, ResolveResult);
     add!(out: RewardResult, LiquidityCreated, TradeResult, TradeFigures);
     add!(out: ParkedWork, FaultsResult, ChainReport, ReconcileReport);
+    add!(out: ChainRetried, ChainOverview);
     add!(out: Event, EventPage, Webhook, WebhookCreated, WebhookDeleted, Delivery, DeliveryPage);
     add!(out: SessionCreated, SessionInfo, SessionsRevoked, MerchantSettings);
     let mut inp = generator(SchemaSettings::draft2020_12().for_deserialize());

@@ -25,6 +25,8 @@ pub const ADMIN_CHAIN_FAULTS: Route = Route::new("adminChainFaults");
 pub const ADMIN_FAULTS: Route = Route::new("adminFaults");
 pub const ADMIN_CHAIN: Route = Route::new("adminChain");
 pub const ADMIN_RECONCILE: Route = Route::new("adminReconcile");
+pub const ADMIN_CHAIN_RETRY: Route = Route::new("adminChainRetry");
+pub const ADMIN_CHAIN_OVERVIEW: Route = Route::new("adminChainOverview");
 
 /// This family's routes: method, path pattern, route, who may call it, whether it writes.
 #[rustfmt::skip]
@@ -37,6 +39,8 @@ pub const ROUTES: &[Row] = &[
     ("POST", "/admin/faults", ADMIN_FAULTS, Admin, Writes),
     ("GET", "/admin/merchants/:merchantId/chain", ADMIN_CHAIN, Admin, Reads),
     ("GET", "/admin/merchants/:merchantId/reconcile", ADMIN_RECONCILE, Admin, Reads),
+    ("POST", "/admin/merchants/:merchantId/chain/retry", ADMIN_CHAIN_RETRY, Admin, Writes),
+    ("GET", "/admin/chain", ADMIN_CHAIN_OVERVIEW, Admin, Reads),
 ];
 
 /// `POST /admin/merchants`.
@@ -226,6 +230,11 @@ pub struct Health {
     pub chain: HealthChain,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What is wrong that does not stop the service (`ok` stays true): on an EVM chain, how
+    /// many merchants' settlement is stuck past `CHAIN_STUCK_AFTER_MS`, never which
+    /// (`GET /admin/chain` lists them, with what to do).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -284,6 +293,11 @@ pub struct HealthRelayers {
     pub out_of_gas: u64,
     /// Some of their movements wait on the chain (a token not deployed yet).
     pub waiting: u64,
+    /// Their settlement is stuck: a movement parked for an operator, or past
+    /// `CHAIN_STUCK_AFTER_MS` a transaction not mined, the relayer out of gas or its node
+    /// failing, movements queued (`GET /admin/chain` says which and what to do).
+    #[serde(default)]
+    pub stuck: u64,
 }
 
 /// `GET /`.

@@ -3,9 +3,15 @@
 //! is the relayer ready), and `/health` summarizes the latest reports. No request to
 //! `/health` calls the node: what it says is at most one settlement round (`CHAIN_SCAN_MS`,
 //! 15 s by default) plus one report interval old, and says when it was checked.
+//!
+//! A report also says whether the merchant's settlement is stuck (`ops::stuck`), and why:
+//! `/health` counts the stuck merchants without naming them; `GET /admin/chain` lists them.
 
 use super::admin::{HealthNode, HealthRelayers};
-use crate::model::time::{iso8601, Millis};
+use super::chain::StuckMerchant;
+use crate::model::ids::MerchantId;
+use crate::model::time::{iso8601, Millis, Timestamp};
+use crate::ops::stuck::Issue;
 use serde::{Deserialize, Serialize};
 
 /// A report older than this says nothing of the node now (its settler stopped reporting).
@@ -47,12 +53,19 @@ pub struct ChainReport {
     pub checked_at: Millis,
     /// When the node last answered a whole round (None: not since this settler started).
     pub last_contact_at: Option<Millis>,
+    /// What holds the merchant's settlement up (empty: nothing), for an operator: no secret
+    /// is in it (`ops::stuck::Issue`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stuck: Vec<Issue>,
 }
 
 impl ChainReport {
-    /// Whether `self` says something `before` did not (so it is worth reporting now).
+    /// Whether `self` says something `before` did not (so it is worth reporting now): the
+    /// node's or the relayer's state, or what holds settlement up (its kinds; counts and
+    /// texts go with the next report that is due anyway).
     pub fn differs(&self, before: &ChainReport) -> bool {
-        self.node != before.node || self.relayer != before.relayer
+        let kinds = |r: &ChainReport| r.stuck.iter().map(|i| i.kind).collect::<Vec<_>>();
+        self.node != before.node || self.relayer != before.relayer || kinds(self) != kinds(before)
     }
 
     /// `self`, keeping what `before` knew of the last contact when `self` knows none.
@@ -86,6 +99,7 @@ pub fn summarize(reports: &[ChainReport], now: Millis) -> (HealthNode, HealthRel
         ),
     };
     let count = |s: RelayerStatus| fresh.iter().filter(|r| r.relayer == s).count() as u64;
+    let stuck = fresh.iter().filter(|r| !r.stuck.is_empty()).count() as u64;
     let node = HealthNode {
         status: status.into(),
         checked_at: latest.map(|r| iso8601(r.checked_at)),
@@ -97,8 +111,35 @@ pub fn summarize(reports: &[ChainReport], now: Millis) -> (HealthNode, HealthRel
         ready: count(RelayerStatus::Ready),
         out_of_gas: count(RelayerStatus::OutOfGas),
         waiting: count(RelayerStatus::Waiting),
+        stuck,
     };
     (node, relayers)
+}
+
+/// What `/health` says of stuck merchants: how many, never which.
+pub fn warning(relayers: &HealthRelayers) -> Option<String> {
+    (relayers.stuck > 0).then(|| {
+        format!(
+            "{} merchant(s) have settlement stuck (a movement parked for an operator, or held up past CHAIN_STUCK_AFTER_MS): GET /admin/chain lists them, with what to do",
+            relayers.stuck
+        )
+    })
+}
+
+/// Every merchant whose latest report says its settlement is stuck, oldest report first
+/// (however old: a settler that stopped reporting while stuck stays listed).
+pub fn stuck_merchants(reports: &[(MerchantId, ChainReport)]) -> Vec<StuckMerchant> {
+    let mut out: Vec<StuckMerchant> = reports
+        .iter()
+        .filter(|(_, r)| !r.stuck.is_empty())
+        .map(|(m, r)| StuckMerchant {
+            merchant_id: m.clone(),
+            checked_at: Timestamp::at(r.checked_at),
+            issues: r.stuck.clone(),
+        })
+        .collect();
+    out.sort_by(|a, b| a.checked_at.cmp(&b.checked_at));
+    out
 }
 
 /// Whether the node's state (`HealthNode::status`) means settlement cannot proceed.
@@ -107,9 +148,10 @@ pub fn node_down(node: &HealthNode) -> bool {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
+    use crate::ops::stuck::IssueKind;
 
     fn report(node: NodeStatus, relayer: RelayerStatus, at: Millis) -> ChainReport {
         ChainReport {
@@ -117,6 +159,7 @@ mod tests {
             relayer,
             checked_at: at,
             last_contact_at: (node == NodeStatus::Reachable).then_some(at),
+            stuck: Vec::new(),
         }
     }
 
@@ -158,5 +201,55 @@ mod tests {
         assert!(!b.differs(&a));
         let c = report(NodeStatus::Failing, RelayerStatus::Unknown, 3);
         assert!(c.differs(&b));
+        // Stuck, or stuck another way, is new; the same kinds with other figures are not.
+        let issue = |kind, count| Issue {
+            kind,
+            count,
+            since: Timestamp::at(1),
+            what: String::new(),
+            action: String::new(),
+        };
+        let mut d = b.clone();
+        d.stuck = vec![issue(IssueKind::Parked, 1)];
+        assert!(d.differs(&b));
+        let mut e = d.clone();
+        e.stuck = vec![issue(IssueKind::Parked, 2)];
+        assert!(!e.differs(&d));
+        e.stuck.push(issue(IssueKind::Queued, 1));
+        assert!(e.differs(&d));
+    }
+
+    #[test]
+    fn health_counts_stuck_merchants_without_naming_them_and_the_admin_list_names_them() {
+        let now = 10 * 60 * 1000;
+        let mut stuck = report(NodeStatus::Reachable, RelayerStatus::Ready, now - 1_000);
+        stuck.stuck = vec![Issue {
+            kind: IssueKind::Parked,
+            count: 1,
+            since: Timestamp::at(now - 2_000),
+            what: "1 movement(s) parked".into(),
+            action: "retry".into(),
+        }];
+        let fine = report(NodeStatus::Reachable, RelayerStatus::Ready, now - 500);
+        let mut old = stuck.clone();
+        old.checked_at = 0; // its settler stopped reporting
+        let (_, relayers) = summarize(&[stuck.clone(), fine.clone(), old.clone()], now);
+        assert_eq!((relayers.reporting, relayers.stuck), (2, 1));
+        let w = warning(&relayers).unwrap();
+        assert!(
+            w.starts_with("1 merchant(s)") && w.contains("GET /admin/chain"),
+            "{w}"
+        );
+        let (_, none) = summarize(std::slice::from_ref(&fine), now);
+        assert_eq!(warning(&none), None);
+        let m = |s: &str| MerchantId::new_unchecked(s);
+        let listed = stuck_merchants(&[(m("a"), stuck), (m("b"), fine), (m("c"), old)]);
+        let ids: Vec<&str> = listed.iter().map(|s| s.merchant_id.as_str()).collect();
+        assert_eq!(
+            ids,
+            vec!["c", "a"],
+            "stuck ones only, the stale one too, oldest first"
+        );
+        assert_eq!(listed[1].issues[0].action, "retry");
     }
 }

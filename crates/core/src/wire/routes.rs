@@ -181,7 +181,7 @@ mod tests {
                 assert!(!overlap, "{} {} and {} {} overlap", a.0, a.1, b.0, b.1);
             }
         }
-        assert_eq!(all.len(), 64);
+        assert_eq!(all.len(), 66);
     }
 
     #[test]

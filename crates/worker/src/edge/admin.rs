@@ -70,6 +70,8 @@ pub async fn serve(env: &Env, matched: &Matched, body: &Value) -> Result<Respons
         }
         admin::ADMIN_CHAIN => super::chain::chain(env, merchant()?).await,
         admin::ADMIN_RECONCILE => super::chain::reconcile(env, merchant()?).await,
+        admin::ADMIN_CHAIN_RETRY => super::chain::retry(env, merchant()?).await,
+        admin::ADMIN_CHAIN_OVERVIEW => super::health::overview(env).await,
         admin::ADMIN_CHAIN_FAULTS => {
             dev("ALLOW_TIME_TRAVEL")?;
             chain_faults(env, decode::body(body)?).await

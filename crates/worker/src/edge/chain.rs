@@ -3,20 +3,25 @@
 //! the ledger says; the edge asks the chain and compares.
 //!
 //! - `GET /admin/merchants/:merchantId/chain`: the relayer (address, ETH balance, next nonce,
-//!   why settlement is stopped), transactions in flight, failed movements.
+//!   why settlement is stopped), transactions in flight, failed and parked movements, whether
+//!   settlement is stuck and what to do (`ops::stuck`, the object's), a nonce gap.
+//! - `POST /admin/merchants/:merchantId/chain/retry`: parked movements go back to the queue.
 //! - `GET /admin/merchants/:merchantId/reconcile`: every holder's balance of every token it
-//!   has, and the treasury's of each merchant token, against `balanceOf`.
+//!   has, and the treasury's of each merchant token, against `balanceOf`; and what each
+//!   completed step left on chain (`steps.rs`).
 
 use crate::adapters::evm::config::{self, ChainConfig};
 use crate::adapters::evm::rpc::{Fail, Rpc};
-use crate::hop::{self, ChainView, MerchantCall};
+use crate::hop::{self, ChainView, MerchantCall, StepsView};
 use crate::http;
 use tokenpad_core::model::decimal::Decimal;
 use tokenpad_core::model::ids::MerchantId;
+use tokenpad_core::model::intent::{Action, Intent};
 use tokenpad_core::model::settlement::TxState;
+use tokenpad_core::model::time::Timestamp;
 use tokenpad_core::wire::chain::{
-    ChainReport, ChainTxReport, Difference, FailedMovement, PoolCheck, PoolStateReport,
-    ReconcileReport, RelayerReport,
+    ChainReport, ChainRetried, ChainTxReport, Difference, FailedMovement, NonceGap, ParkedMovement,
+    PoolCheck, PoolStateReport, ReconcileReport, RelayerReport,
 };
 use tokenpad_core::{Error, ErrorCode, Result};
 use tokenpad_evm::rpc::{self as r, BlockTag, CallRequest};
@@ -34,22 +39,51 @@ async fn view(env: &Env, id: &MerchantId) -> Result<ChainView> {
     hop::merchant_typed(env, id, &MerchantCall::ChainView).await
 }
 
+/// What a parked movement does on chain.
+fn movement(i: &Intent) -> &'static str {
+    match i.action {
+        Action::Deploy { .. } => "deploy",
+        Action::Transfer { .. } => "transfer",
+        Action::Mint { .. } => "mint",
+        Action::OpenPool { .. } => "open_pool",
+        Action::Swap { .. } => "swap",
+        Action::Lock { .. } => "lock",
+        Action::Release { .. } => "release",
+    }
+}
+
+/// A gap below the relayer's next nonce: the chain's count is below it and no transaction of
+/// ours is open at that nonce.
+fn nonce_gap(v: &ChainView, id: &MerchantId, chain_nonce: Option<u64>) -> Option<NonceGap> {
+    let (chain_nonce, next_nonce) = (chain_nonce?, v.relayer.next_nonce?);
+    let open = v.open_txs.iter().any(|t| t.nonce == chain_nonce);
+    (chain_nonce < next_nonce && !open).then(|| NonceGap {
+        chain_nonce,
+        next_nonce,
+        action: format!(
+            "The settler fills a gap with a transaction that does nothing at its next round; if it stays, look for why in GET /admin/merchants/{id}/chain (relayer.error) and check the node"
+        ),
+    })
+}
+
 pub async fn chain(env: &Env, id: MerchantId) -> Result<Response> {
     let cfg = config::read(env)?;
     let v = view(env, &id).await?;
+    let mut gap = None;
     let relayer = match &cfg {
         ChainConfig::Embedded => None,
         ChainConfig::Evm(evm) => {
             let rpc = Rpc::new(evm.rpc.as_str(), evm.rpc_timeout_ms);
-            let balance = rpc
-                .call(r::eth_get_balance(
-                    rpc.id(),
-                    v.relayer_address.0,
-                    BlockTag::Latest,
-                ))
-                .await
-                .ok()
-                .and_then(|b| r::u128_result(&b).ok());
+            let address = v.relayer_address.0;
+            let read = [
+                r::eth_get_balance(rpc.id(), address, BlockTag::Latest),
+                r::eth_get_transaction_count(rpc.id(), address, BlockTag::Latest),
+            ];
+            // The node not answering leaves its figures out, never the report.
+            let answers = rpc.batch(read.to_vec()).await.unwrap_or_default();
+            let answer = |i: usize| answers.get(i).and_then(|a| a.as_ref().ok());
+            let balance = answer(0).and_then(|b| r::u128_result(b).ok());
+            gap = nonce_gap(&v, &id, answer(1).and_then(|n| r::u64_result(n).ok()));
             Some(RelayerReport {
                 address: v.relayer_address,
                 balance_wei: balance.map(|b| b.to_string()),
@@ -91,8 +125,29 @@ pub async fn chain(env: &Env, id: MerchantId) -> Result<Response> {
                 error: i.error.clone(),
             })
             .collect(),
+        parked: v
+            .parked
+            .iter()
+            .map(|i| ParkedMovement {
+                id: i.id,
+                token_address: i.token,
+                movement: movement(i).into(),
+                why: i.parked.clone().unwrap_or_default(),
+                since: i.parked_at.map(Timestamp::at),
+                attempts: i.attempts,
+            })
+            .collect(),
+        stuck: v.stuck,
+        waiting: v.waiting,
+        stuck_after_ms: v.stuck_after_ms,
+        nonce_gap: gap,
     };
     http::json(200, &report).map_err(|e| Error::internal(e.to_string()))
+}
+
+pub async fn retry(env: &Env, id: MerchantId) -> Result<Response> {
+    let done: ChainRetried = hop::merchant_typed(env, &id, &MerchantCall::ChainRetry).await?;
+    http::json(200, &done).map_err(|e| Error::internal(e.to_string()))
 }
 
 pub async fn reconcile(env: &Env, id: MerchantId) -> Result<Response> {
@@ -107,6 +162,8 @@ pub async fn reconcile(env: &Env, id: MerchantId) -> Result<Response> {
             checked: 0,
             differences: Vec::new(),
             pools: Vec::new(),
+            steps_checked: 0,
+            steps: Vec::new(),
         };
         return http::json(200, &report).map_err(|e| Error::internal(e.to_string()));
     };
@@ -118,6 +175,9 @@ pub async fn reconcile(env: &Env, id: MerchantId) -> Result<Response> {
             .map_err(rpc_error)?,
     )
     .map_err(|e| Error::new(ErrorCode::Unavailable, e.to_string()))?;
+    let steps: StepsView = hop::merchant_typed(env, &id, &MerchantCall::StepsView).await?;
+    let (steps_checked, steps) =
+        super::steps::check(&rpc, evm, v.relayer_address, &steps, block).await?;
     let mut differences = Vec::new();
     for chunk in v.expected.chunks(READS_PER_BATCH) {
         let requests = chunk
@@ -176,6 +236,8 @@ pub async fn reconcile(env: &Env, id: MerchantId) -> Result<Response> {
         checked: u64::try_from(v.expected.len()).unwrap_or(u64::MAX),
         differences,
         pools: pool_checks(&rpc, &v, block).await?,
+        steps_checked,
+        steps,
     };
     http::json(200, &report).map_err(|e| Error::internal(e.to_string()))
 }

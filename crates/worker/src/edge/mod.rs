@@ -15,6 +15,7 @@ mod live;
 mod local_node;
 mod overview;
 mod page;
+mod steps;
 mod target;
 pub mod trace;
 

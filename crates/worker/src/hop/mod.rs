@@ -5,7 +5,10 @@
 //! the client's HTTP response as data. The live channel's calls (the edge, the relays and
 //! the merchant's object) are in [`live`].
 
+mod chain;
 pub mod live;
+
+pub use chain::{ChainView, LaunchRaise, LedgerLock, OpenPool, StepsView};
 
 use crate::http::{self, Answer, Returned};
 use serde::de::DeserializeOwned;
@@ -14,10 +17,7 @@ use std::borrow::Cow;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Usdc;
 use tokenpad_core::model::ids::{DeploymentId, MerchantId};
-use tokenpad_core::model::intent::Intent;
-use tokenpad_core::model::settlement::{ChainTx, Relayer};
 use tokenpad_core::model::time::Millis;
-use tokenpad_core::ops::settle::reconcile::{Expected, PoolState};
 use tokenpad_core::wire::admin::FaultKind;
 use tokenpad_core::wire::health::ChainReport;
 use tokenpad_core::wire::Op;
@@ -156,21 +156,14 @@ pub enum MerchantCall {
     },
     /// What the ledger says of settlement, for the operator's chain routes (`ChainView`).
     ChainView,
+    /// What the ledger says each completed step left on chain, for reconciliation
+    /// (`StepsView`).
+    StepsView,
+    /// Every parked movement goes back to the queue (`ChainRetried`).
+    ChainRetry,
     /// A relay asks to admit a client's socket on `GET /live` (`live::WatchCall`), answered
     /// with `live::Admitted` or the refusal.
     Watch(live::WatchCall),
-}
-
-/// A merchant's settlement as its ledger sees it: the edge adds what the chain says.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct ChainView {
-    pub relayer_address: Address,
-    pub relayer: Relayer,
-    pub open_movements: u64,
-    pub open_txs: Vec<ChainTx>,
-    pub failed: Vec<Intent>,
-    pub expected: Vec<Expected>,
-    pub pools: Vec<PoolState>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -208,6 +201,8 @@ pub enum RegistryCall {
     },
     /// Every merchant's latest chain report.
     ChainHealth,
+    /// Every merchant's latest chain report, by merchant (`GET /admin/chain`).
+    ChainReports,
     /// Test-only: the next `count` RegisterDeployment calls fail.
     Faults {
         count: u32,
@@ -224,6 +219,8 @@ pub struct RegistryState {
     pub deployment_owner: Option<MerchantId>,
     #[serde(default)]
     pub chain_reports: Vec<ChainReport>,
+    #[serde(default)]
+    pub merchant_reports: Vec<(MerchantId, ChainReport)>,
 }
 
 fn internal(e: worker::Error) -> Error {

@@ -37,6 +37,7 @@ struct OffsetRow {
 
 #[derive(Deserialize)]
 struct ReportRow {
+    merchant_id: String,
     data: String,
 }
 
@@ -154,21 +155,28 @@ impl RegistryObject {
                 )
                 .map_err(db)?;
             }
-            RegistryCall::ChainHealth => state.chain_reports = Self::reports(&sql)?,
+            RegistryCall::ChainHealth => {
+                state.chain_reports = Self::reports(&sql)?.into_iter().map(|(_, r)| r).collect();
+            }
+            RegistryCall::ChainReports => state.merchant_reports = Self::reports(&sql)?,
             RegistryCall::Faults { count } => self.faults.set(count),
         }
         Ok(state)
     }
 
-    fn reports(sql: &SqlStorage) -> Result<Vec<ChainReport>> {
+    /// Every merchant's latest chain report.
+    fn reports(sql: &SqlStorage) -> Result<Vec<(MerchantId, ChainReport)>> {
         let rows: Vec<ReportRow> = sql
-            .exec("SELECT data FROM chain_reports", None)
+            .exec("SELECT merchant_id, data FROM chain_reports", None)
             .and_then(|c| c.to_array())
             .map_err(db)?;
         // A row that does not read (written by another version) is skipped, never an error.
         Ok(rows
             .iter()
-            .filter_map(|r| serde_json::from_str(&r.data).ok())
+            .filter_map(|r| {
+                let report = serde_json::from_str(&r.data).ok()?;
+                Some((MerchantId::new_unchecked(r.merchant_id.clone()), report))
+            })
             .collect())
     }
 

@@ -10,8 +10,8 @@
 //! tell live push (`objects/live`) -> answer. Nothing awaits between reading a balance and
 //! writing it, so concurrent requests can never interleave inside an operation and never
 //! overdraw. The alarm (`alarm` below) runs due work, the chain's settlement (`settle.rs`) and
-//! webhook deliveries (`webhooks.rs`); the operator's calls are in `operator.rs`, the test
-//! faults in `faults.rs`, how the edge calls in `rpc.rs`.
+//! webhook deliveries (`webhooks.rs`); the operator's calls are in `operator.rs` (the chain's
+//! in `chain_view.rs`), the test faults in `faults.rs`, how the edge calls in `rpc.rs`.
 //!
 //! The object's state between requests is in a few groups, each owned by the file that uses
 //! it: [`MerchantObject`] lists them.
@@ -19,6 +19,7 @@
 mod api;
 mod budgets;
 mod caller;
+mod chain_view;
 mod due;
 mod faults;
 mod followup;
@@ -169,6 +170,8 @@ impl MerchantObject {
             MerchantCall::DeploymentPage { id, base_url } => self.page(&id, &base_url),
             MerchantCall::Fault { kind, count } => self.fault(kind, count).await,
             MerchantCall::ChainView => self.chain_view(),
+            MerchantCall::StepsView => self.steps_view(),
+            MerchantCall::ChainRetry => self.chain_retry().await,
         }
     }
 }

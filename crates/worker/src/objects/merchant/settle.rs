@@ -12,14 +12,12 @@ use super::MerchantObject;
 use crate::adapters::evm::config::{ChainConfig, Evm};
 use crate::adapters::evm::settler::Settler;
 use crate::adapters::wallet::WalletMaker;
-use crate::hop::{self, ChainView, RegistryCall};
-use crate::http::Answer;
+use crate::hop::{self, RegistryCall};
 use std::cell::{Cell, RefCell};
 use tokenpad_core::model::chain::ChainMode;
 use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::Millis;
-use tokenpad_core::ops::settle::reconcile;
 use tokenpad_core::store::Store;
 use tokenpad_core::wire::health::{ChainReport, NodeStatus, RelayerStatus};
 use tokenpad_core::Result;
@@ -27,8 +25,6 @@ use tokenpad_core::Result;
 const SETTLE_AT_KEY: &str = "settle_at";
 /// A settler's report reaches `/health` at least this often while nothing changes.
 const REPORT_EVERY: Millis = 60_000;
-/// The latest refused movements a chain view lists.
-const FAILED_SHOWN: u32 = 20;
 
 /// The chain this object settles on, and its settler's state in this instance.
 pub(super) struct Chain {
@@ -41,6 +37,8 @@ pub(super) struct Chain {
     report: RefCell<Option<ChainReport>>,
     /// When deposits were last looked for (service time); a restart looks at once.
     scanned_at: Cell<Millis>,
+    /// The chain's clock as the last round read it (UNIX seconds), for the operator's view.
+    chain_time: Cell<Option<u64>>,
 }
 
 impl Chain {
@@ -50,7 +48,13 @@ impl Chain {
             settling: Cell::new(false),
             report: RefCell::new(None),
             scanned_at: Cell::new(0),
+            chain_time: Cell::new(None),
         }
+    }
+
+    /// The chain's clock as the last round read it (UNIX seconds).
+    pub(super) fn chain_time(&self) -> Option<u64> {
+        self.chain_time.get()
     }
 
     /// The chain operations run on.
@@ -64,7 +68,7 @@ impl Chain {
 }
 
 impl MerchantObject {
-    fn evm(&self) -> Option<&Evm> {
+    pub(super) fn evm(&self) -> Option<&Evm> {
         self.chain.evm()
     }
 
@@ -145,7 +149,10 @@ impl MerchantObject {
                 if round.scanned {
                     self.chain.scanned_at.set(now);
                 }
-                self.report_chain(&merchant_id, round.node, round.relayer)
+                if round.chain_time.is_some() {
+                    self.chain.chain_time.set(round.chain_time);
+                }
+                self.report_chain(&merchant_id, round.node, round.relayer, now)
                     .await;
                 round.next_at
             }
@@ -163,16 +170,31 @@ impl MerchantObject {
 
     /// Tells the registry how the round went, for `/health`: when it says something the last
     /// report did not, or the last is older than `REPORT_EVERY` (so `/health` knows the
-    /// settler still runs). Wall-clock time, not the service's. A failure is logged: the next
-    /// round reports again.
-    async fn report_chain(&self, merchant: &MerchantId, node: NodeStatus, relayer: RelayerStatus) {
+    /// settler still runs). Wall-clock time, not the service's. It says whether settlement is
+    /// stuck (`ops::stuck`, at service time `now`). A failure is logged: the next round
+    /// reports again.
+    async fn report_chain(
+        &self,
+        merchant: &MerchantId,
+        node: NodeStatus,
+        relayer: RelayerStatus,
+        now: Millis,
+    ) {
         let at = crate::clock::now_ms();
         let before = self.chain.report.borrow().clone();
+        let stuck = match self.issues(now) {
+            Ok((stuck, _)) => stuck,
+            Err(e) => {
+                worker::console_error!("chain report: what holds settlement up: {e}");
+                Vec::new()
+            }
+        };
         let report = ChainReport {
             node,
             relayer,
             checked_at: at,
             last_contact_at: (node == NodeStatus::Reachable).then_some(at),
+            stuck,
         }
         .after(before.as_ref());
         let due = before
@@ -189,23 +211,5 @@ impl MerchantObject {
             Ok(_) => *self.chain.report.borrow_mut() = Some(report),
             Err(e) => worker::console_error!("chain report for /health: {}", e.message),
         }
-    }
-
-    /// What the ledger says, for the edge's chain and reconciliation routes.
-    pub(super) fn chain_view(&self) -> Result<Answer> {
-        let merchant = self.merchant()?;
-        let store = self.store()?;
-        let ctx = self.ctx(self.now()?, merchant.clone())?;
-        let open = store.open_intents(u32::MAX)?;
-        let view = ChainView {
-            relayer_address: merchant.address,
-            relayer: store.relayer()?,
-            open_movements: u64::try_from(open.len()).unwrap_or(u64::MAX),
-            open_txs: store.open_chain_txs()?,
-            failed: store.failed_intents(FAILED_SHOWN)?,
-            expected: reconcile::expected(&store, &ctx)?,
-            pools: reconcile::pool_states(&store)?,
-        };
-        Answer::json(200, &view)
     }
 }
