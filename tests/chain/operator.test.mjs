@@ -1,0 +1,187 @@
+// Issue 40, item 4: no loss that goes unseen. What an operator sees and can do, over HTTP on a
+// real node (anvil, behind the hostile suites' proxy), with settlement counted as stuck after
+// 3 s (CHAIN_STUCK_AFTER_MS):
+// - a refund the chain refuses (the treasury's USDC gone from its balance on chain) is parked:
+//   the merchant's chain view lists it, says settlement is stuck and what to do; /health counts
+//   it without naming the merchant; GET /admin/chain lists the merchant; a retry before the
+//   repair parks it again, and after the repair it settles and the stuck report clears;
+// - a transaction the node never mines is stuck past the threshold, and clears once mined;
+// - reconcile's step checks agree with a launched presale (its locks, its pool, its raise) and
+//   name a lock released on chain (by anyone, after its time on chain) that the ledger still
+//   holds locked.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { encodeAbiParameters, getAddress, keccak256, toHex } from 'viem';
+import { artifact, balanceOf, latestTimestamp, send } from './anvil.mjs';
+import { LOCKER_ABI, OUTSIDER, eventually, hostileWorld } from './hostile.mjs';
+import { api } from '../http/harness.mjs';
+import { assertMatches } from '../http/openapi.mjs';
+
+const STUCK_AFTER_MS = 3000;
+let h;
+let c;
+before(async () => {
+  h = await hostileWorld({ env: { CHAIN_STUCK_AFTER_MS: String(STUCK_AFTER_MS) } });
+  c = h.c;
+});
+after(async () => {
+  await h?.stop();
+});
+
+const admin = async (method, path, status = 200) => c.ok(await h.admin(method, path), status);
+/** /health as it answers, checked against openapi.json. */
+async function health() {
+  const r = await api(h.w, 'GET', '/health');
+  assertMatches('GET', '/health', r.status, r.json);
+  return r;
+}
+/** The storage slot of `owner`'s balance in TestUSDC (OpenZeppelin's ERC20: `_balances` is slot 0). */
+const balanceSlot = (owner) => keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [owner, 0n]));
+
+test('a refund the chain refuses is parked: the chain view, /health and GET /admin/chain say so with what to do; retried once repaired, it settles and the report clears', async () => {
+  const M = await c.newMerchant('Parked');
+  const wallet = getAddress(M.merchantAddress);
+  const usdc = h.base.usdc;
+  const buyer = await h.holder(M, 'a', 10);
+  const now = Number(c.ok(await c.call('GET', '/admin/time', { adminKey: h.w.adminKey })).nowUnix);
+  const q = await h.createPresale(M, { targetUsdcAmount: 100, endTimestamp: now + 30 });
+  await h.buy(M, 'a', q.id, 10);
+  await c.settled(M);
+
+  // The treasury's USDC leaves it on chain (as if its key moved it away): its balance slot is
+  // emptied, so the refund the presale's end makes is a transfer the token refuses.
+  const slot = balanceSlot(wallet);
+  const held = await h.node('eth_getStorageAt', [usdc, slot, 'latest']);
+  assert.equal(BigInt(held), 10_000_000n, 'the setup: the slot is the treasury\'s balance of the 10 USDC raised');
+  await h.node('anvil_setStorageAt', [usdc, slot, toHex(0n, { size: 32 })]);
+  assert.equal(await balanceOf(h.rpcUrl, usdc, wallet), 0n);
+  await c.advance(60); // the presale ends below its target: its buyer is refunded
+
+  let v = await eventually('the refund parked in the chain view', async () => {
+    const x = await h.view(M);
+    assert.equal(x.parked.length, 1, JSON.stringify(x));
+    return x;
+  });
+  const [p] = v.parked;
+  assert.equal(p.movement, 'transfer');
+  assert.equal(getAddress(p.tokenAddress), getAddress(usdc));
+  assert.match(p.why, /^reverted on chain/, p.why);
+  assert.ok(Date.parse(p.since) > 0, p.since);
+  assert.equal(v.stuckAfterMs, STUCK_AFTER_MS);
+  const parked = v.stuck.find((i) => i.kind === 'parked');
+  assert.ok(parked, `not stuck: ${JSON.stringify(v.stuck)}`);
+  assert.equal(parked.count, 1);
+  assert.ok(parked.action.includes(`POST /admin/merchants/${M.id}/chain/retry`), parked.action);
+  assert.ok(parked.action.includes(wallet), `the action names the treasury to fund: ${parked.action}`);
+  const refund = (await h.history(M, 'a')).find((x) => x.type === 'presale_refund');
+  assert.equal(refund?.chainStatus, 'pending', `the refund is kept, not undone: ${JSON.stringify(refund)}`);
+
+  // /health counts it and says so, naming no merchant; ok stays true.
+  const hr = await eventually('/health to count a stuck merchant', async () => {
+    const r = await health();
+    assert.ok(r.json.chain.relayers.stuck >= 1, r.text);
+    return r;
+  });
+  assert.equal(hr.status, 200);
+  assert.equal(hr.json.ok, true);
+  assert.match(hr.json.warning, /GET \/admin\/chain/);
+  assert.ok(!hr.text.includes(M.id) && !hr.text.toLowerCase().includes(wallet.toLowerCase()), `/health names the merchant: ${hr.text}`);
+  // GET /admin/chain lists it, with why and what to do.
+  const o = await admin('GET', '/admin/chain');
+  assert.equal(o.kind, 'evm');
+  assert.equal(o.node.status, 'reachable');
+  const listed = o.stuck.find((s) => s.merchantId === M.id);
+  assert.ok(listed, JSON.stringify(o));
+  assert.equal(listed.issues[0].kind, 'parked');
+  assert.ok(listed.issues[0].action.includes(`/admin/merchants/${M.id}/chain/retry`));
+
+  // A retry before the repair sends it again: the chain refuses it again, and it is parked again.
+  assert.deepEqual(await admin('POST', `/admin/merchants/${M.id}/chain/retry`), { success: true, merchantId: M.id, retried: 1 });
+  v = await eventually('the refund sent again and parked again', async () => {
+    const x = await h.view(M);
+    assert.equal(x.parked[0]?.attempts, 2, JSON.stringify(x.parked));
+    return x;
+  });
+  // Repaired (the treasury's USDC back), retried: the refund lands and nothing is stuck.
+  await h.node('anvil_setStorageAt', [usdc, slot, toHex(10_000_000n, { size: 32 })]);
+  assert.equal((await admin('POST', `/admin/merchants/${M.id}/chain/retry`)).retried, 1);
+  await c.settled(M);
+  assert.equal(await balanceOf(h.rpcUrl, usdc, buyer), 10_000_000n, 'the buyer has its USDC back on chain');
+  const back = (await h.history(M, 'a')).find((x) => x.type === 'presale_refund');
+  assert.equal(back.chainStatus, 'confirmed', JSON.stringify(back));
+  await h.canonicalReceipt(back.transactionHash, 'the refund');
+  v = await h.view(M);
+  assert.deepEqual([v.parked, v.stuck], [[], []]);
+  assert.equal((await admin('POST', `/admin/merchants/${M.id}/chain/retry`)).retried, 0, 'nothing parked: nothing to retry');
+  await eventually('GET /admin/chain to drop the merchant', async () => {
+    const x = await admin('GET', '/admin/chain');
+    assert.ok(!x.stuck.some((s) => s.merchantId === M.id), JSON.stringify(x.stuck));
+  });
+  const r = await h.endsClean(M);
+  assert.deepEqual(r.steps, []);
+
+  // The route's refusals: an unknown merchant, no admin key.
+  c.fails(await h.admin('POST', `/admin/merchants/${'0'.repeat(32)}/chain/retry`), 404, 'merchant_not_found');
+  c.fails(await h.admin('POST', '/admin/merchants/not-a-merchant/chain/retry'), 404, 'merchant_not_found');
+  c.fails(await c.call('POST', `/admin/merchants/${M.id}/chain/retry`), 401, 'invalid_admin_key');
+});
+
+test('a transaction the node never mines is stuck past the threshold, with what to do; mined, it clears', async () => {
+  const M = await c.newMerchant('Unmined');
+  const t = await c.newToken(M, { name: 'Held', symbol: 'HELD', canDistribute: true });
+  await h.holder(M, 'ann');
+  const hold = h.holdSends(artifact('TokenpadToken').abi, ({ call }) => call.functionName === 'batchTransfer' || call.functionName === 'transfer');
+  try {
+    c.ok(await c.call('POST', `/token/${t.address}/distribute`, { key: M.secretKey, body: { sendToId: 'ann', amount: 1 } }));
+    const v = await eventually('the held transaction stuck', async () => {
+      const x = await h.view(M);
+      assert.ok(x.stuck.some((i) => i.kind === 'unmined'), JSON.stringify(x.stuck));
+      return x;
+    }, { timeoutMs: 20_000 });
+    const unmined = v.stuck.find((i) => i.kind === 'unmined');
+    assert.ok(hold.held.length >= 1, 'the setup: the node never saw it');
+    assert.match(unmined.action, /GET \/health/);
+    // `since` is on the service's clock (which the first test moved on).
+    const serviceMs = Date.parse(c.ok(await c.call('GET', '/admin/time', { adminKey: h.w.adminKey })).now);
+    assert.ok(serviceMs - Date.parse(unmined.since) > STUCK_AFTER_MS, `${unmined.since} is not ${STUCK_AFTER_MS} ms before ${new Date(serviceMs).toISOString()}`);
+  } finally {
+    await hold.release();
+  }
+  await c.settled(M);
+  assert.deepEqual((await h.view(M)).stuck, []);
+  await h.endsClean(M);
+});
+
+test('reconcile checks what each completed step did: a launch\'s locks, pool and raise agree; a lock released on chain while the ledger holds it is named', async () => {
+  const M = await c.newMerchant('Steps');
+  const buyers = { a: await h.holder(M, 'a', 10), b: await h.holder(M, 'b', 10) };
+  const p = await h.createPresale(M, { targetUsdcAmount: 20, lockDuration: 1 });
+  for (const u of Object.keys(buyers)) await h.buy(M, u, p.id, 10);
+  const done = await h.presaleOutcome(M, p.id);
+  assert.equal(done.completionState.step, 'completed', JSON.stringify(done.completionState));
+  const token = done.tokenDeploymentInfo.tokenAddress;
+  const r = await h.endsClean(M);
+  assert.deepEqual(r.steps, [], JSON.stringify(r.steps));
+  assert.equal(r.stepsChecked, 4, 'two locks, the pool, the raise');
+
+  // The chain's clock passes the unlock time (the service's does not), and an outsider
+  // releases buyer a's lock: anyone may, and its tokens go to a.
+  const [lock] = (await h.lockerEvents('Locked', token)).filter((e) => getAddress(e.beneficiary) === getAddress(buyers.a));
+  assert.ok(lock, 'the setup: a\'s lock is on chain');
+  const chainNow = await latestTimestamp(h.rpcUrl);
+  await h.node('evm_increaseTime', [Number(BigInt(lock.unlockAt) - chainNow) + 60]);
+  await h.mine(1);
+  await send(h.rpcUrl, { address: h.base.locker, abi: LOCKER_ABI(), functionName: 'release', args: [[lock.key]], account: OUTSIDER, gas: 300_000n });
+  assert.equal((await h.lockerEvents('Released', token)).length, 1, 'the setup: released on chain');
+
+  const after = c.ok(await c.call('GET', `/admin/merchants/${M.id}/reconcile`, { adminKey: h.w.adminKey }));
+  assert.equal(after.steps.length, 1, JSON.stringify(after.steps));
+  const [m] = after.steps;
+  assert.equal(m.kind, 'lock');
+  assert.equal(getAddress(m.tokenAddress), getAddress(token));
+  assert.ok(m.what.includes(lock.key.toLowerCase()) && m.what.includes(getAddress(buyers.a)), m.what);
+  assert.match(m.ledger, /^locked: /);
+  assert.match(m.chain, /^released: /);
+  // The balances say it too: a holds on chain what the ledger keeps in the lock contract.
+  assert.ok(after.differences.some((d) => getAddress(d.owner) === getAddress(buyers.a)), JSON.stringify(after.differences));
+});
