@@ -7,7 +7,7 @@ use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::ids::{LockId, MerchantId, TokenAddress};
 use tokenpad_core::model::intent::{Account, Action, Intent, IntentStatus};
-use tokenpad_core::model::settlement::{ChainTx, TxState};
+use tokenpad_core::model::settlement::{ChainTx, TxState, TxVersion};
 use tokenpad_core::model::time::{Millis, Timestamp};
 use tokenpad_core::ops::stuck::{IssueKind, Settling, Trouble};
 
@@ -54,23 +54,25 @@ fn release(id: u64, to: u8, unlock_at: u64, at: Millis) -> Intent {
 }
 
 fn tx(nonce: u64, at: Millis) -> ChainTx {
-    ChainTx {
+    let version = TxVersion {
+        hash: format!("0x{}", "ab".repeat(32)),
+        raw: "0x".into(),
+        max_fee_per_gas: 2,
+        max_priority_fee_per_gas: 1,
+        signed_at: at,
+    };
+    let mut t = ChainTx::signed(
         nonce,
-        intents: vec![],
-        to: Address([9; 20]),
-        data: "0x".into(),
-        gas_limit: 21_000,
-        versions: vec![],
-        state: TxState::Sent,
-        mined_hash: None,
-        block: None,
-        block_hash: None,
-        finalized: false,
-        gas_used: None,
-        error: None,
-        sent_at: Some(at),
-        created_at: at,
-    }
+        vec![],
+        Address([9; 20]),
+        "0x".into(),
+        21_000,
+        version,
+        at,
+    );
+    t.state = TxState::Sent;
+    t.sent_at = Some(at);
+    t
 }
 
 fn kinds(

@@ -295,3 +295,62 @@ async fn pool_checks(rpc: &Rpc<'_>, v: &ChainView, block: u64) -> Result<Vec<Poo
     }
     Ok(out)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use tokenpad_core::model::address::Address;
+    use tokenpad_core::model::settlement::{ChainTx, Relayer, TxVersion};
+
+    fn view(next_nonce: Option<u64>, open: &[u64]) -> ChainView {
+        let version = TxVersion {
+            hash: format!("0x{}", "ab".repeat(32)),
+            raw: "0x".into(),
+            max_fee_per_gas: 2,
+            max_priority_fee_per_gas: 1,
+            signed_at: 0,
+        };
+        let tx = |n| {
+            ChainTx::signed(
+                n,
+                vec![1],
+                Address([9; 20]),
+                "0x".into(),
+                21_000,
+                version.clone(),
+                0,
+            )
+        };
+        ChainView {
+            relayer_address: Address([7; 20]),
+            relayer: Relayer {
+                next_nonce,
+                ..Relayer::default()
+            },
+            open_movements: 0,
+            open_txs: open.iter().map(|n| tx(*n)).collect(),
+            failed: vec![],
+            expected: vec![],
+            pools: vec![],
+            parked: vec![],
+            stuck: vec![],
+            waiting: vec![],
+            stuck_after_ms: Some(600_000),
+        }
+    }
+
+    #[test]
+    fn a_nonce_gap_is_the_chains_count_below_the_next_nonce_with_nothing_open_there() {
+        let m = MerchantId::new_unchecked("m");
+        // The chain waits for 5; the settler signs 7 next and nothing of ours is open at 5.
+        let gap = nonce_gap(&view(Some(7), &[6]), &m, Some(5)).unwrap();
+        assert_eq!((gap.chain_nonce, gap.next_nonce), (5, 7));
+        // Open at 5 (sent, not mined yet): no gap, it is on its way.
+        assert_eq!(nonce_gap(&view(Some(7), &[5, 6]), &m, Some(5)), None);
+        // The chain caught up, the node did not answer, or no transaction yet: none.
+        assert_eq!(nonce_gap(&view(Some(7), &[]), &m, Some(7)), None);
+        assert_eq!(nonce_gap(&view(Some(7), &[]), &m, None), None);
+        assert_eq!(nonce_gap(&view(None, &[]), &m, Some(0)), None);
+    }
+}
