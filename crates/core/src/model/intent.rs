@@ -98,6 +98,34 @@ impl Action {
         }
     }
 
+    /// The wallet the movement brings tokens to (a transfer's, a release's, a mint's, a
+    /// swap's holder): what it does next with the token waits behind it while the movement
+    /// waits (the settler's planner, and what the operator's view says is held).
+    pub fn recipient(&self) -> Option<Address> {
+        match self {
+            Action::Transfer {
+                to: Account::Wallet(a),
+                ..
+            } => Some(*a),
+            Action::Release { beneficiary, .. } => Some(*beneficiary),
+            Action::Mint { to, .. } => Some(*to),
+            Action::Swap { holder, .. } => Some(*holder),
+            _ => None,
+        }
+    }
+
+    /// The holder whose own tokens the movement spends (a transfer it signs, its swap).
+    pub fn spender(&self) -> Option<Address> {
+        match self {
+            Action::Transfer {
+                from: Account::Wallet(a),
+                ..
+            } => Some(*a),
+            Action::Swap { holder, .. } => Some(*holder),
+            _ => None,
+        }
+    }
+
     /// Whether the movement is a swap.
     pub fn is_swap(&self) -> bool {
         matches!(self, Action::Swap { .. })

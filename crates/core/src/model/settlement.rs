@@ -146,6 +146,12 @@ pub struct Relayer {
     pub checkpoints: Vec<Checkpoint>,
 }
 
+/// The words the settler's error (`Relayer::error`) says the relayer lacks the ETH for gas
+/// with, and a token's movements wait for its code with: the operator's view tells them
+/// apart by them (`ops::stuck`).
+pub const OUT_OF_GAS: &str = "is out of gas";
+pub const NO_CODE: &str = "has no code on chain";
+
 /// How many checkpoints the relayer keeps at least; it keeps every one within
 /// `CHAIN_FINALITY` blocks of the head too, up to [`MAX_CHECKPOINTS`].
 pub const CHECKPOINTS: usize = 64;

@@ -15,8 +15,9 @@
 
 use crate::model::address::Address;
 use crate::model::ids::{MerchantId, TokenAddress};
-use crate::model::intent::{Account, Action, Intent, IntentStatus};
+use crate::model::intent::{Action, Intent, IntentStatus};
 use crate::model::settlement::ChainTx;
+use crate::model::settlement::{NO_CODE, OUT_OF_GAS};
 use crate::model::time::{Millis, Timestamp};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -49,9 +50,9 @@ impl IssueKind {
     /// The relayer's trouble its error (`Relayer::error`, the settler's words) says: out of
     /// gas, a token without code, or else the node.
     pub fn of_relayer_error(error: &str) -> IssueKind {
-        if error.contains("is out of gas") {
+        if error.contains(OUT_OF_GAS) {
             IssueKind::OutOfGas
-        } else if error.contains("has no code") {
+        } else if error.contains(NO_CODE) {
             IssueKind::TokenMissing
         } else {
             IssueKind::NodeFailing
@@ -156,16 +157,16 @@ impl Settling<'_> {
         {
             if i.parked.is_some() {
                 let whole = matches!(i.action, Action::OpenPool { .. });
-                parked.insert((i.token, if whole { None } else { recipient(i) }));
+                parked.insert((i.token, if whole { None } else { i.action.recipient() }));
                 continue;
             }
             if self.early(i) {
-                if let Some(a) = recipient(i) {
+                if let Some(a) = i.action.recipient() {
                     early.insert((i.token, a));
                 }
                 continue;
             }
-            let who = spender(i);
+            let who = i.action.spender();
             if parked.contains(&(i.token, None))
                 || who.is_some_and(|a| parked.contains(&(i.token, Some(a))))
             {
@@ -324,31 +325,5 @@ impl Settling<'_> {
             ),
             action: "Nothing: they go out once the chain's clock passes it (a local node's clock moves with POST /admin/time/advance)".into(),
         }]
-    }
-}
-
-/// The wallet a movement brings tokens to (as the settler's planner reads it).
-fn recipient(i: &Intent) -> Option<Address> {
-    match &i.action {
-        Action::Transfer {
-            to: Account::Wallet(a),
-            ..
-        } => Some(*a),
-        Action::Release { beneficiary, .. } => Some(*beneficiary),
-        Action::Mint { to, .. } => Some(*to),
-        Action::Swap { holder, .. } => Some(*holder),
-        _ => None,
-    }
-}
-
-/// The holder whose own tokens a movement spends.
-fn spender(i: &Intent) -> Option<Address> {
-    match &i.action {
-        Action::Transfer {
-            from: Account::Wallet(a),
-            ..
-        } => Some(*a),
-        Action::Swap { holder, .. } => Some(*holder),
-        _ => None,
     }
 }

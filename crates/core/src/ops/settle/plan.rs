@@ -99,7 +99,7 @@ pub fn plan(
             _ => false,
         };
         if i.parked.is_some() || early {
-            match (&i.action, recipient(&i)) {
+            match (&i.action, i.action.recipient()) {
                 (Action::OpenPool { .. }, _) => {
                     held.insert(i.token);
                 }
@@ -110,7 +110,10 @@ pub fn plan(
             }
             continue;
         }
-        if spender(&i).is_some_and(|a| waiting.contains(&(i.token, a))) {
+        if i.action
+            .spender()
+            .is_some_and(|a| waiting.contains(&(i.token, a)))
+        {
             continue;
         }
         let call = match i.action {
@@ -159,33 +162,6 @@ pub fn plan(
         });
     }
     Ok(batches)
-}
-
-/// The wallet a movement brings tokens to (a transfer's, a release's, a mint's, a swap's
-/// holder).
-fn recipient(i: &Intent) -> Option<Address> {
-    match &i.action {
-        Action::Transfer {
-            to: Account::Wallet(a),
-            ..
-        } => Some(*a),
-        Action::Release { beneficiary, .. } => Some(*beneficiary),
-        Action::Mint { to, .. } => Some(*to),
-        Action::Swap { holder, .. } => Some(*holder),
-        _ => None,
-    }
-}
-
-/// The holder whose own tokens a movement spends (a transfer it signs, its swap).
-fn spender(i: &Intent) -> Option<Address> {
-    match &i.action {
-        Action::Transfer {
-            from: Account::Wallet(a),
-            ..
-        } => Some(*a),
-        Action::Swap { holder, .. } => Some(*holder),
-        _ => None,
-    }
 }
 
 /// Whether a movement is the treasury's own (sent by the relayer with no signature).

@@ -7,11 +7,11 @@
 
 use super::build::Built;
 use super::rpc::{Fail, Rpc};
-use super::settler::{Head, Settler, Step, Stop, BATCHES_PER_ROUND, OUT_OF_GAS};
+use super::settler::{Head, Settler, Step, Stop, BATCHES_PER_ROUND};
 use tokenpad_core::crypto::hex0x;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::ids::TokenAddress;
-use tokenpad_core::model::settlement::ChainTx;
+use tokenpad_core::model::settlement::{ChainTx, NO_CODE, OUT_OF_GAS};
 use tokenpad_core::ops::settle;
 use tokenpad_core::ops::settle::plan::{plan, Batch, Call, Limits};
 use tokenpad_core::store::Store;
@@ -142,8 +142,12 @@ impl Settler<'_> {
             return Ok((planned, None));
         }
         let why = format!(
-            "token {} has no code on chain (its deployment failed or is not mined): its movements wait",
-            missing.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
+            "token {} {NO_CODE} (its deployment failed or is not mined): its movements wait",
+            missing
+                .iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         let kept = planned
             .into_iter()

@@ -29,7 +29,7 @@ use crate::adapters::txn::transaction;
 use crate::adapters::wallet::WalletMaker;
 use tokenpad_core::crypto::hex0x;
 use tokenpad_core::model::ids::TokenAddress;
-use tokenpad_core::model::settlement::{ChainTx, TxState, TxVersion};
+use tokenpad_core::model::settlement::{ChainTx, TxState, TxVersion, OUT_OF_GAS};
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::model::token::USDC_ADDRESS;
 use tokenpad_core::ops::Ctx;
@@ -113,9 +113,6 @@ pub struct Round {
     /// None when it could not (the operator's view tells releases waiting for it apart).
     pub chain_time: Option<u64>,
 }
-
-/// Part of the reason the relayer lacks gas (`out_of_gas`), which says so.
-pub(super) const OUT_OF_GAS: &str = "is out of gas";
 
 impl Settler<'_> {
     pub(super) fn store(&self) -> SqlStore {
