@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { decodeEventLog, getAddress, toEventSelector } from 'viem';
-import { artifact, latestTimestamp } from './anvil.mjs';
-import { OUTSIDER, eventually, hostileWorld, sleep } from './hostile.mjs';
+import { artifact, latestTimestamp, send } from './anvil.mjs';
+import { LOCKER_ABI, OUTSIDER, eventually, hostileWorld, sleep } from './hostile.mjs';
 
 let h;
 let c;
@@ -139,5 +139,41 @@ test('finding 6: with the chain\'s clock behind the service\'s, no release is se
   for (const u of Object.keys(buyers)) await h.noReversal(M, u);
   // The shares are the buyers' to move: one goes out.
   c.ok(await c.call('POST', '/holder/a/withdraw', { key: M.secretKey, body: { tokenAddress: token, amount: 1, toAddress: OUTSIDER.address } }));
+  await h.endsClean(M);
+});
+
+test('a lock someone else released first: the settler\'s own release, skipped by the contract, counts as done and is not sent again', async () => {
+  const M = await c.newMerchant('Released first');
+  const { token, bought, buyers } = await launched(M, { lockDuration: 1 });
+  const locks = await h.assertLocked(token, buyers, bought);
+  const unlockAt = locks.reduce((t, l) => (BigInt(l.unlockAt) > t ? BigInt(l.unlockAt) : t), 0n);
+
+  // The chain's clock passes the unlock time before the service's does, and an outsider
+  // releases both locks (anyone may, once due: the tokens go to the buyers).
+  await h.node('evm_increaseTime', [Number(unlockAt - (await latestTimestamp(h.rpcUrl))) + 60]);
+  await h.mine(1);
+  await send(h.rpcUrl, { address: h.base.locker, abi: LOCKER_ABI(), functionName: 'release', args: [locks.map((l) => l.key)], account: OUTSIDER, gas: 500_000n });
+  assert.equal((await h.lockerEvents('Released', token)).length, 2, 'the outsider released both');
+
+  // Then the service's clock reaches the unlock time (the node's is ahead already): its one
+  // release transaction finds them released, and that is the release done.
+  const n0 = await h.nonce(M, 'pending');
+  h.proxy.intercept = (call) => (call.method === 'evm_increaseTime' ? { result: '0x0' } : undefined);
+  try {
+    await c.advance(86_400 + 60);
+  } finally {
+    h.proxy.intercept = null;
+  }
+  await eventually('each unlock confirmed', async () => {
+    for (const u of Object.keys(buyers)) {
+      const r = (await h.history(M, u)).find((x) => x.type === 'unlock');
+      assert.equal(r?.chainStatus, 'confirmed', JSON.stringify(r));
+    }
+  });
+  await c.settled(M);
+  await sleep(2_000);
+  assert.equal((await h.nonce(M, 'pending')) - n0, 1, 'one release transaction, not sent again and again');
+  assert.equal((await h.lockerEvents('Released', token)).length, 2, 'released once each');
+  for (const u of Object.keys(buyers)) await h.noReversal(M, u);
   await h.endsClean(M);
 });

@@ -15,7 +15,7 @@ use tokenpad_core::ops::settle::{self, Mined};
 use tokenpad_core::store::Store;
 use tokenpad_core::Error;
 use tokenpad_evm::rpc::{self as r, BlockTag};
-use tokenpad_evm::{calls, tx};
+use tokenpad_evm::{calls, reads, tx};
 
 impl Settler<'_> {
     pub(super) async fn watch(&self, rpc: &Rpc<'_>, head: &Head) -> Step {
@@ -86,7 +86,7 @@ impl Settler<'_> {
             gas_used: receipt.gas_used,
             reason,
             events: super::pools::pool_events(&receipt.logs, market),
-            released: self.released(t, &receipt.logs)?,
+            released: self.released(rpc, t, &receipt).await?,
         };
         if !m.success {
             worker::console_warn!(
@@ -102,25 +102,56 @@ impl Settler<'_> {
         Ok(())
     }
 
-    /// The ledger's locks among `t`'s releases that its receipt's `Released` events name.
-    fn released(&self, t: &ChainTx, logs: &[r::Log]) -> Step<Vec<LockId>> {
+    /// The ledger's locks among `t`'s releases that are released on chain: those its
+    /// receipt's `Released` events name, and those the lock contract skipped because it had
+    /// released them already (anyone may release a due lock: the tokens are the buyer's, and
+    /// the release is done; read from `locks(key)` at the receipt's block). The rest it
+    /// skipped as not due yet.
+    async fn released(
+        &self,
+        rpc: &Rpc<'_>,
+        t: &ChainTx,
+        receipt: &r::Receipt,
+    ) -> Step<Vec<LockId>> {
         let Some(locker) = self.evm.chain.locker else {
             return Ok(Vec::new());
         };
-        let keys = tokenpad_evm::locker::released(logs, locker.0);
-        if keys.is_empty() {
-            return Ok(Vec::new());
-        }
+        let keys = tokenpad_evm::locker::released(&receipt.logs, locker.0);
         let store = self.store();
         let builder = self.builder(&store);
         let mut out = Vec::new();
+        let mut skipped = Vec::new();
         for id in &t.intents {
             if let Some(i) = store.intent(*id)? {
                 if let Action::Release { lock, .. } = &i.action {
-                    if keys.contains(&builder.lock_key(lock)) {
+                    let key = builder.lock_key(lock);
+                    if keys.contains(&key) {
                         out.push(lock.clone());
+                    } else {
+                        skipped.push((lock.clone(), key));
                     }
                 }
+            }
+        }
+        if skipped.is_empty() || !receipt.status {
+            return Ok(out);
+        }
+        let at = BlockTag::Number(receipt.block_number);
+        let requests = skipped
+            .iter()
+            .map(|(_, key)| {
+                let call = r::CallRequest {
+                    from: None,
+                    to: locker.0,
+                    data: reads::lock_at(*key),
+                };
+                r::eth_call(rpc.id(), &call, at)
+            })
+            .collect();
+        for ((lock, _), answer) in skipped.into_iter().zip(rpc.batch(requests).await?) {
+            let data = r::data_result(&answer.map_err(Fail::Node)?)?;
+            if reads::decode_lock(&data)?.released {
+                out.push(lock);
             }
         }
         Ok(out)
