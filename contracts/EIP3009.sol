@@ -232,7 +232,7 @@ abstract contract EIP3009 is BaseERC20, IERC5267 {
     /// checks in the same order, the same errors, the same Transfer events, for about 1,000 gas
     /// less calldata and decoding per authorization; and no AuthorizationUsed event (1,560 gas
     /// each): authorizationState(from, nonce) answers for each one, and the transaction's
-    /// calldata names them. contracts/README.md says why. validAfter is 0 for every one.
+    /// calldata names them. contracts/TOKEN.md says why. validAfter is 0 for every one.
     function batchTransferWithAuthorizationPacked(PackedAuthorization[] calldata auths) external {
         bytes32 domainSeparator = _domainSeparator();
         uint256 n = auths.length;

@@ -79,7 +79,7 @@ fn packed_word(address: [u8; 20], low: U256) -> U256 {
 
 /// tokenpad's `batchTransferWithAuthorizationPacked(PackedAuthorization[])`: the same batch in
 /// five words per authorization instead of nine (about 1,000 gas less each, and no
-/// `AuthorizationUsed` event: contracts/README.md). None when one of them does not fit the
+/// `AuthorizationUsed` event: contracts/TOKEN.md). None when one of them does not fit the
 /// packed form (a `valid_after` other than 0, a value of 2^96 or more): send
 /// [`batch_transfer_with_authorization`] then. Tokens deployed before the packed calls
 /// existed lack them.

@@ -34,16 +34,16 @@ use tokenpad_evm::{calls, locker, market};
 
 /// Each call's gas floor: the least it is sent with, and what it is sent with when the node
 /// cannot estimate it (`gas.rs` sends the chain's estimate with a margin when that is more).
-/// From what these calls use on anvil (deploy about 1.25 M; an authorization in a batch about
-/// 35 k, plus 17 k for a recipient new to the token; a single transferWithAuthorization about
-/// 86 k at most), with a margin. Unused gas is not paid for.
+/// From what these calls use on anvil (deploy about 1.42 M; an authorization in a batch at most
+/// about 37 k, plus 17 k for a recipient new to the token, on tokens of any build; a single
+/// transferWithAuthorization about 86 k at most), with a margin. Unused gas is not paid for.
 pub const DEPLOY_GAS: u64 = 2_000_000;
 pub const MINT_GAS: u64 = 120_000;
 pub const SINGLE_TRANSFER_GAS: u64 = 150_000;
 pub const BATCH_BASE_GAS: u64 = 60_000;
 pub const BATCH_ITEM_GAS: u64 = 70_000;
-/// A treasury transfer in a `batchTransfer` (about 10 k to a holder of the token, 27 k to an
-/// address new to it, on anvil).
+/// A treasury transfer in a batch (about 8-9 k to a holder of the token, 25-26 k to an address
+/// new to it, on anvil).
 pub const TREASURY_ITEM_GAS: u64 = 35_000;
 /// The treasury's own USDC transfer (`transfer`).
 pub const TREASURY_TRANSFER_GAS: u64 = 80_000;
