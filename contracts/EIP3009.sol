@@ -283,7 +283,7 @@ abstract contract EIP3009 is BaseERC20, IERC5267 {
     }
 
     /// The packed form of batchTransfer: items[i] = uint256(uint160(to)) << 96 | value (value <
-    /// 2^96), one word per recipient instead of two (about 400 gas less each); otherwise the same.
+    /// 2^96), one word per recipient instead of two (about 350 gas less each); otherwise the same.
     function batchTransferPacked(uint256[] calldata items) external {
         uint256 n = items.length;
         uint256 total;

@@ -134,7 +134,7 @@ pub fn batch_transfer(transfers: &[([u8; 20], u128)]) -> Vec<u8> {
 }
 
 /// tokenpad's `batchTransferPacked(items)`: [`batch_transfer`] in one word per recipient
-/// (`to << 96 | value`) instead of two (about 400 gas less each). None when a value is 2^96 or
+/// (`to << 96 | value`) instead of two (about 350 gas less each). None when a value is 2^96 or
 /// more: send [`batch_transfer`] then. Tokens deployed before the packed calls existed lack it.
 pub fn batch_transfer_packed(transfers: &[([u8; 20], u128)]) -> Option<Vec<u8>> {
     let items = transfers

@@ -5,7 +5,7 @@
 //!
 //! A token deployed from the current build (`TokenCode::Packed`) takes both batches in their
 //! packed forms (`batchTransferPacked`, `batchTransferWithAuthorizationPacked`: one word per
-//! recipient, five per authorization, no `AuthorizationUsed` events), which cost about 400 and
+//! recipient, five per authorization, no `AuthorizationUsed` events), which cost about 350 and
 //! 2,600 gas less per movement; a token from an earlier build, or a value too large for the
 //! packed form (2^96 base units or more), gets the plain calls.
 //!
