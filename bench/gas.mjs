@@ -6,7 +6,9 @@
 //
 //   - rewards to holders new to the token (the treasury's batchTransfer: a balance from zero);
 //   - rewards to the same holders again (the target: at most 25 k gas each);
-//   - holders' own transfers to each other (each one an EIP-3009 authorization its holder signs);
+//   - holders' own transfers to each other (each one an EIP-3009 authorization its holder signs),
+//     each holder's first (its first counted nonce: a fresh word of the token's bitmap) and then
+//     its second (the next nonce: the word is already written);
 //   - a presale's launch with two buyers (the token's deployment, the pool's opening with the
 //     raise, the lock batch) and, a day later, its releases; then a few buys from its pool.
 //
@@ -89,9 +91,10 @@ try {
     .then((r) => ok(r, `distribute to ${id}`));
   await round('reward to a holder new to the token', each(distribute));
   await round('reward to an existing holder', each(distribute));
-  await round('holder transfer (signed by the holder)', each((id, i) =>
-    api(w, 'POST', `/holder/${id}/transfer`, { key: m.secretKey, body: { tokenAddress: T, amount: 1, toAddress: addresses[(i + 1) % N] } })
-      .then((r) => ok(r, `transfer from ${id}`))));
+  const pass = (id, i) => api(w, 'POST', `/holder/${id}/transfer`, { key: m.secretKey, body: { tokenAddress: T, amount: 1, toAddress: addresses[(i + 1) % N] } })
+    .then((r) => ok(r, `transfer from ${id}`));
+  await round('holder transfer (signed by the holder)', each(pass));
+  await round("the holder's next transfer (its next nonce)", each(pass));
 
   // A presale of two buyers, launched: the deployment, the pool's opening, the lock batch.
   const now = ok(await api(w, 'GET', '/admin/time', { adminKey: w.adminKey }), 'clock').nowUnix;
@@ -124,10 +127,12 @@ try {
   await round('buys from the pool', () => Promise.all(traders.map((id) =>
     api(w, 'POST', `/holder/${id}/buy`, { key: m.secretKey, body: { tokenAddress: L, usdcAmount: 1 } }).then((r) => ok(r, `buy by ${id}`)))), traders.length);
 
-  const existing = rounds[1].perMovement;
   process.stdout.write(`\ngas per movement (${N} holders, on anvil):\n`);
-  for (const r of rounds.slice(0, 3)) process.stdout.write(`  ${r.name.padEnd(42)} ${String(r.perMovement.toLocaleString('en')).padStart(8)}  (${r.transactions} transactions)\n`);
-  process.stdout.write(`  target: a batched reward to an existing holder at most 25,000: ${existing <= 25_000 ? 'met' : 'MISSED'}\n`);
+  for (const r of rounds.slice(0, 4)) process.stdout.write(`  ${r.name.padEnd(44)} ${String(r.perMovement.toLocaleString('en')).padStart(8)}  (${r.transactions} transactions)\n`);
+  // issue 40's targets: a batched reward at most 25,000 gas, a holder-signed transfer at most 35,000
+  const met = (r, most) => `${r.perMovement <= most ? 'met' : 'MISSED'} (${r.perMovement.toLocaleString('en')})`;
+  process.stdout.write(`  target: a batched reward at most 25,000: to a new holder ${met(rounds[0], 25_000)}, to an existing one ${met(rounds[1], 25_000)}\n`);
+  process.stdout.write(`  target: a holder-signed transfer at most 35,000: a holder's first ${met(rounds[2], 35_000)}, its next ${met(rounds[3], 35_000)}\n`);
   // Margins: the gas limit each call was sent with over what it used, the least per kind.
   const kinds = new Map();
   for (const t of rounds.flatMap((r) => r.txs)) {

@@ -13,8 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { getAddress } from 'viem';
-import { balanceOf } from './anvil.mjs';
+import { getAddress, toHex } from 'viem';
+import { artifact, balanceOf, read } from './anvil.mjs';
 import { E18, OUTSIDER, eventually, hostileWorld, units } from './hostile.mjs';
 
 const FINALITY = 6;
@@ -112,6 +112,44 @@ test('finding 5: a one-block reorg right after a receipt is seen: three distribu
   await distribute(M, T, 'r1', 1);
   await eventually('the next distribute confirmed', () => confirmedOnChain(M, 'r1', 'distribute', 2));
   await finalAndClean(M);
+});
+
+test("finding 5: a reorg that drops holders' own transfers sends the same signed bytes again: each holder's nonces 0 and 1 are used once, on the new chain", async () => {
+  const M = await c.newMerchant('Signed reorged');
+  const T = await c.newToken(M, { name: 'Signed', symbol: 'SIG', canDistribute: true });
+  const users = ['s1', 's2'];
+  const addresses = {};
+  for (const u of users) addresses[u] = await h.holder(M, u);
+  await Promise.all(users.map((u) => distribute(M, T, u, 10)));
+  await c.settled(M);
+  const from = (await h.head()) + 1;
+  for (const amount of [1, 2]) {
+    await Promise.all(users.map(async (u) => c.ok(await c.call('POST', `/holder/${u}/withdraw`, {
+      key: M.secretKey, body: { tokenAddress: T.address, amount, toAddress: OUTSIDER.address },
+    }))));
+  }
+  const before = {};
+  await eventually('the withdrawals confirmed', async () => {
+    for (const u of users) before[u] = (await confirmedOnChain(M, u, 'withdraw', 2)).map((r) => r.transactionHash);
+  });
+  await c.settled(M);
+  const used = (u, n) => read(h.rpcUrl, { address: T.address, abi: artifact('TokenpadToken').abi, functionName: 'authorizationState', args: [addresses[u], toHex(n, { size: 32 })] });
+  for (const u of users) assert.deepEqual([await used(u, 0), await used(u, 1), await used(u, 2)], [true, true, false], `the setup: ${u} signed nonces 0 and 1`);
+  const ours = [...new Set(Object.values(before).flat())];
+  await reorgAway((await h.head()) - from + 1, ours);
+  for (const u of users) assert.equal(await used(u, 0), false, `the setup: ${u}'s nonce 0 is free again on the new chain`);
+
+  await followed(M, 'the withdrawals mined again', async () => {
+    for (const u of users) {
+      const again = (await confirmedOnChain(M, u, 'withdraw', 2)).map((r) => r.transactionHash);
+      assert.deepEqual(again, before[u], `${u}'s withdrawals: the same transactions (the same signed bytes)`);
+      assert.equal(await onChain(T.address, addresses[u]), 7n * E18, `${u}'s balance on chain`);
+    }
+  });
+  await finalAndClean(M);
+  for (const u of users) assert.deepEqual([await used(u, 0), await used(u, 1), await used(u, 2)], [true, true, false], `${u}'s nonces 0 and 1, once each`);
+  assert.equal(await onChain(T.address, OUTSIDER.address), 6n * E18, 'each withdrawal once');
+  for (const u of users) await h.noReversal(M, u);
 });
 
 test('finding 5: a reorg 3 blocks deep drops a pool opening, a swap and a movement: each is sent again and mined, and the next movement settles', async () => {

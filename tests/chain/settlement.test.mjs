@@ -3,9 +3,9 @@
 // (rpc_proxy.mjs) so the tests can make the RPC fail, hang, or lose answers.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { encodeAbiParameters, encodeFunctionData, keccak256, toHex } from 'viem';
+import { encodeAbiParameters, encodeFunctionData, keccak256, toFunctionSelector, toHex } from 'viem';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { artifact, balanceOf, chainConfig, deployBase, DEV_ACCOUNTS, rpc, send, startAnvil } from './anvil.mjs';
+import { artifact, balanceOf, chainConfig, deployBase, DEV_ACCOUNTS, read, rpc, send, startAnvil } from './anvil.mjs';
 import { startProxy } from './rpc_proxy.mjs';
 import { startWorker } from '../http/harness.mjs';
 import { checkedClient, eventLog, until as waitFor } from '../http/check.mjs';
@@ -126,6 +126,52 @@ test('fault: killed between signing and broadcasting, it sends the same bytes on
   assert.equal((await receipt(rec.transactionHash)).status, '0x1');
   assert.equal(await nonce(), n0 + 1n, 'one transaction');
   assert.equal(await onChain(bob), 3n * E18, 'one transfer');
+  await reconciled(M);
+});
+
+test("fault: a holder's own transfers, one killed between signing and broadcasting, one dropped once sent, land once each, signed with its nonces 0, 1, 2 in the packed call", async () => {
+  const ines = await holder('ines');
+  await distribute('ines', 10);
+  await settled(M);
+  const n0 = await nonce();
+  const out0 = await onChain(OUT);
+  const withdraw = async (amount) => c.assertMovement(ok(await call('POST', '/holder/ines/withdraw', {
+    key: M.secretKey, body: { tokenAddress: T.address, amount, toAddress: OUT },
+  })));
+  // killed between signing and broadcasting: the same bytes (the same nonce) after the restart
+  ok(await call('POST', '/admin/faults', { adminKey: w.adminKey, body: { kind: 'halt_after_signing', merchantId: M.id, count: 1 } }));
+  await withdraw(1);
+  const signed = await until('a signed, unsent transaction', async () => (await chainView()).transactions.find((t) => t.state === 'signed'));
+  await w.crashAndRestart();
+  await settled(M);
+  // dropped by the node once sent: the same bytes again
+  await rpc(anvil.rpcUrl, 'evm_setAutomine', [false]);
+  let sent;
+  try {
+    await withdraw(2);
+    sent = await until('a sent transaction', async () => (await chainView()).transactions.find((t) => t.state === 'sent'));
+    await rpc(anvil.rpcUrl, 'anvil_dropAllTransactions', []);
+    await until('the same transaction back in the pool', async () => (await rpc(anvil.rpcUrl, 'eth_getTransactionByHash', [sent.hashes[0]])) !== null);
+    await rpc(anvil.rpcUrl, 'evm_mine', []);
+  } finally {
+    await rpc(anvil.rpcUrl, 'evm_setAutomine', [true]);
+  }
+  await settled(M);
+  await withdraw(3);
+  await settled(M);
+  assert.equal(await onChain(ines), 4n * E18, 'each once');
+  assert.equal(await onChain(OUT), out0 + 6n * E18);
+  assert.equal(await nonce(), n0 + 3n, 'three transactions');
+  const records = (await history('ines')).filter((r) => r.type === 'withdraw').reverse();
+  assert.deepEqual(records.map((r) => r.transactionHash), [signed.hashes[0], sent.hashes[0], records[2].transactionHash]);
+  const packed = toFunctionSelector(artifact('TokenpadToken').abi.find((x) => x.name === 'batchTransferWithAuthorizationPacked'));
+  for (const r of records) {
+    assert.equal(r.chainStatus, 'confirmed');
+    const tx = await rpc(anvil.rpcUrl, 'eth_getTransactionByHash', [r.transactionHash]);
+    assert.equal(tx.input.slice(0, 10), packed, 'the packed call');
+  }
+  const used = (n) => read(anvil.rpcUrl, { address: T.address, abi: artifact('TokenpadToken').abi, functionName: 'authorizationState', args: [ines, toHex(n, { size: 32 })] });
+  assert.deepEqual([await used(0), await used(1), await used(2), await used(3)], [true, true, true, false], 'her nonces 0, 1, 2');
   await reconciled(M);
 });
 

@@ -134,6 +134,30 @@ fn calldata(call: &str, a: &Value) -> Result<Vec<u8>> {
                 &list.iter().map(signed_from).collect::<Result<Vec<_>>>()?,
             )
         }
+        "batch_transfer_with_authorization_packed" => {
+            let list = get(a, "signed")?
+                .as_array()
+                .ok_or_else(|| bad("signed is not an array"))?;
+            calls::batch_transfer_with_authorization_packed(
+                &list.iter().map(signed_from).collect::<Result<Vec<_>>>()?,
+            )
+            .ok_or_else(|| bad("an authorization does not fit the packed form"))?
+        }
+        "batch_transfer" | "batch_transfer_packed" => {
+            let list = get(a, "transfers")?
+                .as_array()
+                .ok_or_else(|| bad("transfers is not an array"))?;
+            let transfers = list
+                .iter()
+                .map(|t| Ok((fixed(t, "to")?, num(t, "amount")?)))
+                .collect::<Result<Vec<_>>>()?;
+            if call == "batch_transfer" {
+                calls::batch_transfer(&transfers)
+            } else {
+                calls::batch_transfer_packed(&transfers)
+                    .ok_or_else(|| bad("an amount does not fit the packed form"))?
+            }
+        }
         "transfer_with_authorization" => {
             calls::transfer_with_authorization(&signed_from(get(a, "signed")?)?)
         }

@@ -24,6 +24,17 @@ sol! {
         bytes32 s;
     }
 
+    /// The same authorization in five words, as `batchTransferWithAuthorizationPacked` takes
+    /// it (validAfter 0): `fromAndValue = from << 96 | value` (value < 2^96),
+    /// `toValidBeforeAndV = to << 96 | validBefore << 8 | v` (validBefore < 2^88).
+    struct PackedAuthorization {
+        uint256 fromAndValue;
+        uint256 toValidBeforeAndV;
+        bytes32 nonce;
+        bytes32 r;
+        bytes32 s;
+    }
+
     /// What TokenpadMarket pulls from a holder (or a treasury): an EIP-3009
     /// `receiveWithAuthorization` to the market, signed by `from`.
     struct Pull {
@@ -62,6 +73,8 @@ sol! {
         returns (address token);
     function batchTransferWithAuthorization(Authorization[] auths);
     function batchTransfer(address[] to, uint256[] values);
+    function batchTransferWithAuthorizationPacked(PackedAuthorization[] auths);
+    function batchTransferPacked(uint256[] items);
     function transferWithAuthorization(
         address from,
         address to,

@@ -69,6 +69,41 @@ pub fn batch_transfer_with_authorization(auths: &[SignedAuthorization]) -> Vec<u
     .abi_encode()
 }
 
+/// The largest value the packed batch calls carry (96 bits).
+const PACKED_VALUE_MAX: u128 = (1 << 96) - 1;
+
+/// `address << 96 | low`, the packed calls' word (`low` below 2^96).
+fn packed_word(address: [u8; 20], low: U256) -> U256 {
+    (U256::from_be_slice(&address) << 96) | low
+}
+
+/// tokenpad's `batchTransferWithAuthorizationPacked(PackedAuthorization[])`: the same batch in
+/// five words per authorization instead of nine (about 1,000 gas less each, and no
+/// `AuthorizationUsed` event: contracts/TOKEN.md). None when one of them does not fit the
+/// packed form (a `valid_after` other than 0, a value of 2^96 or more): send
+/// [`batch_transfer_with_authorization`] then. Tokens deployed before the packed calls
+/// existed lack them.
+pub fn batch_transfer_with_authorization_packed(auths: &[SignedAuthorization]) -> Option<Vec<u8>> {
+    let packed = auths
+        .iter()
+        .map(|a| {
+            let auth = &a.authorization;
+            if auth.valid_after != 0 || auth.value > PACKED_VALUE_MAX {
+                return None;
+            }
+            let low = (U256::from(auth.valid_before) << 8) | U256::from(a.v);
+            Some(abi::PackedAuthorization {
+                fromAndValue: packed_word(auth.from, U256::from(auth.value)),
+                toValidBeforeAndV: packed_word(auth.to, low),
+                nonce: B256::from(auth.nonce),
+                r: B256::from(a.r),
+                s: B256::from(a.s),
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(abi::batchTransferWithAuthorizationPackedCall { auths: packed }.abi_encode())
+}
+
 /// `transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, v, r, s)`, with
 /// the signature as (v, r, s): the form Circle's USDC (FiatTokenV2) has, so one settlement path
 /// serves USDC too, which lacks the batch call.
@@ -96,6 +131,19 @@ pub fn batch_transfer(transfers: &[([u8; 20], u128)]) -> Vec<u8> {
         values: transfers.iter().map(|(_, v)| U256::from(*v)).collect(),
     }
     .abi_encode()
+}
+
+/// tokenpad's `batchTransferPacked(items)`: [`batch_transfer`] in one word per recipient
+/// (`to << 96 | value`) instead of two (about 350 gas less each). None when a value is 2^96 or
+/// more: send [`batch_transfer`] then. Tokens deployed before the packed calls existed lack it.
+pub fn batch_transfer_packed(transfers: &[([u8; 20], u128)]) -> Option<Vec<u8>> {
+    let items = transfers
+        .iter()
+        .map(|(to, value)| {
+            (*value <= PACKED_VALUE_MAX).then(|| packed_word(*to, U256::from(*value)))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(abi::batchTransferPackedCall { items }.abi_encode())
 }
 
 /// ERC-20 `transfer(to, amount)` from the sender's own balance (the relayer's, e.g. a treasury).
@@ -313,9 +361,63 @@ mod tests {
             hex!("e7f1725E7734CE288F8367e1Bb143E90bb3F0512"),
             hex!("f39Fd6e51aad88F6F4ce6aB8827279cffFb92266"),
             B256::with_last_byte(1).0,
-            hex!("7fe97daaf91c535d54ec81e37fac4d79229347ba1828ae110468b3ca41ff62fc"),
+            hex!("6788d5f46694750af2f4298993a6689feece4a5c23bb724e8efbad150a34c533"),
         );
-        assert_eq!(token, hex!("5484F34F6Cd409c86492A5038f5CCE18E81cD493"));
+        assert_eq!(token, hex!("aBc6244BED60AcaF301039E9098E6129F6E77422"));
+    }
+
+    #[test]
+    fn packed_calls_carry_what_fits_and_refuse_the_rest() {
+        let signed = |value: u128, valid_after: u64| SignedAuthorization {
+            authorization: crate::auth::Authorization {
+                from: [0x11; 20],
+                to: [0x22; 20],
+                value,
+                valid_after,
+                valid_before: u64::MAX,
+                nonce: [0x33; 32],
+            },
+            v: 28,
+            r: [0x44; 32],
+            s: [0x55; 32],
+        };
+        let top = (1u128 << 96) - 1;
+        let data = batch_transfer_with_authorization_packed(&[signed(top, 0)]).unwrap();
+        let call = abi::batchTransferWithAuthorizationPackedCall::abi_decode(&data).unwrap();
+        let a = &call.auths[0];
+        assert_eq!(a.fromAndValue >> 96, U256::from_be_slice(&[0x11; 20]));
+        assert_eq!(a.fromAndValue & U256::from(top), U256::from(top));
+        assert_eq!(a.toValidBeforeAndV >> 96, U256::from_be_slice(&[0x22; 20]));
+        assert_eq!(
+            (a.toValidBeforeAndV >> 8) & U256::from(u128::MAX >> 40),
+            U256::from(u64::MAX)
+        );
+        assert_eq!(a.toValidBeforeAndV & U256::from(0xff), U256::from(28));
+        assert_eq!(
+            (a.nonce, a.r, a.s),
+            (
+                B256::repeat_byte(0x33),
+                B256::repeat_byte(0x44),
+                B256::repeat_byte(0x55)
+            )
+        );
+        // a value past 96 bits, or a window that opens later, does not fit: the plain call then
+        assert_eq!(
+            batch_transfer_with_authorization_packed(&[signed(top, 0), signed(top + 1, 0)]),
+            None
+        );
+        assert_eq!(
+            batch_transfer_with_authorization_packed(&[signed(1, 1)]),
+            None
+        );
+
+        let data = batch_transfer_packed(&[([0x66; 20], top), ([0x77; 20], 0)]).unwrap();
+        let call = abi::batchTransferPackedCall::abi_decode(&data).unwrap();
+        assert_eq!(call.items.len(), 2);
+        assert_eq!(call.items[0] >> 96, U256::from_be_slice(&[0x66; 20]));
+        assert_eq!(call.items[0] & U256::from(top), U256::from(top));
+        assert_eq!(call.items[1], U256::from_be_slice(&[0x77; 20]) << 96);
+        assert_eq!(batch_transfer_packed(&[([0x66; 20], top + 1)]), None);
     }
 
     #[test]

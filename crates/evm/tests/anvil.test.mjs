@@ -212,6 +212,48 @@ describe('tokenpad-evm on anvil', { skip }, () => {
     assert.match(again.revertReason, /^EIP3009AuthorizationUsedOrCanceled: nonce 0x[0-9a-f]{64} of 0x[0-9a-fA-F]{40} is already used or canceled$/);
   });
 
+  test('the packed batch calls: the treasury pays, then holders sign consecutive nonces; the contract reads what the crate packed', async () => {
+    const [alice, bob] = await Promise.all(holders.map(addressOf));
+    const treasury = await addressOf(RELAYER);
+    const dave = lower(getAddress(toHex(toBytes('dave', { size: 20 }))));
+    const top = (1n << 96n) - 1n; // the largest value the packed form carries
+    const big = (1n << 79n) + 0x1234n; // most of the supply (10^24): the value's upper bytes are set
+    const pay = await calldata('batch_transfer_packed', { transfers: [{ to: alice, amount: String(10n ** 18n) }, { to: dave, amount: String(big) }] });
+    const paid = (await settle(RELAYER, { to: moon.token, data: pay })).receipt;
+    assert.equal(paid.status, true);
+    assert.deepEqual(paid.logs.filter((l) => l.transfer).map((l) => [l.transfer.from, l.transfer.to, l.transfer.value]), [
+      [treasury, alice, String(10n ** 18n)],
+      [treasury, dave, String(big)],
+    ]);
+    assert.equal(await balance(moon.token, dave), String(big));
+    await assert.rejects(calldata('batch_transfer_packed', { transfers: [{ to: dave, amount: String(top + 1n) }] }), /does not fit the packed form/);
+
+    // two holders, three consecutive nonces each (a counter, as the settler signs them)
+    const nonce = (n) => toHex(BigInt(n), { size: 32 });
+    const signed = [];
+    for (let n = 100; n < 103; n++) {
+      signed.push(await authorize(moon.domain, holders[0], dave, BigInt(n), { nonce: nonce(n) }));
+      signed.push(await authorize(moon.domain, holders[1], alice, 1n, { nonce: nonce(n) }));
+    }
+    const before = { alice: BigInt(await balance(moon.token, alice)), bob: BigInt(await balance(moon.token, bob)) };
+    const data = await calldata('batch_transfer_with_authorization_packed', { signed });
+    const { receipt } = await settle(RELAYER, { to: moon.token, data });
+    assert.equal(receipt.status, true);
+    const transfers = receipt.logs.filter((l) => l.transfer).map((l) => [l.transfer.from, l.transfer.to, l.transfer.value]);
+    assert.deepEqual(transfers, signed.map((x) => [x.authorization.from, x.authorization.to, x.authorization.value]));
+    assert.equal(receipt.logs.length, signed.length, 'Transfer events only: no AuthorizationUsed from the packed batch');
+    assert.equal(BigInt(await balance(moon.token, alice)), before.alice - (100n + 101n + 102n) + 3n);
+    assert.equal(BigInt(await balance(moon.token, bob)), before.bob - 3n);
+    for (const x of signed) {
+      const state = await calldata('authorization_state', { authorizer: x.authorization.from, nonce: x.authorization.nonce });
+      assert.equal(await ok('eth_call', { to: moon.token, data: state }, 'bool'), true);
+    }
+    const next = await calldata('authorization_state', { authorizer: alice, nonce: nonce(103) });
+    assert.equal(await ok('eth_call', { to: moon.token, data: next }, 'bool'), false, 'the next nonce is still free');
+    const again = await call('eth_call', { to: moon.token, data }, 'data');
+    assert.match(again.revertReason, /^EIP3009AuthorizationUsedOrCanceled: nonce 0x0{62}64 of /);
+  });
+
   test('revert reasons for an overdraft and an expired authorization', async () => {
     const carol = lower(getAddress(toHex(toBytes('carol', { size: 20 }))));
     const tooMuch = await authorize(moon.domain, holders[1], carol, 10n ** 30n);

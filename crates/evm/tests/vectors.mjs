@@ -137,6 +137,22 @@ const signed = (a) => ({
   r: a.r,
   s: a.s,
 });
+/** The packed form of a signed authorization (contracts/EIP3009.sol, PackedAuthorization). */
+const packed = (a) => ({
+  fromAndValue: (BigInt(a.from) << 96n) | a.value,
+  toValidBeforeAndV: (BigInt(a.to) << 96n) | (a.validBefore << 8n) | BigInt(a.v),
+  nonce: a.nonce,
+  r: a.r,
+  s: a.s,
+});
+const packable = authorizations
+  .map((a, i) => (BigInt(a.authorization.validAfter) === 0n && BigInt(a.authorization.value) < 1n << 96n ? i : -1))
+  .filter((i) => i >= 0);
+const TRANSFERS = [
+  [],
+  [[PAYEES[0], 0n]],
+  [[PAYEES[1], 1n], ['0x000000000000000000000000000000000000dead', 10n ** 24n], [PAYEES[0], (1n << 96n) - 1n]],
+];
 const salt = '0x0000000000000000000000000000000000000000000000000000000000000001';
 const treasury = '0x000000000000000000000000000000000000dead';
 
@@ -156,6 +172,28 @@ const calls = {
       functionName: 'batchTransferWithAuthorization',
       args: [indices.map((i) => signed(authorizations[i]))],
     }),
+  })),
+  // The packed form: only authorizations valid from 0 with a value below 2^96 fit it; the Rust
+  // encoder answers None for the others (`unpackable`).
+  batchTransferWithAuthorizationPacked: [[], packable.slice(0, 1), packable.slice(0, 4)].map((indices) => ({
+    authorizations: indices,
+    data: encodeFunctionData({
+      abi: TOKEN.abi,
+      functionName: 'batchTransferWithAuthorizationPacked',
+      args: [indices.map((i) => packed(signed(authorizations[i])))],
+    }),
+  })),
+  batchTransferWithAuthorizationUnpackable: authorizations.map((_, i) => i).filter((i) => !packable.includes(i)).slice(0, 4),
+  batchTransfer: TRANSFERS.map((transfers) => ({
+    transfers: transfers.map(([to, amount]) => ({ to, amount: dec(amount) })),
+    data: encodeFunctionData({ abi: TOKEN.abi, functionName: 'batchTransfer', args: [transfers.map(([to]) => to), transfers.map(([, a]) => a)] }),
+  })),
+  batchTransferPacked: TRANSFERS.map((transfers) => ({
+    transfers: transfers.map(([to, amount]) => ({ to, amount: dec(amount) })),
+    data: encodeFunctionData({ abi: TOKEN.abi, functionName: 'batchTransferPacked', args: [transfers.map(([to, a]) => (BigInt(to) << 96n) | a)] }),
+  })),
+  batchTransferUnpackable: [[[PAYEES[0], 1n], [PAYEES[1], 1n << 96n]]].map((transfers) => ({
+    transfers: transfers.map(([to, amount]) => ({ to, amount: dec(amount) })),
   })),
   transferWithAuthorization: [0, 7].map((i) => {
     const a = signed(authorizations[i]);

@@ -144,6 +144,53 @@ fn calldata() {
             batch.len()
         );
     }
+    let pick = |x: &Value| -> Vec<SignedAuthorization> {
+        arr(x)
+            .iter()
+            .map(|i| signed[i.as_u64().unwrap() as usize].clone())
+            .collect()
+    };
+    for x in arr(&c["batchTransferWithAuthorizationPacked"]) {
+        let batch = pick(&x["authorizations"]);
+        assert_eq!(
+            calls::batch_transfer_with_authorization_packed(&batch).unwrap(),
+            bytes(&x["data"]),
+            "packed batch of {}",
+            batch.len()
+        );
+    }
+    let unpackable = pick(&c["batchTransferWithAuthorizationUnpackable"]);
+    assert!(!unpackable.is_empty());
+    for a in &unpackable {
+        assert_eq!(
+            calls::batch_transfer_with_authorization_packed(std::slice::from_ref(a)),
+            None
+        );
+    }
+    let transfers = |x: &Value| -> Vec<([u8; 20], u128)> {
+        arr(x)
+            .iter()
+            .map(|t| (addr(&t["to"]), num(&t["amount"])))
+            .collect()
+    };
+    for x in arr(&c["batchTransfer"]) {
+        assert_eq!(
+            calls::batch_transfer(&transfers(&x["transfers"])),
+            bytes(&x["data"])
+        );
+    }
+    for x in arr(&c["batchTransferPacked"]) {
+        assert_eq!(
+            calls::batch_transfer_packed(&transfers(&x["transfers"])).unwrap(),
+            bytes(&x["data"])
+        );
+    }
+    for x in arr(&c["batchTransferUnpackable"]) {
+        assert_eq!(
+            calls::batch_transfer_packed(&transfers(&x["transfers"])),
+            None
+        );
+    }
     for x in arr(&c["transferWithAuthorization"]) {
         let a = &signed[x["authorization"].as_u64().unwrap() as usize];
         assert_eq!(calls::transfer_with_authorization(a), bytes(&x["data"]));

@@ -13,15 +13,23 @@ pub enum Bug {
     /// A successful spend's transaction also credits one base unit to the first nonzero
     /// balance in the ledger, with no matching debit: an unbalanced write.
     UnbalancedWrite,
+    /// Settlement signs every holder's transfer with the same nonce (its holder's first), as
+    /// if `Intent::auth_nonce` were not kept per movement.
+    SharesAuthNonces,
 }
 
 impl Bug {
-    pub const ALL: [Bug; 2] = [Bug::ForgetsToMarkSent, Bug::UnbalancedWrite];
+    pub const ALL: [Bug; 3] = [
+        Bug::ForgetsToMarkSent,
+        Bug::UnbalancedWrite,
+        Bug::SharesAuthNonces,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Bug::ForgetsToMarkSent => "forgets-to-mark-sent",
             Bug::UnbalancedWrite => "unbalanced-write",
+            Bug::SharesAuthNonces => "shares-auth-nonces",
         }
     }
 

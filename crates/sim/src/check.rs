@@ -134,6 +134,22 @@ pub fn no_overdraft(chain: &SimChain) -> Check {
     Ok(())
 }
 
+/// No holder's authorization is refused as already used: each movement a holder signs has a
+/// nonce of its own (its holder's counter, taken when it was queued), and sending it again
+/// sends the same one in a transaction that can land only once. A refusal here would fail a
+/// holder's movement for nothing (the ledger undoes it, so no other check would see it).
+pub fn authorizations_once(chain: &SimChain) -> Check {
+    for (hash, why) in &chain.natural_reverts {
+        if why.contains("AuthorizationUsedOrCanceled") {
+            return Err(violation(
+                "each authorization nonce once",
+                format!("transaction {hash} reverted on chain: {why}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub fn once_per_intent(store: &MemStore, chain: &SimChain) -> Check {
     for (id, n) in &chain.executed {
         if *n > 1 {

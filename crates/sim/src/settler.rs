@@ -12,6 +12,7 @@
 use crate::bug::Bug;
 use crate::chain::{LogKind, Sent, SentTx, SimChain};
 use crate::node::{Node, BASE_URL};
+use std::collections::BTreeMap;
 use tokenpad_core::crypto::{hex0x, keccak256};
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
@@ -94,20 +95,31 @@ pub fn round(
     }
 }
 
-fn intents_of(
-    node: &Node,
-    t: &ChainTx,
-) -> Result<Vec<(u64, TokenAddress, tokenpad_core::model::intent::Action)>> {
-    t.intents
+/// What `t` carries, as the chain sees it: each intent's movement, and the counted nonces
+/// its holders signed.
+type Carried = (
+    Vec<(u64, TokenAddress, tokenpad_core::model::intent::Action)>,
+    BTreeMap<u64, u64>,
+);
+
+fn intents_of(node: &Node, t: &ChainTx) -> Result<Carried> {
+    let mut nonces = BTreeMap::new();
+    let intents = t
+        .intents
         .iter()
         .map(|id| {
             let i = node
                 .store
                 .intent(*id)?
                 .ok_or_else(|| Error::internal(format!("intent {id} is missing")))?;
+            if let Some(n) = i.auth_nonce {
+                let shared = node.bug == Some(Bug::SharesAuthNonces);
+                nonces.insert(i.id, if shared { 0 } else { n });
+            }
             Ok((i.id, i.token, i.action))
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    Ok((intents, nonces))
 }
 
 /// Sends the latest version of `t` (again: the same bytes twice are harmless).
@@ -115,10 +127,12 @@ fn broadcast(node: &mut Node, chain: &mut SimChain, t: &ChainTx, faults: RoundFa
     let latest = t
         .latest()
         .ok_or_else(|| Error::internal("a transaction without a version"))?;
+    let (intents, auth_nonces) = intents_of(node, t)?;
     let sent = chain.broadcast(SentTx {
         nonce: t.nonce,
         hash: latest.hash.clone(),
-        intents: intents_of(node, t)?,
+        intents,
+        auth_nonces,
     });
     if faults.lose_sends {
         return Err(Stop::Node);

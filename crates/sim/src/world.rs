@@ -148,6 +148,7 @@ impl World {
     fn check(&self) -> Check {
         check::conservation(&self.node.store)?;
         check::no_overdraft(&self.chain)?;
+        check::authorizations_once(&self.chain)?;
         check::once_per_intent(&self.node.store, &self.chain)?;
         check::webhook_order(&self.received)
     }

@@ -47,3 +47,8 @@ fn a_settlement_that_forgets_to_mark_intents_sent_is_found() {
 fn an_unbalanced_write_is_found() {
     found(Bug::UnbalancedWrite, "conservation");
 }
+
+#[test]
+fn holders_authorizations_that_share_a_nonce_are_found() {
+    found(Bug::SharesAuthNonces, "each authorization nonce once");
+}

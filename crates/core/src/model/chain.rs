@@ -114,7 +114,7 @@ impl ChainMode {
 /// keccak256 of `TokenpadToken`'s creation code (`contracts/build/TokenpadToken.json`'s
 /// bytecode): part of every token's CREATE2 address. A test rebuilds it from the artifact.
 pub const TOKEN_CODE_HASH: &str =
-    "0x7fe97daaf91c535d54ec81e37fac4d79229347ba1828ae110468b3ca41ff62fc";
+    "0x6788d5f46694750af2f4298993a6689feece4a5c23bb724e8efbad150a34c533";
 
 pub const BLOCK_MS: Millis = 2_000;
 

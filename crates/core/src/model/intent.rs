@@ -290,6 +290,16 @@ pub struct Intent {
     /// How many times a reorganization dropped the block that held it (it was sent again).
     #[serde(default)]
     pub reorged: u32,
+    /// The EIP-3009 nonce its holder signs it with, for a holder's own transfer: the holder's
+    /// next one (0, 1, 2, ...: `Store::take_auth_nonce`), taken when the movement was queued
+    /// and kept here, so that signing it again (after a revert, a lost transaction, a
+    /// reorganization) gives the same nonce and no two movements share one. Consecutive
+    /// nonces share a storage slot in tokenpad's token (a bitmap of authorization states);
+    /// they are as unique as any for USDC. None: movements no holder signs, and holders'
+    /// transfers queued before nonces were counted (their nonce is derived from the merchant
+    /// and the intent's id, as it always was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth_nonce: Option<u64>,
     /// What a swap's confirmation gave its holder beyond what was booked (tokens, USDC), so
     /// a reorganization that drops the swap takes exactly that back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -318,6 +328,7 @@ impl Intent {
             parked: None,
             parked_at: None,
             reorged: 0,
+            auth_nonce: None,
             topped_up: None,
             status: IntentStatus::Queued,
             hash: None,

@@ -110,6 +110,21 @@ pub enum TokenKind {
     Usdc,
 }
 
+/// Which build of tokenpad's token contract a merchant's token runs on an EVM chain, so that
+/// the settler calls only what it has. A token's code is fixed when the factory deploys it;
+/// `model::chain::TOKEN_CODE_HASH` names the build new tokens get.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenCode {
+    /// The plain batch calls only (and a flag per authorization nonce): tokens recorded
+    /// before this was kept, deployed from an earlier build; and USDC, which is never batched.
+    #[default]
+    Plain,
+    /// The build of `TOKEN_CODE_HASH`: the packed batch calls too (and authorization states
+    /// in a bitmap).
+    Packed,
+}
+
 /// How a token came to be. Presale and template tokens are Tokens like any other; the origin
 /// says which flow made them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -185,6 +200,9 @@ pub struct Token {
     /// Outside the supply's accounts: nothing here is anywhere in the ledger.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub owed: Vec<Owed>,
+    /// What its contract has (an EVM chain's; nothing on the embedded chain).
+    #[serde(default)]
+    pub code: TokenCode,
 }
 
 impl Token {
@@ -248,6 +266,7 @@ impl Token {
             origin: TokenOrigin::Usdc,
             marketplace: false,
             owed: Vec::new(),
+            code: TokenCode::Plain,
         }
     }
 

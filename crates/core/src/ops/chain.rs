@@ -124,8 +124,10 @@ pub fn ledger_only(
 }
 
 /// Queues what must happen on chain (nothing on the embedded chain), in the caller's
-/// transaction: the outbox. Its records are the history records that show the movement.
-pub fn intend(store: &mut dyn Store, ctx: &Ctx, intent: Intent) -> Result<()> {
+/// transaction: the outbox. Its records are the history records that show the movement. A
+/// holder's own transfer takes the holder's next authorization nonce here, in the same
+/// transaction (`Intent::auth_nonce`).
+pub fn intend(store: &mut dyn Store, ctx: &Ctx, mut intent: Intent) -> Result<()> {
     if !ctx.chain.is_evm() {
         return Ok(());
     }
@@ -133,6 +135,9 @@ pub fn intend(store: &mut dyn Store, ctx: &Ctx, intent: Intent) -> Result<()> {
         // Both ends in the treasury (a presale's signer, the reserve, a pool): nothing moves.
         if from == to || amount.is_zero() {
             return Ok(());
+        }
+        if let Account::Wallet(holder) = from {
+            intent.auth_nonce = Some(store.take_auth_nonce(holder)?);
         }
     }
     store.enqueue_intent(&intent)?;

@@ -16,7 +16,8 @@ use crate::model::ids::TokenAddress;
 use crate::model::intent::{Account, Reserve, Side};
 use crate::model::time::Millis;
 use crate::model::token::{
-    share, Token, TokenKind, TokenOrigin, TokenSpec, APP_SHARE_PERCENT, MERCHANT_SHARE_PERCENT,
+    share, Token, TokenCode, TokenKind, TokenOrigin, TokenSpec, APP_SHARE_PERCENT,
+    MERCHANT_SHARE_PERCENT,
 };
 use crate::store::Store;
 
@@ -124,6 +125,8 @@ pub fn launch(store: &mut dyn Store, ctx: &Ctx, new: NewToken) -> Result<Token> 
         origin: new.origin,
         marketplace: new.marketplace,
         owed: Vec::new(),
+        // the factory deploys the current build (the token's address is reserved for it)
+        code: TokenCode::Packed,
     };
     let pooled = new.pool.is_some();
     if let Some(p) = new.pool {

@@ -143,6 +143,10 @@ pub trait Store: EventStore + session::SessionStore + idempotency::IdempotencySt
     /// The token has no pool any more (its opening failed on chain).
     fn remove_pool(&mut self, token: &TokenAddress) -> Result<()>;
 
+    /// Takes `authorizer`'s next EIP-3009 nonce (0 the first time, then one more each call),
+    /// in the caller's transaction: a rollback gives it back, a commit uses it up for good.
+    fn take_auth_nonce(&mut self, authorizer: &Address) -> Result<u64>;
+
     /// Queues a chain intent (the outbox); returns its id, assigned in order.
     fn enqueue_intent(&mut self, intent: &Intent) -> Result<u64>;
     fn intent(&self, id: u64) -> Result<Option<Intent>>;

@@ -391,6 +391,6 @@ fn token_addresses_are_the_factorys_create2_addresses() {
     let code_hash = tokenpad_core::crypto::parse_bytes32(&hash).unwrap();
     assert_eq!(
         Address::create2(&factory, &deployer, &salt, &code_hash).to_checksum(),
-        "0x5484F34F6Cd409c86492A5038f5CCE18E81cD493"
+        "0xaBc6244BED60AcaF301039E9098E6129F6E77422"
     );
 }

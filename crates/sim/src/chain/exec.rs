@@ -3,7 +3,7 @@
 //! own transactions (a trader swapping in a pool, a wallet sending tokens to a holder).
 
 use super::pools::{self, Traded};
-use super::{LogKind, Receipt, SentTx, SimChain};
+use super::{AuthNonce, LogKind, Receipt, SentTx, SimChain};
 use alloy_primitives::U256;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::chain::{ChainPoint, PoolEvent, UNISWAP_V3_POOL_INIT_CODE_HASH};
@@ -36,9 +36,14 @@ impl SimChain {
         )
     }
 
-    /// A holder-signed movement: its authorization, used once.
-    fn authorize(&mut self, token: Address, intent: u64) -> Result<(), String> {
-        if !self.state.used_auth.insert((token, intent)) {
+    /// A holder-signed movement: its authorization, used once per (token, signer, nonce).
+    fn authorize(
+        &mut self,
+        token: Address,
+        signer: Address,
+        nonce: AuthNonce,
+    ) -> Result<(), String> {
+        if !self.state.used_auth.insert((token, signer, nonce)) {
             return Err("AuthorizationUsedOrCanceled".into());
         }
         Ok(())
@@ -78,7 +83,15 @@ impl SimChain {
         };
         if outcome.is_ok() {
             for (id, token, action) in &tx.intents {
-                if let Err(e) = self.apply(&tx.hash, *id, token.address(), action, &mut effects) {
+                let counted = tx.auth_nonces.get(id).copied();
+                if let Err(e) = self.apply(
+                    &tx.hash,
+                    *id,
+                    counted,
+                    token.address(),
+                    action,
+                    &mut effects,
+                ) {
                     outcome = Err(e);
                     break;
                 }
@@ -158,6 +171,7 @@ impl SimChain {
         &mut self,
         tx: &str,
         id: u64,
+        counted: Option<u64>,
         token: Address,
         action: &Action,
         fx: &mut Effects,
@@ -181,8 +195,9 @@ impl SimChain {
                 Ok(())
             }
             Action::Transfer { from, to, amount } => {
-                if matches!(from, Account::Wallet(_)) {
-                    self.authorize(token, id)?;
+                if let Account::Wallet(signer) = from {
+                    let nonce = counted.map_or(AuthNonce::Derived(id), AuthNonce::Counted);
+                    self.authorize(token, *signer, nonce)?;
                 }
                 let (from, to) = (self.account(from), self.account(to));
                 self.moved(tx, token, from, to, amount.raw())
@@ -251,7 +266,7 @@ impl SimChain {
                 limit,
                 ..
             } => {
-                self.authorize(token, id)?;
+                self.authorize(token, *holder, AuthNonce::Derived(id))?;
                 let traded = self.swap(tx, token, *holder, *buy, *exact_in, amount.raw())?;
                 let bound_ok = if *exact_in {
                     traded.paid_out >= limit.raw()

@@ -5,8 +5,9 @@
 //! balances the ledger never wrote.
 //!
 //! Like the real contracts: a batch transaction is all or nothing; a holder's signed transfer
-//! or swap carries an authorization nonce derived from its intent, which the token refuses to
-//! use twice; a treasury transfer has none (only the relayer's nonce keeps it once); a call to
+//! carries its holder's counted nonce (or, queued before nonces were counted, one derived from
+//! its intent), a swap one derived from its intent, which the token refuses to use twice for
+//! the same signer; a treasury transfer has none (only the relayer's nonce keeps it once); a call to
 //! a token without code "succeeds" and moves nothing; a release before its unlock time is
 //! skipped, not reverted.
 
@@ -27,6 +28,17 @@ pub struct SentTx {
     pub nonce: u64,
     pub hash: String,
     pub intents: Vec<(u64, TokenAddress, Action)>,
+    /// The counted authorization nonce each holder-signed transfer carries (by intent id;
+    /// `Intent::auth_nonce`): what its holder signed.
+    pub auth_nonces: BTreeMap<u64, u64>,
+}
+
+/// An EIP-3009 nonce as the settler signs it: a holder's counted one, or derived from an
+/// intent (the id), as swaps' are and holders' transfers queued before nonces were counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum AuthNonce {
+    Counted(u64),
+    Derived(u64),
 }
 
 #[derive(Clone, Debug)]
@@ -76,8 +88,9 @@ pub struct Contracts {
     pub balances: BTreeMap<(Address, Address), u128>,
     /// Tokens with code.
     pub code: BTreeSet<Address>,
-    /// EIP-3009 authorizations used, per token (the intent the settler derived it from).
-    pub used_auth: BTreeSet<(Address, u64)>,
+    /// EIP-3009 authorizations used: (token, authorizer, nonce), each once, as the token
+    /// keeps them.
+    pub used_auth: BTreeSet<(Address, Address, AuthNonce)>,
     pub pools: BTreeMap<Address, ChainPool>,
     /// The lock contract's locks: (token, beneficiary, amount, unlock time in seconds).
     pub locks: BTreeMap<LockId, (Address, Address, u128, u64)>,

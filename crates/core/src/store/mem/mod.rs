@@ -42,6 +42,8 @@ pub struct MemStore {
     pub pools: BTreeMap<TokenAddress, Pool>,
     /// The outbox, in id order (id = position + 1).
     pub intents: Vec<Intent>,
+    /// Each authorizer's next EIP-3009 nonce.
+    pub auth_nonces: BTreeMap<Address, u64>,
     pub chain_txs: BTreeMap<u64, ChainTx>,
     pub relayer: Relayer,
     /// Followed Transfer logs, by (block, log index).
@@ -268,6 +270,14 @@ impl Store for MemStore {
             *r = record.clone();
         }
         Ok(())
+    }
+    fn take_auth_nonce(&mut self, authorizer: &Address) -> Result<u64> {
+        let next = self.auth_nonces.entry(*authorizer).or_insert(0);
+        let taken = *next;
+        *next = taken
+            .checked_add(1)
+            .ok_or_else(|| crate::error::Error::internal("authorization nonce overflow"))?;
+        Ok(taken)
     }
     fn enqueue_intent(&mut self, intent: &Intent) -> Result<u64> {
         let id = self.intents.len() as u64 + 1;

@@ -1,12 +1,14 @@
 //! What a planned batch sends: the contract, the calldata (with every holder's EIP-3009
 //! authorization signed by that holder's key) and a gas limit.
 //!
-//! The treasury's own transfers (rewards, allocations, refunds) are a plain `batchTransfer`
-//! the relayer sends (it is the treasury: no signature per movement); a holder's are EIP-3009
-//! authorizations signed with the holder's key, in `batchTransferWithAuthorization`. An
-//! authorization's nonce is derived from the merchant and the intent, so signing an intent again
-//! (after a revert, a lost transaction) gives the same nonce: the chain itself refuses to carry
-//! out one movement twice.
+//! The treasury's own transfers (rewards, allocations, refunds) are a `batchTransfer` the
+//! relayer sends (it is the treasury: no signature per movement); a holder's are EIP-3009
+//! authorizations signed with the holder's key, in `batchTransferWithAuthorization`; both in
+//! their packed forms where the token has them (`transfers.rs`). An authorization's nonce is
+//! the one its intent carries (the holder's counter, taken when it was queued) or derived from
+//! the merchant and the intent, so signing an intent again (after a revert, a lost
+//! transaction) gives the same nonce: the chain itself refuses to carry out one movement
+//! twice.
 //!
 //! A pool's opening and a holder's swap go to tokenpad's market contract: the treasury (for an
 //! opening) or the holder (for a swap) signs EIP-3009's receive form to the market, which
@@ -32,16 +34,16 @@ use tokenpad_evm::{calls, locker, market};
 
 /// Each call's gas floor: the least it is sent with, and what it is sent with when the node
 /// cannot estimate it (`gas.rs` sends the chain's estimate with a margin when that is more).
-/// From what these calls use on anvil (deploy about 1.25 M; an authorization in a batch about
-/// 35 k, plus 17 k for a recipient new to the token; a single transferWithAuthorization about
-/// 86 k at most), with a margin. Unused gas is not paid for.
+/// From what these calls use on anvil (deploy about 1.42 M; an authorization in a batch at most
+/// about 37 k, plus 17 k for a recipient new to the token, on tokens of any build; a single
+/// transferWithAuthorization about 86 k at most), with a margin. Unused gas is not paid for.
 pub const DEPLOY_GAS: u64 = 2_000_000;
 pub const MINT_GAS: u64 = 120_000;
 pub const SINGLE_TRANSFER_GAS: u64 = 150_000;
 pub const BATCH_BASE_GAS: u64 = 60_000;
 pub const BATCH_ITEM_GAS: u64 = 70_000;
-/// A treasury transfer in a `batchTransfer` (about 10 k to a holder of the token, 27 k to an
-/// address new to it, on anvil).
+/// A treasury transfer in a batch (about 8-9 k to a holder of the token, 25-26 k to an address
+/// new to it, on anvil).
 pub const TREASURY_ITEM_GAS: u64 = 35_000;
 /// The treasury's own USDC transfer (`transfer`).
 pub const TREASURY_TRANSFER_GAS: u64 = 80_000;
@@ -59,7 +61,7 @@ pub const SWAP_GAS: u64 = 450_000;
 
 /// An authorization is valid from the epoch to the end of u64 seconds: the random nonce, not
 /// time, is what makes it usable once; a transaction stuck for long still settles.
-const VALID_BEFORE: u64 = u64::MAX;
+pub(super) const VALID_BEFORE: u64 = u64::MAX;
 
 /// A transaction's payload.
 #[derive(Clone, Debug)]
@@ -76,18 +78,18 @@ pub struct Builder<'a> {
     pub store: &'a SqlStore,
 }
 
-fn bad(why: String) -> Error {
+pub(super) fn bad(why: String) -> Error {
     Error::internal(format!("settlement: {why}"))
 }
 
-fn evm_err(e: tokenpad_evm::Error) -> Error {
+pub(super) fn evm_err(e: tokenpad_evm::Error) -> Error {
     bad(e.to_string())
 }
 
 impl Builder<'_> {
     /// Whether a ledger token is USDC: the chain's contract, or Base's address, under which
     /// ledgers made before USDC followed the chain keep it.
-    fn is_usdc(&self, token: &Address) -> bool {
+    pub(super) fn is_usdc(&self, token: &Address) -> bool {
         *token == self.evm.usdc || *token == USDC_ADDRESS.address()
     }
 
@@ -148,38 +150,6 @@ impl Builder<'_> {
             nonce,
         };
         auth::sign_receive(&self.domain(token)?, &a, &self.secret(from)?).map_err(evm_err)
-    }
-
-    /// The treasury's own transfers: the relayer is the treasury, so it sends them itself
-    /// (`batchTransfer`; USDC's plain `transfer`, one at a time), with no signature per
-    /// movement. Exactly once all the same: the transaction's nonce is the relayer's, and a
-    /// transaction is stored signed before it is sent.
-    fn treasury(&self, b: &Batch) -> Result<Built> {
-        let token = b.token.address();
-        let transfers = b
-            .intents
-            .iter()
-            .map(|i| match &i.action {
-                Action::Transfer { to, amount, .. } => Ok((self.address(to), amount.raw())),
-                _ => Err(bad(format!("intent {} is not a transfer", i.id))),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let to = self.chain_address(&token);
-        match transfers.as_slice() {
-            [(recipient, amount)] if self.is_usdc(&token) => Ok(Built {
-                to,
-                data: calls::transfer(*recipient, *amount),
-                gas_limit: TREASURY_TRANSFER_GAS,
-            }),
-            _ => {
-                let n = u64::try_from(transfers.len()).unwrap_or(u64::MAX);
-                Ok(Built {
-                    to,
-                    data: calls::batch_transfer(&transfers),
-                    gas_limit: BATCH_BASE_GAS.saturating_add(TREASURY_ITEM_GAS.saturating_mul(n)),
-                })
-            }
-        }
     }
 
     /// A lock's id as the treasury gives it to the lock contract: keccak256 of the merchant
@@ -351,7 +321,7 @@ impl Builder<'_> {
         })
     }
 
-    fn secret(&self, account: &Account) -> Result<[u8; 32]> {
+    pub(super) fn secret(&self, account: &Account) -> Result<[u8; 32]> {
         match account {
             Account::Treasury => self
                 .wallets
@@ -366,14 +336,14 @@ impl Builder<'_> {
         }
     }
 
-    fn address(&self, account: &Account) -> [u8; 20] {
+    pub(super) fn address(&self, account: &Account) -> [u8; 20] {
         match account {
             Account::Treasury => self.merchant.address.0,
             Account::Wallet(a) => a.0,
         }
     }
 
-    fn domain(&self, token: &Address) -> Result<Domain> {
+    pub(super) fn domain(&self, token: &Address) -> Result<Domain> {
         let (name, version) = if self.is_usdc(token) {
             (self.evm.usdc_name.clone(), self.evm.usdc_version.clone())
         } else {
@@ -391,28 +361,15 @@ impl Builder<'_> {
         })
     }
 
-    /// The authorization nonce of intent `id`: unique per merchant and intent, the same every
-    /// time it is signed.
-    fn nonce(&self, id: u64) -> [u8; 32] {
+    /// The nonce of intent `id` derived from the merchant and the intent: unique per merchant
+    /// and intent, the same every time it is signed. A pool opening's pulls and a swap's salt
+    /// use it, and so do holders' transfers queued before they carried their holder's own
+    /// counted nonce (`transfers.rs`).
+    pub(super) fn nonce(&self, id: u64) -> [u8; 32] {
         let mut seed = b"tokenpad transfer authorization".to_vec();
         seed.extend_from_slice(self.merchant.id.as_str().as_bytes());
         seed.extend_from_slice(&id.to_be_bytes());
         keccak256(&seed)
-    }
-
-    fn authorize(&self, domain: &Domain, i: &Intent) -> Result<SignedAuthorization> {
-        let Action::Transfer { from, to, amount } = &i.action else {
-            return Err(bad(format!("intent {} is not a transfer", i.id)));
-        };
-        let a = Authorization {
-            from: self.address(from),
-            to: self.address(to),
-            value: amount.raw(),
-            valid_after: 0,
-            valid_before: VALID_BEFORE,
-            nonce: self.nonce(i.id),
-        };
-        auth::sign(domain, &a, &self.secret(from)?).map_err(evm_err)
     }
 
     pub fn build(&self, b: &Batch) -> Result<Built> {
@@ -450,31 +407,7 @@ impl Builder<'_> {
                 gas_limit: MINT_GAS,
             }),
             (Call::Transfers, _) if b.intents.iter().all(from_treasury) => self.treasury(b),
-            (Call::Transfers, _) => {
-                let domain = self.domain(&token)?;
-                let auths = b
-                    .intents
-                    .iter()
-                    .map(|i| self.authorize(&domain, i))
-                    .collect::<Result<Vec<_>>>()?;
-                let to = self.chain_address(&token);
-                match auths.as_slice() {
-                    [one] if self.is_usdc(&token) => Ok(Built {
-                        to,
-                        data: calls::transfer_with_authorization(one),
-                        gas_limit: SINGLE_TRANSFER_GAS,
-                    }),
-                    _ => {
-                        let n = u64::try_from(auths.len()).unwrap_or(u64::MAX);
-                        Ok(Built {
-                            to,
-                            data: calls::batch_transfer_with_authorization(&auths),
-                            gas_limit: BATCH_BASE_GAS
-                                .saturating_add(BATCH_ITEM_GAS.saturating_mul(n)),
-                        })
-                    }
-                }
-            }
+            (Call::Transfers, _) => self.holders(b),
             (Call::Lock, _) => self.lock(b),
             (Call::Release, _) => self.release(b),
             (Call::OpenPool, _) => self.open_pool(first),

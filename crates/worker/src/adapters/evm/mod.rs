@@ -3,7 +3,8 @@
 //! - `config`: which chain, from the environment (`CHAIN`, `CHAIN_RPC_URL`, ...);
 //! - `rpc`: JSON-RPC over `fetch`, with a timeout, never showing the endpoint's URL;
 //! - `build`: a planned batch as a transaction payload (calldata, holders' signatures, the
-//!   floor of its gas); `gas`: the gas the chain says it needs;
+//!   floor of its gas; `transfers` for batches of transfers); `gas`: the gas the chain says it
+//!   needs;
 //! - `settler`: a round of settlement (follow, watch, send, scan), run from the merchant's
 //!   alarm; `follow`: reorganizations, nonce gaps and finality.
 //!
@@ -19,4 +20,5 @@ mod pools;
 pub mod rpc;
 mod send;
 pub mod settler;
+pub mod transfers;
 mod watch;

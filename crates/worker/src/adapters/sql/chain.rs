@@ -3,7 +3,7 @@
 //! A holder's history pages, and rewriting a record in place (its chain status as it
 //! settles), are here too.
 
-use super::db::{int, text, tok, SqlStore};
+use super::db::{addr, int, text, tok, SqlStore};
 use serde::Deserialize;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::history::TxRecord;
@@ -24,6 +24,9 @@ pub(crate) const SCHEMA: &[&str] = &[
     // Transfer logs from outside that the ledger followed, kept while a reorganization could
     // still remove them (ops::settle::reorg).
     "CREATE TABLE IF NOT EXISTS observations (block INTEGER NOT NULL, log_index INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (block, log_index))",
+    // Each holder's next EIP-3009 nonce (`Store::take_auth_nonce`); a holder with no row has
+    // signed none with a counted nonce yet.
+    "CREATE TABLE IF NOT EXISTS auth_nonces (address TEXT PRIMARY KEY, next INTEGER NOT NULL)",
 ];
 
 const RELAYER_KEY: &str = "relayer";
@@ -113,6 +116,15 @@ impl SqlStore {
             vec![text(record)?.into(), int(seq)],
         )?;
         Ok(())
+    }
+
+    /// `authorizer`'s next nonce, taken: one statement that inserts 1 (0 taken) or adds 1.
+    pub(crate) fn take_auth_nonce_row(&self, authorizer: &Address) -> Result<u64> {
+        seq_of(self.rows::<SeqRow>(
+            "INSERT INTO auth_nonces (address, next) VALUES (?, 1) \
+             ON CONFLICT(address) DO UPDATE SET next = next + 1 RETURNING next - 1 AS seq",
+            vec![addr(authorizer).into()],
+        )?)
     }
 
     pub(crate) fn insert_intent(&self, intent: &Intent) -> Result<u64> {

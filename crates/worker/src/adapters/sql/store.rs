@@ -221,6 +221,10 @@ impl Store for SqlStore {
         self.rewrite_history(seq, record)
     }
 
+    fn take_auth_nonce(&mut self, authorizer: &Address) -> Result<u64> {
+        self.take_auth_nonce_row(authorizer)
+    }
+
     fn enqueue_intent(&mut self, intent: &Intent) -> Result<u64> {
         self.insert_intent(intent)
     }
