@@ -185,3 +185,24 @@ test('reconcile checks what each completed step did: a launch\'s locks, pool and
   // The balances say it too: a holds on chain what the ledger keeps in the lock contract.
   assert.ok(after.differences.some((d) => getAddress(d.owner) === getAddress(buyers.a)), JSON.stringify(after.differences));
 });
+
+test('a CHAIN_FACTORY that deploys another token code: no token is deployed where the ledger does not look, and the chain view says why and what to do', async () => {
+  // The lock contract stands in for a factory of another release: it deploys no tokenpad token.
+  const wrong = await hostileWorld({ env: { CHAIN_FACTORY: h.base.locker } });
+  try {
+    const w = wrong.c;
+    const M = await w.newMerchant('Wrong factory');
+    const job = w.ok(await w.call('POST', '/merchant/create-token', { key: M.secretKey, body: { name: 'Nowhere', symbol: 'NOWH' } }), 201);
+    const v = await eventually('the chain view says why deployments wait', async () => {
+      const view = w.ok(await w.call('GET', `/admin/merchants/${M.id}/chain`, { adminKey: wrong.w.adminKey }));
+      assert.match(view.relayer?.error ?? '', /CHAIN_FACTORY .* does not deploy this release's token code.*deploy-contracts/, JSON.stringify(view));
+      return view;
+    });
+    assert.equal(v.openMovements, 1, 'the deployment waits');
+    assert.equal(await wrong.nonce(M, 'pending'), 0, 'the relayer sent nothing');
+    const j = w.ok(await w.call('GET', `/jobs/${job.jobId}`, { key: M.secretKey }));
+    assert.equal(j.status, 'pending', JSON.stringify(j));
+  } finally {
+    await wrong.stop();
+  }
+});

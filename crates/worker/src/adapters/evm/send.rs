@@ -17,7 +17,7 @@ use tokenpad_core::ops::settle::plan::{plan, Batch, Call, Limits};
 use tokenpad_core::store::Store;
 use tokenpad_core::{Error, Result};
 use tokenpad_evm::rpc::{self as r, BlockTag};
-use tokenpad_evm::tx;
+use tokenpad_evm::{calls, tx};
 
 impl Settler<'_> {
     pub(super) async fn send(&self, rpc: &Rpc<'_>, head: &Head) -> Step {
@@ -28,7 +28,9 @@ impl Settler<'_> {
         };
         let batchable = |t: &TokenAddress| !self.is_usdc(t);
         let planned = plan(&store, limits, batchable, Some(head.timestamp))?;
+        let (planned, wrong_factory) = self.right_factory(rpc, planned).await?;
         let (batches, held) = self.deployed_only(rpc, planned).await?;
+        let held = wrong_factory.or(held);
         if batches.is_empty() {
             return held.map_or(Ok(()), |why| Err(Stop::Held(why)));
         }
@@ -152,6 +154,51 @@ impl Settler<'_> {
         let kept = planned
             .into_iter()
             .filter(|b| b.call != Call::Transfers || !missing.contains(&b.token))
+            .collect();
+        Ok((kept, Some(why)))
+    }
+
+    /// The batches, less the token deployments when `CHAIN_FACTORY` deploys another token code
+    /// than this Worker's (`TOKEN_CODE_HASH`): every token address the ledger answered follows
+    /// from that code, so a deployment through another factory build would put the token
+    /// where no movement looks for it. Held, and said, until `CHAIN_FACTORY` names the factory
+    /// of this release (scripts/deploy-contracts.mjs). One read per round with deployments.
+    async fn right_factory(
+        &self,
+        rpc: &Rpc<'_>,
+        planned: Vec<Batch>,
+    ) -> Step<(Vec<Batch>, Option<String>)> {
+        if !planned.iter().any(|b| b.call == Call::Deploy) {
+            return Ok((planned, None));
+        }
+        let factory = self.evm.chain.factory;
+        let call = r::CallRequest {
+            from: None,
+            to: factory.0,
+            data: calls::factory_code_hash(),
+        };
+        // A contract that is no factory at all answers with an error, or nothing of the shape.
+        let deploys = match rpc
+            .call(r::eth_call(rpc.id(), &call, BlockTag::Latest))
+            .await
+        {
+            Ok(answer) => r::data_result(&answer)
+                .ok()
+                .and_then(|d| calls::decode_bytes32(&d).ok())
+                .is_some_and(|h| h == self.evm.chain.token_code_hash),
+            Err(Fail::Node(_)) => false,
+            Err(transport) => return Err(transport.into()),
+        };
+        if deploys {
+            return Ok((planned, None));
+        }
+        let why = format!(
+            "CHAIN_FACTORY {factory} does not deploy this release's token code (its TOKEN_CREATION_CODE_HASH is not {}): token deployments wait; deploy this release's factory (scripts/deploy-contracts.mjs) and set CHAIN_FACTORY to it",
+            hex0x(&self.evm.chain.token_code_hash)
+        );
+        let kept = planned
+            .into_iter()
+            .filter(|b| b.call != Call::Deploy)
             .collect();
         Ok((kept, Some(why)))
     }
