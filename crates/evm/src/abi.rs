@@ -71,7 +71,6 @@ sol! {
 
     function deploy(bytes32 salt, string name, string symbol, uint256 supply, address treasury)
         returns (address token);
-    function TOKEN_CREATION_CODE_HASH() returns (bytes32);
     function batchTransferWithAuthorization(Authorization[] auths);
     function batchTransfer(address[] to, uint256[] values);
     function batchTransferWithAuthorizationPacked(PackedAuthorization[] auths);

@@ -44,26 +44,6 @@ pub fn factory_deploy(
     .abi_encode()
 }
 
-/// `TokenpadFactory.TOKEN_CREATION_CODE_HASH()`: the token code the factory deploys, which
-/// every token's address follows from.
-pub fn factory_code_hash() -> Vec<u8> {
-    abi::TOKEN_CREATION_CODE_HASHCall {}.abi_encode()
-}
-
-/// A 32-byte word returned by a call (`TOKEN_CREATION_CODE_HASH()`).
-pub fn decode_bytes32(return_data: &[u8]) -> Result<[u8; 32]> {
-    return_data
-        .get(..32)
-        .and_then(|w| <[u8; 32]>::try_from(w).ok())
-        .filter(|_| return_data.len() == 32)
-        .ok_or_else(|| {
-            Error::Abi(format!(
-                "expected one 32-byte word, got {} bytes",
-                return_data.len()
-            ))
-        })
-}
-
 /// The address `factory_deploy(salt, ..)` sent by `deployer` creates, known before it exists
 /// (`TokenpadFactory.predict`, computed off chain): CREATE2 with the factory as creator,
 /// `keccak256(abi.encode(deployer, salt))` as salt, and TokenpadToken's creation code hash
@@ -443,13 +423,6 @@ mod tests {
     #[test]
     fn decoders_refuse_malformed_return_data() {
         assert!(matches!(decode_u128(&[]), Err(Error::Abi(_))));
-        assert_eq!(decode_bytes32(&[7; 32]).unwrap(), [7; 32]);
-        assert!(matches!(decode_bytes32(&[7; 31]), Err(Error::Abi(_))));
-        assert!(matches!(decode_bytes32(&[7; 64]), Err(Error::Abi(_))));
-        assert_eq!(
-            hex::encode(factory_code_hash()),
-            hex::encode(&keccak256("TOKEN_CREATION_CODE_HASH()")[..4])
-        );
         assert!(matches!(decode_u128(&[0; 31]), Err(Error::Abi(_))));
         let mut two = [0u8; 32];
         two[31] = 2;

@@ -1,7 +1,8 @@
-//! What reconciliation reads of tokenpad's own contracts to check the ledger's completed
-//! steps: a lock as the lock contract stores it (`locks(key)`, the key being
-//! [`crate::locker::key`]`(owner, id)`), and who owns a position the market contract keeps
-//! (`positionOwner(positionId)`). Views only: nothing here is ever sent in a transaction.
+//! What the service reads of tokenpad's own contracts: for reconciliation, a lock as the lock
+//! contract stores it (`locks(key)`, the key being [`crate::locker::key`]`(owner, id)`) and
+//! who owns a position the market contract keeps (`positionOwner(positionId)`); for the
+//! settler, which token code a factory deploys (`TOKEN_CREATION_CODE_HASH()`). Views only:
+//! nothing here is ever sent in a transaction.
 
 use alloy_primitives::{Address, B256, U256};
 use alloy_sol_types::{sol, SolCall};
@@ -19,6 +20,21 @@ sol! {
     );
     // TokenpadMarket's public mapping getter.
     function positionOwner(uint256 positionId) returns (address owner);
+    // TokenpadFactory's immutable: keccak256 of the token creation code it deploys.
+    function TOKEN_CREATION_CODE_HASH() returns (bytes32);
+}
+
+/// `TokenpadFactory.TOKEN_CREATION_CODE_HASH()`: the token code the factory deploys, which
+/// every token's address follows from.
+pub fn factory_code_hash() -> Vec<u8> {
+    TOKEN_CREATION_CODE_HASHCall {}.abi_encode()
+}
+
+/// What `factory_code_hash` returns.
+pub fn decode_factory_code_hash(return_data: &[u8]) -> Result<[u8; 32]> {
+    TOKEN_CREATION_CODE_HASHCall::abi_decode_returns_validate(return_data)
+        .map(|h| h.0)
+        .map_err(|e| Error::Abi(e.to_string()))
 }
 
 /// A lock as the lock contract stores it.
@@ -90,6 +106,12 @@ mod tests {
         assert_eq!(positionOwnerCall::SELECTOR, [0xb3, 0x06, 0x0d, 0x36]);
         assert_eq!(&lock_at([7; 32])[4..], &[7u8; 32][..]);
         assert_eq!(position_owner(5)[35], 5);
+        assert_eq!(
+            factory_code_hash(),
+            alloy_primitives::keccak256("TOKEN_CREATION_CODE_HASH()")[..4].to_vec()
+        );
+        assert_eq!(decode_factory_code_hash(&[7; 32]).unwrap(), [7; 32]);
+        assert!(decode_factory_code_hash(&[7; 31]).is_err());
     }
 
     #[test]

@@ -17,7 +17,7 @@ use tokenpad_core::ops::settle::plan::{plan, Batch, Call, Limits};
 use tokenpad_core::store::Store;
 use tokenpad_core::{Error, Result};
 use tokenpad_evm::rpc::{self as r, BlockTag};
-use tokenpad_evm::{calls, tx};
+use tokenpad_evm::{reads, tx};
 
 impl Settler<'_> {
     pub(super) async fn send(&self, rpc: &Rpc<'_>, head: &Head) -> Step {
@@ -175,7 +175,7 @@ impl Settler<'_> {
         let call = r::CallRequest {
             from: None,
             to: factory.0,
-            data: calls::factory_code_hash(),
+            data: reads::factory_code_hash(),
         };
         // A contract that is no factory at all answers with an error, or nothing of the shape.
         let deploys = match rpc
@@ -184,7 +184,7 @@ impl Settler<'_> {
         {
             Ok(answer) => r::data_result(&answer)
                 .ok()
-                .and_then(|d| calls::decode_bytes32(&d).ok())
+                .and_then(|d| reads::decode_factory_code_hash(&d).ok())
                 .is_some_and(|h| h == self.evm.chain.token_code_hash),
             Err(Fail::Node(_)) => false,
             Err(transport) => return Err(transport.into()),
