@@ -188,7 +188,7 @@ test('reconcile checks what each completed step did: a launch\'s locks, pool and
 
 test('a CHAIN_FACTORY that deploys another token code: no token is deployed where the ledger does not look, and the chain view says why and what to do', async () => {
   // The lock contract stands in for a factory of another release: it deploys no tokenpad token.
-  const wrong = await hostileWorld({ env: { CHAIN_FACTORY: h.base.locker } });
+  const wrong = await hostileWorld({ env: { CHAIN_FACTORY: h.base.locker, CHAIN_STUCK_AFTER_MS: String(STUCK_AFTER_MS) } });
   try {
     const w = wrong.c;
     const M = await w.newMerchant('Wrong factory');
@@ -199,6 +199,13 @@ test('a CHAIN_FACTORY that deploys another token code: no token is deployed wher
       return view;
     });
     assert.equal(v.openMovements, 1, 'the deployment waits');
+    const stuck = await eventually('stuck past the threshold, with what to do', async () => {
+      const view = w.ok(await w.call('GET', `/admin/merchants/${M.id}/chain`, { adminKey: wrong.w.adminKey }));
+      const issue = view.stuck.find((s) => s.kind === 'wrong_factory');
+      assert.ok(issue, JSON.stringify(view.stuck));
+      return issue;
+    });
+    assert.match(stuck.action, /deploy-contracts\.mjs.*CHAIN_FACTORY/);
     assert.equal(await wrong.nonce(M, 'pending'), 0, 'the relayer sent nothing');
     const j = w.ok(await w.call('GET', `/jobs/${job.jobId}`, { key: M.secretKey }));
     assert.equal(j.status, 'pending', JSON.stringify(j));

@@ -147,10 +147,13 @@ pub struct Relayer {
 }
 
 /// The words the settler's error (`Relayer::error`) says the relayer lacks the ETH for gas
-/// with, and a token's movements wait for its code with: the operator's view tells them
+/// with, and a token's movements wait for its code with, and deployments for the right
+/// factory with: the operator's view tells them
 /// apart by them (`ops::stuck`).
 pub const OUT_OF_GAS: &str = "is out of gas";
 pub const NO_CODE: &str = "has no code on chain";
+/// And token deployments wait for a factory of this release's token code with.
+pub const WRONG_FACTORY: &str = "does not deploy this release's token code";
 
 /// How many checkpoints the relayer keeps at least; it keeps every one within
 /// `CHAIN_FINALITY` blocks of the head too, up to [`MAX_CHECKPOINTS`].

@@ -17,7 +17,7 @@ use crate::model::address::Address;
 use crate::model::ids::{MerchantId, TokenAddress};
 use crate::model::intent::{Action, Intent, IntentStatus};
 use crate::model::settlement::ChainTx;
-use crate::model::settlement::{NO_CODE, OUT_OF_GAS};
+use crate::model::settlement::{NO_CODE, OUT_OF_GAS, WRONG_FACTORY};
 use crate::model::time::{Millis, Timestamp};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -40,6 +40,10 @@ pub enum IssueKind {
     /// A token's movements wait for a deployment that has no code on chain, for longer than
     /// the threshold.
     TokenMissing,
+    /// Token deployments wait: `CHAIN_FACTORY` deploys another token code than this
+    /// release's (its tokens would land where the ledger does not look), for longer than the
+    /// threshold.
+    WrongFactory,
     /// Movements queued for longer than the threshold.
     Queued,
     /// Not stuck: releases wait for the chain's clock to reach their unlock time.
@@ -54,6 +58,8 @@ impl IssueKind {
             IssueKind::OutOfGas
         } else if error.contains(NO_CODE) {
             IssueKind::TokenMissing
+        } else if error.contains(WRONG_FACTORY) {
+            IssueKind::WrongFactory
         } else {
             IssueKind::NodeFailing
         }
@@ -274,6 +280,10 @@ impl Settling<'_> {
                     "See which token in GET /admin/merchants/{}/chain (relayer.error) and why its deployment failed",
                     self.merchant
                 ),
+            ),
+            IssueKind::WrongFactory => (
+                "Token deployments wait: CHAIN_FACTORY deploys another token code than this release's".to_string(),
+                "Deploy this release's factory (scripts/deploy-contracts.mjs) and set CHAIN_FACTORY to it; deployments resume by themselves".to_string(),
             ),
             _ => (
                 "The chain's node does not answer the settler, or refuses it".to_string(),

@@ -237,5 +237,7 @@ fn the_relayers_trouble_keeps_its_start_while_its_kind_stays() {
     );
     let missing = Trouble::now(Some("token 0x1 has no code on chain (its deployment failed or is not mined): its movements wait"), node, 11_000);
     assert_eq!(missing.map(|t| t.kind), Some(IssueKind::TokenMissing));
-    assert_eq!(Trouble::now(None, missing, 12_000), None);
+    let factory = Trouble::now(Some("CHAIN_FACTORY 0x2 does not deploy this release's token code (its TOKEN_CREATION_CODE_HASH is not 0x7f): token deployments wait"), missing, 11_500);
+    assert_eq!(factory.map(|t| t.kind), Some(IssueKind::WrongFactory));
+    assert_eq!(Trouble::now(None, factory, 12_000), None);
 }

@@ -11,7 +11,7 @@ use super::settler::{Head, Settler, Step, Stop, BATCHES_PER_ROUND};
 use tokenpad_core::crypto::hex0x;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::ids::TokenAddress;
-use tokenpad_core::model::settlement::{ChainTx, NO_CODE, OUT_OF_GAS};
+use tokenpad_core::model::settlement::{ChainTx, NO_CODE, OUT_OF_GAS, WRONG_FACTORY};
 use tokenpad_core::ops::settle;
 use tokenpad_core::ops::settle::plan::{plan, Batch, Call, Limits};
 use tokenpad_core::store::Store;
@@ -193,7 +193,7 @@ impl Settler<'_> {
             return Ok((planned, None));
         }
         let why = format!(
-            "CHAIN_FACTORY {factory} does not deploy this release's token code (its TOKEN_CREATION_CODE_HASH is not {}): token deployments wait; deploy this release's factory (scripts/deploy-contracts.mjs) and set CHAIN_FACTORY to it",
+            "CHAIN_FACTORY {factory} {WRONG_FACTORY} (its TOKEN_CREATION_CODE_HASH is not {}): token deployments wait; deploy this release's factory (scripts/deploy-contracts.mjs) and set CHAIN_FACTORY to it",
             hex0x(&self.evm.chain.token_code_hash)
         );
         let kept = planned
