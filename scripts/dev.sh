@@ -226,14 +226,19 @@ answers() {
   fi
 }
 
-# Whether the runtime serving $PORT (a workerd in wrangler's process group) is alive: checked
-# without a request, so the supervision below writes nothing to the log. Without pgrep, asks.
+# Whether the runtime is alive. wrangler runs two workerds in its process group: its proxy,
+# listening on $PORT, and the runtime that runs the Worker, on a port of its own. Either can die
+# while wrangler stays up; when the Worker's does, the proxy answers $PORT with a plain-text 503
+# forever. Both there: alive, checked without a request, so the supervision below writes
+# nothing to the log. Otherwise (one of them gone, or no pgrep, or a wrangler that runs them
+# some other way) the Worker is asked: alive if it answers itself.
 runtime_alive() {
-  if command -v pgrep >/dev/null; then
-    pgrep -g "$WRANGLER_PID" -f -- "--socket-addr=entry=127\.0\.0\.1:$PORT( |$)" >/dev/null
-  else
-    answers
+  if command -v pgrep >/dev/null \
+    && pgrep -g "$WRANGLER_PID" -f -- "--socket-addr=entry=127\.0\.0\.1:$PORT( |$)" >/dev/null \
+    && (( $(pgrep -g "$WRANGLER_PID" -x workerd | wc -l) >= 2 )); then
+    return 0
   fi
+  answers
 }
 
 # Waits (60 s at most) until the Worker answers; fails if wrangler exits first.

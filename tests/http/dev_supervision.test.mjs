@@ -1,7 +1,8 @@
-// ./scripts/dev.sh supervises itself (issue #36): when the Workers runtime (workerd) dies under
-// a wrangler that stays up, dev.sh notices and restarts it on the same state, or, past its
-// restart budget, stops with a clear message; and it stops cleanly on SIGINT and SIGTERM,
-// also when started in the background by a script (where bash starts with SIGINT ignored).
+// ./scripts/dev.sh supervises itself (issues #36, #43): wrangler runs two workerds, its proxy on
+// the port and the runtime that runs the Worker; when either dies under a wrangler that stays up,
+// dev.sh notices and restarts it on the same state, or, past its restart budget, stops with a
+// clear message; and it stops cleanly on SIGINT and SIGTERM, also when started in the background
+// by a script (where bash starts with SIGINT ignored).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,12 +12,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { api, processes, ROOT } from './harness.mjs';
+import { api, processes, proxyOf, ROOT, runtimeOf } from './harness.mjs';
 
 const skip = !existsSync(path.join(ROOT, 'www', 'app', 'pkg', 'index.js')) && 'the browser package is not built (scripts/build-pkg.sh)';
-
-/** The workerd serving `port` (wrangler's runtime). */
-const runtimeOf = (port) => processes().find((p) => /workerd/.test(p.cmdline) && p.cmdline.includes(`--socket-addr=entry=127.0.0.1:${port} `));
 
 async function freePort() {
   return new Promise((resolve) => {
@@ -55,7 +53,7 @@ async function startDev({ background = false, env = {} } = {}) {
   cleanup.push(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
-    const rt = runtimeOf(port);
+    const rt = proxyOf(port);
     if (rt) try { process.kill(-rt.pgrp, 'SIGKILL'); } catch { /* gone */ }
   });
   const deadline = Date.now() + 180_000;
@@ -78,12 +76,20 @@ async function exitsCleanly(dev, group, expected) {
   await assert.rejects(fetch(dev.url), 'nothing answers on its port any more');
 }
 
-test('started in the background, dev.sh restarts a runtime that died, keeps its state, and stops on SIGINT', { skip }, async () => {
+test('started in the background, dev.sh restarts a Worker runtime that died, keeps its state, and stops on SIGINT', { skip }, async () => {
   const dev = await startDev({ background: true });
+  const proxy = proxyOf(dev.port);
   const first = runtimeOf(dev.port);
-  assert.ok(first, 'a workerd serves the port');
-  // The runtime dies; wrangler stays up.
+  assert.ok(proxy, 'a workerd serves the port');
+  assert.ok(first, 'another workerd runs the Worker');
+  // The Worker's runtime dies; wrangler and its proxy stay up, and the port answers nothing
+  // but the proxy's plain-text 503.
   process.kill(first.pid, 'SIGKILL');
+  for (let i = 0; i < 50 && processes().some((p) => p.pid === first.pid); i++) await sleep(100);
+  const orphaned = await fetch(`${dev.url}/health`);
+  assert.equal(orphaned.status, 503);
+  assert.equal(orphaned.headers.get('x-request-id'), null, 'the proxy answered, not the Worker');
+  await orphaned.text();
   const deadline = Date.now() + 60_000;
   while (!/worker answers again/.test(dev.output)) {
     assert.ok(Date.now() < deadline, `dev.sh did not restart the runtime:\n${dev.output.slice(-3000)}`);
@@ -92,7 +98,12 @@ test('started in the background, dev.sh restarts a runtime that died, keeps its 
   }
   assert.match(dev.output, /workerd\) serving .* died while wrangler stayed up: restarting it/);
   const second = runtimeOf(dev.port);
-  assert.ok(second && second.pid !== first.pid, 'a new runtime serves the port');
+  assert.ok(second && second.pid !== first.pid, 'a new runtime runs the Worker');
+  assert.notEqual(proxyOf(dev.port).pid, proxy.pid, 'behind a new proxy');
+  const health = await fetch(`${dev.url}/health`);
+  assert.equal(health.status, 200);
+  assert.ok(health.headers.get('x-request-id'), 'the Worker answers');
+  await health.text();
   // Same state: the demo merchant and its token are still there.
   const tokens = await api(dev.url, 'GET', '/merchant/all-tokens', { key: dev.vars.SK });
   assert.equal(tokens.status, 200, tokens.text);
@@ -105,14 +116,14 @@ test('started in the background, dev.sh restarts a runtime that died, keeps its 
 
 test('dev.sh stops cleanly on SIGTERM', { skip }, async () => {
   const dev = await startDev();
-  const rt = runtimeOf(dev.port);
+  const rt = proxyOf(dev.port);
   process.kill(dev.child.pid, 'SIGTERM');
   await exitsCleanly(dev, rt.pgrp, 143);
 });
 
-test('past its restart budget, dev.sh stops and says why', { skip }, async () => {
+test('past its restart budget, dev.sh stops and says why (here wrangler\'s proxy died)', { skip }, async () => {
   const dev = await startDev({ env: { DEV_MAX_RESTARTS: '0' } });
-  const rt = runtimeOf(dev.port);
+  const rt = proxyOf(dev.port);
   process.kill(rt.pid, 'SIGKILL');
   await exitsCleanly(dev, rt.pgrp, 1);
   assert.match(dev.output, /STOPPED: the Workers runtime \(workerd\) serving .* died while wrangler stayed up/);

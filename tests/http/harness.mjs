@@ -16,7 +16,7 @@
 //   await w.stop();      // kills the whole process group, removes a temp state dir
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -193,6 +193,53 @@ export function processes() {
     }
   }
   return out;
+}
+
+/** The workerd listening on `port`: wrangler's proxy, in front of the Worker's runtime. */
+export const proxyOf = (port) => processes().find((p) => /workerd/.test(p.cmdline) && p.cmdline.includes(`--socket-addr=entry=127.0.0.1:${port} `));
+
+/** The workerd that runs the Worker behind `port`'s proxy: the other workerd of its process group. */
+export function runtimeOf(port) {
+  const proxy = proxyOf(port);
+  return proxy && processes().find((p) => p.pgrp === proxy.pgrp && p.pid !== proxy.pid && /\bworkerd serve\b/.test(p.cmdline));
+}
+
+/** The TCP ports process `pid` listens on, from Linux's /proc (its sockets' inodes in /proc/net/tcp). */
+function listeningPorts(pid) {
+  const inodes = new Set();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]);
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f[3] === '0A' && inodes.has(f[9])) // 0A: LISTEN
+    .map((f) => parseInt(f[1].split(':')[1], 16));
+}
+
+/**
+ * The URL of the Worker's own runtime behind worker `w`'s port, without wrangler's proxy: for
+ * what the proxy would hide (it answers a request whose body ends early with its own plain-text
+ * 503 "Your worker restarted mid-request", whatever the Worker said). Found as the runtime's
+ * listening port whose `/health` answers as the Worker does. Linux only (/proc).
+ */
+export async function runtimeUrl(w) {
+  const runtime = runtimeOf(Number(new URL(w.baseUrl).port));
+  if (!runtime) throw new Error('harness: no Workers runtime behind the proxy');
+  for (const port of listeningPorts(runtime.pid)) {
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
+      if (res.ok && (await res.json()).ok === true) return url;
+    } catch {
+      /* the inspector's or the debug port */
+    }
+  }
+  throw new Error('harness: the Workers runtime has no port answering /health');
 }
 
 async function freePort() {
