@@ -1,8 +1,9 @@
 // Public-key reads the edge answers (edge/cached.rs) against the real worker in workerd:
 // ETag and Cache-Control on public-key GETs, 304 to If-None-Match, a polling storm that does
 // not spend the merchant's rate budget, a write never hidden past the cache period (and at
-// once to a client coming back through the same isolate), and no caching of private mode,
-// session or secret-key reads.
+// once to a client coming back through the same isolate), no caching of private mode,
+// session or secret-key reads, and a read whose key came in a header `private` and varying by
+// that header (issue #43: one URL, every merchant's answer).
 import test, { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -140,6 +141,46 @@ describe('public-key reads at the edge', () => {
     }
     await sleep(MAX_AGE_MS + 100);
     assert.equal(JSON.parse((await get(path)).text).purchasedUsdcAmount, 5);
+  });
+
+  test('a public read keyed by a header is private and varies by the header; keyed by its URL it stays public', async () => {
+    const vm = await createMerchant(w, 'Vary Cache');
+    const p = await presale(vm);
+    const path = `/token/presales/${p.id}`;
+    const PRIVATE = 'private, max-age=1, stale-while-revalidate=5';
+    for (const headers of [{ 'x-api-key': vm.publicKey }, { authorization: `Bearer ${vm.publicKey}` }]) {
+      const first = await get(path, headers);
+      assert.equal(first.status, 200, first.text);
+      assert.equal(first.headers.get('cache-control'), PRIVATE, JSON.stringify(headers));
+      assert.equal(first.headers.get('vary'), 'x-api-key, authorization');
+      // What the edge keeps is answered the same way, a 304 too.
+      const again = await get(path, headers);
+      assert.equal(again.headers.get('x-tokenpad-cache'), 'hit');
+      assert.equal(again.headers.get('cache-control'), PRIVATE);
+      assert.equal(again.headers.get('vary'), 'x-api-key, authorization');
+      const etag = first.headers.get('etag');
+      const same = await get(path, { ...headers, 'if-none-match': etag });
+      assert.equal(same.status, 304);
+      assert.equal(same.headers.get('cache-control'), PRIVATE);
+      assert.equal(same.headers.get('vary'), 'x-api-key, authorization');
+    }
+    const head = await fetch(`${w.baseUrl}${path}`, { method: 'HEAD', headers: { 'x-api-key': vm.publicKey } });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('cache-control'), PRIVATE, 'HEAD');
+    assert.equal(head.headers.get('vary'), 'x-api-key, authorization');
+    // The same URL with another merchant's key is another answer: why a shared cache must
+    // never serve one for the other.
+    const other = await get(path, { 'x-api-key': m.publicKey });
+    assert.equal(other.status, 404, other.text);
+    // The key in the URL names whose answer it is: public, as before, and no Vary.
+    const byUrl = await get(`${path}?publicKey=${vm.publicKey}`);
+    assert.equal(byUrl.status, 200);
+    assert.equal(byUrl.headers.get('cache-control'), 'public, max-age=1, stale-while-revalidate=5');
+    assert.equal(byUrl.headers.get('vary'), null);
+    // The URL's key wins over a header's (as it always did), and so does its caching.
+    const both = await get(`${path}?publicKey=${vm.publicKey}`, { 'x-api-key': m.publicKey });
+    assert.equal(both.status, 200, both.text);
+    assert.equal(both.headers.get('cache-control'), 'public, max-age=1, stale-while-revalidate=5');
   });
 
   test('private mode, session and secret-key reads are never cached', async () => {

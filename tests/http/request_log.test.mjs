@@ -1,7 +1,8 @@
 // Request ids and the request log (crates/worker/src/edge/trace.rs) against the real worker in
 // workerd: x-request-id on every answer; one JSON log line per request that names the route
 // pattern, the merchant, the status and the error code, and never a key, a body or a path;
-// `REQUEST_LOG=errors` writes lines only for answers of 400 and above.
+// `REQUEST_LOG=errors` writes lines only for answers of 400 and above; a request id shaped
+// like a key or secret is never echoed nor logged (issue #43).
 import test, { before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startWorker, api, createMerchant, logLines } from './harness.mjs';
@@ -35,6 +36,44 @@ describe('request ids and the request log', () => {
     for (const r of [a, b]) assert.match(r.headers.get('x-request-id'), /^req_[0-9a-f]{24}$/);
     assert.notEqual(a.headers.get('x-request-id'), b.headers.get('x-request-id'));
     assert.equal(a.headers.get('tokenpad-error-code'), null, 'the internal header stays inside');
+  });
+
+  test('a request id shaped like a key or a secret is neither echoed nor logged: the service makes its own', async () => {
+    const m = await createMerchant(w, 'Unsafe ids');
+    assert.ok([200, 201].includes((await api(w, 'PUT', '/holder/id-holder', { key: m.secretKey })).status));
+    const s = await api(w, 'POST', '/holder/id-holder/session', { key: m.secretKey, body: {} });
+    assert.equal(s.status, 201, s.text);
+    const secrets = [
+      m.secretKey, // the merchant's secret key, as the hostile run sent it
+      m.secretKey.toUpperCase(),
+      `trace-${m.secretKey}`,
+      m.publicKey,
+      w.adminKey, // the operator's admin key
+      `req-${w.adminKey}-1`,
+      s.json.token, // a holder's session token
+      'sk_live_51HqLongStripeStyleKey', // another service's secret key, by its shape
+      `whsec_${'ab'.repeat(32)}`, // a webhook signing secret
+      `0x${'4f'.repeat(32)}`, // a private key
+      'a1b2c3d4e5f60718293a4b5c6d7e8f90', // 128 bits of hex
+    ];
+    for (const id of secrets) {
+      const r = await api(w, 'GET', '/merchant/events', { key: m.secretKey, headers: { 'x-request-id': id } });
+      assert.equal(r.status, 200, r.text);
+      assert.match(r.headers.get('x-request-id'), /^req_[0-9a-f]{24}$/, `echoed ${id.slice(0, 12)}...`);
+    }
+    // Refused as a key in the header too (a 401), it is not echoed either.
+    const bad = await api(w, 'GET', '/merchant/events', { key: 'sk_nope', headers: { 'x-request-id': m.secretKey } });
+    assert.equal(bad.status, 401);
+    assert.match(bad.headers.get('x-request-id'), /^req_[0-9a-f]{24}$/);
+    const marker = `safe-${Date.now()}`;
+    const last = await api(w, 'GET', '/merchant/events', { key: m.secretKey, headers: { 'x-request-id': marker } });
+    assert.equal(last.headers.get('x-request-id'), marker, 'a safe id is still taken');
+    await until('the last line', () => lines(w).some((l) => l.requestId === marker));
+    const text = w.logs();
+    for (const id of secrets) {
+      const secret = id.replace(/^(trace|req)-/, '').replace(/-1$/, '');
+      assert.ok(!text.toLowerCase().includes(secret.toLowerCase()), `the log holds ${secret.slice(0, 12)}...`);
+    }
   });
 
   test('one JSON line per request: route, merchant, status, code, duration; never a key or a body', async () => {

@@ -1,14 +1,16 @@
 // Issue #15's edge rules: a secret key anywhere in the URL is refused before any lookup and
 // never echoed or logged; a JSON body with a key given twice is refused; the deployment
-// page's errors are the documented HTML ones. Every response is checked against openapi.json.
+// page's errors are the documented HTML ones. Issue #43's: a Content-Length past the body
+// limit is a 413 at once, whatever its size. Every response is checked against openapi.json.
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
-import { startWorker } from './harness.mjs';
+import { runtimeUrl, startWorker } from './harness.mjs';
 import { checkedClient } from './check.mjs';
 import { assertMatches } from './openapi.mjs';
 
 let w;
-const { call, ok, fails, newMerchant, newToken } = checkedClient(() => w);
+const { call, checked, ok, fails, newMerchant, newToken } = checkedClient(() => w);
 let A;
 let token;
 
@@ -121,4 +123,66 @@ test('an answer carries its length: Content-Length is the body\'s UTF-8 bytes, n
   }
   const page = ok(await call('GET', `/token/${named.address}`, { key: A.publicKey }));
   assert.equal(page.name, 'Crème brûlée ☕');
+});
+
+/**
+ * Sends `head` (the request line and headers, CRLF-separated, no blank line) and `body` over
+ * a socket of its own to `base` (default: the worker's port), as no fetch() can (it sets
+ * Content-Length itself), then ends its side of the socket, and reads the answer until its own
+ * Content-Length is in. The answer as `api` gives it.
+ */
+function rawRequest(head, body, base = w.baseUrl) {
+  const { port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    let data = Buffer.alloc(0);
+    const timer = setTimeout(() => { socket.destroy(); reject(new Error(`no whole answer in 10 s: ${data}`)); }, 10_000);
+    const done = () => {
+      const text = data.toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      if (end < 0) return false;
+      const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+      const headers = new Headers(lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]));
+      const length = Number(headers.get('content-length'));
+      const bytes = data.subarray(Buffer.byteLength(text.slice(0, end + 4), 'latin1'));
+      if (!(bytes.length >= length)) return false;
+      clearTimeout(timer);
+      socket.destroy();
+      const bodyText = bytes.subarray(0, length).toString('utf8');
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, text: bodyText, json: JSON.parse(bodyText) });
+      return true;
+    };
+    socket.on('data', (chunk) => { data = Buffer.concat([data, chunk]); done(); });
+    socket.on('error', (e) => { clearTimeout(timer); reject(e); });
+    socket.on('end', () => { if (!done()) { clearTimeout(timer); reject(new Error(`closed before a whole answer: ${data}`)); } });
+    socket.end(`${head}\r\n\r\n${body}`);
+  });
+}
+
+test('a Content-Length past the body limit is 413 payload_too_large at once, whatever its size (2^32 and beyond too)', async () => {
+  const body = JSON.stringify({ tokenAddress: token.address, amount: 1 });
+  const sizes = ['65537', '4294967295', '4294967296', '4294967297', '9007199254740993', '18446744073709551615', '18446744073709551616', '99999999999999999999999999999999'];
+  // Straight to the Worker's runtime: wrangler's dev proxy answers any request whose body ends
+  // early with its own 503 (on Cloudflare the Worker is reached first). Before the fix, sizes of
+  // 2^32 and more (read as 32 bits) went on to read the body, which ended early: a 500.
+  const runtime = await runtimeUrl(w);
+  for (const size of sizes) {
+    const head = [
+      'POST /holder/alice/spend HTTP/1.1', `Host: 127.0.0.1`, `x-api-key: ${A.secretKey}`,
+      'content-type: application/json', `content-length: ${size}`, 'connection: close',
+    ].join('\r\n');
+    // Only the few bytes of a small body follow, then the socket ends: no more is coming.
+    const r = checked('POST', '/holder/alice/spend', await rawRequest(head, body, runtime));
+    const e = fails(r, 413, 'payload_too_large');
+    assert.equal(e.details.limit, 65536, size);
+  }
+  // Nothing was spent.
+  assert.equal(ok(await call('GET', `/holder/alice/token/${token.address}`, { key: A.publicKey })).balance, 10);
+  // A Content-Length within the limit, with its body, still goes through.
+  const head = [
+    'POST /holder/alice/spend HTTP/1.1', 'Host: 127.0.0.1', `x-api-key: ${A.secretKey}`,
+    'content-type: application/json', `content-length: ${Buffer.byteLength(body)}`, 'connection: close',
+  ].join('\r\n');
+  ok(checked('POST', '/holder/alice/spend', await rawRequest(head, body)));
+  assert.equal(ok(await call('GET', `/holder/alice/token/${token.address}`, { key: A.publicKey })).balance, 9);
 });

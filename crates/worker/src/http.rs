@@ -145,6 +145,29 @@ pub const PUBLIC_MAX_AGE_S: u64 = 1;
 /// `no-store`, as every other answer does.
 pub const PUBLIC_CACHE_CONTROL: &str = "public, max-age=1, stale-while-revalidate=5";
 
+/// What a public-key read whose key came in a header varies by ([`keyed_by_header`]).
+pub const VARY_KEY_HEADERS: &str = "x-api-key, authorization";
+
+/// The headers of a public-key read whose key came in a header (`x-api-key`, `Authorization:
+/// Bearer`) rather than the URL's `publicKey`: its URL does not say whose answer it is, so
+/// no shared cache may keep it. Its `Cache-Control` says `private` where it said `public`
+/// (the browser's own cache still keeps it its second), and `Vary` names the key's headers
+/// (so a browser holding two merchants' keys never answers one with the other's). Why both:
+/// `Vary` alone is not enough, as shared caches that ignore it exist (Cloudflare's keeps
+/// one copy per URL whatever `Vary` says). A read keyed by its URL stays `public`: the URL
+/// names the key, so a cache keeps one answer per key anyway.
+pub fn keyed_by_header(headers: &mut Vec<(String, String)>) {
+    for (name, value) in headers.iter_mut() {
+        if name == "cache-control" {
+            if let Some(rest) = value.strip_prefix("public") {
+                *value = format!("private{rest}");
+            }
+        }
+    }
+    headers.retain(|(name, _)| name != "vary");
+    headers.push(("vary".into(), VARY_KEY_HEADERS.into()));
+}
+
 /// A body's entity tag: a strong validator, the first 128 bits of its SHA-256 in hex.
 pub fn etag_of(body: &str) -> String {
     let hex = tokenpad_core::crypto::sha256_hex(body.as_bytes());
@@ -230,6 +253,12 @@ impl Returned {
 
     pub fn body(&self) -> &JsString {
         &self.body
+    }
+
+    /// The answer to a public-key read whose key came in a header ([`keyed_by_header`]).
+    pub fn keyed_by_header(mut self) -> Returned {
+        keyed_by_header(&mut self.headers);
+        self
     }
 
     /// The response to send (its headers still mutable, for the edge's own).
@@ -392,5 +421,28 @@ mod tests {
         assert!(super::none_match(&format!("W/{etag}, \"x\""), &etag));
         assert!(super::none_match("*", &etag));
         assert!(!super::none_match("\"x\"", &etag));
+    }
+
+    #[test]
+    fn a_public_read_keyed_by_a_header_is_private_and_varies_by_it() {
+        let mut headers = Answer::json_text(200, "{}".into()).cacheable().headers;
+        headers.push(("vary".into(), "origin".into()));
+        super::keyed_by_header(&mut headers);
+        let get = |n: &str| {
+            headers
+                .iter()
+                .filter(|(k, _)| k == n)
+                .map(|(_, v)| v.as_str())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            get("cache-control"),
+            ["private, max-age=1, stale-while-revalidate=5"]
+        );
+        assert_eq!(get("vary"), [super::VARY_KEY_HEADERS]);
+        // An answer no cache keeps stays so.
+        let mut refused = Answer::json_text(404, "{}".into()).headers;
+        super::keyed_by_header(&mut refused);
+        assert!(refused.contains(&("cache-control".into(), "no-store".into())));
     }
 }

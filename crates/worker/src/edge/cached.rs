@@ -125,6 +125,9 @@ pub fn key(public_key: &str, path: &str, query: &str) -> String {
 pub struct Read<'a> {
     pub merchant: &'a str,
     pub key: &'a str,
+    /// The key came in a header, not the URL: the answer is `private` and varies by the key's
+    /// headers (`http::keyed_by_header`).
+    pub by_header: bool,
 }
 
 fn now() -> Millis {
@@ -193,13 +196,17 @@ async fn answer(
     read: Read<'_>,
     ask: impl Future<Output = Result<Returned>>,
 ) -> (Result<Response>, bool) {
-    let Read { merchant, key } = read;
+    let Read {
+        merchant,
+        key,
+        by_header,
+    } = read;
     let if_none_match = req.header("if-none-match");
     let inm = if_none_match.as_deref();
     let start = now();
     let revalidate = inm.is_none() && wants_fresh(req);
     if let Some(k) = kept(merchant, key, start).filter(|_| !revalidate) {
-        return (respond(&k, inm, now(), None), true);
+        return (respond(&k, inm, now(), None, by_header), true);
     }
     if revalidate {
         // Straight to the object: not another request's answer, nor the location's cache.
@@ -214,7 +221,7 @@ async fn answer(
             waited += step;
             step = (step * 2).min(WAIT_MS.saturating_sub(waited).max(1));
             if let Some(k) = kept(merchant, key, now()) {
-                return (respond(&k, inm, now(), None), true);
+                return (respond(&k, inm, now(), None, by_header), true);
             }
         }
     }
@@ -234,7 +241,7 @@ async fn answer(
     if let Some(k) = cached {
         keep(key, k.clone());
         release(key);
-        return (respond(&k, inm, now(), None), true);
+        return (respond(&k, inm, now(), None, by_header), true);
     }
     // Kept from when it was asked: a write that ends while it is asked counts as after it.
     let asked_at = now();
@@ -245,6 +252,11 @@ async fn answer(
         Err(e) => return (Err(e), false),
     };
     let Some(k) = of(&returned, asked_at) else {
+        let returned = if by_header {
+            returned.keyed_by_header()
+        } else {
+            returned
+        };
         return (returned.into_response().map_err(internal), false);
     };
     keep(key, k.clone());
@@ -258,6 +270,7 @@ async fn answer(
             inm,
             now(),
             Some(returned.header(STATEMENTS).unwrap_or("")),
+            by_header,
         ),
         false,
     )
@@ -296,12 +309,14 @@ fn of(r: &Returned, now: Millis) -> Option<Kept> {
 }
 
 /// The client's answer: 304 when its `If-None-Match` names the kept answer, else the answer.
-/// `ran`: the statements the object ran for it (None: kept, it ran none).
+/// `ran`: the statements the object ran for it (None: kept, it ran none). `by_header`: the
+/// key came in a header (`http::keyed_by_header`).
 fn respond(
     k: &Kept,
     if_none_match: Option<&str>,
     now: Millis,
     ran: Option<&str>,
+    by_header: bool,
 ) -> Result<Response> {
     let age = now.saturating_sub(k.stored_at);
     let mut headers = vec![
@@ -322,6 +337,9 @@ fn respond(
             SERVICE_TIME.to_string(),
             k.service_time.saturating_add(age).to_string(),
         ));
+    }
+    if by_header {
+        http::keyed_by_header(&mut headers);
     }
     if if_none_match.is_some_and(|inm| http::none_match(inm, &k.etag)) {
         return Returned::new(304, headers, JsString::from(""))

@@ -38,6 +38,13 @@ impl Incoming {
         self.1.get(name).ok().flatten()
     }
 
+    /// The body's length as its `Content-Length` declares it, whatever its size (past 2^32 and
+    /// 2^64 included: saturated, never wrapped or dropped), when it is one.
+    pub fn declared_length(&self) -> Option<u64> {
+        self.header("content-length")
+            .and_then(|v| declared_length(&v))
+    }
+
     /// The whole body (the caller checks its size first).
     pub async fn bytes(&self) -> worker::Result<Vec<u8>> {
         let buffer = JsFuture::from(self.0.array_buffer()?).await?;
@@ -47,5 +54,44 @@ impl Incoming {
     /// The request as workers-rs's type, to hand it on.
     pub fn into_worker(self) -> worker::Request {
         worker::Request::from(self.0)
+    }
+}
+
+/// A `Content-Length` value's length in bytes: digits only (RFC 9110), read at any size; a
+/// value past `u64::MAX` is `u64::MAX`. Anything else is not a length (`None`).
+fn declared_length(value: &str) -> Option<u64> {
+    let digits = value.trim();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // Only digits: the one failure left is a value too large for 64 bits.
+    Some(digits.parse::<u64>().unwrap_or(u64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::declared_length;
+
+    #[test]
+    fn a_declared_length_is_read_at_any_size() {
+        let cases: [(&str, Option<u64>); 10] = [
+            ("0", Some(0)),
+            ("65536", Some(65_536)),
+            (" 65537 ", Some(65_537)),
+            ("4294967295", Some(4_294_967_295)),
+            ("4294967296", Some(4_294_967_296)),
+            ("18446744073709551615", Some(u64::MAX)),
+            ("18446744073709551616", Some(u64::MAX)),
+            ("99999999999999999999999999999999", Some(u64::MAX)),
+            ("-1", None),
+            ("12a", None),
+        ];
+        for (value, length) in cases {
+            assert_eq!(declared_length(value), length, "{value:?}");
+        }
+        assert_eq!(
+            declared_length("0000000000000000000000000065537"),
+            Some(65_537)
+        );
     }
 }

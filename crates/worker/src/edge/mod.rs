@@ -215,6 +215,8 @@ async fn keyed(
 ) -> Result<Response> {
     // A public-key read: the edge may answer it from what it keeps (`cached`).
     let mut cache_key = None;
+    // A public key that came in a header, not the URL (`credential`: the URL's wins).
+    let mut by_header = false;
     let merchant = match &credential {
         Credential::Key(key) => {
             let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");
@@ -229,6 +231,7 @@ async fn keyed(
             if r.matched.access != Access::Public && kind == KeyKind::Public {
                 return Err(secret_required());
             }
+            by_header = kind == KeyKind::Public && !r.query.contains_key("publicKey");
             if kind == KeyKind::Public && r.method == "GET" {
                 cache_key = Some(cached::key(key, r.path, r.url.query()));
             }
@@ -278,6 +281,7 @@ async fn keyed(
         let read = cached::Read {
             merchant: merchant.as_str(),
             key: &key,
+            by_header,
         };
         return cached::serve(req, read, hop::merchant(env, &merchant, &call), trace).await;
     }
@@ -286,7 +290,14 @@ async fn keyed(
         // What this isolate keeps of the merchant's public reads is older than this write.
         cached::written(merchant.as_str());
     }
-    answered?.into_response().map_err(internal)
+    let answered = answered?;
+    // A HEAD with a public key: its answer is cacheable as its GET's.
+    let answered = if by_header {
+        answered.keyed_by_header()
+    } else {
+        answered
+    };
+    answered.into_response().map_err(internal)
 }
 
 /// The merchant a session token names: the request is routed to it, and that merchant's
@@ -388,13 +399,13 @@ async fn read_body(req: &Incoming, method: &str) -> Result<Option<String>> {
         )
         .with("limit", MAX_BODY)
     };
-    if let Some(len) = req
-        .header("content-length")
-        .and_then(|l| l.parse::<usize>().ok())
+    // Refused before a byte is read, whatever the size declared: 2^32 and more too (read as
+    // 32 bits, wasm's usize, it once fell through to reading the body and a 500).
+    if req
+        .declared_length()
+        .is_some_and(|len| len > MAX_BODY as u64)
     {
-        if len > MAX_BODY {
-            return Err(too_large());
-        }
+        return Err(too_large());
     }
     let bytes = req.bytes().await.map_err(internal)?;
     if bytes.len() > MAX_BODY {

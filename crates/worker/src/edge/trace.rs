@@ -1,5 +1,6 @@
 //! Request ids and the request log. Every answer carries `x-request-id` (the request's own
-//! when it sent a sane one: 1 to 128 letters, digits and `-_.:`; else a fresh `req_...`),
+//! when it sent a safe one, [`safe_request_id`]: 1 to 128 letters, digits and `-_.:`, nothing
+//! shaped like a key or secret; else a fresh `req_...`),
 //! and every request writes one JSON log line: its id, method, route pattern (never the
 //! path, which may carry a userId), the merchant its key names, the status, the error code
 //! and how long it took. Never a key, a URL, a body or a secret. `REQUEST_LOG` chooses which
@@ -15,14 +16,54 @@ use worker::{Env, Response};
 
 pub const REQUEST_ID: &str = "x-request-id";
 
-/// The request's own id, when it is a sane one.
-fn incoming(req: &Incoming) -> Option<String> {
-    req.header(REQUEST_ID).filter(|id| {
-        id.len() <= 128
-            && id
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
-    })
+/// The longest request id taken from a request.
+const MAX_ID_LEN: usize = 128;
+/// The longest run of letters and digits a request id taken from a request may hold: a longer
+/// one may be a secret (a key's 64 hex digits, a private key, a 128-bit token), and an id is
+/// echoed and logged. Ids of the usual kinds fit: UUIDs (runs of 12), ULIDs (26), ours (24).
+const MAX_RUN: usize = 31;
+/// How the service's keys and secrets start (`sk_`, `pk_`: API keys; `whsec_`: a webhook's
+/// signing secret; `eyJ`: a JWT, which a holder's session token is).
+const KEY_PREFIXES: [&str; 4] = ["sk_", "pk_", "whsec_", "eyj"];
+
+/// Whether `id`, a request's own `x-request-id`, is a safe token to echo and log: 1 to
+/// [`MAX_ID_LEN`] letters, digits and `-_.:`, with no run of more than [`MAX_RUN`] letters and
+/// digits, no word starting like a key or secret ([`KEY_PREFIXES`], any case), and not holding
+/// the operator's admin key (`admin_key`). Anything else is replaced by a fresh id, unseen.
+pub fn safe_request_id(id: &str, admin_key: Option<&str>) -> bool {
+    let bytes = id.as_bytes();
+    if bytes.is_empty()
+        || bytes.len() > MAX_ID_LEN
+        || !bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+    {
+        return false;
+    }
+    let longest_run = bytes
+        .split(|b| !b.is_ascii_alphanumeric())
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0);
+    let lower = id.to_ascii_lowercase();
+    // A word starts at the beginning or after a character that is not a letter or digit.
+    let keyish = (0..bytes.len())
+        .filter(|&i| i == 0 || bytes.get(i - 1).is_some_and(|b| !b.is_ascii_alphanumeric()))
+        .any(|i| {
+            lower
+                .get(i..)
+                .is_some_and(|rest| KEY_PREFIXES.iter().any(|p| rest.starts_with(p)))
+        });
+    let admin = admin_key
+        .filter(|k| !k.is_empty())
+        .is_some_and(|k| lower.contains(&k.to_ascii_lowercase()));
+    longest_run <= MAX_RUN && !keyish && !admin
+}
+
+/// The request's own id, when it is a safe one ([`safe_request_id`]).
+fn incoming(req: &Incoming, admin_key: Option<&str>) -> Option<String> {
+    req.header(REQUEST_ID)
+        .filter(|id| safe_request_id(id, admin_key))
 }
 
 thread_local! {
@@ -120,7 +161,8 @@ impl Trace {
 pub async fn serve(req: Incoming, env: &Env) -> worker::Result<Response> {
     let started = crate::clock::now_ms();
     let method = req.method();
-    let id = incoming(&req).unwrap_or_else(fresh);
+    let admin_key = config::string(env, "ADMIN_API_KEY");
+    let id = incoming(&req, admin_key.as_deref()).unwrap_or_else(fresh);
     let mut trace = Trace::default();
     let resp = match super::handle(req, &method, env, &mut trace).await {
         Ok(resp) => resp,
@@ -181,7 +223,54 @@ extern "C" {
 
 #[cfg(test)]
 mod tests {
-    use super::RequestLog;
+    use super::{safe_request_id, RequestLog};
+
+    #[test]
+    fn only_safe_request_ids_are_taken() {
+        let sk = format!("sk_{}_{}", "ab".repeat(16), "cd".repeat(32));
+        let pk = format!("pk_{}_{}", "ab".repeat(16), "ef".repeat(16));
+        for ok in [
+            "trace-abc_1.2:3",
+            "550e8400-e29b-41d4-a716-446655440000",
+            "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+            "req_0123456789abcdef01234567",
+            "task_force",
+            "desk-sk",
+            "log-1732912345678",
+            &"a-".repeat(64),
+        ] {
+            assert!(safe_request_id(ok, Some("dev-admin-key")), "{ok:?}");
+        }
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJhdWQiOiJtIn0.c2ln";
+        let hex32 = "0123456789abcdef0123456789abcdef";
+        let private_key = format!("0x{}", "1f".repeat(32));
+        let long = "x".repeat(129);
+        for bad in [
+            "",
+            "a b",
+            "a<script>",
+            "ключ",
+            long.as_str(),
+            sk.as_str(),
+            &sk.to_uppercase(),
+            pk.as_str(),
+            "sk_live_short",
+            "Sk_typo",
+            "trace-sk_abc",
+            "x.pk_1",
+            "whsec_0011",
+            jwt,
+            hex32,
+            private_key.as_str(),
+            "trace-my-admin-key-here",
+            "TRACE-MY-ADMIN-KEY",
+        ] {
+            assert!(!safe_request_id(bad, Some("my-admin-key")), "{bad:?}");
+        }
+        // Without an admin key configured, nothing is refused for holding one.
+        assert!(safe_request_id("trace-my-admin-key", None));
+        assert!(safe_request_id("trace-my-admin-key", Some("")));
+    }
 
     #[test]
     fn request_log_settings() {
