@@ -2,12 +2,75 @@
 //! what the world holds now (holders to act for, a session to act with). The weights make a
 //! merchant's busy day: many holders' movements, a few tokens, presales and pools, an alarm
 //! and a block every few requests, faults now and then.
+//!
+//! Amounts span 1 base unit (10^-18 of a token, 10^-6 USDC) to the supply: half of them a few
+//! whole units, as clients mostly send, the rest any number of base units, every order of
+//! magnitude as likely, and the edges (1 base unit, the supply) as often as any ([`amount`]).
 
 use crate::settler::RoundFaults;
-use crate::step::{Fault, Outside, Req, Step, Who};
+use crate::step::{Fault, Outside, Req, Step, Tokens, Usdc, Who};
 use crate::webhooks::Receiver;
 use crate::world::World;
 use rand::{Rng, RngCore};
+
+/// One token, in base units.
+const TOKEN: u128 = 1_000_000_000_000_000_000;
+/// One USDC, in base units.
+const USDC: u128 = 1_000_000;
+/// The supply of most tokens the histories make (`Req::CreateToken`): a million tokens.
+const SUPPLY: u128 = 1_000_000 * TOKEN;
+/// The most USDC an amount is drawn at: a million.
+const MAX_USDC: u128 = 1_000_000 * USDC;
+
+/// An amount from 1 base unit to `max` (`one` base units a whole unit): half the time 1 to
+/// `whole` whole units; else whole units and a fraction; else any number of base units, its
+/// number of digits drawn first (so 7 base units are as likely as 7 million tokens); else the
+/// edges, 1 base unit and `max`.
+fn amount(rng: &mut impl RngCore, one: u128, whole: u64, max: u128) -> u128 {
+    let whole = u128::from(whole.max(1));
+    match rng.random_range(0..20u32) {
+        0..=9 => rng.random_range(1..=whole) * one,
+        10..=12 => rng.random_range(1..=whole * one),
+        13 => 1,
+        14 => max,
+        _ => {
+            let digits = rng.random_range(0..=max.max(1).ilog10());
+            let low = 10u128.pow(digits);
+            let high = low.saturating_mul(10).saturating_sub(1).min(max);
+            rng.random_range(low..=high.max(low))
+        }
+    }
+}
+
+/// A token amount: 1 base unit to the supply, mostly 1 to `whole` tokens.
+fn tokens(rng: &mut impl RngCore, whole: u64) -> Tokens {
+    Tokens(amount(rng, TOKEN, whole, SUPPLY))
+}
+
+/// A USDC amount: 1 base unit to a million, mostly 1 to `whole` USDC.
+fn usdc(rng: &mut impl RngCore, whole: u64) -> Usdc {
+    Usdc(amount(rng, USDC, whole, MAX_USDC))
+}
+
+/// A new token's supply: mostly a million tokens, else from 1 base unit to a billion tokens.
+fn supply(rng: &mut impl RngCore) -> Tokens {
+    if rng.random_bool(0.7) {
+        Tokens(SUPPLY)
+    } else {
+        Tokens(amount(rng, TOKEN, 10_000_000, 1_000 * SUPPLY))
+    }
+}
+
+/// A presale's target: mostly 5 to 80 USDC (buys fill it), to the micro-USDC at times, and now
+/// and then an edge of what a target may be (2 and 200,000 USDC).
+fn target(rng: &mut impl RngCore) -> Usdc {
+    match rng.random_range(0..20u32) {
+        0 => Usdc(2 * USDC),
+        1 => Usdc(200_000 * USDC),
+        2..=6 => Usdc(rng.random_range(5 * USDC..=80 * USDC)),
+        _ => Usdc(u128::from(rng.random_range(5..80u32)) * USDC),
+    }
+}
 
 fn req(rng: &mut impl RngCore, world: &World) -> Req {
     let user = rng.random_range(0..8u8);
@@ -17,6 +80,7 @@ fn req(rng: &mut impl RngCore, world: &World) -> Req {
     if tokens == 0 && rng.random_bool(0.5) {
         return Req::CreateToken {
             n: rng.random_range(0..100),
+            supply: supply(rng),
         };
     }
     // Mostly for holders that exist: a missing one is made first.
@@ -36,30 +100,31 @@ fn req(rng: &mut impl RngCore, world: &World) -> Req {
         10..=21 => Req::Distribute {
             token,
             user,
-            amount: rng.random_range(1..200),
+            amount: self::tokens(rng, 200),
         },
         22..=29 => Req::Spend {
             user,
             token,
-            amount: rng.random_range(1..60),
+            amount: self::tokens(rng, 60),
         },
         30..=37 => Req::Transfer {
             user,
             token,
             to: rng.random_range(0..8),
-            amount: rng.random_range(1..60),
+            amount: self::tokens(rng, 60),
         },
         38..=41 => Req::Withdraw {
             user,
             token,
             to: rng.random_range(0..4),
-            amount: rng.random_range(1..40),
+            amount: self::tokens(rng, 40),
         },
         42..=44 if tokens < 4 => Req::CreateToken {
             n: rng.random_range(0..100),
+            supply: supply(rng),
         },
         45..=47 => Req::CreatePresale {
-            target: rng.random_range(5..80),
+            target: target(rng),
             minutes: rng.random_range(30..3_000),
             lockup: rng.random_range(13..=28),
             auto: rng.random_bool(0.7),
@@ -68,7 +133,7 @@ fn req(rng: &mut impl RngCore, world: &World) -> Req {
         48..=55 => Req::BuyPresale {
             user,
             presale: rng.random_range(0..3),
-            usdc: rng.random_range(1..120),
+            usdc: usdc(rng, 120),
         },
         56..=57 => Req::Resolve {
             presale: rng.random_range(0..3),
@@ -76,31 +141,44 @@ fn req(rng: &mut impl RngCore, world: &World) -> Req {
         58..=60 => Req::OpenPool {
             token,
             cents: rng.random_range(1..300),
-            amount: rng.random_range(1_000..200_000),
+            amount: if rng.random_bool(0.5) {
+                Tokens::whole(rng.random_range(1_000..200_000))
+            } else {
+                self::tokens(rng, 200_000)
+            },
         },
         61..=66 => Req::Buy {
             user,
             token,
-            usdc: rng.random_range(1..50),
+            usdc: usdc(rng, 50),
             slippage_bps: rng.random_range(10..2_000),
         },
         67..=70 => Req::Sell {
             user,
             token,
-            amount: rng.random_range(1..500),
+            amount: self::tokens(rng, 500),
         },
         71 => Req::Memecoin {
-            supply: rng.random_range(1_000..10_000_000),
+            supply: if rng.random_bool(0.5) {
+                Tokens::whole(rng.random_range(1_000..10_000_000))
+            } else {
+                self::tokens(rng, 10_000_000)
+            },
             micro: rng.random_range(1..100_000),
-            recipient: rng.random_range(0..1_000),
+            // Now and then none (refused: an amount is more than zero).
+            recipient: if rng.random_bool(0.05) {
+                Tokens(0)
+            } else {
+                self::tokens(rng, 1_000)
+            },
         },
         72 => Req::Airdrop {
             wallets: rng.random_range(1..4),
-            each: rng.random_range(1..1_000),
+            each: self::tokens(rng, 1_000),
         },
         73..=76 => Req::Session {
             user,
-            limit: rng.random_bool(0.5).then(|| rng.random_range(1..100)),
+            limit: rng.random_bool(0.5).then(|| self::tokens(rng, 100)),
         },
         77 => Req::Revoke { user },
         78..=79 => Req::Webhook {
@@ -118,7 +196,7 @@ fn req(rng: &mut impl RngCore, world: &World) -> Req {
         _ => Req::Distribute {
             token,
             user,
-            amount: rng.random_range(1..500),
+            amount: self::tokens(rng, 500),
         },
     }
 }
@@ -209,19 +287,20 @@ pub fn next(rng: &mut impl RngCore, world: &World, n: &mut u32, lost: &mut Vec<u
             Outside::Trade {
                 token: rng.random_range(0..4),
                 buy: rng.random_bool(0.6),
-                amount: rng.random_range(1..200),
+                usdc: usdc(rng, 200),
+                tokens: tokens(rng, 200),
             }
         } else {
             Outside::Send {
                 from: rng.random_range(0..4),
                 token: rng.random_range(0..4),
                 to: rng.random_range(0..8),
-                amount: rng.random_range(1..30),
+                amount: tokens(rng, 30),
             }
         }),
         94..=96 => Step::Faucet {
             user: rng.random_range(0..8),
-            usdc: rng.random_range(1..500),
+            usdc: usdc(rng, 500),
         },
         _ => Step::Settle,
     }

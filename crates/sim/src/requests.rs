@@ -2,7 +2,7 @@
 //! indexes of the step resolved against what exists now.
 
 use crate::node::Request;
-use crate::step::Req;
+use crate::step::{Req, Usdc};
 use serde_json::{json, Value};
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::token::TokenKind;
@@ -76,6 +76,12 @@ fn holder_address(store: &MemStore, n: u8) -> String {
         .map_or_else(|| outside(n).to_checksum(), |h| h.address.to_checksum())
 }
 
+/// A USDC amount as a JSON number (its exact decimal text: serde_json keeps a number's text),
+/// as clients send USDC; token amounts go as decimal strings.
+fn number(usdc: Usdc) -> Value {
+    serde_json::from_str(&usdc.text()).unwrap_or(Value::Null)
+}
+
 /// The request `req` is now: method, path, body.
 pub fn build(store: &MemStore, now_s: u64, req: &Req) -> Request {
     let (method, path, body): (&'static str, String, Value) = match req {
@@ -87,7 +93,7 @@ pub fn build(store: &MemStore, now_s: u64, req: &Req) -> Request {
         } => (
             "POST",
             format!("/token/{}/distribute", token(store, *t)),
-            json!({ "sendToId": user(*u), "amount": amount.to_string() }),
+            json!({ "sendToId": user(*u), "amount": amount.text() }),
         ),
         Req::Spend {
             user: u,
@@ -96,7 +102,7 @@ pub fn build(store: &MemStore, now_s: u64, req: &Req) -> Request {
         } => (
             "POST",
             format!("/holder/{}/spend", user(*u)),
-            json!({ "tokenAddress": token(store, *t), "amount": amount.to_string() }),
+            json!({ "tokenAddress": token(store, *t), "amount": amount.text() }),
         ),
         Req::Transfer {
             user: u,
@@ -106,7 +112,7 @@ pub fn build(store: &MemStore, now_s: u64, req: &Req) -> Request {
         } => (
             "POST",
             format!("/holder/{}/transfer", user(*u)),
-            json!({ "tokenAddress": token(store, *t), "amount": amount.to_string(), "toAddress": holder_address(store, *to) }),
+            json!({ "tokenAddress": token(store, *t), "amount": amount.text(), "toAddress": holder_address(store, *to) }),
         ),
         Req::Withdraw {
             user: u,
@@ -116,12 +122,12 @@ pub fn build(store: &MemStore, now_s: u64, req: &Req) -> Request {
         } => (
             "POST",
             format!("/holder/{}/withdraw", user(*u)),
-            json!({ "tokenAddress": token(store, *t), "amount": amount.to_string(), "toAddress": outside(*to).to_checksum() }),
+            json!({ "tokenAddress": token(store, *t), "amount": amount.text(), "toAddress": outside(*to).to_checksum() }),
         ),
-        Req::CreateToken { n } => (
+        Req::CreateToken { n, supply } => (
             "POST",
             "/merchant/create-token".into(),
-            json!({ "name": format!("Sim {n}"), "symbol": format!("SIM{n}"), "canDistribute": true, "canLP": true, "totalSupply": 1_000_000 }),
+            json!({ "name": format!("Sim {n}"), "symbol": format!("SIM{n}"), "canDistribute": true, "canLP": true, "totalSupply": supply.text() }),
         ),
         Req::CreatePresale {
             target,
@@ -135,7 +141,7 @@ pub fn build(store: &MemStore, now_s: u64, req: &Req) -> Request {
             json!({
                 "name": "Sim presale", "description": "A simulated presale",
                 "startTimestamp": now_s, "endTimestamp": now_s + u64::from(*minutes) * 60,
-                "targetUsdcAmount": target, "autoLaunch": auto, "lockDuration": lock_days,
+                "targetUsdcAmount": number(*target), "autoLaunch": auto, "lockDuration": lock_days,
                 "tokenInfo": { "name": "Presold", "symbol": "PRE", "imageUrl": "https://img.example/pre.png",
                                "deploymentConfig": { "lockupPercentage": lockup } },
             }),
@@ -147,7 +153,7 @@ pub fn build(store: &MemStore, now_s: u64, req: &Req) -> Request {
         } => (
             "POST",
             format!("/holder/{}/buy-presale", user(*u)),
-            json!({ "presaleId": presale(store, *p), "usdcAmount": usdc }),
+            json!({ "presaleId": presale(store, *p), "usdcAmount": number(*usdc) }),
         ),
         Req::Resolve { presale: p } => (
             "POST",
@@ -161,7 +167,7 @@ pub fn build(store: &MemStore, now_s: u64, req: &Req) -> Request {
         } => (
             "POST",
             format!("/token/{}/liquidity", token(store, *t)),
-            json!({ "initialStartingPrice": format!("{}.{:02}", cents / 100, cents % 100), "amount": amount }),
+            json!({ "initialStartingPrice": format!("{}.{:02}", cents / 100, cents % 100), "amount": amount.text() }),
         ),
         Req::Buy {
             user: u,
@@ -171,7 +177,7 @@ pub fn build(store: &MemStore, now_s: u64, req: &Req) -> Request {
         } => (
             "POST",
             format!("/holder/{}/buy", user(*u)),
-            json!({ "tokenAddress": token(store, *t), "usdcAmount": usdc, "slippageBps": slippage_bps }),
+            json!({ "tokenAddress": token(store, *t), "usdcAmount": number(*usdc), "slippageBps": slippage_bps }),
         ),
         Req::Sell {
             user: u,
@@ -180,7 +186,7 @@ pub fn build(store: &MemStore, now_s: u64, req: &Req) -> Request {
         } => (
             "POST",
             format!("/holder/{}/sell", user(*u)),
-            json!({ "tokenAddress": token(store, *t), "tokenAmount": amount }),
+            json!({ "tokenAddress": token(store, *t), "tokenAmount": amount.text() }),
         ),
         Req::Memecoin {
             supply,
@@ -189,22 +195,23 @@ pub fn build(store: &MemStore, now_s: u64, req: &Req) -> Request {
         } => (
             "POST",
             "/template/memecoin".into(),
-            json!({ "name": "Meme", "symbol": "MEME", "totalSupply": supply, "initialPrice": format!("0.{micro:06}"),
+            json!({ "name": "Meme", "symbol": "MEME", "totalSupply": supply.text(), "initialPrice": format!("0.{micro:06}"),
                     "network": "base", "marketplace": true,
-                    "recipient": { "address": outside(1).to_checksum(), "amount": recipient } }),
+                    "recipient": { "address": outside(1).to_checksum(), "amount": recipient.text() } }),
         ),
         Req::Airdrop { wallets, each } => (
             "POST",
             "/template/airdrop".into(),
             json!({ "name": "Drop", "symbol": "DROP", "totalSupply": 1_000_000, "initialPrice": "0.5", "network": "base",
                     "marketplace": false,
-                    "airdrop": { "addresses": (0..*wallets).map(|w| outside(w).to_checksum()).collect::<Vec<_>>(), "supply": each },
+                    "airdrop": { "addresses": (0..*wallets).map(|w| outside(w).to_checksum()).collect::<Vec<_>>(), "supply": each.text() },
                     "recipient": { "address": outside(3).to_checksum(), "amount": 10 } }),
         ),
         Req::Session { user: u, limit } => {
             let mut body = json!({ "scopes": ["read", "spend", "transfer", "buy-presale"], "ttlSeconds": 3600 });
             if let Some(max) = limit {
-                body["limits"] = json!([{ "tokenAddress": token(store, 0), "maxPerSession": max }]);
+                body["limits"] =
+                    json!([{ "tokenAddress": token(store, 0), "maxPerSession": max.text() }]);
             }
             ("POST", format!("/holder/{}/session", user(*u)), body)
         }

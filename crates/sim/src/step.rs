@@ -6,6 +6,51 @@
 use crate::settler::RoundFaults;
 use crate::webhooks::Receiver;
 use std::fmt;
+use tokenpad_core::model::amount::{format_units, TOKEN_DECIMALS, USDC_DECIMALS};
+
+/// An amount of a token (18 decimals), in base units: 1 is 10^-18 of a token. Printed as its
+/// exact decimal, as requests send it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Tokens(pub u128);
+
+/// An amount of USDC (6 decimals), in base units: 1 is 10^-6 USDC.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Usdc(pub u128);
+
+impl Tokens {
+    /// `n` whole tokens.
+    pub fn whole(n: u64) -> Tokens {
+        Tokens(u128::from(n) * 10u128.pow(u32::from(TOKEN_DECIMALS)))
+    }
+
+    /// The exact decimal (`12.5`, `0.000000000000000001`).
+    pub fn text(self) -> String {
+        format_units(self.0, TOKEN_DECIMALS)
+    }
+}
+
+impl Usdc {
+    /// `n` whole USDC.
+    pub fn whole(n: u64) -> Usdc {
+        Usdc(u128::from(n) * 10u128.pow(u32::from(USDC_DECIMALS)))
+    }
+
+    pub fn text(self) -> String {
+        format_units(self.0, USDC_DECIMALS)
+    }
+}
+
+impl fmt::Debug for Tokens {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+impl fmt::Debug for Usdc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} USDC", self.text())
+    }
+}
 
 /// What a client asks. Holders are `u<n>`; tokens, presales and webhooks are named by their
 /// place in creation order (modulo how many exist; with none, the request names nothing and
@@ -18,31 +63,32 @@ pub enum Req {
     Distribute {
         token: u8,
         user: u8,
-        amount: u32,
+        amount: Tokens,
     },
     Spend {
         user: u8,
         token: u8,
-        amount: u32,
+        amount: Tokens,
     },
     Transfer {
         user: u8,
         token: u8,
         to: u8,
-        amount: u32,
+        amount: Tokens,
     },
     /// To outside wallet `to`.
     Withdraw {
         user: u8,
         token: u8,
         to: u8,
-        amount: u32,
+        amount: Tokens,
     },
     CreateToken {
         n: u8,
+        supply: Tokens,
     },
     CreatePresale {
-        target: u32,
+        target: Usdc,
         minutes: u32,
         lockup: u8,
         auto: bool,
@@ -51,7 +97,7 @@ pub enum Req {
     BuyPresale {
         user: u8,
         presale: u8,
-        usdc: u32,
+        usdc: Usdc,
     },
     Resolve {
         presale: u8,
@@ -60,31 +106,31 @@ pub enum Req {
     OpenPool {
         token: u8,
         cents: u32,
-        amount: u32,
+        amount: Tokens,
     },
     Buy {
         user: u8,
         token: u8,
-        usdc: u32,
+        usdc: Usdc,
         slippage_bps: u32,
     },
     Sell {
         user: u8,
         token: u8,
-        amount: u32,
+        amount: Tokens,
     },
     Memecoin {
-        supply: u32,
+        supply: Tokens,
         micro: u32,
-        recipient: u32,
+        recipient: Tokens,
     },
     Airdrop {
         wallets: u8,
-        each: u32,
+        each: Tokens,
     },
     Session {
         user: u8,
-        limit: Option<u32>,
+        limit: Option<Tokens>,
     },
     Revoke {
         user: u8,
@@ -132,15 +178,20 @@ pub enum Fault {
 /// Someone outside tokenpad acts on the chain.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outside {
-    /// A trader swaps in a token's pool, with its own funds: exact input of `amount` whole
-    /// USDC (a buy) or tokens (a sell).
-    Trade { token: u8, buy: bool, amount: u32 },
-    /// Outside wallet `from` sends `amount` whole tokens to holder `to` (a deposit).
+    /// A trader swaps in a token's pool, with its own funds: exact input of `usdc` (a buy) or
+    /// `tokens` (a sell, of what it holds at most; holding none, it buys with `usdc`).
+    Trade {
+        token: u8,
+        buy: bool,
+        usdc: Usdc,
+        tokens: Tokens,
+    },
+    /// Outside wallet `from` sends `amount` to holder `to` (a deposit; of what it holds at most).
     Send {
         from: u8,
         token: u8,
         to: u8,
-        amount: u32,
+        amount: Tokens,
     },
 }
 
@@ -181,10 +232,10 @@ pub enum Step {
         ms: u64,
     },
     Outside(Outside),
-    /// The local faucet gives a holder test USDC (whole USDC).
+    /// The local faucet gives a holder test USDC.
     Faucet {
         user: u8,
-        usdc: u32,
+        usdc: Usdc,
     },
     /// Heal every fault and run the object and the chain until everything settled (waiting
     /// for what is due); then the ledger must equal the chain.
@@ -240,7 +291,7 @@ impl fmt::Display for Step {
             Step::Drop { mask } => write!(f, "the node drops pending {mask:#b}"),
             Step::Wait { ms } => write!(f, "wait {ms} ms"),
             Step::Outside(o) => write!(f, "outside: {o:?}"),
-            Step::Faucet { user, usdc } => write!(f, "faucet: u{user} gets {usdc} USDC"),
+            Step::Faucet { user, usdc } => write!(f, "faucet: u{user} gets {usdc:?}"),
             Step::Settle => {
                 f.write_str("settle (heal, run until settled, compare ledger and chain)")
             }

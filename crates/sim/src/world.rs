@@ -11,7 +11,6 @@ use crate::step::{Fault, Outside, Step, Who};
 use crate::webhooks::{self, Received, Receiver};
 use std::collections::BTreeMap;
 use tokenpad_core::model::address::Address;
-use tokenpad_core::model::amount::{TOKEN_DECIMALS, USDC_DECIMALS};
 use tokenpad_core::model::ids::TokenAddress;
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::ops::idempotency::TTL;
@@ -38,10 +37,6 @@ pub struct World {
     pub answered: u64,
     /// Answers by route and status (`POST /holder/:userId/spend 422`).
     pub statuses: BTreeMap<String, u64>,
-}
-
-fn units(whole: u32, decimals: u8) -> u128 {
-    u128::from(whole) * 10u128.pow(u32::from(decimals))
 }
 
 impl World {
@@ -136,9 +131,7 @@ impl World {
             }
             Step::Outside(o) => self.outside(o),
             Step::Faucet { user, usdc } => {
-                let _ = self
-                    .node
-                    .faucet(&requests::user(*user), units(*usdc, USDC_DECIMALS));
+                let _ = self.node.faucet(&requests::user(*user), usdc.0);
             }
             Step::Settle => self.settle()?,
         }
@@ -331,7 +324,12 @@ impl World {
     fn outside(&mut self, o: &Outside) {
         let trader = Address([0x7a; 20]);
         match o {
-            Outside::Trade { token, buy, amount } => {
+            Outside::Trade {
+                token,
+                buy,
+                usdc,
+                tokens,
+            } => {
                 let list = requests::tokens(&self.node.store);
                 let Some(t) = list.get(usize::from(*token) % list.len().max(1)) else {
                     return;
@@ -339,20 +337,14 @@ impl World {
                 let Some(t) = Address::parse(t).map(TokenAddress) else {
                     return;
                 };
-                let decimals = if *buy { USDC_DECIMALS } else { TOKEN_DECIMALS };
-                if !*buy && self.chain.balance(&t.address(), &trader) == 0 {
-                    // Sells what a buy gave it; with nothing, it buys first.
-                    let _ =
-                        self.chain
-                            .outside_trade(trader, &t, true, units(*amount, USDC_DECIMALS));
-                    return;
-                }
-                let amount = units(*amount, decimals).min(if *buy {
-                    u128::MAX
+                let held = self.chain.balance(&t.address(), &trader);
+                // Sells what a buy gave it; with nothing, it buys first.
+                let (buy, amount) = if *buy || held == 0 {
+                    (true, usdc.0)
                 } else {
-                    self.chain.balance(&t.address(), &trader)
-                });
-                let _ = self.chain.outside_trade(trader, &t, *buy, amount);
+                    (false, tokens.0.min(held))
+                };
+                let _ = self.chain.outside_trade(trader, &t, buy, amount);
             }
             Outside::Send {
                 from,
@@ -379,7 +371,7 @@ impl World {
                 };
                 let from = outside(*from);
                 let have = self.chain.balance(&t.address(), &from);
-                let amount = units(*amount, TOKEN_DECIMALS).min(have);
+                let amount = amount.0.min(have);
                 if amount > 0 {
                     let _ = self.chain.outside_send(&t, from, h.address, amount);
                 }

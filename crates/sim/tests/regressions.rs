@@ -4,7 +4,7 @@
 //! `REGRESSION_SEEDS`, in full.)
 
 use tokenpad_sim::settler::RoundFaults;
-use tokenpad_sim::step::{Fault, Outside, Req, Step, Who};
+use tokenpad_sim::step::{Fault, Outside, Req, Step, Tokens, Usdc, Who};
 use tokenpad_sim::webhooks::Receiver;
 
 /// Request `n`: with its key or not, from the backend or the holder's session, with a fault.
@@ -32,6 +32,9 @@ fn unkeyed(n: u32, req: Req) -> Step {
 fn faulty(n: u32, req: Req, fault: Fault) -> Step {
     request(n, req, true, Who::Secret, fault)
 }
+
+/// The supply every token of these histories was made with (before supplies were drawn).
+const MILLION: Tokens = Tokens(1_000_000 * 1_000_000_000_000_000_000);
 
 fn alarm(per_batch: u8) -> Step {
     Step::Alarm {
@@ -77,18 +80,39 @@ fn replays(name: &str, history: &[Step]) {
 fn a_refused_buy_then_a_refused_sell_of_what_it_bought() {
     let h = [
         call(2, Req::PutHolder { user: 2 }),
-        call(3, Req::CreateToken { n: 96 }),
-        unkeyed(4, Req::CreateToken { n: 43 }),
+        call(
+            3,
+            Req::CreateToken {
+                n: 96,
+                supply: MILLION,
+            },
+        ),
+        unkeyed(
+            4,
+            Req::CreateToken {
+                n: 43,
+                supply: MILLION,
+            },
+        ),
         faulty(8, Req::PutHolder { user: 1 }, Fault::LostAfter),
-        call(9, Req::CreateToken { n: 38 }),
+        call(
+            9,
+            Req::CreateToken {
+                n: 38,
+                supply: MILLION,
+            },
+        ),
         call(15, Req::PutHolder { user: 4 }),
-        Step::Faucet { user: 1, usdc: 367 },
+        Step::Faucet {
+            user: 1,
+            usdc: Usdc::whole(367),
+        },
         call(
             39,
             Req::Memecoin {
-                supply: 363_424,
+                supply: Tokens::whole(363_424),
                 micro: 4_490,
-                recipient: 958,
+                recipient: Tokens::whole(958),
             },
         ),
         Step::Settle,
@@ -97,11 +121,14 @@ fn a_refused_buy_then_a_refused_sell_of_what_it_bought() {
             Req::Buy {
                 user: 1,
                 token: 3,
-                usdc: 35,
+                usdc: Usdc::whole(35),
                 slippage_bps: 1_566,
             },
         ),
-        Step::Faucet { user: 4, usdc: 209 },
+        Step::Faucet {
+            user: 4,
+            usdc: Usdc::whole(209),
+        },
         call(296, Req::PutHolder { user: 7 }),
         call(
             306,
@@ -111,13 +138,16 @@ fn a_refused_buy_then_a_refused_sell_of_what_it_bought() {
             },
         ),
         alarm(3),
-        Step::Faucet { user: 7, usdc: 411 },
+        Step::Faucet {
+            user: 7,
+            usdc: Usdc::whole(411),
+        },
         unkeyed(
             311,
             Req::Distribute {
                 token: 2,
                 user: 2,
-                amount: 405,
+                amount: Tokens::whole(405),
             },
         ),
         mine(0b1000, 0b1000, 0),
@@ -127,7 +157,7 @@ fn a_refused_buy_then_a_refused_sell_of_what_it_bought() {
                 user: 1,
                 token: 3,
                 to: 0,
-                amount: 59,
+                amount: Tokens::whole(59),
             },
             true,
             Who::Session,
@@ -138,7 +168,7 @@ fn a_refused_buy_then_a_refused_sell_of_what_it_bought() {
             Req::Buy {
                 user: 4,
                 token: 3,
-                usdc: 33,
+                usdc: Usdc::whole(33),
                 slippage_bps: 1_501,
             },
         ),
@@ -148,7 +178,7 @@ fn a_refused_buy_then_a_refused_sell_of_what_it_bought() {
             Req::Sell {
                 user: 4,
                 token: 3,
-                amount: 420,
+                amount: Tokens::whole(420),
             },
         ),
         mine(0b1000_1000, 0, 111),
@@ -163,10 +193,25 @@ fn a_refused_buy_then_a_refused_sell_of_what_it_bought() {
 #[test]
 fn an_outside_sell_mined_before_a_refused_sell() {
     let h = [
-        call(1, Req::CreateToken { n: 84 }),
+        call(
+            1,
+            Req::CreateToken {
+                n: 84,
+                supply: MILLION,
+            },
+        ),
         call(7, Req::PutHolder { user: 0 }),
-        unkeyed(8, Req::CreateToken { n: 57 }),
-        Step::Faucet { user: 0, usdc: 194 },
+        unkeyed(
+            8,
+            Req::CreateToken {
+                n: 57,
+                supply: MILLION,
+            },
+        ),
+        Step::Faucet {
+            user: 0,
+            usdc: Usdc::whole(194),
+        },
         call(67, Req::PutHolder { user: 3 }),
         Step::Settle,
         faulty(
@@ -174,7 +219,7 @@ fn an_outside_sell_mined_before_a_refused_sell() {
             Req::OpenPool {
                 token: 1,
                 cents: 152,
-                amount: 112_437,
+                amount: Tokens::whole(112_437),
             },
             Fault::LostBefore,
         ),
@@ -185,7 +230,7 @@ fn an_outside_sell_mined_before_a_refused_sell() {
             Req::Distribute {
                 token: 1,
                 user: 3,
-                amount: 56,
+                amount: Tokens::whole(56),
             },
         ),
         mine(0, 0, 763),
@@ -195,14 +240,15 @@ fn an_outside_sell_mined_before_a_refused_sell() {
             Req::Buy {
                 user: 0,
                 token: 1,
-                usdc: 31,
+                usdc: Usdc::whole(31),
                 slippage_bps: 667,
             },
         ),
         Step::Outside(Outside::Trade {
             token: 1,
             buy: true,
-            amount: 41,
+            usdc: Usdc::whole(41),
+            tokens: Tokens::whole(41),
         }),
         Step::Settle,
         faulty(
@@ -210,14 +256,15 @@ fn an_outside_sell_mined_before_a_refused_sell() {
             Req::Sell {
                 user: 3,
                 token: 1,
-                amount: 38,
+                amount: Tokens::whole(38),
             },
             Fault::Twice,
         ),
         Step::Outside(Outside::Trade {
             token: 1,
             buy: false,
-            amount: 85,
+            usdc: Usdc::whole(85),
+            tokens: Tokens::whole(85),
         }),
         Step::Settle,
     ];

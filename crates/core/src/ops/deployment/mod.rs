@@ -21,11 +21,14 @@ pub use request::{
 use super::launch::{self, NewToken, PoolOpening, Supply};
 use super::{chain, Ctx};
 use crate::error::{Error, ErrorCode, Result};
+use crate::model::address::Address;
+use crate::model::amount::{Units, Usdc};
 use crate::model::chain::mined_at;
 use crate::model::deployment::{DeploySpec, Deployment, DeploymentKind, DeploymentStatus};
 use crate::model::event::{EventType, Subject};
-use crate::model::ids::DeploymentId;
+use crate::model::ids::{DeploymentId, TokenAddress};
 use crate::model::intent::Then;
+use crate::model::pool::{Pool, TradeError};
 use crate::model::time::Millis;
 use crate::model::token::TokenSpec;
 use crate::store::{DueKey, Store};
@@ -40,6 +43,9 @@ pub fn create(
 ) -> Result<Deployment> {
     spec.network = chain::network_for(ctx, Some(spec.network))?;
     let (address, salt) = chain::next_contract_address(store, ctx)?;
+    if spec.kind == DeploymentKind::Memecoin && !spec.no_lp {
+        pool_can_open(&spec, address, ctx.chain.usdc())?;
+    }
     let submitted = chain::try_submit(
         store,
         ctx,
@@ -93,6 +99,52 @@ pub fn create(
         announce(store, &d, ctx.now)?;
     }
     Ok(d)
+}
+
+/// Whether a memecoin's pool can open as its launch will open it: from the liquidity reserve
+/// (the supply less what the recipient gets) at `initialPrice`, for the token at `token`. A
+/// reserve too small for a position at that price (the simulator found 1,698 base units at
+/// $0.07), or a price past the pool's range, once let the deployment be accepted and then
+/// never finish: the ledger could not open the pool its token comes with. Now 400
+/// `invalid_amount`, naming the amount that sets the reserve.
+fn pool_can_open(spec: &DeploySpec, token: TokenAddress, usdc: TokenAddress) -> Result<()> {
+    let held = spec
+        .allocations()
+        .iter()
+        .try_fold(Units::ZERO, |acc, (_, a)| acc.checked_add(*a));
+    let reserve = held
+        .and_then(|h| spec.total_supply.checked_sub(h))
+        .unwrap_or(Units::ZERO);
+    let opened = Pool::open(
+        token,
+        usdc.address(),
+        Address([0; 20]),
+        reserve,
+        Usdc::ZERO,
+        spec.initial_price,
+        None,
+        0,
+    );
+    let Err(e) = opened else { return Ok(()) };
+    let field = if spec.recipient.is_some() {
+        "recipient.amount"
+    } else {
+        "totalSupply"
+    };
+    let why = match e {
+        TradeError::TooSmall => "leaves a liquidity reserve too small to open the token's pool at initialPrice: leave the pool more tokens, or set noLp",
+        TradeError::TooLarge | TradeError::Drains => "leaves a liquidity reserve the token's pool cannot hold at initialPrice (the price or the amount is past its range): change them, or set noLp",
+    };
+    Err(Error::new(ErrorCode::InvalidAmount, why)
+        .at_field(field)
+        .with(
+            "liquiditySupply",
+            serde_json::to_value(crate::model::decimal::Decimal::from_units(
+                reserve.raw(),
+                18,
+            ))
+            .unwrap_or_default(),
+        ))
 }
 
 /// Finishes a deployment whose transaction is mined: the token comes into existence with

@@ -20,7 +20,9 @@ pub const MAX_AIRDROP_ADDRESSES: usize = 1000;
 type Tokens = Whole<unit::Token18>;
 
 /// `POST /template/memecoin`. recipient.amount > totalSupply: 400
-/// `allocation_exceeds_supply`. The rest of the supply is the liquidity reserve.
+/// `allocation_exceeds_supply`. The rest of the supply is the liquidity reserve, which the
+/// token's pool opens with (unless noLp): one too small for it at initialPrice, none
+/// included, is a 400 `invalid_amount` (`ops::deployment::create`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "codegen", schemars(rename = "CreateMemecoin"))]

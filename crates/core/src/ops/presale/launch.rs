@@ -102,8 +102,10 @@ pub fn step(store: &mut dyn Store, ctx: &Ctx, mut p: Presale, at: Millis) -> Res
         // On an EVM chain the buyers get their tokens only once the token's market is open
         // at the presale's price: if it cannot open, the launch fails openly and they are
         // refunded instead (`settle::market_failed`). The opening's receipt wakes it; until
-        // then it looks again each block.
-        store.schedule(&key(&p), at.saturating_add(BLOCK_MS))?;
+        // then it looks again each block, from now: counted from its own due time, a run long
+        // after it (the clock moved, the object slept) found it due again at once, block
+        // after block, and spent a whole run's items (`due::MAX_ITEMS_PER_RUN`) on looking.
+        store.schedule(&key(&p), at.max(ctx.now).saturating_add(BLOCK_MS))?;
         return Ok(());
     }
     let names = next.transactions();

@@ -5,6 +5,7 @@
 
 mod lifecycle;
 mod parsing;
+mod pool_reserve;
 mod validation;
 
 use crate::common::{self, assert_conserved, Fx};
@@ -79,12 +80,22 @@ pub fn parse(kind: K, body: Value) -> Result<DeploySpec, tokenpad_core::Error> {
 // Lifecycle helpers.
 
 pub fn create(fx: &mut Fx, kind: K, body: Value, n: u8) -> Deployment {
+    try_create(fx, kind, body, n).unwrap()
+}
+
+/// `create`, its refusal kept.
+pub fn try_create(
+    fx: &mut Fx,
+    kind: K,
+    body: Value,
+    n: u8,
+) -> Result<Deployment, tokenpad_core::Error> {
     let spec = parse(kind, body).unwrap();
     let mut id = [0u8; 16];
     id[0] = 0xde;
     id[15] = n;
     let id = DeploymentId::new_unchecked(uuid_v4(id));
-    ops::deployment::create(&mut fx.store, &fx.ctx, spec, id).unwrap()
+    ops::deployment::create(&mut fx.store, &fx.ctx, spec, id)
 }
 
 pub fn mine(fx: &mut Fx) {

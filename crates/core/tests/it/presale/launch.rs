@@ -290,3 +290,35 @@ fn failed_steps_retry_with_backoff_and_never_repeat_a_finished_one() {
     let token = p.fx.token(&got.token_address);
     assert_eq!(token.held, got.amount_bought());
 }
+
+/// On an EVM chain the buyers' tokens wait for the pool's opening to be mined, and the launch
+/// looks again each block. A run of due work long after the last (the clock moved, the object
+/// slept) looks once, then a block from now: counted from its old due time, it was due again
+/// at once, block after block, and every run spent all its items (`due::MAX_ITEMS_PER_RUN`)
+/// on looking. The simulator found it.
+#[test]
+fn a_launch_waiting_for_its_market_looks_again_a_block_from_now() {
+    let mut fx = crate::settle::evm();
+    let id = common::create_presale(
+        &mut fx.store,
+        &fx.ctx,
+        &super::body("100", json!({})),
+        "p-1",
+    )
+    .unwrap()
+    .id;
+    let mut p = P { fx, id };
+    let a = p.fx.holder("a").address;
+    let funds = tokenpad_core::model::amount::Usdc::new(usdc("100"));
+    ops::ledger::deposit_usdc(&mut p.fx.store, &p.fx.ctx, &a, funds).unwrap();
+    p.open();
+    p.buy("a", "100").unwrap();
+    p.fx.ctx.now = END * 1000 + 4 * DAY;
+    let ran = ops::due::run_due(&mut p.fx.store, &p.fx.ctx).unwrap();
+    assert_eq!(p.get().completion.step, Step::TokenCreated);
+    assert!(ran < 10, "{ran} items ran");
+    let next = p.fx.store.schedule[&format!("presale:{}", p.id)];
+    assert_eq!(next, p.fx.ctx.now + tokenpad_core::model::chain::BLOCK_MS);
+    // The next run finds nothing due until that block.
+    assert_eq!(ops::due::run_due(&mut p.fx.store, &p.fx.ctx).unwrap(), 0);
+}
