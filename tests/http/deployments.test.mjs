@@ -477,7 +477,8 @@ test('every validation error of the template endpoints', async () => {
     ['airdrop', set(airdrop(), 'airdrop.supply', undefined), 400, 'invalid_request', 'airdrop.supply'],
     ['airdrop', set(airdrop(), 'airdrop.supply', 0), 400, 'invalid_amount', 'airdrop.supply'],
     ['airdrop', set(airdrop(), 'airdrop.supply', 317), 400, 'allocation_exceeds_supply', 'airdrop.supply'],
-    ['airdrop', set(set(airdrop(), 'totalSupply', '1e20'), 'airdrop.supply', '1e20'), 400, 'allocation_exceeds_supply', 'airdrop.supply'],
+    // JSON numbers: a string takes only digits and a fraction (`"1e20"` is 400 invalid_amount).
+    ['airdrop', set(set(airdrop(), 'totalSupply', 1e20), 'airdrop.supply', 1e20), 400, 'allocation_exceeds_supply', 'airdrop.supply'],
   ];
   for (const [kind, body, st, code, field] of table) {
     const r = await call('POST', `/template/${kind}`, { key: A.secretKey, body });

@@ -2,12 +2,14 @@
 // refused and never echoed; the webhook URL filter refuses every IPv6 form of a private,
 // loopback, link-local or site-local address; a token's imageUrl is a real http(s) URL in URL
 // characters; a userId refuses whitespace only, control, format (bidi, zero-width) and
-// noncharacter code points. Each is a 400 with its stable code, checked against openapi.json.
+// noncharacter code points. Issue #43's: free text (names, descriptions, links, webhook
+// descriptions) refuses what does not render as itself, and amount strings take only their
+// documented form. Each is a 400 with its stable code, checked against openapi.json.
 // Its own worker, with private webhook URLs refused as a deployed service refuses them.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startWorker } from './harness.mjs';
-import { checkedClient } from './check.mjs';
+import { checkedClient, createPresale } from './check.mjs';
 
 let w;
 const { call, ok, fails, newMerchant, newToken } = checkedClient(() => w);
@@ -139,4 +141,114 @@ test('userIds refuse whitespace only, control, format, separator and noncharacte
   for (const id of [' alice ', 'ユーザー', 'user 1', 'رضا']) {
     ok(await call('PUT', `/holder/${encodeURIComponent(id)}`, { key: A.secretKey }), 201);
   }
+});
+
+// What the hostile run of issue #43 sent as names (all 30 forms were accepted then): control
+// characters and ANSI escapes, bidi overrides and isolates, zero-width and other invisible
+// (default-ignorable) characters, noncharacters and separators.
+const UNSHOWABLE = [
+  'a\u0000b', '\u0000', 'red\u001b[31mtext', '\u001b]8;;https://evil.example\u0007link', 'bell\u0007', 'del\u007f',
+  'a\u0085b', 'tab\tname',
+  'a\u202eb', 'a\u202ab', 'x\u2066y', 'x\u2067y', 'x\u2068y', 'name\u2069', '\u200eltr', '\u200frtl', '\u061carabic',
+  'ali\u200bce', 'a\u200cb', 'a\u200db', '\ufeffname', 'a\u2060b', 'soft\u00adhyphen', 'a\u180eb',
+  'a\u034fb', 'a\u3164b', 'a\uffa0b', 'a\ufe00', '\ufe0fa', 'a \ufe0f', 'tag\u{e0041}', 'a\ufdd0', 'a\u{10ffff}',
+  'a\u2028b', 'a\u2029b', 'cr\ronly',
+];
+// Text that looks blank: only whitespace or invisible characters.
+const BLANK = [' ', '   ', '\u3000', '\u00a0', '\u2800', '\u3164', '\u200b', ' \u200b ', '\u115f\u1160', '\u2800 \u2800', '\n\n'];
+// Line breaks: refused in one-line text, allowed in descriptions.
+const LINE_BREAKS = ['line\nbreak', 'crlf\r\nbreak'];
+
+test('free text refuses control, bidi, zero-width, invisible and blank-looking text: 400 invalid_text, for every field', async () => {
+  const key = A.secretKey;
+  const hook = ok(await call('POST', '/merchant/webhooks', { key, body: { url: 'https://hooks.example.com/t', events: ['*'], description: 'Ours' } }), 201);
+  const presale = (over, info = {}) => call('POST', '/merchant/presale', {
+    key,
+    body: {
+      name: 'P', description: 'P', startTimestamp: 1, endTimestamp: 4102444800, targetUsdcAmount: 100,
+      tokenInfo: { name: 'P', symbol: 'P', imageUrl: 'https://img.example/p.png', ...info }, ...over,
+    },
+  });
+  const token = (name) => ({ name, symbol: 'M', totalSupply: 1000, initialPrice: '0.01', network: 'base', marketplace: false });
+  // [what, details.field, may span lines, the request with the text in that field]
+  const fields = [
+    ['token name', 'name', false, (v) => call('POST', '/merchant/create-token', { key, body: { name: v, symbol: 'TXT' } })],
+    ['memecoin name', 'name', false, (v) => call('POST', '/template/memecoin', { key, body: token(v) })],
+    ['airdrop name', 'name', false, (v) => call('POST', '/template/airdrop', {
+      key, body: { ...token(v), airdrop: { addresses: ['0x000000000000000000000000000000000000dEaD'], supply: 1 } },
+    })],
+    ['presale name', 'name', false, (v) => presale({ name: v })],
+    ['presale description', 'description', true, (v) => presale({ description: v })],
+    ['presale token name', 'tokenInfo.name', false, (v) => presale({}, { name: v })],
+    ['presale token description', 'tokenInfo.metadata.description', true, (v) => presale({}, { metadata: { description: v } })],
+    ['presale token link', 'tokenInfo.metadata.websiteLink', false, (v) => presale({}, { metadata: { websiteLink: v } })],
+    ['merchant name', 'name', false, (v) => call('POST', '/admin/merchants', { adminKey: w.adminKey, body: { name: v } })],
+    ['webhook description', 'description', false, (v) => call('POST', '/merchant/webhooks', {
+      key, body: { url: 'https://hooks.example.com/t', events: ['*'], description: v },
+    })],
+    ['webhook description, changed', 'description', false, (v) => call('PATCH', `/merchant/webhooks/${hook.id}`, { key, body: { description: v } })],
+  ];
+  for (const [what, field, lines, send] of fields) {
+    // Every form for token names (the hostile run's field), a sample of each kind elsewhere:
+    // the rule is one type's, shared by every field.
+    const forms = what === 'token name'
+      ? [...UNSHOWABLE, ...BLANK]
+      : ['a\u0000b', 'red\u001b[31mtext', 'a\u202eb', 'x\u2066y', 'ali\u200bce', '\ufeffname', 'a\u3164b', 'a\ufdd0', 'cr\ronly', ' ', '\u2800', '\u200b'];
+    for (const v of [...forms, ...(lines ? [] : LINE_BREAKS)]) {
+      const e = fails(await send(v), 400, 'invalid_text');
+      assert.equal(e.details.field, field, `${what} ${JSON.stringify(v)}`);
+      assert.match(e.message, new RegExp(`^${field.replace(/\./g, '\\.')} must `), e.message);
+      // The text itself is never repeated, only the code point refused.
+      if (v.length > 1) assert.ok(!e.message.includes(v), e.message);
+    }
+  }
+  // Nothing was made or changed by any of them.
+  const hooks = ok(await call('GET', '/merchant/webhooks', { key }));
+  assert.equal(hooks.filter((h) => h.id === hook.id)[0].description, 'Ours');
+  assert.ok(!ok(await call('GET', '/merchant/all-tokens', { key })).some((t) => t.symbol === 'TXT'));
+  // Empty and too long are the field's size, as before: 400 invalid_request.
+  fails(await call('POST', '/merchant/create-token', { key, body: { name: '', symbol: 'TXT' } }), 400, 'invalid_request');
+  fails(await call('POST', '/merchant/create-token', { key, body: { name: 'x'.repeat(65), symbol: 'TXT' } }), 400, 'invalid_request');
+});
+
+test('free text in any script, with emoji, and descriptions over several lines, is kept exactly as sent', async () => {
+  for (const name of ['Moon \u2764\ufe0f', 'Crème brûlée ☕', 'ユーザー', 'رضا', '1\ufe0f\u20e3 One', ' padded ', 'dots\u2800between']) {
+    const made = await newToken(A, { name, symbol: 'OK' });
+    assert.equal(made.name, name);
+  }
+  const description = 'Line one\nline two\r\n\nthree \u2764\ufe0f';
+  const p = await createPresale(w, A, { description, tokenInfo: {
+    name: 'Lines', symbol: 'LN', imageUrl: 'https://img.example/p.png', metadata: { description },
+  } });
+  assert.equal(p.description, description);
+  const read = ok(await call('GET', `/merchant/presale/${p.id}`, { key: A.secretKey }));
+  assert.equal(read.description, description);
+  const hook = ok(await call('POST', '/merchant/webhooks', { key: A.secretKey, body: { url: 'https://hooks.example.com/ok', events: ['*'], description: 'Orders \u2192 shop' } }), 201);
+  assert.equal(hook.description, 'Orders \u2192 shop');
+});
+
+test('amount strings take only their documented form (digits, an optional fraction): 400 invalid_amount, nothing moves', async () => {
+  const key = A.secretKey;
+  ok(await call('PUT', '/holder/amounts', { key }), 201);
+  const balance = async () => ok(await call('GET', `/holder/amounts/token/${token.address}`, { key })).balance;
+  const distribute = (amount) => call('POST', `/token/${token.address}/distribute`, { key, body: { amount, sendToId: 'amounts' } });
+  assert.equal(await balance(), 0);
+  for (const amount of ['1e2', '1E2', '1e-2', '1.5e1', '+1', '-1', ' 1', '1 ', '.5', '5.', '1,5', '1_000', '0x10', 'Infinity', 'NaN', '',
+    '\uff11', '1\u00a0', '100000000000000000000', '1.0000000000000000001']) {
+    const e = fails(await distribute(amount), 400, 'invalid_amount');
+    assert.equal(e.details.field, 'amount', JSON.stringify(amount));
+  }
+  // USDC strings have USDC's 6 decimals at most; a presale target's too.
+  fails(await call('POST', '/holder/amounts/buy-presale', { key, body: { presaleId: 'x', usdcAmount: '1e1' } }), 400, 'invalid_amount');
+  fails(await call('POST', '/holder/amounts/buy-presale', { key, body: { presaleId: 'x', usdcAmount: '1.0000001' } }), 400, 'invalid_amount');
+  fails(await call('POST', '/merchant/create-token', { key, body: { name: 'E', symbol: 'E', totalSupply: '1e3' } }), 400, 'invalid_amount');
+  assert.equal(await balance(), 0, 'nothing moved');
+  // The documented forms: a decimal string, or a JSON number in any form JSON writes it.
+  ok(await distribute('2'));
+  ok(await distribute('0.000000000000000001'));
+  ok(await call('POST', `/token/${token.address}/distribute`, {
+    key, rawBody: '{"amount":1e1,"sendToId":"amounts"}', headers: { 'content-type': 'application/json' },
+  }));
+  const exact = await call('GET', `/holder/amounts/token/${token.address}`, { key });
+  assert.match(exact.text, /"balance":12\.000000000000000001\b/);
 });

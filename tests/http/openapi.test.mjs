@@ -16,7 +16,7 @@ const WIRE_ROUTES = [...new Set(DECLARED.flatMap((r) => [
 
 const ERROR_CODES = {
   400: ['invalid_json', 'invalid_request', 'invalid_amount', 'invalid_address', 'invalid_user_id', 'invalid_network',
-    'network_unavailable', 'invalid_idempotency_key', 'invalid_cursor', 'secret_key_in_url', 'invalid_image_url', 'self_transfer', 'invalid_destination', 'allocation_exceeds_supply',
+    'network_unavailable', 'invalid_idempotency_key', 'invalid_cursor', 'secret_key_in_url', 'invalid_image_url', 'invalid_text', 'self_transfer', 'invalid_destination', 'allocation_exceeds_supply',
     'url_not_allowed'],
   401: ['public_key_not_found', 'missing_api_key', 'invalid_api_key', 'invalid_admin_key',
     'invalid_session_token', 'session_expired', 'session_revoked'],

@@ -115,7 +115,7 @@ test('create-token validation: every bad field is a 400 with its code', async ()
   const table = [
     [{ symbol: 'X' }, 'invalid_request', 'name'],
     [{ name: '', symbol: 'X' }, 'invalid_request', 'name'],
-    [{ name: '   ', symbol: 'X' }, 'invalid_request', 'name'],
+    [{ name: '   ', symbol: 'X' }, 'invalid_text', 'name'], // blank-looking: the free-text rule's code
     [{ name: 5, symbol: 'X' }, 'invalid_request', 'name'],
     [{ name: 'x'.repeat(65), symbol: 'X' }, 'invalid_request', 'name'],
     [{ name: 'X' }, 'invalid_request', 'symbol'],

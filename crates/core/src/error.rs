@@ -44,6 +44,7 @@ codes! {
     InvalidCursor => ("invalid_cursor", 400),
     SecretKeyInUrl => ("secret_key_in_url", 400),
     InvalidImageUrl => ("invalid_image_url", 400),
+    InvalidText => ("invalid_text", 400),
     SelfTransfer => ("self_transfer", 400),
     InvalidDestination => ("invalid_destination", 400),
     PublicKeyNotFound => ("public_key_not_found", 401),

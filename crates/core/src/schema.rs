@@ -6,8 +6,8 @@
 //! are used. This module imports only the model, so the wire types may name it.
 
 use crate::model::address::Address;
-use crate::model::amount::Fixed;
-use crate::model::decimal::{AmountInput, Decimal, Whole};
+use crate::model::amount::{Fixed, TOKEN_DECIMALS, USDC_DECIMALS};
+use crate::model::decimal::{AmountInput, Decimal, Whole, MAX_INTEGER_DIGITS};
 use crate::model::event::EventType;
 use crate::model::ids::{
     DeploymentId, JobId, LockId, MerchantId, PresaleId, TokenAddress, UserId, WebhookId,
@@ -84,12 +84,17 @@ component!(Decimal, "Amount", {
 // fractional digits as the asset has. A JSON number's fractional digits cannot be bounded
 // in JSON Schema: a more precise one is a 400 (the description says so).
 component!(AmountInput, "AmountInput", {
-    "description": "Amount in whole units of a token, as a JSON number or a decimal string for exact values: more than zero, at most 18 fractional digits (6 when the token is USDC); otherwise 400 `invalid_amount`.",
+    "description": "Amount in whole units of a token, as a JSON number or a decimal string for exact values (digits and an optional fraction: no exponent, sign or spaces): more than zero, at most 18 fractional digits (6 when the token is USDC); otherwise 400 `invalid_amount`.",
     "oneOf": [
         { "type": "number", "minimum": 0.000000000000000001, "maximum": 99999999999999999999u128 },
-        { "type": "string", "pattern": "^[0-9]{1,20}(\\.[0-9]{1,18})?$", "not": { "pattern": "^0+(\\.0+)?$" } }
+        { "type": "string", "pattern": amount_pattern(TOKEN_DECIMALS), "not": { "pattern": "^0+(\\.0+)?$" } }
     ]
 });
+
+/// The pattern of an amount string, as `model::decimal::is_plain_amount` reads it.
+fn amount_pattern(max_fraction: u8) -> String {
+    format!("^[0-9]{{1,{MAX_INTEGER_DIGITS}}}(\\.[0-9]{{1,{max_fraction}}})?$")
+}
 
 /// A presale's target: 2 to 200,000 USDC (`ops::presale::create`), as a number or a string.
 pub struct PresaleTarget;
@@ -106,10 +111,10 @@ component!(PresaleTarget, "PresaleTarget", {
 pub struct UsdcAmountInput;
 
 component!(UsdcAmountInput, "UsdcAmountInput", {
-    "description": "Amount in whole USDC, as a JSON number or a decimal string for exact values: more than zero, at most 6 fractional digits; otherwise 400 `invalid_amount`.",
+    "description": "Amount in whole USDC, as a JSON number or a decimal string for exact values (digits and an optional fraction: no exponent, sign or spaces): more than zero, at most 6 fractional digits; otherwise 400 `invalid_amount`.",
     "oneOf": [
         { "type": "number", "minimum": 0.000001, "maximum": 99999999999999999999u128 },
-        { "type": "string", "pattern": "^[0-9]{1,20}(\\.[0-9]{1,6})?$", "not": { "pattern": "^0+(\\.0+)?$" } }
+        { "type": "string", "pattern": amount_pattern(USDC_DECIMALS), "not": { "pattern": "^0+(\\.0+)?$" } }
     ]
 });
 
@@ -239,18 +244,25 @@ inlined!(ImageUrl, "ImageUrl", {
     "description": "An http(s) URL with a host and no credentials, at most 2048 bytes, in RFC 3986's characters only (no spaces, quotes, angle brackets, control or non-ASCII characters: percent-encode them; a non-ASCII host in punycode). Otherwise 400 `invalid_image_url`."
 });
 
-impl<const MAX: usize> JsonSchema for Text<MAX> {
+impl<const MAX: usize, const LINES: bool> JsonSchema for Text<MAX, LINES> {
     fn inline_schema() -> bool {
         true
     }
     fn schema_name() -> Cow<'static, str> {
-        format!("Text{MAX}").into()
+        format!("Text{MAX}{}", if LINES { "Lines" } else { "" }).into()
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        if MAX == usize::MAX {
-            return schema(json!({ "type": "string", "minLength": 1 }));
-        }
-        schema(json!({ "type": "string", "minLength": 1, "maxLength": MAX }))
+        let what = if LINES {
+            "Text shown as written, line breaks allowed"
+        } else {
+            "One line of text shown as written"
+        };
+        schema(json!({
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX,
+            "description": format!("{what}: no control, format (bidi, zero-width), invisible or noncharacter code point (but an emoji presentation selector after a visible character), not blank; otherwise 400 `invalid_text`.")
+        }))
     }
 }
 

@@ -20,6 +20,7 @@ export interface AirdropRequest {
   initialPrice: DecimalInput;
   /** List the token on the service's marketplace (kept as the Token's `marketplace`). */
   marketplace: boolean;
+  /** One line of text shown as written: no control, format (bidi, zero-width), invisible or noncharacter code point (but an emoji presentation selector after a visible character), not blank; otherwise 400 `invalid_text`. */
   name: string;
   /** Unknown network: 400 `invalid_network` with `details.allowed`. */
   network: Network;
@@ -62,11 +63,13 @@ export interface CreatePresaleRequest {
   autoLaunch?: boolean;
   /** Some clients send `tokenInfo.deploymentConfig` here, at the top level; it means the same (giving both with different values is refused). */
   deploymentConfig?: DeploymentConfigInput;
+  /** Text shown as written, line breaks allowed: no control, format (bidi, zero-width), invisible or noncharacter code point (but an emoji presentation selector after a visible character), not blank; otherwise 400 `invalid_text`. */
   description: string;
   /** UNIX seconds, after the start and in the future. */
   endTimestamp: number;
   /** Days the buyers' tokens stay locked: 0 to 365, default 7. */
   lockDuration?: number;
+  /** One line of text shown as written: no control, format (bidi, zero-width), invisible or noncharacter code point (but an emoji presentation selector after a visible character), not blank; otherwise 400 `invalid_text`. */
   name: string;
   /** UNIX seconds. */
   startTimestamp: number;
@@ -109,6 +112,7 @@ export interface CreateTokenRequest {
   imageUrl?: string;
   /** The merchant wallet unless given. */
   merchantAddress?: string;
+  /** One line of text shown as written: no control, format (bidi, zero-width), invisible or noncharacter code point (but an emoji presentation selector after a visible character), not blank; otherwise 400 `invalid_text`. */
   name: string;
   /** Default `base`. */
   network?: Network;
@@ -119,7 +123,7 @@ export interface CreateTokenRequest {
 
 /** `POST /merchant/webhooks`. */
 export interface CreateWebhookRequest {
-  /** A note for yourself (at most 256 characters). */
+  /** A note for yourself: one line of at most 256 characters shown as written (no control, format, invisible or noncharacter code point, not blank; otherwise 400 `invalid_text`). */
   description?: string;
   /** Default true. */
   enabled?: boolean;
@@ -338,12 +342,13 @@ export interface MemecoinRecipient {
   supply?: DecimalInput;
 }
 
-/** `POST /template/memecoin`. recipient.amount > totalSupply: 400 `allocation_exceeds_supply`. The rest of the supply is the liquidity reserve. */
+/** `POST /template/memecoin`. recipient.amount > totalSupply: 400 `allocation_exceeds_supply`. The rest of the supply is the liquidity reserve, which the token's pool opens with (unless noLp): one too small for it at initialPrice, none included, is a 400 `invalid_amount` (`ops::deployment::create`). */
 export interface MemecoinRequest {
   /** USD per token, > 0, at most 18 fractional digits. The token's price. */
   initialPrice: DecimalInput;
   /** List the token on the service's marketplace (kept as the Token's `marketplace`). */
   marketplace: boolean;
+  /** One line of text shown as written: no control, format (bidi, zero-width), invisible or noncharacter code point (but an emoji presentation selector after a visible character), not blank; otherwise 400 `invalid_text`. */
   name: string;
   /** Unknown network: 400 `invalid_network` with `details.allowed`. */
   network: Network;
@@ -363,10 +368,15 @@ export interface MerchantSettings {
 
 /** Optional strings about the token; kept with the presale. */
 export interface MetadataInput {
+  /** Text shown as written, line breaks allowed: no control, format (bidi, zero-width), invisible or noncharacter code point (but an emoji presentation selector after a visible character), not blank; otherwise 400 `invalid_text`. */
   description?: string;
+  /** One line of text shown as written: no control, format (bidi, zero-width), invisible or noncharacter code point (but an emoji presentation selector after a visible character), not blank; otherwise 400 `invalid_text`. */
   farcasterLink?: string;
+  /** One line of text shown as written: no control, format (bidi, zero-width), invisible or noncharacter code point (but an emoji presentation selector after a visible character), not blank; otherwise 400 `invalid_text`. */
   telegramLink?: string;
+  /** One line of text shown as written: no control, format (bidi, zero-width), invisible or noncharacter code point (but an emoji presentation selector after a visible character), not blank; otherwise 400 `invalid_text`. */
   websiteLink?: string;
+  /** One line of text shown as written: no control, format (bidi, zero-width), invisible or noncharacter code point (but an emoji presentation selector after a visible character), not blank; otherwise 400 `invalid_text`. */
   xLink?: string;
 }
 
@@ -510,6 +520,7 @@ export interface TokenInfoInput {
   /** An http(s) URL with a host and no credentials, at most 2048 bytes, in RFC 3986's characters only (no spaces, quotes, angle brackets, control or non-ASCII characters: percent-encode them; a non-ASCII host in punycode). Otherwise 400 `invalid_image_url`. */
   imageUrl: string;
   metadata?: MetadataInput;
+  /** One line of text shown as written: no control, format (bidi, zero-width), invisible or noncharacter code point (but an emoji presentation selector after a visible character), not blank; otherwise 400 `invalid_text`. */
   name: string;
   symbol: string;
 }
@@ -590,6 +601,7 @@ export interface TxRecord {
 
 /** `PATCH /merchant/webhooks/:webhookId`: the fields to change. */
 export interface UpdateWebhookRequest {
+  /** One line of text shown as written: no control, format (bidi, zero-width), invisible or noncharacter code point (but an emoji presentation selector after a visible character), not blank; otherwise 400 `invalid_text`. */
   description?: string;
   /** A disabled endpoint receives nothing: events while it is disabled are not delivered to it, and its pending deliveries wait until it is enabled again. */
   enabled?: boolean;
@@ -597,7 +609,7 @@ export interface UpdateWebhookRequest {
   url?: string;
 }
 
-/** Amount in whole USDC, as a JSON number or a decimal string for exact values: more than zero, at most 6 fractional digits; otherwise 400 `invalid_amount`. */
+/** Amount in whole USDC, as a JSON number or a decimal string for exact values (digits and an optional fraction: no exponent, sign or spaces): more than zero, at most 6 fractional digits; otherwise 400 `invalid_amount`. */
 export type UsdcAmountInput = number | string;
 
 /** A webhook endpoint. Its signing secret is shown once, when it is created. */

@@ -72,6 +72,7 @@ export type ErrorCode =
   | "invalid_cursor"
   | "secret_key_in_url"
   | "invalid_image_url"
+  | "invalid_text"
   | "self_transfer"
   | "invalid_destination"
   | "public_key_not_found"

@@ -99,11 +99,42 @@ fn invalid_amount(why: impl Into<String>) -> FieldError {
     FieldError::new(ErrorCode::InvalidAmount, why)
 }
 
+/// The most integer digits an amount string may have (openapi.json's `AmountInput` pattern).
+pub const MAX_INTEGER_DIGITS: usize = 20;
+
+/// Whether `text` is an amount string in its documented form (openapi.json's `AmountInput` and
+/// `UsdcAmountInput` patterns): 1 to [`MAX_INTEGER_DIGITS`] digits, then optionally a point
+/// and 1 to `max_fraction` digits. No exponent (`1e2`), sign, spaces, or point without digits
+/// on both sides: a string is for exact values, written as they are.
+pub fn is_plain_amount(text: &str, max_fraction: u8) -> bool {
+    let digits =
+        |s: &str, max: usize| (1..=max).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
+    match text.split_once('.') {
+        None => digits(text, MAX_INTEGER_DIGITS),
+        Some((int, frac)) => {
+            digits(int, MAX_INTEGER_DIGITS) && digits(frac, usize::from(max_fraction))
+        }
+    }
+}
+
 /// Reads an amount given as a JSON number or a decimal string: well formed, not negative,
-/// not zero (no operation moves nothing). `null` is a missing field.
-fn amount_text<'de, D: Deserializer<'de>>(d: D) -> Result<(String, DecimalParts), D::Error> {
-    let text = match Value::deserialize(d)? {
+/// not zero (no operation moves nothing). `null` is a missing field. A JSON number may take
+/// any form JSON gives it (`1e2`, `100.0`); a string only the plain form ([`is_plain_amount`],
+/// with at most `max_fraction` fractional digits).
+fn amount_text<'de, D: Deserializer<'de>>(
+    d: D,
+    max_fraction: u8,
+) -> Result<(String, DecimalParts, bool), D::Error> {
+    let value = Value::deserialize(d)?;
+    let number = value.is_number();
+    let text = match value {
         Value::Null => return Err(FieldError::missing().into_de()),
+        Value::String(s) if !is_plain_amount(&s, max_fraction) => {
+            return Err(invalid_amount(format!(
+                "must be a decimal string of 1 to {MAX_INTEGER_DIGITS} digits, then optionally a point and 1 to {max_fraction} digits (no exponent, sign or spaces), or a JSON number"
+            ))
+            .into_de())
+        }
         v => number_or_string(v)
             .ok_or_else(|| invalid_amount("must be a number or a decimal string").into_de())?,
     };
@@ -111,7 +142,16 @@ fn amount_text<'de, D: Deserializer<'de>>(d: D) -> Result<(String, DecimalParts)
     if parts.is_zero() {
         return Err(invalid_amount("must be greater than zero").into_de());
     }
-    Ok((text, parts))
+    Ok((text, parts, number))
+}
+
+/// Writes amount `text` as a JSON number (serde_json keeps a number's text), or as a string
+/// when it cannot be one.
+fn serialize_number<S: Serializer>(text: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    match serde_json::Number::from_str(text) {
+        Ok(n) => n.serialize(serializer),
+        Err(_) => serializer.serialize_str(text),
+    }
 }
 
 /// An amount in a request, in whole units of an asset the operation determines.
@@ -119,6 +159,8 @@ fn amount_text<'de, D: Deserializer<'de>>(d: D) -> Result<(String, DecimalParts)
 pub struct AmountInput {
     text: String,
     parts: DecimalParts,
+    /// Given as a JSON number (whose text may take any form JSON gives it), not a string.
+    number: bool,
 }
 
 impl AmountInput {
@@ -144,16 +186,28 @@ impl fmt::Debug for AmountInput {
 }
 
 impl Serialize for AmountInput {
-    /// As the decimal string it was given as (a string round-trips exactly through any JSON).
+    /// As it was given: a string as the string, a number as the number's own text (with
+    /// serde_json's `arbitrary_precision`, exactly), so it reads back as it was read, across
+    /// the edge-to-object hop too (`1e2` written as the string `"1e2"` would not: a string
+    /// takes only the plain form).
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.text)
+        if self.number {
+            serialize_number(&self.text, serializer)
+        } else {
+            serializer.serialize_str(&self.text)
+        }
     }
 }
 
 impl<'de> Deserialize<'de> for AmountInput {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (text, parts) = amount_text(d)?;
-        Ok(AmountInput { text, parts })
+        // The asset is known later: a string may have as many fractional digits as any asset.
+        let (text, parts, number) = amount_text(d, super::amount::TOKEN_DECIMALS)?;
+        Ok(AmountInput {
+            text,
+            parts,
+            number,
+        })
     }
 }
 
@@ -184,14 +238,22 @@ impl<U: Fixed> fmt::Debug for Whole<U> {
 }
 
 impl<U: Fixed> Serialize for Whole<U> {
+    /// Its exact decimal: a string in the plain form, or, past it (more than
+    /// [`MAX_INTEGER_DIGITS`] whole digits, which a JSON number may have), a number, so it
+    /// always reads back.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0.to_decimal_string())
+        let text = self.0.to_decimal_string();
+        if is_plain_amount(&text, U::DECIMALS) {
+            serializer.serialize_str(&text)
+        } else {
+            serialize_number(&text, serializer)
+        }
     }
 }
 
 impl<'de, U: Fixed> Deserialize<'de> for Whole<U> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (_, parts) = amount_text(d)?;
+        let (_, parts, _) = amount_text(d, U::DECIMALS)?;
         let raw = parts
             .units(U::DECIMALS)
             .map_err(|e| invalid_amount(e.describe(U::DECIMALS)).into_de())?;
@@ -235,6 +297,81 @@ mod tests {
         assert_eq!(too_precise.code, ErrorCode::InvalidAmount);
         assert_eq!(too_precise.details.unwrap()["field"], "amount");
         assert!(input("1e400").unwrap().units("amount", 6).is_err());
+    }
+
+    #[test]
+    fn amount_strings_take_only_their_documented_form() {
+        // A JSON number may be written as JSON writes numbers; a string only as digits.
+        for number in ["1e2", "1E2", "100.0", "1.5e-3"] {
+            assert!(input(number).is_ok(), "{number}");
+        }
+        assert_eq!(input("1e2").unwrap().units("amount", 0).unwrap(), 100);
+        for ok in [
+            "\"1\"",
+            "\"0.5\"",
+            "\"012\"",
+            "\"99999999999999999999\"",
+            "\"1.000000000000000001\"",
+        ] {
+            assert!(input(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "\"1e2\"",
+            "\"1E2\"",
+            "\"1e-2\"",
+            "\"1.5e3\"",
+            "\"+1\"",
+            "\"-1\"",
+            "\" 1\"",
+            "\"1 \"",
+            "\".5\"",
+            "\"5.\"",
+            "\"1,5\"",
+            "\"0x10\"",
+            "\"Infinity\"",
+            "\"NaN\"",
+            "\"\"",
+            "\"1_000\"",
+            "\"\\u0661\"",               // an Arabic-Indic digit one (JSON escape)
+            "\"100000000000000000000\"", // 21 digits
+            "\"1.0000000000000000001\"", // 19 fractional digits
+        ] {
+            assert_eq!(
+                input(bad).unwrap_err().code,
+                ErrorCode::InvalidAmount,
+                "{bad}"
+            );
+        }
+        // A fixed unit's strings have its decimals at most; its numbers are checked exactly.
+        let usdc = |v: &str| serde_json::from_str::<Whole<unit::Usdc>>(v);
+        assert_eq!(usdc("\"2.000001\"").unwrap().amount().raw(), 2_000_001);
+        assert!(usdc("\"2.0000010\"").is_err());
+        assert!(usdc("\"2e1\"").is_err());
+        assert_eq!(usdc("2e1").unwrap().amount().raw(), 20_000_000);
+    }
+
+    #[test]
+    fn request_amounts_read_back_as_they_were_read() {
+        // As the edge hands a decoded request to the merchant's object: written, then read.
+        for text in [
+            "1e2",
+            "1.5E1",
+            "\"2.5\"",
+            "12",
+            "0.000000000000000001",
+            "1e30",
+        ] {
+            let a = input(text).unwrap();
+            let back: AmountInput =
+                serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
+            assert_eq!(back.units("amount", 18), a.units("amount", 18), "{text}");
+        }
+        for text in ["1e2", "\"2.000001\"", "123456789012345678901234.5"] {
+            let w: Whole<unit::Usdc> = serde_json::from_str(text).unwrap();
+            let back: Whole<unit::Usdc> =
+                serde_json::from_str(&serde_json::to_string(&w).unwrap()).unwrap();
+            assert_eq!(back, w, "{text}");
+        }
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! a request that decodes is well formed; a field that is not becomes a 400 naming it
 //! (`crate::wire::decode` adds the field's path to the message and `details.field`).
 //!
-//! - [`Text`]: a non-blank string of at most `MAX` characters;
+//! - [`Text`]: free text shown to people (names, descriptions), at most `MAX` characters that
+//!   render as themselves (`super::printable`); [`NonBlank`]: a string read further elsewhere;
 //! - [`Symbol`]: a ticker, 1 to 11 ASCII letters or digits;
 //! - [`HttpUrl`]: an http(s) URL (a webhook's, checked further where it is used);
 //! - [`ImageUrl`]: a token's image, a real http(s) URL in plain URL characters;
@@ -36,11 +37,18 @@ fn string<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<String, D::Err
     }
 }
 
-/// A non-blank string of at most `MAX` characters.
+/// Free text shown to people (a name, a description, a link): 1 to `MAX` characters that
+/// render as themselves (`super::printable::display_text`: no control, format, invisible or
+/// noncharacter code point, and not only whitespace or invisible characters). `LINES`: it may
+/// span lines (a description). Empty or longer than `MAX`: 400 `invalid_request` (a field's
+/// size, as every field's); any other failure: 400 `invalid_text`. Kept exactly as sent.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Text<const MAX: usize>(String);
+pub struct Text<const MAX: usize, const LINES: bool = false>(String);
 
-impl<const MAX: usize> Text<MAX> {
+/// Free text that may span lines (a description).
+pub type Prose<const MAX: usize> = Text<MAX, true>;
+
+impl<const MAX: usize, const LINES: bool> Text<MAX, LINES> {
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -50,12 +58,14 @@ impl<const MAX: usize> Text<MAX> {
     }
 
     fn check(s: String) -> std::result::Result<Self, FieldError> {
-        if s.trim().is_empty() {
+        if s.is_empty() {
             return Err(invalid("must not be empty"));
         }
         if s.chars().count() > MAX {
             return Err(invalid(format!("must be at most {MAX} characters")));
         }
+        super::printable::display_text(&s, LINES)
+            .map_err(|why| FieldError::new(ErrorCode::InvalidText, why))?;
         Ok(Text(s))
     }
 
@@ -65,19 +75,19 @@ impl<const MAX: usize> Text<MAX> {
     }
 }
 
-impl<const MAX: usize> fmt::Debug for Text<MAX> {
+impl<const MAX: usize, const LINES: bool> fmt::Debug for Text<MAX, LINES> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:?}", self.0)
     }
 }
 
-impl<const MAX: usize> Serialize for Text<MAX> {
+impl<const MAX: usize, const LINES: bool> Serialize for Text<MAX, LINES> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         s.serialize_str(&self.0)
     }
 }
 
-impl<'de, const MAX: usize> Deserialize<'de> for Text<MAX> {
+impl<'de, const MAX: usize, const LINES: bool> Deserialize<'de> for Text<MAX, LINES> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         Text::check(string(d)?).map_err(FieldError::into_de)
     }
@@ -86,8 +96,38 @@ impl<'de, const MAX: usize> Deserialize<'de> for Text<MAX> {
 /// A token's name: 1 to 64 characters (every flow that makes a token shares the rule).
 pub type TokenName = Text<64>;
 
-/// A non-blank string of any length (checked further where it is used).
-pub type NonBlank = Text<{ usize::MAX }>;
+/// A non-blank string of any length, not shown as text but read further where it is used (an
+/// address, or else a userId, with their own rules and codes).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct NonBlank(String);
+
+impl NonBlank {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for NonBlank {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.0)
+    }
+}
+
+impl Serialize for NonBlank {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for NonBlank {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = string(d)?;
+        if s.trim().is_empty() {
+            return Err(invalid("must not be empty").into_de());
+        }
+        Ok(NonBlank(s))
+    }
+}
 
 /// A token's ticker: 1 to 11 ASCII letters or digits.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -368,6 +408,45 @@ mod tests {
                 "{bad:?}"
             );
         }
+    }
+
+    #[test]
+    fn free_text_refuses_what_does_not_render_as_itself_with_its_own_code() {
+        fn code<T: serde::de::DeserializeOwned>(text: &str) -> Option<ErrorCode> {
+            serde_json::from_value::<T>(Value::String(text.into()))
+                .err()
+                .map(|e| {
+                    FieldError::from_message(&e.to_string())
+                        .map_or(ErrorCode::Internal, |fe| fe.code)
+                })
+        }
+        assert_eq!(code::<TokenName>("Moon ❤\u{FE0F}"), None);
+        assert_eq!(code::<Prose<50>>("Two\nlines"), None);
+        // Empty or too long: the field's size, as before.
+        assert_eq!(code::<TokenName>(""), Some(ErrorCode::InvalidRequest));
+        assert_eq!(
+            code::<TokenName>(&"x".repeat(65)),
+            Some(ErrorCode::InvalidRequest)
+        );
+        // What it holds: its own code.
+        for bad in [
+            "   ",
+            "a\u{0}b",
+            "\u{1b}[2J",
+            "a\u{202e}b",
+            "a\u{200b}",
+            "\u{3164}",
+            "Two\nlines",
+        ] {
+            assert_eq!(
+                code::<TokenName>(bad),
+                Some(ErrorCode::InvalidText),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(code::<Prose<50>>("a\u{7}b"), Some(ErrorCode::InvalidText));
+        // Read further elsewhere, not as text: only non-blank.
+        assert!(serde_json::from_value::<NonBlank>(Value::String("a\u{202e}b".into())).is_ok());
     }
 
     #[test]

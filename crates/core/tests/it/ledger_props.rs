@@ -217,6 +217,13 @@ fn decimals(token: usize) -> u8 {
     }
 }
 
+/// Whether an amount string takes its documented form: no exponent, at most 20 digits before
+/// the point (a JSON number may take any form JSON gives it).
+fn plain_string(text: &str) -> bool {
+    let int = text.split('.').next().unwrap_or_default();
+    !text.contains(['e', 'E']) && int.len() <= 20
+}
+
 /// The request value for an amount, and its value in base units when it is one.
 fn amount_value(a: &Amt, dec: u8, limit: u128, as_number: bool) -> (Value, Option<u128>) {
     let one = pow10(u32::from(dec)).unwrap();
@@ -239,17 +246,18 @@ fn amount_value(a: &Amt, dec: u8, limit: u128, as_number: bool) -> (Value, Optio
             } else {
                 Value::String((*text).into())
             };
+            let v = v.filter(|_| value.is_number() || plain_string(text));
             return (value, v);
         }
     };
     let units = units.unwrap_or(0);
     let text = format_units(units, dec);
-    let value = if as_number {
-        serde_json::from_str(&text).unwrap()
+    if as_number {
+        (serde_json::from_str(&text).unwrap(), Some(units))
     } else {
-        Value::String(text)
-    };
-    (value, Some(units))
+        let units = Some(units).filter(|_| plain_string(&text));
+        (Value::String(text), units)
+    }
 }
 
 /// A model update, applied only if the real operation succeeded.

@@ -8,7 +8,7 @@ use crate::model::amount::{unit, Usdc};
 use crate::model::decimal::Whole;
 use crate::model::event::EventType;
 use crate::model::ids::PresaleId;
-use crate::model::input::{Checked, ImageUrl, Int, Symbol, Text, TokenName};
+use crate::model::input::{Checked, ImageUrl, Int, Prose, Symbol, Text, TokenName};
 use crate::model::presale::{
     Completion, Phase, Presale, TokenInfo, DEFAULT_LOCKUP_PERCENT, DEFAULT_LOCK_DAYS,
     MAX_LOCKUP_PERCENT, MAX_LOCK_DAYS, MAX_TARGET_USDC, MAX_TIMESTAMP, MIN_LOCKUP_PERCENT,
@@ -30,7 +30,7 @@ type Link = Text<2048>;
 #[serde(rename_all = "camelCase")]
 pub struct CreatePresaleRequest {
     pub name: Text<200>,
-    pub description: Text<5000>,
+    pub description: Prose<5000>,
     /// UNIX seconds.
     pub start_timestamp: Timestamp,
     /// UNIX seconds, after the start and in the future.
@@ -66,7 +66,7 @@ pub struct TokenInfoInput {
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MetadataInput {
-    pub description: Option<Text<5000>>,
+    pub description: Option<Prose<5000>>,
     pub telegram_link: Option<Link>,
     pub website_link: Option<Link>,
     pub x_link: Option<Link>,

@@ -38,7 +38,8 @@ pub struct CreateWebhookRequest {
         )
     )]
     pub events: Vec<Text<64>>,
-    /// A note for yourself (at most 256 characters).
+    /// A note for yourself: one line of at most 256 characters shown as written (no control,
+    /// format, invisible or noncharacter code point, not blank; otherwise 400 `invalid_text`).
     #[serde(default)]
     pub description: Option<Text<256>>,
     /// Default true.

@@ -2,6 +2,7 @@
 //! field each refusal names.
 
 use super::{addr_text, airdrop, memecoin, parse, with};
+use crate::common::num;
 use serde_json::{json, Value};
 use tokenpad_core::error::ErrorCode as C;
 use tokenpad_core::model::deployment::DeploymentKind as K;
@@ -30,8 +31,20 @@ fn validation_table() {
         ),
         (
             K::Memecoin,
-            with(memecoin(), "name", Some(json!(" "))),
+            with(memecoin(), "name", Some(json!(""))),
             C::InvalidRequest,
+            "name",
+        ),
+        (
+            K::Memecoin,
+            with(memecoin(), "name", Some(json!(" "))),
+            C::InvalidText,
+            "name",
+        ),
+        (
+            K::Airdrop,
+            with(airdrop(), "name", Some(json!("Drop\u{202e}"))),
+            C::InvalidText,
             "name",
         ),
         (
@@ -381,10 +394,11 @@ fn validation_table() {
                 with(
                     airdrop(),
                     "totalSupply",
-                    Some(json!("300000000000000000000")),
+                    // JSON numbers: a string has at most 20 integer digits.
+                    Some(num("300000000000000000000")),
                 ),
                 "airdrop.supply",
-                Some(json!("200000000000000000000")),
+                Some(num("200000000000000000000")),
             ),
             C::AllocationExceedsSupply,
             "airdrop.supply",

@@ -69,10 +69,15 @@ pub fn scenarios() -> Vec<Scenario> {
                 (dist("$NODIST", json!({"sendToId": "alice", "amount": 1})), e(C::RewardAllocationDisabled)),
                 (dist("$USDC", json!({"sendToId": "alice", "amount": 1})), e(C::RewardAllocationDisabled)),
                 (dist("$A", json!({"sendToId": "alice", "amount": "150000000.000000000000000001"})), e(C::InsufficientAppSupply)),
-                // u128::MAX base units: parses, then is more than the app supply.
-                (dist("$A", json!({"sendToId": "alice", "amount": "340282366920938463463.374607431768211455"})), e(C::InsufficientAppSupply)),
+                // u128::MAX base units (a JSON number: a string has at most 20 integer digits):
+                // parses, then is more than the app supply.
+                (dist("$A", json!({"sendToId": "alice", "amount": num("340282366920938463463.374607431768211455")})), e(C::InsufficientAppSupply)),
                 // u128::MAX + 1 base units does not parse.
-                (dist("$A", json!({"sendToId": "alice", "amount": "340282366920938463463.374607431768211456"})), e(C::InvalidAmount)),
+                (dist("$A", json!({"sendToId": "alice", "amount": num("340282366920938463463.374607431768211456")})), e(C::InvalidAmount)),
+                // As strings, both are past the documented form.
+                (dist("$A", json!({"sendToId": "alice", "amount": "340282366920938463463.374607431768211455"})), e(C::InvalidAmount)),
+                // An exponent is a JSON number's, never a string's.
+                (dist("$A", json!({"sendToId": "alice", "amount": "1e2"})), e(C::InvalidAmount)),
             ],
             expect: vec![
                 Bal("A", "alice", "0"),
