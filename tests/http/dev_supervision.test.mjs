@@ -86,10 +86,13 @@ test('started in the background, dev.sh restarts a Worker runtime that died, kee
   // but the proxy's plain-text 503.
   process.kill(first.pid, 'SIGKILL');
   for (let i = 0; i < 50 && processes().some((p) => p.pid === first.pid); i++) await sleep(100);
-  const orphaned = await fetch(`${dev.url}/health`);
-  assert.equal(orphaned.status, 503);
-  assert.equal(orphaned.headers.get('x-request-id'), null, 'the proxy answered, not the Worker');
-  await orphaned.text();
+  // Until dev.sh looks again (every 2 s) the proxy answers 503 itself; by then it may already
+  // be restarting wrangler (the port refuses connections for a moment) or be done.
+  const orphaned = await fetch(`${dev.url}/health`).catch(() => null);
+  if (orphaned?.status === 503) {
+    assert.equal(orphaned.headers.get('x-request-id'), null, 'the proxy answered, not the Worker');
+  }
+  await orphaned?.text();
   const deadline = Date.now() + 60_000;
   while (!/worker answers again/.test(dev.output)) {
     assert.ok(Date.now() < deadline, `dev.sh did not restart the runtime:\n${dev.output.slice(-3000)}`);

@@ -475,7 +475,11 @@ test('faucet refusals: unknown address 404, bad amount or address 400', async ()
 test('a faucet amount that would overflow the USDC supply names usdcAmount',
   async () => {
     await putHolder('whale');
-    const huge = '300000000000000000000000000000000'; // fits once in u128 base units, not twice
+    // A JSON number (a string has at most 20 whole digits): fits once in u128 base units, not twice.
+    const huge = 3e32;
+    const long = fails(await call('POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: H.whale.address, usdcAmount: '300000000000000000000000000000000' } }),
+      400, 'invalid_amount');
+    assert.equal(long.details?.field, 'usdcAmount');
     ok(await call('POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: H.whale.address, usdcAmount: huge } }));
     const e = fails(await call('POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: H.whale.address, usdcAmount: huge } }),
       400, 'invalid_amount');
