@@ -85,7 +85,7 @@ async function finalAndClean(M) {
   return h.endsClean(M);
 }
 
-test('finding 5: a one-block reorg right after a receipt is seen: three distributes are sent again and end confirmed in a block that holds them', async () => {
+test('finding 5: a reorg of the newest block (or two) right after a receipt is seen: three distributes are sent again and end confirmed in a block that holds them', async () => {
   const M = await c.newMerchant('One block');
   const T = await c.newToken(M, { name: 'Reorged', symbol: 'ROG', canDistribute: true });
   const users = ['r1', 'r2', 'r3'];
@@ -98,9 +98,11 @@ test('finding 5: a one-block reorg right after a receipt is seen: three distribu
     for (const u of users) recs.push(...await confirmedOnChain(M, u, 'distribute', 1));
     return recs;
   });
-  const blocks = [...new Set(first.map((r) => Number(r.blockNumber)))];
-  assert.deepEqual(blocks, [await h.head()], 'the setup: the distributes are in the head block, just received');
-  await reorgAway(1, [...new Set(first.map((r) => r.transactionHash))]);
+  // Mostly one block; two when a settle round ran between the requests (a loaded machine).
+  const blocks = first.map((r) => Number(r.blockNumber));
+  const head = await h.head();
+  assert.equal(Math.max(...blocks), head, 'the setup: the distributes are in the newest blocks, just received');
+  await reorgAway(head - Math.min(...blocks) + 1, [...new Set(first.map((r) => r.transactionHash))]);
 
   await followed(M, 'the distributes confirmed again in the new chain', async () => {
     for (const u of users) await confirmedOnChain(M, u, 'distribute', 1);
