@@ -35,7 +35,7 @@ export interface HttpRequest {
   path: readonly string[];
   /** A path (with its query) as the caller wrote it, used instead of `path` and `query`. */
   rawPath?: string;
-  query?: Record<string, string | number | undefined>;
+  query?: Record<string, string | number | boolean | undefined>;
   headers?: Record<string, string>;
   /** JSON text. */
   body?: string;

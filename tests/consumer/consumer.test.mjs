@@ -316,7 +316,7 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
       import type { Token, HolderFull, TokenBalance, Presale, Portfolio, PresaleProgress, TokenSupply, Countdown, Decimal, TokenpadErrorCode, Watch } from '@tokenpad/client';
       import { init, initSync } from '@tokenpad/client/init';
       import { TokenpadServer } from '@tokenpad/client/server';
-      import type { SpendRequest, LedgerResult, TxRecord, DistributeRequest, CreatePresaleRequest, PresaleMerchant } from '@tokenpad/client/server';
+      import type { SpendRequest, LedgerResult, TxRecord, DistributeRequest, CreatePresaleRequest, PresaleMerchant, Quote, TradeResult, LiquidityCreated, RewardResult, ParkedWork, Webhook, TxPage } from '@tokenpad/client/server';
       import { useHolder, usePresale, useToken, TokenpadProvider, useBuyPresale, useSpend, useTransfer } from '@tokenpad/client/react';
       import type { Resource, Mutation } from '@tokenpad/client/react';
       import { Metal } from '@tokenpad/client/metal';
@@ -370,6 +370,20 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
         const spent: LedgerResult = await server.spend('alice', spend, { idempotencyKey: 'order-1' });
         for await (const r of server.allTransactions('alice')) console.log(r.amount, r.type);
         const created = await server.createPresale({} as CreatePresaleRequest);
+        // The generated methods: typed by operation (path parameters, then body or query, then options).
+        const quote: Quote = await server.buyQuote('alice', { tokenAddress: token.address, usdcAmount: '1' });
+        const bought: TradeResult = await server.buy('alice', { tokenAddress: token.address, usdcAmount: 1 }, { idempotencyKey: 'buy-1' });
+        const pool: LiquidityCreated = await server.createLiquidity(token.address, { initialStartingPrice: '0.01' });
+        const reward: RewardResult = await server.reward(token.address, { sendToId: 'alice', amount: 1 });
+        const parked: ParkedWork = await server.listParkedWork();
+        const hook: Webhook = await server.getWebhook('wh_1');
+        const page: TxPage = await server.listHolderTransactions('alice', { limit: 5 });
+        const merchantForm: PresaleMerchant = await server.getMerchantPresale('p-1');
+        // @ts-expect-error: a sell quote needs its token amount
+        await server.sellQuote('alice', { tokenAddress: token.address });
+        // @ts-expect-error: no operation is named so
+        await server.getPresales();
+        console.log(quote, bought, pool, reward.amount, parked, hook.id, page.data.length, merchantForm.completionState);
         try {
           await client.getHolder('nobody');
         } catch (err) {
@@ -392,7 +406,7 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
       }
     }
     // The public declarations never say `any` (the wasm glue's internal InitOutput may).
-    for (const f of ['index.d.ts', 'lib.d.ts', 'client.d.ts', 'server.d.ts', 'metal.d.ts', 'react.d.ts', 'types.d.ts', 'errors.d.ts', 'generated/wire.d.ts', 'generated/api.d.ts']) {
+    for (const f of ['index.d.ts', 'lib.d.ts', 'client.d.ts', 'server.d.ts', 'generated/methods.d.ts', 'metal.d.ts', 'react.d.ts', 'types.d.ts', 'errors.d.ts', 'generated/wire.d.ts', 'generated/api.d.ts']) {
       const text = readFileSync(path.join(pack.installed, f), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
       assert.doesNotMatch(text, /\bany\b(?![-\w])/, `${f} mentions any`);
     }
