@@ -80,7 +80,7 @@ rm -f pkg/modules.d.ts
 
 # 3. CommonJS builds (require), each one bundled file: node.cjs (the wasm read from the
 #    package's directory), init.cjs (and web, its other name), server.cjs, metal.cjs and
-#    react.cjs (React and ws stay the app's: never bundled in). init's glue finds the wasm by
+#    react.cjs and query.cjs (React and ws stay the app's: never bundled in). init's glue finds the wasm by
 #    `import.meta.url` when given nothing: the CommonJS build reads it from __filename.
 printf "export * from './init.js';\n" > pkg/web.js
 cp pkg/init.d.ts pkg/web.d.ts
@@ -90,6 +90,7 @@ cjs node-cjs node
 cjs server server
 cjs metal metal
 cjs react react
+cjs query query
 cjs init init --define:import.meta.url=__tokenpad_url \
   --banner:js="const __tokenpad_url = require('node:url').pathToFileURL(__filename).href;"
 cp pkg/init.cjs pkg/web.cjs

@@ -57,7 +57,7 @@ const esm = (file) => ({ types: './index.d.ts', default: file });
 const manifest = {
   name: '@tokenpad/client',
   version,
-  description: 'tokenpad for JavaScript: a public-key client with live updates and view models (Rust compiled to WebAssembly), a secret-key server client, a Metal SDK-compatible client, React hooks',
+  description: 'tokenpad for JavaScript: a public-key client with live updates and view models (Rust compiled to WebAssembly), a secret-key server client, a Metal SDK-compatible client, React hooks, TanStack Query options',
   license: 'Apache-2.0',
   repository: { type: 'git', url: `git+${repo}.git` },
   homepage: `${repo}/blob/HEAD/docs/package.md`,
@@ -88,6 +88,7 @@ const manifest = {
     './server': dual('server'),
     './metal': dual('metal'),
     './react': dual('react'),
+    './query': dual('query'),
     './tokenpad_bg.wasm': './tokenpad_bg.wasm',
     './package.json': './package.json',
   },
@@ -97,7 +98,7 @@ const manifest = {
   peerDependenciesMeta: { react: { optional: true }, ws: { optional: true } },
   engines: { node: '>=20.3' },
   publishConfig: { access: 'public' },
-  keywords: ['tokenpad', 'metal', 'tokens', 'presale', 'wasm', 'react', 'cloudflare-workers'],
+  keywords: ['tokenpad', 'metal', 'tokens', 'presale', 'wasm', 'react', 'tanstack-query', 'cloudflare-workers'],
 };
 writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 

@@ -75,11 +75,19 @@ function sessionTokenOf(token: unknown): string | undefined {
   return t || undefined;
 }
 
+/**
+ * How long a public answer may be kept (`max-age=1, stale-while-revalidate=5`): this client's
+ * reads are fresh for that long after a write it made.
+ */
+const FRESH_AFTER_WRITE_MS = 6000;
+
 export class TokenpadClient {
   readonly #http: HttpConfig;
   readonly #key: string | undefined;
   readonly #ws: typeof WebSocket | undefined;
   #session: string | undefined;
+  /** When this client last sent a write (0: never). */
+  #wroteAt = 0;
 
   /**
    * Throws a TokenpadError with code `secret_key_refused` for a secret key (`sk_...`),
@@ -129,7 +137,11 @@ export class TokenpadClient {
 
   async #get<T>(kind: Kind, path: string[], opts?: CallOptions): Promise<T> {
     await whenReady();
-    const answer = await send(this.#http, { method: 'GET', path, query: { publicKey: this.#key }, headers: this.#auth() }, opts);
+    // Fresh when asked, and for a public answer's lifetime after a write this client made:
+    // a read right after it must show it, not what a cache kept from before.
+    const fresh = opts?.fresh ?? Date.now() - this.#wroteAt < FRESH_AFTER_WRITE_MS;
+    const headers = fresh ? { ...this.#auth(), 'cache-control': 'no-cache' } : this.#auth();
+    const answer = await send(this.#http, { method: 'GET', path, query: { publicKey: this.#key }, headers }, opts);
     if (answer.status < 200 || answer.status > 299) {
       // The service's error, its details read exactly (json.ts: amounts as decimal strings,
       // which the wasm's error, passed through JSON.parse, would round).
@@ -223,7 +235,9 @@ export class TokenpadClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(init.body ?? {});
     }
+    if (method === 'POST') this.#wroteAt = Date.now();
     const answer = await send(this.#http, { method, path, query: init.query, headers, body }, init);
+    if (method === 'POST') this.#wroteAt = Date.now();
     return readJson<T>(answer);
   }
 

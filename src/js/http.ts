@@ -15,6 +15,14 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Attempts after the first for network errors, 429 and 503 (the client's `retries`). */
   retries?: number;
+  /**
+   * A read that no cache on the way may answer: not the browser's HTTP cache, not the
+   * service edge's kept copy (sent with `Cache-Control: no-cache`, which both honour; a
+   * browser then asks CORS's preflight first). A public read may otherwise be up to 6 s old
+   * (`max-age=1, stale-while-revalidate=5`). The browser client reads fresh by itself for 6 s
+   * after a write it made.
+   */
+  fresh?: boolean;
 }
 
 /** What a client is configured with. */
@@ -35,7 +43,7 @@ export interface HttpRequest {
   path: readonly string[];
   /** A path (with its query) as the caller wrote it, used instead of `path` and `query`. */
   rawPath?: string;
-  query?: Record<string, string | number | undefined>;
+  query?: Record<string, string | number | boolean | undefined>;
   headers?: Record<string, string>;
   /** JSON text. */
   body?: string;

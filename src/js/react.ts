@@ -1,4 +1,5 @@
-// @tokenpad/client/react: hooks over a TokenpadClient, built on useSyncExternalStore. One
+// @tokenpad/client/react: hooks over a TokenpadClient, built on useSyncExternalStore. Deprecated
+// for TanStack Query with @tokenpad/client/query's options (query.ts); kept for one release. One
 // store per (client, resource): components that read the same holder share one watch (one
 // WebSocket), started by the first subscriber and stopped after the last. Imports no wasm
 // (the client is passed in; only errors.js at run time), so it adds nothing to what a page
@@ -10,6 +11,7 @@
 // client for hydration), else `loading: true`.
 import { createContext, createElement, useCallback, useContext, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import type { ActionOptions, TokenpadClient, Watch } from './client.js';
+import type { CallOptions } from './http.js';
 import { toTokenpadError, type TokenpadError } from './errors.js';
 import type { BuyPresaleRequest, BuyPresaleResult, LedgerResult, SendRequest, SpendRequest } from './generated/api.js';
 import type { HolderFull, Presale, Token } from './generated/wire.js';
@@ -67,7 +69,7 @@ function initialSnapshot<T>(initial: T | undefined, refetch: () => Promise<void>
     : { data: initial, error: null, loading: false, live: false, refetch };
 }
 
-function store<T>(client: TokenpadClient, key: string, start: Start<T>, read: () => Promise<T>, initial: T | undefined): Store<T> {
+function store<T>(client: TokenpadClient, key: string, start: Start<T>, read: (o: CallOptions) => Promise<T>, initial: T | undefined): Store<T> {
   let byKey = stores.get(client);
   if (!byKey) stores.set(client, (byKey = new Map()));
   const found = byKey.get(key);
@@ -88,7 +90,8 @@ function store<T>(client: TokenpadClient, key: string, start: Start<T>, read: ()
   };
   const refetch = async () => {
     try {
-      set(await read(), null);
+      // Fresh: past the browser's HTTP cache and the edge's kept copy (a refetch asks for now).
+      set(await read({ fresh: true }), null);
     } catch (e) {
       set(null, toTokenpadError(e));
     }
@@ -153,7 +156,7 @@ function useClient(options: { client?: TokenpadClient } | undefined): TokenpadCl
 }
 
 function useResource<T>(options: HookOptions<T> | undefined, key: string | null, start: (c: TokenpadClient) => Start<T>,
-  read: (c: TokenpadClient) => () => Promise<T>): Resource<T> {
+  read: (c: TokenpadClient) => (o: CallOptions) => Promise<T>): Resource<T> {
   const client = useClient(options);
   const initial = options?.initialData;
   // On the server nothing subscribes, so no store is kept there: the initial value is rendered.
@@ -168,23 +171,32 @@ function useResource<T>(options: HookOptions<T> | undefined, key: string | null,
 
 const noSubscribe = () => () => {};
 
-/** A holder's wallet, live (pushed over the WebSocket, polled while it is down). Null `userId`: idle. */
+/**
+ * A holder's wallet, live (pushed over the WebSocket, polled while it is down). Null `userId`: idle.
+ * @deprecated Use TanStack Query with `@tokenpad/client/query`'s `holderQuery` and `followHolder` (refetch on focus, retries, Suspense, server rendering); kept working for one release.
+ */
 export function useHolder(userId: string | null | undefined, options?: HookOptions<HolderFull>): Resource<HolderFull> {
   const key = userId ? `holder:${userId}:${options?.intervalMs ?? ''}` : null;
   return useResource<HolderFull>(options, key,
     (c) => (set, onLive) => c.watchHolder(userId as string, set, { intervalMs: options?.intervalMs, onLive }),
-    (c) => () => c.getHolder(userId as string));
+    (c) => (o) => c.getHolder(userId as string, o));
 }
 
-/** A presale's public form, live. Null `presaleId`: idle. */
+/**
+ * A presale's public form, live. Null `presaleId`: idle.
+ * @deprecated Use TanStack Query with `@tokenpad/client/query`'s `presaleQuery` and `followPresale` (refetch on focus, retries, Suspense, server rendering); kept working for one release.
+ */
 export function usePresale(presaleId: string | null | undefined, options?: HookOptions<Presale>): Resource<Presale> {
   const key = presaleId ? `presale:${presaleId}:${options?.intervalMs ?? ''}` : null;
   return useResource<Presale>(options, key,
     (c) => (set, onLive) => c.watchPresale(presaleId as string, set, { intervalMs: options?.intervalMs, onLive }),
-    (c) => () => c.getPresale(presaleId as string));
+    (c) => (o) => c.getPresale(presaleId as string, o));
 }
 
-/** A token, read at once and then every `intervalMs` (default 15000; tokens are not pushed). */
+/**
+ * A token, read at once and then every `intervalMs` (default 15000; tokens are not pushed).
+ * @deprecated Use TanStack Query with `@tokenpad/client/query`'s `tokenQuery` (refetch on focus, retries, Suspense, server rendering); kept working for one release.
+ */
 export function useToken(address: string | null | undefined, options?: HookOptions<Token>): Resource<Token> {
   const every = options?.intervalMs ?? 15_000;
   const key = address ? `token:${address}:${every}` : null;
@@ -213,7 +225,7 @@ export function useToken(address: string | null | undefined, options?: HookOptio
       },
       live: false,
     };
-  }, (c) => () => c.getToken(address as string));
+  }, (c) => (o) => c.getToken(address as string, o));
 }
 
 /** What a mutation hook returns. */
@@ -269,18 +281,25 @@ function useMutation<Req, Res>(options: { client?: TokenpadClient } | undefined,
  * Buys into a presale for the signed-in holder (a client with a session token that has the
  * `buy-presale` scope): `mutate(userId, { presaleId, usdcAmount })`. On success the holder's
  * and the presale's hooks read again.
+ * @deprecated Use TanStack Query with `@tokenpad/client/query`'s `buyPresaleMutation` (refetch on focus, retries, Suspense, server rendering); kept working for one release.
  */
 export function useBuyPresale(options?: { client?: TokenpadClient }): Mutation<BuyPresaleRequest, BuyPresaleResult> {
   return useMutation(options, (c, u, r, o) => c.buyPresale(u, r, o),
     (u, r) => [`holder:${u}:`, `presale:${r.presaleId}:`]);
 }
 
-/** Sends the holder's tokens to an address (session token with `transfer`): `mutate(userId, { tokenAddress, amount, toAddress })`. */
+/**
+ * Sends the holder's tokens to an address (session token with `transfer`): `mutate(userId, { tokenAddress, amount, toAddress })`.
+ * @deprecated Use TanStack Query with `@tokenpad/client/query`'s `transferMutation` (refetch on focus, retries, Suspense, server rendering); kept working for one release.
+ */
 export function useTransfer(options?: { client?: TokenpadClient }): Mutation<SendRequest, LedgerResult> {
   return useMutation(options, (c, u, r, o) => c.transfer(u, r, o), (u) => [`holder:${u}:`]);
 }
 
-/** Spends the holder's tokens to the merchant (session token with `spend`): `mutate(userId, { tokenAddress, amount })`. */
+/**
+ * Spends the holder's tokens to the merchant (session token with `spend`): `mutate(userId, { tokenAddress, amount })`.
+ * @deprecated Use TanStack Query with `@tokenpad/client/query`'s `spendMutation` (refetch on focus, retries, Suspense, server rendering); kept working for one release.
+ */
 export function useSpend(options?: { client?: TokenpadClient }): Mutation<SpendRequest, LedgerResult> {
   return useMutation(options, (c, u, r, o) => c.spend(u, r, o), (u) => [`holder:${u}:`]);
 }

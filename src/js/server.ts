@@ -1,25 +1,26 @@
 // @tokenpad/client/server: the secret-key API for merchants' servers and edge workers. Plain
 // HTTP in TypeScript, no wasm: nothing here reaches the browser package's download. Requests
 // and answers are typed from the Rust types (generated/api.d.ts); answers are read exactly
-// (json.ts: every amount an exact decimal string). Each method calls its route by operationId:
-// the method, path and whether it writes come from the route's declaration in Rust
-// (generated/routes.ts). Every call to a route that writes sends an Idempotency-Key (generated
-// unless given) and reuses it on its retries, so a retried spend is spent once. Refuses to be
-// constructed in a browser: the secret key must stay on a server.
+// (json.ts: every amount an exact decimal string). Every operation the document declares for
+// a merchant's key has its method, named by its operationId and generated from the route's
+// declaration in Rust and its operation in openapi.json (generated/methods.ts): the method,
+// path and whether it writes come from the declaration (generated/routes.ts). Every call to a
+// route that writes sends an Idempotency-Key (generated unless given) and reuses it on its
+// retries, so a retried spend is spent once. What is written here by hand: the transport,
+// the helpers that combine calls (waitForJob, allTransactions, setRewardAllocation), and the
+// names of earlier releases, kept as deprecated aliases. Refuses to be constructed in a
+// browser: the secret key must stay on a server.
 import { TokenpadError } from './errors.js';
-import type {
-  AirdropRequest, BuyPresaleRequest, BuyPresaleResult, CreatePresaleRequest, CreateTokenAccepted,
-  CreateTokenRequest, CreateWebhookRequest, Delivery, DeliveryPage, DeploymentCreated, DeploymentStatus,
-  DistributeRequest, DistributeResult, Event, EventPage, EventType, Job, LedgerResult, MemecoinRequest,
-  ResolveResult, SendRequest, SpendRequest, TxPage, TxRecord, UpdateWebhookRequest, Webhook, WebhookCreated,
-  WebhookDeleted, CreateSessionRequest, SessionCreated, SessionsRevoked, MerchantSettings, PatchSettingsRequest,
-} from './generated/api.js';
-import type { HolderFull, Presale, PresaleMerchant, Token, TokenBalance } from './generated/wire.js';
+import type { EventPage, EventType, Job, ResolvePresaleRequest, ResolveResult, DeliveryPage, DeploymentStatus, TxPage, TxRecord } from './generated/api.js';
+import type { Token } from './generated/wire.js';
 import { httpConfig, inBrowser, newIdempotencyKey, readJson, send, type CallOptions, type HttpConfig } from './http.js';
 import { ROUTES, type OperationId } from './generated/routes.js';
+import { Operations, type CallInit, type MutationOptions } from './generated/methods.js';
 
 export type * from './generated/api.js';
 export type * from './generated/wire.js';
+export type { MutationOptions, CallInit } from './generated/methods.js';
+export type { OperationId } from './generated/routes.js';
 export { TokenpadError, isTokenpadError } from './errors.js';
 export type { TokenpadErrorCode, ClientErrorCode } from './errors.js';
 export type { CallOptions } from './http.js';
@@ -43,12 +44,6 @@ export interface TokenpadServerOptions {
   dangerouslyAllowBrowser?: boolean;
 }
 
-/** Options of a call that changes state. */
-export interface MutationOptions extends CallOptions {
-  /** The Idempotency-Key (1 to 255 characters); a fresh one when absent, reused on retries. */
-  idempotencyKey?: string;
-}
-
 /** Options of a transactions read. */
 export interface TransactionsQuery {
   /** 1 to 200 (default 50). */
@@ -59,19 +54,12 @@ export interface TransactionsQuery {
   tokenAddress?: string;
 }
 
-/** What a call sends besides its path: the query, the JSON body, and the call's options. */
-type CallInit = { query?: Record<string, string | number | undefined>; body?: unknown } & MutationOptions;
-
-/** A declared path's parameters (`/holder/:holder/token/:tokenAddress`: two strings), in order. */
-type PathParams<P extends string> = P extends `${string}:${string}/${infer Rest}`
-  ? [string, ...PathParams<`/${Rest}`>]
-  : P extends `${string}:${string}` ? [string] : [];
-
-export class TokenpadServer {
+export class TokenpadServer extends Operations {
   readonly #http: HttpConfig;
   readonly #key: string;
 
   constructor(options: TokenpadServerOptions) {
+    super();
     if (typeof options !== 'object' || options === null) {
       throw new TokenpadError('invalid_options', 'options must be an object: { baseUrl, secretKey }');
     }
@@ -103,13 +91,13 @@ export class TokenpadServer {
 
   /**
    * The route declared under `id` (generated/routes.ts), its path's `:name` segments replaced
-   * by `params` in order; an Idempotency-Key exactly when the route writes.
+   * by `params` in order; an Idempotency-Key exactly when the route writes. Every generated
+   * method (generated/methods.ts) sends through it.
    */
-  #call<Id extends OperationId, T>(id: Id, params: PathParams<(typeof ROUTES)[Id]['path']>, init: CallInit = {}): Promise<T> {
+  protected call<T>(id: OperationId, params: readonly string[], init: CallInit = {}): Promise<T> {
     const route = ROUTES[id];
-    const values: readonly string[] = params;
     let next = 0;
-    const path = route.path.split('/').filter((s) => s !== '').map((s) => (s.startsWith(':') ? values[next++] : s));
+    const path = route.path.split('/').filter((s) => s !== '').map((s) => (s.startsWith(':') ? params[next++] : s));
     return this.#send<T>(route.method, path, route.writes, init);
   }
 
@@ -125,23 +113,13 @@ export class TokenpadServer {
     return readJson<T>(answer);
   }
 
-  // Tokens and jobs ---------------------------------------------------------------------
-
-  /** `POST /merchant/create-token`: starts a token's deployment; `waitForJob` follows it. */
-  createToken(req: CreateTokenRequest, opts?: MutationOptions): Promise<CreateTokenAccepted> {
-    return this.#call('createToken', [], { ...opts, body: req });
-  }
-
-  /** `GET /jobs/:jobId`. */
-  getJob(jobId: string, opts?: CallOptions): Promise<Job> {
-    return this.#call('getJob', [jobId], opts);
-  }
+  // Helpers that combine calls ---------------------------------------------------------
 
   /** Reads the job every `intervalMs` (default 1000) until it succeeds (its token) or fails (throws `job_failed`). */
   async waitForJob(jobId: string, opts: CallOptions & { intervalMs?: number; timeoutMs?: number } = {}): Promise<Token> {
     const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
     for (;;) {
-      const job = await this.getJob(jobId, { signal: opts.signal, retries: opts.retries });
+      const job: Job = await this.getJob(jobId, { signal: opts.signal, retries: opts.retries });
       if (job.status === 'success' && job.data) return job.data;
       if (job.status === 'failed') throw new TokenpadError('job_failed', job.error ?? `job ${jobId} failed`);
       if (Date.now() > deadline) throw new TokenpadError('timeout', `job ${jobId} still ${job.status}`);
@@ -150,191 +128,70 @@ export class TokenpadServer {
     }
   }
 
-  /** `GET /token/:tokenAddress` (at most `holdersLimit` holders, default 100). */
-  getToken(tokenAddress: string, opts: CallOptions & { holdersLimit?: number } = {}): Promise<Token> {
-    return this.#call('getToken', [tokenAddress], { ...opts, query: { holdersLimit: opts.holdersLimit } });
-  }
-
-  /** `GET /merchant/all-tokens`. */
-  allTokens(opts?: CallOptions): Promise<Token[]> {
-    return this.#call('listTokens', [], opts);
-  }
-
-  /** `PATCH /merchant/token/:tokenAddress`: Reward Allocation on or off. */
+  /** `PATCH /merchant/token/:tokenAddress`: Reward Allocation on or off (`patchToken` with `{ canDistribute }`). */
   setRewardAllocation(tokenAddress: string, canDistribute: boolean, opts?: MutationOptions): Promise<Token> {
-    return this.#call('patchToken', [tokenAddress], { ...opts, body: { canDistribute } });
-  }
-
-  // Holders and the ledger ----------------------------------------------------------------
-
-  /** `PUT /holder/:userId`: the holder, created on first call (the same userId, the same wallet). */
-  putHolder(userId: string, opts?: MutationOptions): Promise<HolderFull> {
-    return this.#call('putHolder', [userId], opts);
-  }
-
-  /** `GET /holder/:userId`. */
-  getHolder(userId: string, opts?: CallOptions): Promise<HolderFull> {
-    return this.#call('getHolder', [userId], opts);
-  }
-
-  /** `GET /holder/:userIdOrAddress/token/:tokenAddress`. */
-  getHolderTokenBalance(userIdOrAddress: string, tokenAddress: string, opts?: CallOptions): Promise<TokenBalance> {
-    return this.#call('getHolderTokenBalance', [userIdOrAddress, tokenAddress], opts);
-  }
-
-  /** `POST /token/:tokenAddress/distribute`: from the app supply to a holder (`sendToId` or `sendToAddress`). */
-  distribute(tokenAddress: string, req: DistributeRequest, opts?: MutationOptions): Promise<DistributeResult> {
-    return this.#call('distribute', [tokenAddress], { ...opts, body: req });
-  }
-
-  /** `POST /holder/:userId/spend`: the holder's tokens to the merchant. */
-  spend(userId: string, req: SpendRequest, opts?: MutationOptions): Promise<LedgerResult> {
-    return this.#call('spend', [userId], { ...opts, body: req });
-  }
-
-  /** `POST /holder/:userId/transfer`: to another address. */
-  transfer(userId: string, req: SendRequest, opts?: MutationOptions): Promise<LedgerResult> {
-    return this.#call('transfer', [userId], { ...opts, body: req });
-  }
-
-  /** `POST /holder/:userId/withdraw`: out of custody to an external wallet. */
-  withdraw(userId: string, req: SendRequest, opts?: MutationOptions): Promise<LedgerResult> {
-    return this.#call('withdraw', [userId], { ...opts, body: req });
-  }
-
-  /** `GET /holder/:userId/transactions`: one page, newest first. */
-  transactions(userId: string, query: TransactionsQuery = {}, opts?: CallOptions): Promise<TxPage> {
-    return this.#call('listHolderTransactions', [userId], { ...opts, query: { ...query } });
+    return this.patchToken(tokenAddress, { canDistribute }, opts);
   }
 
   /** Every record of a holder's history, newest first, page after page (`for await`). */
   async *allTransactions(userId: string, query: Omit<TransactionsQuery, 'cursor'> = {}, opts?: CallOptions): AsyncGenerator<TxRecord, void, undefined> {
     let cursor: string | undefined;
     for (;;) {
-      const page = await this.transactions(userId, { ...query, cursor }, opts);
+      const page: TxPage = await this.listHolderTransactions(userId, { ...query, cursor }, opts);
       yield* page.data;
       if (!page.has_more || !page.next_cursor) return;
       cursor = page.next_cursor;
     }
   }
 
-  // Presales ------------------------------------------------------------------------------
-
-  /** `POST /merchant/presale`. */
-  createPresale(req: CreatePresaleRequest, opts?: MutationOptions): Promise<Presale> {
-    return this.#call('createPresale', [], { ...opts, body: req });
-  }
-
-  /** `GET /merchant/presales`: the merchant form, newest first. */
-  listPresales(opts?: CallOptions): Promise<PresaleMerchant[]> {
-    return this.#call('listPresales', [], opts);
-  }
-
-  /** `GET /merchant/presale/:presaleId`: the merchant form (completion steps included). */
-  getPresale(presaleId: string, opts?: CallOptions): Promise<PresaleMerchant> {
-    return this.#call('getMerchantPresale', [presaleId], opts);
-  }
-
-  /** `POST /holder/:userId/buy-presale`. */
-  buyPresale(userId: string, req: BuyPresaleRequest, opts?: MutationOptions): Promise<BuyPresaleResult> {
-    return this.#call('buyPresale', [userId], { ...opts, body: req });
-  }
-
-  /** `POST /merchant/presale/resolve`: launch now (70 % or more), or refund an ended presale. */
-  resolvePresale(presaleId: string, opts?: MutationOptions): Promise<ResolveResult> {
-    return this.#call('resolvePresale', [], { ...opts, body: { presaleId } });
-  }
-
-  // Events and webhooks -------------------------------------------------------------------
-
-  /** `GET /merchant/events`: oldest first, after the event id `after`, only `types` if given. */
-  events(query: { after?: string; types?: readonly (EventType | `${string}.*`)[]; limit?: number } = {}, opts?: CallOptions): Promise<EventPage> {
-    return this.#call('listEvents', [], {
-      ...opts, query: { after: query.after, types: query.types?.join(','), limit: query.limit },
-    });
-  }
-
-  /** `GET /merchant/events/:eventId`. */
-  getEvent(eventId: string, opts?: CallOptions): Promise<Event> {
-    return this.#call('getEvent', [eventId], opts);
-  }
-
-  /** `POST /merchant/webhooks`: the answer's `secret` (whsec_...) is shown this once. */
-  createWebhook(req: CreateWebhookRequest, opts?: MutationOptions): Promise<WebhookCreated> {
-    return this.#call('createWebhook', [], { ...opts, body: req });
-  }
-
-  listWebhooks(opts?: CallOptions): Promise<Webhook[]> {
-    return this.#call('listWebhooks', [], opts);
-  }
-
-  updateWebhook(webhookId: string, req: UpdateWebhookRequest, opts?: MutationOptions): Promise<Webhook> {
-    return this.#call('updateWebhook', [webhookId], { ...opts, body: req });
-  }
-
-  deleteWebhook(webhookId: string, opts?: MutationOptions): Promise<WebhookDeleted> {
-    return this.#call('deleteWebhook', [webhookId], opts);
-  }
-
-  /** `POST /merchant/webhooks/:webhookId/test`: a `webhook.ping` to this endpoint. */
-  testWebhook(webhookId: string, opts?: MutationOptions): Promise<Delivery> {
-    return this.#call('testWebhook', [webhookId], opts);
-  }
-
-  /** `GET /merchant/webhooks/:webhookId/deliveries`: newest first, with every attempt. */
-  deliveries(webhookId: string, query: { cursor?: string; limit?: number } = {}, opts?: CallOptions): Promise<DeliveryPage> {
-    return this.#call('listDeliveries', [webhookId], { ...opts, query });
-  }
-
-  /** Sends a delivery's event again (same event id) as a new delivery. */
-  replayDelivery(webhookId: string, deliveryId: string, opts?: MutationOptions): Promise<Delivery> {
-    return this.#call('replayDelivery', [webhookId, deliveryId], opts);
-  }
-
-  // Holder sessions -----------------------------------------------------------------------
+  // Signatures of earlier releases, still read ------------------------------------------
 
   /**
-   * `POST /holder/:userId/session`: a short-lived session token for that holder's browser
-   * (`new TokenpadClient({ baseUrl, sessionToken })`), with its scopes (default `read`) and limits.
+   * `GET /token/:tokenAddress`. Earlier releases took the call's options second, with
+   * `holdersLimit` among them: a second argument holding options is still read so.
    */
-  createSession(userId: string, req: CreateSessionRequest = {}, opts?: MutationOptions): Promise<SessionCreated> {
-    return this.#call('createSession', [userId], { ...opts, body: req });
+  override getToken(tokenAddress: string, query: { holdersLimit?: number } & CallOptions = {}, opts?: CallOptions): Promise<Token> {
+    const { holdersLimit, ...rest } = query;
+    return super.getToken(tokenAddress, { holdersLimit }, { ...rest, ...opts });
   }
 
-  /** `DELETE /holder/:userId/sessions`: every live session token of the holder stops working. */
-  revokeSessions(userId: string, opts?: MutationOptions): Promise<SessionsRevoked> {
-    return this.#call('revokeSessions', [userId], opts);
+  /**
+   * `POST /merchant/presale/resolve`: launch now (70 % or more), or refund an ended presale.
+   * Earlier releases took the presale's id alone; still accepted.
+   */
+  override resolvePresale(body: ResolvePresaleRequest | string, opts?: MutationOptions): Promise<ResolveResult> {
+    return super.resolvePresale(typeof body === 'string' ? { presaleId: body } : body, opts);
   }
 
-  /** `GET /merchant/settings`. */
-  getSettings(opts?: CallOptions): Promise<MerchantSettings> {
-    return this.#call('getSettings', [], opts);
+  // Deprecated names: each is its operation's method under an earlier release's name ---------
+
+  /** @deprecated Use `listTokens` (its operationId). */
+  allTokens(opts?: CallOptions): Promise<Token[]> {
+    return this.listTokens(opts);
   }
 
-  /** `PATCH /merchant/settings`: `privateMode` (holder reads need a session token). */
-  patchSettings(req: PatchSettingsRequest, opts?: MutationOptions): Promise<MerchantSettings> {
-    return this.#call('patchSettings', [], { ...opts, body: req });
+  /** @deprecated Use `listHolderTransactions` (its operationId). */
+  transactions(userId: string, query: TransactionsQuery = {}, opts?: CallOptions): Promise<TxPage> {
+    return this.listHolderTransactions(userId, query, opts);
   }
 
-  // Templates -----------------------------------------------------------------------------
-
-  /** `POST /template/memecoin`. */
-  createMemecoin(req: MemecoinRequest, opts?: MutationOptions): Promise<DeploymentCreated> {
-    return this.#call('createMemecoin', [], { ...opts, body: req });
+  /** @deprecated Use `listEvents` (its operationId), with `types` as one comma-separated string. */
+  events(query: { after?: string; types?: readonly (EventType | `${string}.*`)[]; limit?: number } = {}, opts?: CallOptions): Promise<EventPage> {
+    return this.listEvents({ after: query.after, types: query.types?.join(','), limit: query.limit }, opts);
   }
 
-  /** `POST /template/airdrop`. */
-  createAirdrop(req: AirdropRequest, opts?: MutationOptions): Promise<DeploymentCreated> {
-    return this.#call('createAirdrop', [], { ...opts, body: req });
+  /** @deprecated Use `listDeliveries` (its operationId). */
+  deliveries(webhookId: string, query: { cursor?: string; limit?: number } = {}, opts?: CallOptions): Promise<DeliveryPage> {
+    return this.listDeliveries(webhookId, query, opts);
   }
 
-  /** `GET /template/memecoin/status/:id`. */
+  /** @deprecated Use `getMemecoinStatus` (its operationId). */
   memecoinStatus(id: string, opts?: CallOptions): Promise<DeploymentStatus> {
-    return this.#call('getMemecoinStatus', [id], opts);
+    return this.getMemecoinStatus(id, opts);
   }
 
-  /** `GET /template/airdrop/status/:id`. */
+  /** @deprecated Use `getAirdropStatus` (its operationId). */
   airdropStatus(id: string, opts?: CallOptions): Promise<DeploymentStatus> {
-    return this.#call('getAirdropStatus', [id], opts);
+    return this.getAirdropStatus(id, opts);
   }
 }

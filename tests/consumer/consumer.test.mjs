@@ -75,7 +75,7 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
   };
 
   before(async () => {
-    pack = await installPacked({ link: ['react', '@types/react', 'csstype'] });
+    pack = await installPacked({ link: ['react', '@types/react', 'csstype', '@tanstack/react-query', '@tanstack/query-core'] });
     fake = fakeService();
     await new Promise((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${fake.server.address().port}`;
@@ -92,7 +92,7 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
     const files = stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
     assert.deepEqual(files.filter((f) => f.endsWith('.wasm')), ['tokenpad_bg.wasm'], 'more than one wasm in the tarball');
     for (const f of ['index.js', 'inline.js', 'workerd.js', 'node.js', 'node.cjs', 'init.js', 'init.cjs', 'server.js', 'server.cjs',
-      'metal.js', 'metal.cjs', 'react.js', 'react.cjs', 'index.d.ts', 'index.d.cts', 'server.d.ts', 'server.d.cts', 'metal.d.ts',
+      'metal.js', 'metal.cjs', 'react.js', 'react.cjs', 'query.js', 'query.cjs', 'query.d.ts', 'index.d.ts', 'index.d.cts', 'server.d.ts', 'server.d.cts', 'metal.d.ts',
       'react.d.ts', 'init.d.ts', 'generated/wire.d.ts', 'generated/api.d.ts', 'generated/wire.d.cts', 'README.md', 'LICENSE']) {
       assert.ok(files.includes(f), `${f} missing from the tarball`);
     }
@@ -316,10 +316,12 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
       import type { Token, HolderFull, TokenBalance, Presale, Portfolio, PresaleProgress, TokenSupply, Countdown, Decimal, TokenpadErrorCode, Watch } from '@tokenpad/client';
       import { init, initSync } from '@tokenpad/client/init';
       import { TokenpadServer } from '@tokenpad/client/server';
-      import type { SpendRequest, LedgerResult, TxRecord, DistributeRequest, CreatePresaleRequest, PresaleMerchant } from '@tokenpad/client/server';
+      import type { SpendRequest, LedgerResult, TxRecord, DistributeRequest, CreatePresaleRequest, PresaleMerchant, Quote, TradeResult, LiquidityCreated, RewardResult, ParkedWork, Webhook, TxPage } from '@tokenpad/client/server';
       import { useHolder, usePresale, useToken, TokenpadProvider, useBuyPresale, useSpend, useTransfer } from '@tokenpad/client/react';
       import type { Resource, Mutation } from '@tokenpad/client/react';
       import { Metal } from '@tokenpad/client/metal';
+      import { holderQuery, presaleQuery, spendMutation, followHolder, tokenpadKeys } from '@tokenpad/client/query';
+      import { QueryClient, useQuery, useSuspenseQuery, useMutation, queryOptions } from '@tanstack/react-query';
       import type { TokenData, HolderData, TokenJobResponse, SpendResponse, TokenBalanceResponse } from '@tokenpad/client/metal';
 
       type NotAny<T> = 0 extends (1 & T) ? 'any' : 'ok';
@@ -340,6 +342,21 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
       export const code: TokenpadErrorCode = 5;
       export { init, initSync, TokenpadProvider, usePresale, useToken };
       export type Hooks = [Resource<HolderFull>['refetch'], Mutation<SpendRequest, LedgerResult>, typeof useBuyPresale, typeof useSpend, typeof useTransfer];
+
+      // TanStack Query: the options type its hooks, QueryClient is what the mutations invalidate.
+      export function useWallet(c: TokenpadClient, queryClient: QueryClient) {
+        const holder = useQuery(holderQuery(c, 'alice'));
+        const h: HolderFull | undefined = holder.data;
+        const presale: Presale = useSuspenseQuery(presaleQuery(c, 'p-1')).data;
+        const spend = useMutation(spendMutation(c, queryClient));
+        spend.mutate({ userId: 'alice', tokenAddress: '0x1', amount: '1.5' });
+        // @ts-expect-error: a spend names its holder
+        spend.mutate({ tokenAddress: '0x1', amount: '1.5' });
+        const watch: Watch = followHolder(c, queryClient, 'alice');
+        const again = queryOptions(holderQuery(c, 'alice'));
+        const cached: HolderFull | undefined = queryClient.getQueryData(again.queryKey);
+        return [h, presale, watch, cached, tokenpadKeys.holder('alice'), holder.isPending, holder.status] as const;
+      }
 
       // Metal's SDK shapes: numbers, as Metal's types say.
       const metal = Metal.createSecretClient('sk_x', { baseUrl: 'https://api.example.com' });
@@ -370,6 +387,20 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
         const spent: LedgerResult = await server.spend('alice', spend, { idempotencyKey: 'order-1' });
         for await (const r of server.allTransactions('alice')) console.log(r.amount, r.type);
         const created = await server.createPresale({} as CreatePresaleRequest);
+        // The generated methods: typed by operation (path parameters, then body or query, then options).
+        const quote: Quote = await server.buyQuote('alice', { tokenAddress: token.address, usdcAmount: '1' });
+        const bought: TradeResult = await server.buy('alice', { tokenAddress: token.address, usdcAmount: 1 }, { idempotencyKey: 'buy-1' });
+        const pool: LiquidityCreated = await server.createLiquidity(token.address, { initialStartingPrice: '0.01' });
+        const reward: RewardResult = await server.reward(token.address, { sendToId: 'alice', amount: 1 });
+        const parked: ParkedWork = await server.listParkedWork();
+        const hook: Webhook = await server.getWebhook('wh_1');
+        const page: TxPage = await server.listHolderTransactions('alice', { limit: 5 });
+        const merchantForm: PresaleMerchant = await server.getMerchantPresale('p-1');
+        // @ts-expect-error: a sell quote needs its token amount
+        await server.sellQuote('alice', { tokenAddress: token.address });
+        // @ts-expect-error: no operation is named so
+        await server.getPresales();
+        console.log(quote, bought, pool, reward.amount, parked, hook.id, page.data.length, merchantForm.completionState);
         try {
           await client.getHolder('nobody');
         } catch (err) {
@@ -392,7 +423,7 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
       }
     }
     // The public declarations never say `any` (the wasm glue's internal InitOutput may).
-    for (const f of ['index.d.ts', 'lib.d.ts', 'client.d.ts', 'server.d.ts', 'metal.d.ts', 'react.d.ts', 'types.d.ts', 'errors.d.ts', 'generated/wire.d.ts', 'generated/api.d.ts']) {
+    for (const f of ['index.d.ts', 'lib.d.ts', 'client.d.ts', 'server.d.ts', 'generated/methods.d.ts', 'metal.d.ts', 'react.d.ts', 'query.d.ts', 'types.d.ts', 'errors.d.ts', 'generated/wire.d.ts', 'generated/api.d.ts']) {
       const text = readFileSync(path.join(pack.installed, f), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
       assert.doesNotMatch(text, /\bany\b(?![-\w])/, `${f} mentions any`);
     }

@@ -135,7 +135,7 @@ describe('@tokenpad/client against the worker', { timeout: 240_000 }, () => {
       const presale = await tp.createPresale({ name: 'Moon', description: 'The MOON presale', startTimestamp: now - 60, endTimestamp: now + 3600 * 24,
         targetUsdcAmount: 100, tokenInfo: { name: 'Moon', symbol: 'MOON', imageUrl: 'https://example.com/m.png' } });
       const bought = await tp.buyPresale('bob', { presaleId: presale.id, usdcAmount: '12.345678' });
-      const merchantForm = await tp.getPresale(presale.id);
+      const merchantForm = await tp.getMerchantPresale(presale.id);
       const listed = await tp.listPresales();
       const meme = await tp.createMemecoin({ name: 'Pepe Two', symbol: 'PEPE2', totalSupply: 1000000, initialPrice: '0.0001', network: 'base', marketplace: true });
       const status = await tp.memecoinStatus(meme.id);

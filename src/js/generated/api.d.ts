@@ -54,8 +54,30 @@ export interface BuyPresaleResult {
   usdcAmount: Decimal;
 }
 
+interface BuyRequestFields {
+  /** With `tokenAmount`: the most USDC paid. */
+  maxAmountIn?: UsdcAmountInput;
+  /** With `usdcAmount`: the fewest tokens accepted. */
+  minAmountOut?: DecimalInput;
+  /** The worst average price accepted, in basis points above the pool's price before the trade (fee included). */
+  slippageBps?: number;
+  tokenAddress: string;
+  tokenAmount?: DecimalInput;
+  usdcAmount?: UsdcAmountInput;
+}
+/** `POST /holder/:userId/buy`: exactly one of `usdcAmount` (spend this much) and `tokenAmount` (buy exactly this many), with an optional bound on the price. */
+export type BuyRequest = Omit<BuyRequestFields, "tokenAmount" | "usdcAmount"> & ({ usdcAmount: NonNullable<BuyRequestFields["usdcAmount"]>; tokenAmount?: never } | { tokenAmount: NonNullable<BuyRequestFields["tokenAmount"]>; usdcAmount?: never });
+
 /** Where a movement stands on chain. */
 export type ChainStatus = "pending" | "submitted" | "confirmed" | "failed";
+
+/** `POST /token/:tokenAddress/liquidity` (the body is optional). */
+export interface CreateLiquidityRequest {
+  /** Tokens from the liquidity reserve; all of it when absent. */
+  amount?: DecimalInput;
+  /** USD per token the pool opens at; the token's price when absent (required when the token has none yet). */
+  initialStartingPrice?: DecimalInput;
+}
 
 /** `POST /merchant/presale`. */
 export interface CreatePresaleRequest {
@@ -221,6 +243,12 @@ export interface DeploymentStatus {
   has_more: false;
 }
 
+/** `POST /memecoin/status`, `POST /airdrop/status`: the deployment id is read from the body without a request type (`wire::op`), as a string or a number. */
+export interface DeploymentStatusRequest {
+  /** The deployment id returned at creation. */
+  id: string | number;
+}
+
 interface DistributeRequestFields {
   /** Whole tokens. */
   amount: DecimalInput;
@@ -319,6 +347,18 @@ export interface LedgerResult {
   transactionHash: string | null;
 }
 
+/** `POST /token/:tokenAddress/liquidity` -> 201. */
+export interface LiquidityCreated {
+  /** The token, with its pool. */
+  data: Token;
+  lpInfo: LpInfo;
+  pool: Pool;
+  /** `success`: the pool is open (Metal's job status); `pending` on an EVM chain until the transaction that opens it is mined (the pool's `status` says the same). */
+  status: "success" | "pending";
+  success: true;
+  tokenAddress: string;
+}
+
 /** `liquidity.created`: the token's pool. */
 export interface LiquidityEventData {
   object: Pool;
@@ -380,6 +420,31 @@ export interface MetadataInput {
   xLink?: string;
 }
 
+/** One parked item. */
+export interface ParkedItem {
+  /** Failed runs, in a row. */
+  attempts: number;
+  /** The last failure's code. */
+  code: "invalid_json" | "invalid_request" | "invalid_amount" | "invalid_address" | "invalid_user_id" | "invalid_network" | "network_unavailable" | "invalid_idempotency_key" | "invalid_cursor" | "secret_key_in_url" | "invalid_image_url" | "invalid_text" | "self_transfer" | "invalid_destination" | "public_key_not_found" | "missing_api_key" | "invalid_api_key" | "invalid_admin_key" | "secret_key_required" | "reward_allocation_disabled" | "not_found" | "token_not_found" | "holder_not_found" | "job_not_found" | "merchant_not_found" | "method_not_allowed" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "insufficient_balance" | "tokens_locked" | "insufficient_app_supply" | "presale_not_found" | "presale_not_active" | "presale_already_resolved" | "target_exceeded" | "launch_threshold_not_reached" | "internal_error" | "deployment_not_found" | "allocation_exceeds_supply" | "rate_limited" | "no_liquidity" | "pool_exists" | "pool_pending" | "liquidity_disabled" | "slippage_exceeded" | "insufficient_liquidity" | "event_not_found" | "webhook_not_found" | "delivery_not_found" | "url_not_allowed" | "webhook_limit_reached" | "misconfigured" | "unavailable" | "invalid_session_token" | "session_expired" | "session_revoked" | "session_token_required" | "session_holder_mismatch" | "insufficient_scope" | "session_limit_exceeded";
+  firstFailedAt: string;
+  /** The job, deployment, presale or lock id. */
+  id: string;
+  kind: ParkedKind;
+  lastFailedAt: string;
+  /** The last failure's message (`Internal error` for an internal one: the detail is in the service's log). */
+  message: string;
+  parkedAt: string;
+}
+
+/** What a parked item belongs to. */
+export type ParkedKind = "job" | "deployment" | "presale" | "unlock";
+
+/** `{ has_more: false, data: ParkedItem[] }`, most recently parked first. */
+export interface ParkedWork {
+  data: ParkedItem[];
+  has_more: false;
+}
+
 /** `PATCH /merchant/settings`: the fields given change, the others stay. */
 export interface PatchSettingsRequest {
   /** Private mode on (true) or off (false). */
@@ -416,6 +481,26 @@ export interface PresalePurchase {
 /** USDC to raise, 2 to 200,000 (at most 6 fractional digits), as a JSON number or a decimal string; otherwise 400. */
 export type PresaleTarget = number | string;
 
+/** The figures of a trade, made or quoted (`GET /holder/:userId/buy/quote`, `/sell/quote`). */
+export interface Quote {
+  /** The pool's fee, in what came in: USDC for a buy, tokens for a sell. */
+  fee: Decimal;
+  /** The pool's price before the trade. */
+  poolPrice: Decimal;
+  /** The pool's price after it. */
+  poolPriceAfter: Decimal;
+  /** The average price of the trade, USD per token, fee included. */
+  price: Decimal;
+  /** How far the average price is from the pool's price before the trade, in percent. */
+  priceImpact: Decimal;
+  side: Side;
+  tokenAddress: string;
+  /** Tokens bought or sold. */
+  tokenAmount: Decimal;
+  /** USDC paid (a buy) or received (a sell). */
+  usdcAmount: Decimal;
+}
+
 export interface ResolvePresaleRequest {
   presaleId: string;
 }
@@ -427,6 +512,36 @@ export interface ResolveResult {
   presale: PresaleMerchant;
   presaleId: string;
   success: true;
+}
+
+/** `POST /token/:tokenAddress/reward` -> 202: a distribution, answered in Metal's shape. */
+export interface RewardResult {
+  amount: Decimal;
+  /** The block the transaction was mined in; absent until it is. */
+  blockNumber?: number;
+  chainStatus: ChainStatus;
+  name: string;
+  /** The holder's address. */
+  recipient: string;
+  /** What is left of the token's reward (app) supply. */
+  rewardsBalance: Decimal;
+  success: true;
+  symbol: string;
+  tokenAddress: string;
+  /** The chain transaction's hash; `null` while the movement waits to be sent (`pending`). */
+  transactionHash: string | null;
+  /** The same as `transactionHash` (Metal's name). */
+  txHash: string | null;
+}
+
+/** `POST /holder/:userId/sell`. */
+export interface SellRequest {
+  /** The least USDC accepted. */
+  minAmountOut?: UsdcAmountInput;
+  /** The worst average price accepted, in basis points below the pool's price before the trade (fee included). */
+  slippageBps?: number;
+  tokenAddress: string;
+  tokenAmount: DecimalInput;
 }
 
 /** `POST /holder/:userId/transfer` and `/withdraw`. */

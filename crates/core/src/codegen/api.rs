@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The request schemas, by their TypeScript names (the Rust types' names).
-const REQUESTS: [(&str, &str); 14] = [
+const REQUESTS: [(&str, &str); 17] = [
     ("CreateToken", "CreateTokenRequest"),
     ("PatchToken", "PatchTokenRequest"),
     ("Distribute", "DistributeRequest"),
@@ -28,6 +28,9 @@ const REQUESTS: [(&str, &str); 14] = [
     ("UpdateWebhook", "UpdateWebhookRequest"),
     ("CreateSession", "CreateSessionRequest"),
     ("PatchSettings", "PatchSettingsRequest"),
+    ("CreateLiquidity", "CreateLiquidityRequest"),
+    ("Buy", "BuyRequest"),
+    ("Sell", "SellRequest"),
 ];
 
 /// The secret-key answers (and what they use) the server client returns.
@@ -287,8 +290,55 @@ fn exported(dts: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// `src/js/generated/api.d.ts`; `wire_dts` is `wire.d.ts`, whose types are imported.
-pub fn api_dts(schemas: &[(String, Value)], wire_dts: &str) -> String {
+/// TypeScript type expressions of openapi.json's schemas for another generated file (the
+/// server client's methods, `super::methods`), noting the names they use: those `wire.d.ts`
+/// declares, and those `api.d.ts` must.
+pub struct Types {
+    schemas: BTreeMap<String, Value>,
+    from_wire: BTreeSet<String>,
+    imports: BTreeSet<String>,
+    wanted: BTreeSet<String>,
+}
+
+impl Types {
+    pub fn new(schemas: &[(String, Value)], wire_dts: &str) -> Types {
+        Types {
+            schemas: schemas.iter().cloned().collect(),
+            from_wire: exported(wire_dts),
+            imports: BTreeSet::new(),
+            wanted: BTreeSet::new(),
+        }
+    }
+
+    /// Schema `s` as a TypeScript type.
+    pub fn ty(&mut self, s: &Value) -> String {
+        let mut g = Gen {
+            schemas: &self.schemas,
+            from_wire: self.from_wire.clone(),
+            wanted: BTreeSet::new(),
+            imports: BTreeSet::new(),
+        };
+        let ty = g.ty(s);
+        self.imports.extend(g.imports);
+        self.wanted.extend(g.wanted);
+        ty
+    }
+
+    /// The names used: `(from wire.d.ts, from api.d.ts)`, the latter by their TypeScript names.
+    pub fn names(&self) -> (BTreeSet<String>, BTreeSet<String>) {
+        let api = self.wanted.iter().map(|n| ts_name(n)).collect();
+        (self.imports.clone(), api)
+    }
+
+    /// The schema names `api.d.ts` must declare for what was written.
+    pub fn wanted(&self) -> &BTreeSet<String> {
+        &self.wanted
+    }
+}
+
+/// `src/js/generated/api.d.ts`; `wire_dts` is `wire.d.ts`, whose types are imported; `also`:
+/// the schemas another generated file uses from it (`Types::wanted`).
+pub fn api_dts(schemas: &[(String, Value)], wire_dts: &str, also: &BTreeSet<String>) -> String {
     let map: BTreeMap<String, Value> = schemas.iter().cloned().collect();
     let from_wire = exported(wire_dts);
     let mut g = Gen {
@@ -297,6 +347,7 @@ pub fn api_dts(schemas: &[(String, Value)], wire_dts: &str) -> String {
             .iter()
             .map(|(s, _)| (*s).to_string())
             .chain(ANSWERS.iter().map(|s| (*s).to_string()))
+            .chain(also.iter().cloned())
             .filter(|s| !from_wire.contains(s))
             .collect(),
         from_wire: from_wire.clone(),

@@ -12,6 +12,8 @@
 //!   writes its prose and responses (a test fails until they do);
 //! - `src/js/generated/routes.ts` ([`paths`]): the routes the package calls, by operationId,
 //!   from which the server client (`src/js/server.ts`) builds its requests.
+//! - `src/js/generated/methods.ts` ([`methods`]): the server client's methods, one per
+//!   operation it calls, named by its operationId and typed from the document.
 //!
 //! `cargo run -p tokenpad-core --features codegen --example codegen` rewrites them; the
 //! tests below fail while a committed file differs from what the types generate.
@@ -27,6 +29,7 @@ pub mod examples;
 pub mod examples_admin;
 pub mod examples_world;
 pub mod jsontext;
+pub mod methods;
 pub mod openapi;
 pub mod paths;
 pub mod skeleton;
@@ -45,6 +48,7 @@ pub const API_DTS: &str = "src/js/generated/api.d.ts";
 pub const DECIMALS_TS: &str = "src/js/generated/decimals.ts";
 pub const ROUTES_JSON: &str = "src/js/generated/routes.json";
 pub const ROUTES_TS: &str = "src/js/generated/routes.ts";
+pub const METHODS_TS: &str = "src/js/generated/methods.ts";
 
 /// What the generated files should contain: `(path from the root, text)`, given the current
 /// text of openapi.json (whose hand-written parts are kept).
@@ -54,9 +58,13 @@ pub fn files(openapi_text: &str) -> Result<Vec<(&'static str, String)>, String> 
     let openapi = openapi::render(&openapi, &schemas)?;
     let openapi = openapi::render_section(&openapi, "examples", &examples::components()?)?;
     let wire = ts::wire_dts();
+    let document: serde_json::Value =
+        serde_json::from_str(&openapi).map_err(|e| format!("{OPENAPI}: {e}"))?;
+    let (methods, used) = methods::methods_ts(&document, &schemas, &wire)?;
     Ok(vec![
+        (API_DTS, api::api_dts(&schemas, &wire, &used)),
+        (METHODS_TS, methods),
         (OPENAPI, openapi),
-        (API_DTS, api::api_dts(&schemas, &wire)),
         (WIRE_DTS, wire),
         (DECIMALS_TS, api::decimals_ts(&schemas)?),
         (ROUTES_JSON, paths::routes_json()?),

@@ -77,6 +77,15 @@ pub fn routes_json() -> Result<String, String> {
         .map_err(|e| e.to_string())
 }
 
+/// The routes the package calls over HTTP: a merchant's (no admin or open ones), and not the
+/// live channel, a WebSocket (live.ts).
+pub fn called() -> impl Iterator<Item = &'static Row> {
+    rows().filter(|row| {
+        matches!(row.3, Access::Secret | Access::Public | Access::Holder)
+            && row.2 != crate::wire::routes::LIVE
+    })
+}
+
 /// `src/js/generated/routes.ts`: the routes the package calls over HTTP (the merchant's: no
 /// admin or open ones, not the live channel), by operationId: method, path pattern as
 /// declared, and whether the route writes (a merchant route that writes takes an
@@ -95,12 +104,7 @@ pub fn routes_ts() -> Result<String, String> {
          */\n\
          export const ROUTES = {\n",
     );
-    // The live channel is a WebSocket (live.ts), not a call.
-    let called = rows().filter(|row| {
-        matches!(row.3, Access::Secret | Access::Public | Access::Holder)
-            && row.2 != crate::wire::routes::LIVE
-    });
-    for row in called {
+    for row in called() {
         let (method, path, route, _, _) = *row;
         let id = route.operation_id();
         let plain = |s: &str| !s.contains(['\'', '\\', '\n']);
