@@ -84,7 +84,7 @@ impl MerchantObject {
         })?;
         self.settle_soon(now);
         self.after_commit(now).await;
-        self.live.changed(now);
+        self.live.changed();
         Answer::json(
             200,
             &FaucetResult {
