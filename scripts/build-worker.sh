@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the Worker (crates/worker -> crates/worker/build/worker/shim.mjs + index_bg.wasm) with
 # worker-build in release mode, using only local tools: nothing is downloaded.
-# The commit it is built from goes into it (`TOKENPAD_COMMIT`, which `GET /health` answers with
-# the version): `-dirty` appended when the Worker's sources (Cargo.toml, Cargo.lock, crates/)
-# differ from that commit, `unknown` outside git.
+# The commit of its sources goes into it (`TOKENPAD_COMMIT`, which `GET /health` answers with
+# the version): the last commit that changed the Worker's sources (Cargo.toml, Cargo.lock,
+# crates/), so a commit of docs alone neither renames nor rebuilds it; `-dirty` appended when
+# those sources differ from it, `unknown` outside git.
 # Extra arguments go to worker-build. Run scripts/setup.sh first. WORKER_CRATE=bench/hello-rs
 # builds the benchmark's Rust yardstick the same way instead (into bench/hello-rs/build).
 set -euo pipefail
@@ -22,8 +23,10 @@ ESBUILD_BIN="$(esbuild_bin)"
 [[ -x "$WASM_OPT_BIN" && -x "$ESBUILD_BIN" ]] || die "npm packages missing (wasm-opt, esbuild): run scripts/setup.sh"
 export WASM_BINDGEN_BIN WASM_OPT_BIN ESBUILD_BIN
 
-commit="$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
-if [[ "$commit" != unknown && -n "$(git -C "$ROOT" status --porcelain -- Cargo.toml Cargo.lock crates 2>/dev/null)" ]]; then
+sources=(Cargo.toml Cargo.lock crates)
+commit="$(git -C "$ROOT" log -1 --format=%H -- "${sources[@]}" 2>/dev/null || true)"
+[[ -n "$commit" ]] || commit=unknown
+if [[ "$commit" != unknown && -n "$(git -C "$ROOT" status --porcelain -- "${sources[@]}" 2>/dev/null)" ]]; then
   commit+="-dirty"
 fi
 export TOKENPAD_COMMIT="$commit"

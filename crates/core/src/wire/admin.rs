@@ -230,9 +230,9 @@ pub struct Health {
     /// The release this Worker is (the workspace's version, as the npm package and
     /// openapi.json's `info.version` have it).
     pub version: String,
-    /// The git commit it was built from (scripts/build-worker.sh), with `-dirty` when its
-    /// sources differed from that commit; `unknown` when built outside git. With `version`,
-    /// it names one build.
+    /// The git commit of its sources (scripts/build-worker.sh: the last commit that changed
+    /// the Worker's sources), with `-dirty` when they differed from it; `unknown` when built
+    /// outside git. With `version`, it names one build.
     pub commit: String,
     pub chain: HealthChain,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -19,7 +19,7 @@ use worker::{Env, Response};
 /// The release this Worker is: the workspace's version (Cargo.toml).
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The commit it was built from, as scripts/build-worker.sh passes it (`TOKENPAD_COMMIT`, read
+/// The commit of its sources, as scripts/build-worker.sh passes it (`TOKENPAD_COMMIT`, read
 /// when this crate compiles: cargo rebuilds it when the value changes); `unknown` for a build
 /// made some other way.
 const COMMIT: &str = match option_env!("TOKENPAD_COMMIT") {
