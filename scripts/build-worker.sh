@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Builds the Worker (crates/worker -> crates/worker/build/worker/shim.mjs + index_bg.wasm) with
 # worker-build in release mode, using only local tools: nothing is downloaded.
+# The commit of its sources goes into it (`TOKENPAD_COMMIT`, which `GET /health` answers with
+# the version): the last commit that changed the Worker's sources (Cargo.toml, Cargo.lock,
+# crates/), so a commit of docs alone neither renames nor rebuilds it; `-dirty` appended when
+# those sources differ from it, `unknown` outside git.
 # Extra arguments go to worker-build. Run scripts/setup.sh first. WORKER_CRATE=bench/hello-rs
 # builds the benchmark's Rust yardstick the same way instead (into bench/hello-rs/build).
 set -euo pipefail
@@ -19,9 +23,17 @@ ESBUILD_BIN="$(esbuild_bin)"
 [[ -x "$WASM_OPT_BIN" && -x "$ESBUILD_BIN" ]] || die "npm packages missing (wasm-opt, esbuild): run scripts/setup.sh"
 export WASM_BINDGEN_BIN WASM_OPT_BIN ESBUILD_BIN
 
+sources=(Cargo.toml Cargo.lock crates)
+commit="$(git -C "$ROOT" log -1 --format=%H -- "${sources[@]}" 2>/dev/null || true)"
+[[ -n "$commit" ]] || commit=unknown
+if [[ "$commit" != unknown && -n "$(git -C "$ROOT" status --porcelain -- "${sources[@]}" 2>/dev/null)" ]]; then
+  commit+="-dirty"
+fi
+export TOKENPAD_COMMIT="$commit"
+
 t0=$(date +%s%N)
 crate="${WORKER_CRATE:-crates/worker}"
 cd "$ROOT/$crate"
 worker-build --release "$@" || die "worker-build failed (see above)"
 [[ -f build/worker/shim.mjs && -f build/index_bg.wasm ]] || die "worker-build did not produce build/worker/shim.mjs and build/index_bg.wasm"
-log "built $crate/build ($(( $(stat -c %s build/index_bg.wasm) / 1024 )) KiB wasm) in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+log "built $crate/build at $commit ($(( $(stat -c %s build/index_bg.wasm) / 1024 )) KiB wasm) in $(( ($(date +%s%N) - t0) / 1000000 )) ms"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what tokenpad's build and tests need; every step is skipped when already present.
-#   scripts/setup.sh            Rust wasm target, wasm-bindgen-cli (= Cargo.lock), worker-build, npm deps,
-#                               slither (Python venv in .tools/, for scripts/slither.mjs)
+#   scripts/setup.sh            Rust wasm target, wasm-bindgen-cli (= Cargo.lock), worker-build, npm deps
 #   scripts/setup.sh --browser  also Chromium + chromedriver from apt (for browser tests)
-# Also: TOKENPAD_SETUP_BROWSER=1 is the same as --browser.
+#   scripts/setup.sh --slither  also slither (Python venv in .tools/, for scripts/slither.mjs)
+# Also: TOKENPAD_SETUP_BROWSER=1 is the same as --browser. scripts/dev.sh runs it bare (a first
+# run waits only for what the local run needs); scripts/test.sh with both.
 set -euo pipefail
 LOG_TAG=setup
 # shellcheck source=scripts/common.sh
@@ -11,10 +12,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
 browser="${TOKENPAD_SETUP_BROWSER:-0}"
+slither=0
 for arg in "$@"; do
   case "$arg" in
     --browser) browser=1 ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    --slither) slither=1 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) die "unknown argument: $arg (try --help)" ;;
   esac
 done
@@ -100,8 +103,8 @@ if [[ "$browser" == 1 ]]; then
   fi
 fi
 
-# 6. slither, the contracts' static analyser (scripts/test.sh's slither step): a pinned venv in
-#    .tools/slither-venv; well under a second when it is already there.
-"$ROOT/scripts/setup-slither.sh"
+# 6. slither, the contracts' static analyser (scripts/test.sh's slither step), only on request:
+#    a pinned venv in .tools/slither-venv; well under a second when it is already there.
+if [[ "$slither" == 1 ]]; then "$ROOT/scripts/setup-slither.sh"; fi
 
 log "ok ($(elapsed)): wasm-bindgen $wb_version, worker-build $WORKER_BUILD_VERSION, wrangler $(node -p "require('$ROOT/node_modules/wrangler/package.json').version")$([[ "$browser" == 1 ]] && echo ", $(/usr/bin/chromium --version 2>/dev/null)")"

@@ -57,7 +57,7 @@ function normalize(d) {
 
 function run() {
   if (!existsSync(SLITHER)) {
-    console.error(`slither not found at ${SLITHER}: run scripts/setup.sh (or scripts/setup-slither.sh)`);
+    console.error(`slither not found at ${SLITHER}: run scripts/setup.sh --slither (or scripts/setup-slither.sh)`);
     process.exit(1);
   }
   mkdirSync(OUT, { recursive: true });

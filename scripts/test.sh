@@ -25,7 +25,7 @@ step() {
   log "── $name ok ($(( $(date +%s) - t0 )) s)"
 }
 
-[[ "${SKIP_SETUP:-0}" == 1 ]] || step setup "$ROOT/scripts/setup.sh" --browser
+[[ "${SKIP_SETUP:-0}" == 1 ]] || step setup "$ROOT/scripts/setup.sh" --browser --slither
 step fmt cargo fmt --all -- --check
 step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
 step clippy-wasm cargo clippy -p tokenpad -p tokenpad-worker -p tokenpad-evm --target wasm32-unknown-unknown --all-targets --locked -- -D warnings

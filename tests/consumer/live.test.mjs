@@ -1,6 +1,6 @@
-// The packed package under Node against the real worker (workerd): docs/package.md's Node and
-// server examples as printed, the server client through every kind of operation with exact
-// amounts, and watchHolder / watchPresale pushed over the WebSocket.
+// The packed package under Node against the real worker (workerd): README.md's quick start and
+// docs/package.md's Node and server examples as printed, the server client through every kind
+// of operation with exact amounts, and watchHolder / watchPresale pushed over the WebSocket.
 // Needs the built worker and pkg/; Node 20 runs the scripts with --experimental-websocket.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -31,6 +31,14 @@ describe('@tokenpad/client against the worker', { timeout: 240_000 }, () => {
   after(async () => {
     await w?.stop();
     await pack?.cleanup();
+  });
+
+  test('README: the JavaScript quick start runs as printed, with the export line dev.sh prints', async () => {
+    // Its holder renamed, so that what it prints does not depend on the other tests.
+    const code = (await readmeExample('quick-start')).replaceAll("'alice'", "'newcomer'");
+    assert.ok(code.trim().split('\n').length <= 5, 'five lines at most');
+    const out = await js('readme-quick-start.mjs', code, { TP: w.baseUrl, SK: m.secretKey, TOKEN: token.address });
+    assert.equal(out.trim(), "[ '100 DEMO' ]");
   });
 
   test('docs: the Node example runs as printed', async () => {

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { api, startWorker } from './harness.mjs';
 import { checkedClient } from './check.mjs';
+import { withoutBuild } from './release.mjs';
 import { assertMatches, doc } from './openapi.mjs';
 
 let w;
@@ -291,7 +292,7 @@ test('a JSON body that is not an object: 400 invalid_request', async () => {
 });
 
 test('GET /health and GET /openapi.json need no key', async () => {
-  assert.deepEqual(ok(await call('GET', '/health')), { ok: true, chain: { kind: 'embedded' } });
+  assert.deepEqual(withoutBuild(ok(await call('GET', '/health'))), { ok: true, chain: { kind: 'embedded' } });
   const r = await call('GET', '/openapi.json');
   const served = ok(r);
   assert.match(served.openapi, /^3\.1\.\d+$/);

@@ -1,10 +1,11 @@
 // Checks openapi.json itself (node --test tests/http/openapi.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import {
   doc, routes, METHODS, assertMatches, assertRequestMatches, resolveLocalRef, validatorAt, pointer,
 } from './openapi.mjs';
+import { VERSION } from './release.mjs';
 
 // Every route the wire families declare (crates/core/src/wire/<family>.rs, `ROUTES`), as
 // generated into src/js/generated/routes.json (`UPDATE_CODEGEN=1 cargo test -p tokenpad-core
@@ -59,12 +60,27 @@ function* allOperations() {
 test('document is OpenAPI 3.1 with the expected info and security schemes', () => {
   assert.match(doc.openapi, /^3\.1\.\d+$/);
   assert.equal(doc.info.title, 'tokenpad');
-  assert.equal(doc.info.version, '0.1.0');
+  assert.equal(doc.info.version, VERSION, 'info.version is the workspace version (Cargo.toml)');
   const s = doc.components.securitySchemes;
   assert.deepEqual(s.secretKey, { ...s.secretKey, type: 'apiKey', in: 'header', name: 'x-api-key' });
   assert.deepEqual(s.publicKeyQuery, { ...s.publicKeyQuery, type: 'apiKey', in: 'query', name: 'publicKey' });
   assert.deepEqual(s.publicKeyHeader, { ...s.publicKeyHeader, type: 'apiKey', in: 'header', name: 'x-api-key' });
   assert.deepEqual(s.adminKey, { ...s.adminKey, type: 'apiKey', in: 'header', name: 'x-admin-key' });
+});
+
+test('one version names the release: Cargo.toml\'s workspace, every crate, openapi.json, the npm package', () => {
+  assert.match(VERSION ?? '', /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'Cargo.toml [workspace.package] version');
+  for (const c of ['Cargo.toml', 'crates/core/Cargo.toml', 'crates/worker/Cargo.toml', 'crates/evm/Cargo.toml', 'crates/sim/Cargo.toml']) {
+    const pkg = readFileSync(new URL(`../../${c}`, import.meta.url), 'utf8').split(/^\[/m).find((s) => s.startsWith('package]'));
+    assert.match(pkg, /^version\.workspace = true$/m, `${c} takes the workspace version`);
+  }
+  assert.equal(doc.info.version, VERSION);
+  // The package as scripts/build-pkg.sh last built it (pkg/ is not committed).
+  const built = new URL('../../pkg/package.json', import.meta.url);
+  if (existsSync(built)) assert.equal(JSON.parse(readFileSync(built, 'utf8')).version, VERSION, 'pkg/package.json (rebuild it: scripts/build-pkg.sh)');
+  // The changelog's latest release is this one.
+  const changelog = readFileSync(new URL('../../CHANGELOG.md', import.meta.url), 'utf8');
+  assert.equal(changelog.match(/^## \[(\d[^\]]*)\]/m)?.[1], VERSION, 'CHANGELOG.md\'s latest release section');
 });
 
 test('every declared route is documented, and nothing else', () => {
@@ -269,9 +285,11 @@ test('undocumented routes and statuses throw', () => {
 });
 
 test('other documented shapes', () => {
-  assertMatches('GET', '/health', 200, { ok: true, chain: { kind: 'embedded' } });
-  assertMatches('GET', '/health', 200, { ok: true, chain: { kind: 'evm', chainId: 84532 } });
-  assertMatches('GET', '/health', 503, { ok: false, chain: { kind: 'evm' }, error: 'chain configuration: CHAIN=evm needs CHAIN_RPC_URL' });
+  const build = { version: VERSION, commit: 'unknown' };
+  assertMatches('GET', '/health', 200, { ok: true, ...build, chain: { kind: 'embedded' } });
+  assertMatches('GET', '/health', 200, { ok: true, ...build, chain: { kind: 'evm', chainId: 84532 } });
+  assertMatches('GET', '/health', 503, { ok: false, ...build, chain: { kind: 'evm' }, error: 'chain configuration: CHAIN=evm needs CHAIN_RPC_URL' });
+  assert.throws(() => assertMatches('GET', '/health', 200, { ok: true, chain: { kind: 'embedded' } }), /version/);
   assertMatches('POST', '/admin/merchants', 201, {
     id: 'm_1', name: 'Demo', secretKey: 'sk_abc', publicKey: 'pk_abc', merchantAddress: ADDR,
   });

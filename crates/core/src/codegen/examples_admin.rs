@@ -39,12 +39,15 @@ pub fn admin_examples(id: &str, token: &str, holder: &str) -> R<BTreeMap<String,
     let hash = format!("0x{}", "3c".repeat(32));
     put(
         "getHealth.200",
-        typed::<Health>(&json!({ "ok": true, "chain": { "kind": "embedded" } })),
+        typed::<Health>(&json!({
+            "ok": true, "version": env!("CARGO_PKG_VERSION"),
+            "commit": "34ffa8a3d1c2e0b9f8a7c6d5e4f3a2b1c0d9e8f7", "chain": { "kind": "embedded" }
+        })),
     )?;
     put(
         "getOpenApi.200",
         Ok(json!({
-            "openapi": "3.1.0", "info": { "title": "tokenpad", "version": "0.2.0" }, "paths": { "/health": {} }
+            "openapi": "3.1.0", "info": { "title": "tokenpad", "version": env!("CARGO_PKG_VERSION") }, "paths": { "/health": {} }
         })),
     )?;
     put(

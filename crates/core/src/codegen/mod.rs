@@ -57,6 +57,7 @@ pub fn files(openapi_text: &str) -> Result<Vec<(&'static str, String)>, String> 
     let openapi = skeleton::render(openapi_text)?;
     let openapi = openapi::render(&openapi, &schemas)?;
     let openapi = openapi::render_section(&openapi, "examples", &examples::components()?)?;
+    let openapi = openapi::set_version(&openapi, env!("CARGO_PKG_VERSION"))?;
     let wire = ts::wire_dts();
     let document: serde_json::Value =
         serde_json::from_str(&openapi).map_err(|e| format!("{OPENAPI}: {e}"))?;
@@ -106,6 +107,27 @@ mod tests {
             "{stale:?} differ from what the Rust wire types generate: run \
              `cargo run -p tokenpad-core --features codegen --example codegen` \
              (or this test with UPDATE_CODEGEN=1) and commit the result"
+        );
+    }
+
+    /// openapi.json names the release it documents: `info.version` is the workspace's
+    /// version (which `generated_files_are_current` keeps it at), and setting it changes
+    /// nothing else.
+    #[test]
+    fn the_document_has_the_workspace_version() {
+        let text = std::fs::read_to_string(root().join(OPENAPI)).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(doc["info"]["version"], env!("CARGO_PKG_VERSION"));
+        let moved = openapi::set_version(&text, "9.8.7-rc.1").unwrap();
+        let mut want = doc.clone();
+        want["info"]["version"] = "9.8.7-rc.1".into();
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&moved).unwrap(),
+            want
+        );
+        assert_eq!(
+            openapi::set_version(&moved, env!("CARGO_PKG_VERSION")).unwrap(),
+            text
         );
     }
 

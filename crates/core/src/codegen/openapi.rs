@@ -194,6 +194,30 @@ pub fn render(text: &str, schemas: &[(String, Value)]) -> Result<String, String>
     render_section(text, "schemas", schemas)
 }
 
+/// `text` with `info.version` set to `version` (the workspace's, which the npm package and
+/// `GET /health` name too), every other byte as it was.
+pub fn set_version(text: &str, version: &str) -> Result<String, String> {
+    const TAG: &str = "\n    \"version\": \"";
+    let info = text
+        .find("\n  \"info\": {\n")
+        .ok_or("openapi.json: no info (at 2 spaces)")?;
+    let start = text
+        .get(info..)
+        .and_then(|rest| rest.find(TAG))
+        .map(|i| info + i + TAG.len())
+        .ok_or("openapi.json: no info.version (at 4 spaces)")?;
+    let end = text
+        .get(start..)
+        .and_then(|rest| rest.find('"'))
+        .map(|i| start + i)
+        .ok_or("openapi.json: info.version does not end")?;
+    let mut out = String::with_capacity(text.len());
+    out.push_str(text.get(..start).unwrap_or_default());
+    out.push_str(version);
+    out.push_str(text.get(end..).unwrap_or_default());
+    Ok(out)
+}
+
 /// `text` with its `components.<name>` replaced by `items` (the generated sections: schemas,
 /// examples).
 pub fn render_section(text: &str, name: &str, items: &[(String, Value)]) -> Result<String, String> {

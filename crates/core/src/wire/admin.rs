@@ -227,6 +227,13 @@ pub struct Health {
     /// False when the configuration is unusable, or on an EVM chain when its node does not
     /// answer the settlers or answers with errors (then `error` says why).
     pub ok: bool,
+    /// The release this Worker is (the workspace's version, as the npm package and
+    /// openapi.json's `info.version` have it).
+    pub version: String,
+    /// The git commit of its sources (scripts/build-worker.sh: the last commit that changed
+    /// the Worker's sources), with `-dirty` when they differed from it; `unknown` when built
+    /// outside git. With `version`, it names one build.
+    pub commit: String,
     pub chain: HealthChain,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

@@ -183,6 +183,11 @@ pub struct DeploymentOverview {
     pub mined_at: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub liquidity_supply: Option<Decimal>,
+    /// The service runs the embedded chain (its own ledger presented as a chain): the token
+    /// exists nowhere else, whatever network it names, so the page offers no exchange
+    /// ([`DeploymentOverview::on_embedded_chain`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub embedded: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -192,6 +197,15 @@ pub struct OverviewHolder {
 }
 
 impl DeploymentOverview {
+    /// The page of a service on the embedded chain: no exchange link (no exchange trades a
+    /// token that only this service's ledger holds; the API's `exchangeUrl` stays, as Metal's
+    /// answers have it).
+    pub fn on_embedded_chain(mut self) -> DeploymentOverview {
+        self.exchange_url = None;
+        self.embedded = true;
+        self
+    }
+
     pub fn read(store: &dyn Store, d: &Record, base_url: &str) -> Result<DeploymentOverview> {
         let req = &d.request;
         let mut v = DeploymentOverview {
@@ -214,6 +228,7 @@ impl DeploymentOverview {
             exchange_url: None,
             mined_at: None,
             liquidity_supply: None,
+            embedded: false,
         };
         if d.status == DeploymentStatus::Success {
             v.exchange_url = exchange_url(req.network, d.token_address);

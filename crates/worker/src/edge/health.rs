@@ -16,6 +16,17 @@ use tokenpad_core::wire::health::{node_down, stuck_merchants, summarize, warning
 use tokenpad_core::{Error, Result};
 use worker::{Env, Response};
 
+/// The release this Worker is: the workspace's version (Cargo.toml).
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The commit of its sources, as scripts/build-worker.sh passes it (`TOKENPAD_COMMIT`, read
+/// when this crate compiles: cargo rebuilds it when the value changes); `unknown` for a build
+/// made some other way.
+const COMMIT: &str = match option_env!("TOKENPAD_COMMIT") {
+    Some(c) => c,
+    None => "unknown",
+};
+
 /// How long an isolate answers `/health` from the registry's last summary.
 const KEPT_MS: Millis = 2_000;
 
@@ -31,6 +42,8 @@ pub async fn health(env: &Env) -> Health {
         Err(e) => {
             return Health {
                 ok: false,
+                version: VERSION.into(),
+                commit: COMMIT.into(),
                 chain: HealthChain {
                     kind: "evm".into(),
                     chain_id: None,
@@ -46,6 +59,8 @@ pub async fn health(env: &Env) -> Health {
     let Some(evm) = config.evm() else {
         return Health {
             ok: true,
+            version: VERSION.into(),
+            commit: COMMIT.into(),
             chain: HealthChain {
                 kind: mode.kind().into(),
                 chain_id: None,
@@ -81,6 +96,8 @@ pub async fn health(env: &Env) -> Health {
     let warning = relayers.as_ref().and_then(warning);
     let h = Health {
         ok: error.is_none(),
+        version: VERSION.into(),
+        commit: COMMIT.into(),
         chain: HealthChain {
             kind: mode.kind().into(),
             chain_id: Some(evm.chain.chain_id),

@@ -57,6 +57,16 @@ fn network_label(network: Network) -> &'static str {
     }
 }
 
+/// The network row: on the embedded chain, the network the token names is only a name.
+fn network_row(v: &DeploymentOverview) -> String {
+    let label = escape(network_label(v.network));
+    if v.embedded {
+        format!("{label} (as named: the service's embedded chain)")
+    } else {
+        label
+    }
+}
+
 const STYLE: &str = "\
 *{box-sizing:border-box}\
 body{margin:0;font:16px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;background:#f5f6f8;color:#15171a}\
@@ -130,7 +140,7 @@ pub fn page(v: &DeploymentOverview) -> String {
             "Token address",
             format!("<code>{}</code>", escape(&v.token_address.to_checksum())),
         ),
-        ("Network", escape(network_label(network))),
+        ("Network", network_row(v)),
         (
             "Total supply",
             format!("{} {symbol}", amount(Some(&v.total_supply))),
@@ -150,6 +160,11 @@ pub fn page(v: &DeploymentOverview) -> String {
     }
     body.push_str("</dl>\n");
     match v.status {
+        DeploymentStatus::Success if v.embedded => body.push_str(&format!(
+            "<p class=\"note\">{symbol} exists only in this service's own ledger (its embedded \
+             chain), not on {}: no exchange trades it.</p>\n",
+            network_label(network)
+        )),
         DeploymentStatus::Success => {
             if let Some(url) = &v.exchange_url {
                 body.push_str(&format!(
@@ -289,6 +304,23 @@ mod tests {
         assert!(html.contains("chain=base_sepolia&amp;outputCurrency=0x5a"));
         assert!(html.contains("Base Sepolia"));
         assert!(!html.contains("http-equiv=\"refresh\""));
+    }
+
+    #[test]
+    fn a_token_of_the_embedded_chain_is_not_sent_to_an_exchange() {
+        let v = data(json!({
+            "id": "d-4", "kind": "memecoin", "status": "success", "marketplace": false,
+            "serviceBuildUrl": "https://t.example/deployments/d-4", "name": "Local", "symbol": "LOC",
+            "network": "base", "tokenAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+            "totalSupply": 10, "price": 1, "transactionHash": "0xab",
+            "createdAt": "2026-11-21T12:00:00.000Z", "holders": [], "holdersCount": 0,
+            "exchangeUrl": "https://app.uniswap.org/swap?chain=base&outputCurrency=0x5a",
+        }))
+        .on_embedded_chain();
+        let html = page(&v);
+        assert!(!html.contains("Uniswap") && !html.contains("app.uniswap.org"));
+        assert!(html.contains("exists only in this service's own ledger"));
+        assert!(html.contains("Base (as named: the service's embedded chain)"));
     }
 
     #[test]

@@ -43,14 +43,13 @@ impl Hub {
     fn collect(&self) -> Result<BTreeMap<String, RelayCall>> {
         let real = real_now();
         let store = self.store();
-        let (stale, offset) = {
+        let stale = {
             let mut s = self.0.state.borrow_mut();
             s.scheduled = false;
             s.last_flush = real;
-            let stale = std::mem::take(&mut s.stale);
-            (stale, s.offset)
+            std::mem::take(&mut s.stale)
         };
-        let now = real.saturating_add(offset);
+        let now = real.saturating_add(self.0.clock.offset(&store)?);
         let private = stale && store.merchant()?.is_some_and(|m| m.private_mode);
         self.with_followed(|followed, s| {
             let mut calls: BTreeMap<String, RelayCall> = BTreeMap::new();

@@ -40,6 +40,7 @@ use crate::hop::live::WatchCall;
 use crate::hop::live::{
     relay_name, session_tag, Admitted, Control, Opener, Push, Topic, MAX_TOPICS,
 };
+use crate::objects::clock::ServiceClock;
 use follow::{Followed, Snapshot};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -104,6 +105,8 @@ struct Inner {
     raw: JsValue,
     env: Env,
     watch: Watch,
+    /// The object's service clock: a flush reads the topics at its time.
+    clock: ServiceClock,
     state: RefCell<HubState>,
 }
 
@@ -119,8 +122,6 @@ struct HubState {
     last_flush: Millis,
     /// The last version given (`Push::version`).
     version: u64,
-    /// The service clock's offset from real time, as last seen.
-    offset: Millis,
     /// Controls waiting to go, per relay.
     controls: BTreeMap<String, Vec<Control>>,
     /// Sends that failed in a row, per relay.
@@ -144,11 +145,12 @@ fn real_now() -> Millis {
 }
 
 impl Hub {
-    pub fn new(raw: &DurableObjectState, env: Env, watch: Watch) -> Hub {
+    pub fn new(raw: &DurableObjectState, env: Env, watch: Watch, clock: ServiceClock) -> Hub {
         Hub(Rc::new(Inner {
             raw: JsValue::from(raw),
             env,
             watch,
+            clock,
             state: RefCell::default(),
         }))
     }
@@ -185,11 +187,10 @@ impl Hub {
         out
     }
 
-    /// Something that public reads show may have changed at service time `now` (a write, due
-    /// work, the clock): the followed topics are read again at the next flush.
-    pub fn changed(&self, now: Millis) {
+    /// Something that public reads show may have changed (a write, due work, the clock): the
+    /// followed topics are read again at the next flush, at the service clock's time then.
+    pub fn changed(&self) {
         let followed = self.with_followed(|f, s| {
-            s.offset = now.saturating_sub(real_now());
             if !f.is_empty() {
                 s.stale = true;
             }
@@ -209,7 +210,7 @@ impl Hub {
         if !heard.changes {
             return;
         }
-        self.changed(now);
+        self.changed();
         match heard.tell {
             Tell::Nothing => {}
             Tell::Revoked(user) => self.revoked(&user, now),
@@ -226,7 +227,7 @@ impl Hub {
     pub fn clock_moved(&self, now: Millis) {
         let offset = now.saturating_sub(real_now());
         self.control(|f| f.relays_with(""), Control::Clock { offset_ms: offset });
-        self.changed(now);
+        self.changed();
     }
 
     /// Holder `user`'s sessions made at or before `until` were revoked: their sockets close.

@@ -34,7 +34,7 @@ impl MerchantObject {
         }
         if ran > 0 {
             // Launches, unlocks and refunds change what holders and presales show.
-            self.live.changed(now);
+            self.live.changed();
         }
         ran
     }

@@ -7,7 +7,7 @@
 
 use super::{presale_texts, render, MerchantObject};
 use crate::adapters::sql::SqlStore;
-use serde::{Deserialize, Serialize};
+use crate::objects::clock::ServiceClock;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use tokenpad_core::model::merchant::Merchant;
@@ -15,23 +15,13 @@ use tokenpad_core::model::time::Millis;
 use tokenpad_core::store::Store;
 use tokenpad_core::Result;
 
-const CLOCK_KEY: &str = "clock";
-
-/// The object's view of the service clock: the time-travel offset (0 unless a local run
-/// moved the clock).
-#[derive(Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Clock {
-    offset_ms: Millis,
-}
-
 /// Copies of committed state and of answers, each forgotten when a write makes it stale.
 #[derive(Default)]
 pub(super) struct Kept {
-    /// The clock's offset as stored (`CLOCK_KEY`), read once: it is written only by `init`
-    /// and `advance`, outside any transaction, and this copy is set after each write
-    /// succeeded, so it never holds a value SQLite does not.
-    offset_ms: Cell<Option<Millis>>,
+    /// The service clock's offset as stored, read once: it is written only by `init` and
+    /// `advance`, outside any transaction, and this copy is set after each write succeeded,
+    /// so it never holds a value SQLite does not. The live hub shares it (`objects/clock.rs`).
+    pub(super) clock: ServiceClock,
     /// The merchant record, for API calls, read once from SQLite outside any transaction
     /// (so it is always committed state). Any write of the record through this object's
     /// stores, committed or rolled back, raises `watch.merchant`, and the next API call
@@ -51,29 +41,17 @@ pub(super) struct Kept {
 
 impl MerchantObject {
     pub(super) fn offset(&self) -> Result<Millis> {
-        if let Some(offset) = self.kept.offset_ms.get() {
-            return Ok(offset);
-        }
-        let offset = self
-            .store()?
-            .meta::<Clock>(CLOCK_KEY)?
-            .unwrap_or_default()
-            .offset_ms;
-        self.kept.offset_ms.set(Some(offset));
-        Ok(offset)
+        self.kept.clock.offset(&self.store()?)
     }
 
     /// Stores the clock's offset, then keeps it in memory.
     pub(super) fn set_offset(&self, offset_ms: Millis) -> Result<()> {
-        self.kept.offset_ms.set(None);
-        self.store()?.put_meta(CLOCK_KEY, &Clock { offset_ms })?;
-        self.kept.offset_ms.set(Some(offset_ms));
-        Ok(())
+        self.kept.clock.set_offset(&self.store()?, offset_ms)
     }
 
     /// The service clock: real time plus the time-travel offset (0 unless a local run moved it).
     pub(super) fn now(&self) -> Result<Millis> {
-        Ok(crate::clock::now_ms() + self.offset()?)
+        self.kept.clock.now(&self.store()?)
     }
 
     /// The merchant record as committed: the copy in memory, or read (outside transactions).

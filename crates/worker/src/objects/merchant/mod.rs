@@ -76,7 +76,13 @@ pub struct MerchantObject {
 impl DurableObject for MerchantObject {
     fn new(state: State, env: Env) -> Self {
         let watch = Watch::default();
-        let live = live::Hub::new(state.as_raw(), env.clone(), watch.clone());
+        let kept = memory::Kept::default();
+        let live = live::Hub::new(
+            state.as_raw(),
+            env.clone(),
+            watch.clone(),
+            kept.clock.clone(),
+        );
         Self {
             callers: caller::Callers::new(Budgets::new(budgets::limits(&env))),
             chain: settle::Chain::new(evm::config::read(&env)),
@@ -85,7 +91,7 @@ impl DurableObject for MerchantObject {
             env,
             watch,
             migrated: Cell::new(false),
-            kept: memory::Kept::default(),
+            kept,
             schedule: followup::Schedule::default(),
             hooks: webhooks::Hooks::default(),
             live,

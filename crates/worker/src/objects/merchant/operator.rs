@@ -9,6 +9,7 @@ use crate::hop::InitArgs;
 use crate::http::Answer;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Usdc;
+use tokenpad_core::model::chain::ChainMode;
 use tokenpad_core::model::decimal::Decimal;
 use tokenpad_core::model::ids::DeploymentId;
 use tokenpad_core::model::merchant::Merchant;
@@ -84,7 +85,7 @@ impl MerchantObject {
         })?;
         self.settle_soon(now);
         self.after_commit(now).await;
-        self.live.changed(now);
+        self.live.changed();
         Answer::json(
             200,
             &FaucetResult {
@@ -100,6 +101,10 @@ impl MerchantObject {
         self.merchant()?;
         let store = self.store()?;
         let d = ops::deployment::find(&store, id, None)?;
-        Answer::json(200, &DeploymentOverview::read(&store, &d, base_url)?)
+        let mut page = DeploymentOverview::read(&store, &d, base_url)?;
+        if matches!(self.chain.mode(), Ok(ChainMode::Embedded)) {
+            page = page.on_embedded_chain();
+        }
+        Answer::json(200, &page)
     }
 }
