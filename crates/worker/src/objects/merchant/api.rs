@@ -155,7 +155,16 @@ impl MerchantObject {
                 if prune {
                     idempotency::prune(&mut store, ctx.now)?;
                 }
-                idempotency::record(&mut store, &caller, idem, reply.status, &body, ctx.now)?;
+                // An answer that shows a key is kept as a refusal: a key is shown once.
+                let refusal = tokenpad_core::wire::kept_instead(&reply)
+                    .map(|e| http::encode(&e.to_body()).map(|text| (e.status(), text)))
+                    .transpose()
+                    .map_err(|err| Error::internal(format!("encode: {err}")))?;
+                let (status, kept) = match &refusal {
+                    Some((status, text)) => (*status, text.as_str()),
+                    None => (reply.status, body.as_str()),
+                };
+                idempotency::record(&mut store, &caller, idem, status, kept, ctx.now)?;
             }
             let queued = outbox::queue(&store, &ctx, &reply)?;
             Ok((reply.status, body, queued))
