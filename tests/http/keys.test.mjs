@@ -17,6 +17,8 @@ let m;
 /** Every key an answer has shown, and every answer's text since. */
 const shown = [];
 const seen = [];
+/** The merchant's live public key, once the public key was rolled. */
+let livePk;
 
 before(async () => {
   w = await startWorker();
@@ -159,6 +161,32 @@ test('a public key rolled with no grace is refused at once, a read the edge kept
   await sleep(MAX_AGE_MS + 200);
   refused(await publicRead(m.publicKey), 401, 'invalid_api_key');
   assert.equal((await publicRead(rolled.apiKey)).status, 200);
+  livePk = rolled.apiKey;
+});
+
+test('a live socket a key opened closes when the key stops (4401 invalid_api_key)', async () => {
+  assert.equal(typeof WebSocket, 'function', 'no global WebSocket: run node with --experimental-websocket');
+  const ws = new WebSocket(`${w.baseUrl.replace('http', 'ws')}/live?publicKey=${livePk}&holder=alice`);
+  const closed = new Promise((resolve) => ws.addEventListener('close', (ev) => resolve({ code: ev.code, reason: ev.reason })));
+  const first = new Promise((resolve) => ws.addEventListener('message', resolve, { once: true }));
+  await new Promise((resolve, reject) => {
+    ws.addEventListener('open', resolve, { once: true });
+    ws.addEventListener('error', () => reject(new Error('could not open the socket')), { once: true });
+  });
+  await first;
+  const pk = (await list()).find((x) => x.kind === 'public' && x.status === 'live');
+  const rolled = ok(await call('POST', `/keys/${pk.id}/roll`, { key: m.secretKey, body: { graceHours: 0 } }),
+    'POST', '/keys/{keyId}/roll', 201);
+  shown.push(rolled.apiKey);
+  // The close frame comes at once; locally the connection ends about 10 s later (workerd's).
+  const deadline = Date.now() + 3_000;
+  while (ws.readyState < WebSocket.CLOSING) {
+    if (Date.now() > deadline) assert.fail('still open 3 s after its key stopped');
+    await sleep(50);
+  }
+  const how = await Promise.race([closed, sleep(20_000).then(() => assert.fail('no close event'))]);
+  assert.deepEqual(how, { code: 4401, reason: 'invalid_api_key' });
+  refused(await publicRead(livePk), 401, 'invalid_api_key');
 });
 
 test('bad input: an unknown id, a grace period over 24 hours, a name that does not show as itself', async () => {

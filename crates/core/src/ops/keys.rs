@@ -110,8 +110,8 @@ pub fn migrated(kind: KeyKind, hash: &str, created_at: Millis) -> ApiKey {
     }
 }
 
-/// Who a key is: its kind, when it is a working key of `merchant` among `keys`; and the
-/// record to write back when its last use (or its last four characters, unknown for a key
+/// Who a key is: its kind and its record's id, when it is a working key of `merchant` among
+/// `keys`; and the record to write back when its last use (or its last four characters, unknown for a key
 /// from before key records) should move. A key that is malformed, of another merchant,
 /// unknown, revoked or expired: 401 `invalid_api_key`, the same answer for each.
 pub fn check(
@@ -119,7 +119,7 @@ pub fn check(
     merchant: &MerchantId,
     key: &str,
     now: Millis,
-) -> Result<(KeyKind, Option<ApiKey>)> {
+) -> Result<(KeyKind, String, Option<ApiKey>)> {
     let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");
     let (kind, id) = parse_key(key).ok_or_else(invalid)?;
     if &id != merchant {
@@ -140,7 +140,7 @@ pub fn check(
         k.last4 = Some(last4(key));
         k
     });
-    Ok((kind, touch))
+    Ok((kind, found.id.clone(), touch))
 }
 
 /// Every key listed: the working ones and those that stopped in the last

@@ -29,7 +29,7 @@ fn merchant() -> (Fx, String) {
 fn works(fx: &Fx, key: &str) -> Result<KeyKind, ErrorCode> {
     let all = fx.store.api_keys().unwrap();
     keys::check(&all, &fx.ctx.merchant.id, key, fx.ctx.now)
-        .map(|(kind, _)| kind)
+        .map(|(kind, _, _)| kind)
         .map_err(|e| e.code)
 }
 
@@ -83,7 +83,8 @@ fn a_new_key_works_beside_the_others_and_is_listed_without_its_secret() {
 fn last_use_moves_at_most_once_a_minute() {
     let (mut fx, sk) = merchant();
     let all = fx.store.api_keys().unwrap();
-    let (_, touch) = keys::check(&all, &fx.ctx.merchant.id, &sk, fx.ctx.now).unwrap();
+    let (_, id, touch) = keys::check(&all, &fx.ctx.merchant.id, &sk, fx.ctx.now).unwrap();
+    assert_eq!(id, all[0].id);
     let touched = touch.expect("a first use is written");
     assert_eq!(touched.last_used_at, Some(fx.ctx.now));
     fx.store.put_api_key(&touched).unwrap();
@@ -91,9 +92,9 @@ fn last_use_moves_at_most_once_a_minute() {
     let later = fx.ctx.now + TOUCH_EVERY_MS - 1;
     assert!(keys::check(&all, &fx.ctx.merchant.id, &sk, later)
         .unwrap()
-        .1
+        .2
         .is_none());
-    let (_, touch) = keys::check(&all, &fx.ctx.merchant.id, &sk, later + 1).unwrap();
+    let (_, _, touch) = keys::check(&all, &fx.ctx.merchant.id, &sk, later + 1).unwrap();
     assert_eq!(touch.unwrap().last_used_at, Some(later + 1));
 }
 
@@ -111,7 +112,7 @@ fn a_migrated_key_learns_its_last_four_characters_at_its_first_use() {
     );
     fx.store.put_api_key(&old).unwrap();
     let all = fx.store.api_keys().unwrap();
-    let (_, touch) = keys::check(&all, &fx.ctx.merchant.id, &sk, fx.ctx.now).unwrap();
+    let (_, _, touch) = keys::check(&all, &fx.ctx.merchant.id, &sk, fx.ctx.now).unwrap();
     assert_eq!(touch.unwrap().last4.as_deref(), Some("0505"));
 }
 

@@ -23,10 +23,12 @@
 //! relay's alarm (expiry is service time: the relay keeps the clock's offset, which local
 //! time travel moves), and when the object says its sessions were revoked (4401
 //! `session_revoked`); public-key sockets following holders are closed (4403
-//! `session_token_required`) when the object says the merchant turned private mode on.
+//! `session_token_required`) when the object says the merchant turned private mode on; a
+//! key's sockets (tagged `k:<key id>`) are closed (4401 `invalid_api_key`) when the object
+//! says the key was revoked or rolled with no grace.
 
 use crate::hop::live::{
-    session_tag, topics, Admitted, Control, Opener, Push, RelayCall, RelayHeld, WatchCall,
+    key_tag, session_tag, topics, Admitted, Control, Opener, Push, RelayCall, RelayHeld, WatchCall,
     MERCHANT_HEADER, RELAY_HEADER,
 };
 use crate::hop::{self, Credential, MerchantCall, SESSION_PROTOCOL};
@@ -205,6 +207,9 @@ impl RelayObject {
         if let Opener::Session { user, .. } = &admitted.opener {
             tags.push(JsValue::from(session_tag(user)));
         }
+        if let Some(id) = &admitted.key {
+            tags.push(JsValue::from(key_tag(id)));
+        }
         let raw = self.state.as_raw();
         raw.accept_websocket_with_tags(pair.server.as_ref(), tags)
             .map_err(|e| ws_error(worker::Error::from(e)))?;
@@ -321,6 +326,11 @@ impl RelayObject {
                     {
                         close(&ws, 4401, ErrorCode::SessionRevoked);
                     }
+                }
+            }
+            Control::CloseKey { id } => {
+                for ws in self.sockets(Some(&key_tag(&id))) {
+                    close(&ws, 4401, ErrorCode::InvalidApiKey);
                 }
             }
             Control::ClosePublicHolders => {

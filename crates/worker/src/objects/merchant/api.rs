@@ -30,7 +30,7 @@ fn recorded(e: &Error) -> bool {
 impl MerchantObject {
     pub(super) async fn api(&self, call: ApiCall) -> Result<Answer> {
         let store = self.store()?;
-        let (merchant, caller) = self.admit(&store, &call.credential, &call.client)?;
+        let (merchant, caller, _) = self.admit(&store, &call.credential, &call.client)?;
         // A request that did not decode is refused only now, after its credential checked.
         let op = call.op?;
         // Who may run it, before any replay: a credential never replays what it may not do.
@@ -96,6 +96,10 @@ impl MerchantObject {
                 self.live.committed(
                     heard,
                     || matches!(self.hot_merchant(&store), Ok(Some(m)) if m.private_mode),
+                    |id| {
+                        self.hot_keys(&store)
+                            .is_ok_and(|keys| keys.iter().any(|k| k.id == id && !k.works_at(now)))
+                    },
                     now,
                 );
                 let answer = Answer::json_text(status, body).stamped(now);
@@ -200,16 +204,11 @@ impl MerchantObject {
     /// each topic's current message, or the refusal.
     pub(super) fn admit_socket(&self, call: WatchCall) -> Result<Answer> {
         let store = self.store()?;
-        let (merchant, caller) = self.admit(&store, &call.credential, &call.client)?;
+        let (merchant, caller, key) = self.admit(&store, &call.credential, &call.client)?;
         let now = self.now()?;
-        let admitted = self.live.admit(
-            &store,
-            &caller,
-            &merchant.id,
-            merchant.private_mode,
-            call,
-            now,
-        )?;
+        let admitted = self
+            .live
+            .admit(&store, &caller, key, &merchant, call, now)?;
         Answer::json(200, &admitted)
     }
 }

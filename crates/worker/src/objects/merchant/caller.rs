@@ -39,48 +39,51 @@ impl Callers {
 }
 
 impl MerchantObject {
-    /// The merchant and who is calling, from the client address `client`, charged to its
-    /// budget: the one check of a credential an API call or a live socket makes. Only a
-    /// credential that checked spends a budget: strangers with forged keys cannot use one up
-    /// (the edge limits them per client address).
+    /// The merchant and who is calling (and the id of its key, when a key calls), from the
+    /// client address `client`, charged to its budget: the one check of a credential an API
+    /// call or a live socket makes. Only a credential that checked spends a budget: strangers
+    /// with forged keys cannot use one up (the edge limits them per client address).
     pub(super) fn admit(
         &self,
         store: &SqlStore,
         credential: &Credential,
         client: &str,
-    ) -> Result<(Merchant, Caller)> {
+    ) -> Result<(Merchant, Caller, Option<String>)> {
         let merchant = self
             .hot_merchant(store)?
             .ok_or_else(|| unknown(credential))?;
-        let caller = self.caller(store, &merchant, credential)?;
+        let (caller, key) = self.caller(store, &merchant, credential)?;
         self.charge(&caller, client)?;
-        Ok((merchant, caller))
+        Ok((merchant, caller, key))
     }
 
-    /// Who the request is: a key checked against its stored hash, or a session token
-    /// checked against this merchant's signing key and the session it names.
+    /// Who the request is (and its key's id): a key checked against the merchant's working
+    /// keys, or a session token checked against this merchant's signing key and the session
+    /// it names.
     fn caller(
         &self,
         store: &SqlStore,
         merchant: &Merchant,
         credential: &Credential,
-    ) -> Result<Caller> {
+    ) -> Result<(Caller, Option<String>)> {
         match credential {
             Credential::Key(key) => {
                 let now = self.now()?;
-                let (kind, touch) = keys::check(&self.hot_keys(store)?, &merchant.id, key, now)?;
+                let (kind, id, touch) =
+                    keys::check(&self.hot_keys(store)?, &merchant.id, key, now)?;
                 if let Some(record) = touch {
                     self.touch(record);
                 }
-                Ok(match kind {
+                let caller = match kind {
                     KeyKind::Secret => Caller::Secret,
                     KeyKind::Public => Caller::Public,
-                })
+                };
+                Ok((caller, Some(id)))
             }
             Credential::Session(token) => {
                 let key = session_key(&self.env, &merchant.id)?;
                 let session = access::verify(store, &key, &merchant.id, token, self.now()?)?;
-                Ok(Caller::Session(session))
+                Ok((Caller::Session(session), None))
             }
         }
     }
