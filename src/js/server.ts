@@ -13,6 +13,7 @@ import type {
   DistributeRequest, DistributeResult, Event, EventPage, EventType, Job, LedgerResult, MemecoinRequest,
   ResolveResult, SendRequest, SpendRequest, TxPage, TxRecord, UpdateWebhookRequest, Webhook, WebhookCreated,
   WebhookDeleted, CreateSessionRequest, SessionCreated, SessionsRevoked, MerchantSettings, PatchSettingsRequest,
+  ApiKey, ApiKeyList, ApiKeyCreated, ApiKeyRolled, CreateKeyRequest, RollKeyRequest,
 } from './generated/api.js';
 import type { HolderFull, Presale, PresaleMerchant, Token, TokenBalance } from './generated/wire.js';
 import { httpConfig, inBrowser, newIdempotencyKey, readJson, send, type CallOptions, type HttpConfig } from './http.js';
@@ -314,6 +315,28 @@ export class TokenpadServer {
   /** `PATCH /merchant/settings`: `privateMode` (holder reads need a session token). */
   patchSettings(req: PatchSettingsRequest, opts?: MutationOptions): Promise<MerchantSettings> {
     return this.#call('patchSettings', [], { ...opts, body: req });
+  }
+
+  // API keys ------------------------------------------------------------------------------
+
+  /** `GET /keys`: every key, without the keys themselves (last four characters, uses, status). */
+  listKeys(opts?: CallOptions): Promise<ApiKeyList> {
+    return this.#call('listKeys', [], opts);
+  }
+
+  /** `POST /keys`: a new secret key, its whole text in `apiKey` this once. */
+  createKey(req: CreateKeyRequest, opts?: MutationOptions): Promise<ApiKeyCreated> {
+    return this.#call('createKey', [], { ...opts, body: req });
+  }
+
+  /** `POST /keys/:keyId/roll`: a new key of the same kind; the old one works `graceHours` more (default 24). */
+  rollKey(keyId: string, req: RollKeyRequest = {}, opts?: MutationOptions): Promise<ApiKeyRolled> {
+    return this.#call('rollKey', [keyId], { ...opts, body: req });
+  }
+
+  /** `POST /keys/:keyId/revoke`: the key stops at once. */
+  revokeKey(keyId: string, opts?: MutationOptions): Promise<ApiKey> {
+    return this.#call('revokeKey', [keyId], opts);
   }
 
   // Templates -----------------------------------------------------------------------------

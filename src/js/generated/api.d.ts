@@ -30,6 +30,53 @@ export interface AirdropRequest {
   totalSupply: DecimalInput;
 }
 
+/** One key as listed: never the key itself nor its hash. */
+export interface ApiKey {
+  createdAt: string;
+  /** When it stops (stopped) working, after a roll's grace period. */
+  expiresAt: string | null;
+  /** `key_` and 32 hex digits. */
+  id: string;
+  /** `secret` (`sk_...`) or `public` (`pk_...`). */
+  kind: ApiKeyKind;
+  /** The key's last four characters; null for a key made before keys were listed, until its first use. */
+  last4: string | null;
+  /** Its last use, to the minute (null: never used since it was made or listed). */
+  lastUsedAt: string | null;
+  name: string;
+  revokedAt: string | null;
+  /** `live` (works, no end set), `expiring` (works until `expiresAt`), `revoked` (revoked, or past `expiresAt`: never works again). */
+  status: ApiKeyStatus;
+}
+
+/** `POST /keys` -> 201: the new key's record, and the key itself, shown this once. */
+export interface ApiKeyCreated {
+  /** The whole key, to send as `x-api-key`: keep it; it is never shown again. */
+  apiKey: string;
+  key: ApiKey;
+}
+
+/** Which of the two kinds a key is: a secret key (`sk_...`, every operation) or a public key (`pk_...`, public reads from browsers). */
+export type ApiKeyKind = "secret" | "public";
+
+/** `GET /keys`: every key, oldest first (one that stopped working is listed for 30 days). */
+export interface ApiKeyList {
+  data: ApiKey[];
+  has_more: false;
+}
+
+/** `POST /keys/:keyId/roll` -> 201: the new key (shown this once) and the old one as it now is (`expiring` until `expiresAt`, or `revoked` after a roll with no grace). */
+export interface ApiKeyRolled {
+  /** The whole new key, to send as `x-api-key`: keep it; it is never shown again. */
+  apiKey: string;
+  key: ApiKey;
+  /** The key rolled. */
+  rolled: ApiKey;
+}
+
+/** Where a key stands at a given moment. */
+export type ApiKeyStatus = "live" | "expiring" | "revoked";
+
 /** Amounts a trade moved in the ledger. */
 export interface BookedAmounts {
   tokenAmount: Decimal;
@@ -56,6 +103,12 @@ export interface BuyPresaleResult {
 
 /** Where a movement stands on chain. */
 export type ChainStatus = "pending" | "submitted" | "confirmed" | "failed";
+
+/** `POST /keys`: a new secret key's name. */
+export interface CreateKeyRequest {
+  /** What the key is for (`"Orders service"`): one line of at most 64 characters shown as written. */
+  name: string;
+}
 
 /** `POST /merchant/presale`. */
 export interface CreatePresaleRequest {
@@ -427,6 +480,12 @@ export interface ResolveResult {
   presale: PresaleMerchant;
   presaleId: string;
   success: true;
+}
+
+/** `POST /keys/:keyId/roll`: how long the old key keeps working. */
+export interface RollKeyRequest {
+  /** Hours the old key keeps working, 0 (it stops at once) to 24. Default 24. */
+  graceHours?: number;
 }
 
 /** `POST /holder/:userId/transfer` and `/withdraw`. */

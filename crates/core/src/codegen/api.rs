@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The request schemas, by their TypeScript names (the Rust types' names).
-const REQUESTS: [(&str, &str); 14] = [
+const REQUESTS: [(&str, &str); 16] = [
     ("CreateToken", "CreateTokenRequest"),
     ("PatchToken", "PatchTokenRequest"),
     ("Distribute", "DistributeRequest"),
@@ -28,10 +28,12 @@ const REQUESTS: [(&str, &str); 14] = [
     ("UpdateWebhook", "UpdateWebhookRequest"),
     ("CreateSession", "CreateSessionRequest"),
     ("PatchSettings", "PatchSettingsRequest"),
+    ("CreateKey", "CreateKeyRequest"),
+    ("RollKey", "RollKeyRequest"),
 ];
 
 /// The secret-key answers (and what they use) the server client returns.
-const ANSWERS: [&str; 22] = [
+const ANSWERS: [&str; 26] = [
     "CreateTokenAccepted",
     "Job",
     "DistributeResult",
@@ -54,6 +56,10 @@ const ANSWERS: [&str; 22] = [
     "SessionInfo",
     "SessionsRevoked",
     "MerchantSettings",
+    "ApiKey",
+    "ApiKeyList",
+    "ApiKeyCreated",
+    "ApiKeyRolled",
 ];
 
 const HEADER: &str =
