@@ -164,9 +164,10 @@ test('a public key rolled with no grace is refused at once, a read the edge kept
   livePk = rolled.apiKey;
 });
 
-test('a live socket a key opened closes when the key stops (4401 invalid_api_key)', async () => {
+/** A socket on /live following alice with public key `pk`, once its first message came. */
+async function socket(pk) {
   assert.equal(typeof WebSocket, 'function', 'no global WebSocket: run node with --experimental-websocket');
-  const ws = new WebSocket(`${w.baseUrl.replace('http', 'ws')}/live?publicKey=${livePk}&holder=alice`);
+  const ws = new WebSocket(`${w.baseUrl.replace('http', 'ws')}/live?publicKey=${pk}&holder=alice`);
   const closed = new Promise((resolve) => ws.addEventListener('close', (ev) => resolve({ code: ev.code, reason: ev.reason })));
   const first = new Promise((resolve) => ws.addEventListener('message', resolve, { once: true }));
   await new Promise((resolve, reject) => {
@@ -174,19 +175,45 @@ test('a live socket a key opened closes when the key stops (4401 invalid_api_key
     ws.addEventListener('error', () => reject(new Error('could not open the socket')), { once: true });
   });
   await first;
+  return {
+    ws,
+    /** How it closed: the close frame within 3 s (locally the connection ends ~10 s later). */
+    async closed() {
+      const deadline = Date.now() + 3_000;
+      while (ws.readyState < WebSocket.CLOSING) {
+        if (Date.now() > deadline) assert.fail('still open 3 s after its key stopped');
+        await sleep(50);
+      }
+      return Promise.race([closed, sleep(20_000).then(() => assert.fail('no close event'))]);
+    },
+  };
+}
+
+test('a live socket a key opened closes when the key stops (4401 invalid_api_key)', async () => {
+  const live = await socket(livePk);
   const pk = (await list()).find((x) => x.kind === 'public' && x.status === 'live');
   const rolled = ok(await call('POST', `/keys/${pk.id}/roll`, { key: m.secretKey, body: { graceHours: 0 } }),
     'POST', '/keys/{keyId}/roll', 201);
   shown.push(rolled.apiKey);
-  // The close frame comes at once; locally the connection ends about 10 s later (workerd's).
-  const deadline = Date.now() + 3_000;
-  while (ws.readyState < WebSocket.CLOSING) {
-    if (Date.now() > deadline) assert.fail('still open 3 s after its key stopped');
-    await sleep(50);
-  }
-  const how = await Promise.race([closed, sleep(20_000).then(() => assert.fail('no close event'))]);
-  assert.deepEqual(how, { code: 4401, reason: 'invalid_api_key' });
+  assert.deepEqual(await live.closed(), { code: 4401, reason: 'invalid_api_key' });
   refused(await publicRead(livePk), 401, 'invalid_api_key');
+  livePk = rolled.apiKey;
+});
+
+test('the sockets of a rolled key close when its grace period ends, those opened during it too', async () => {
+  const before = await socket(livePk);
+  const pk = (await list()).find((x) => x.kind === 'public' && x.status === 'live');
+  const rolled = ok(await call('POST', `/keys/${pk.id}/roll`, { key: m.secretKey, body: { graceHours: 1 } }),
+    'POST', '/keys/{keyId}/roll', 201);
+  shown.push(rolled.apiKey);
+  const during = await socket(livePk);
+  await sleep(500);
+  assert.equal(before.ws.readyState, WebSocket.OPEN, 'open through the grace period');
+  await advance(3_601);
+  const [a, b] = await Promise.all([before.closed(), during.closed()]);
+  assert.deepEqual(a, { code: 4401, reason: 'invalid_api_key' });
+  assert.deepEqual(b, { code: 4401, reason: 'invalid_api_key' });
+  livePk = rolled.apiKey;
 });
 
 test('bad input: an unknown id, a grace period over 24 hours, a name that does not show as itself', async () => {

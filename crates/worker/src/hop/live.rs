@@ -155,6 +155,9 @@ pub struct Admitted {
     /// [`key_tag`], so they close when the key stops.
     #[serde(default)]
     pub key: Option<String>,
+    /// When that key stops (service time), when it is in a roll's grace period.
+    #[serde(default)]
+    pub key_ends_at: Option<Millis>,
 }
 
 /// A topic's message, as every socket following it receives it.
@@ -185,6 +188,13 @@ pub enum Control {
     CloseSessions { user: UserId, until: Millis },
     /// The key `id` stopped working: close the sockets it opened (4401 `invalid_api_key`).
     CloseKey { id: String },
+    /// The key `id` stops at `at` (service time; the clock's offset is `offset_ms`), at the end
+    /// of a roll's grace period: close the sockets it opened then.
+    KeyEnds {
+        id: String,
+        at: Millis,
+        offset_ms: Millis,
+    },
     /// The merchant turned private mode on: close the public-key sockets following holders
     /// (4403 `session_token_required`).
     ClosePublicHolders,

@@ -28,7 +28,8 @@
 //! (this object tells the relays following the session's tag, [`Hub::revoked`]); a public-key
 //! socket following a holder is closed (4403, `session_token_required`) once the merchant
 //! turns private mode on ([`Hub::private_mode_on`]); a key's sockets are closed (4401,
-//! `invalid_api_key`) once the key stops by a revoke or a roll with no grace. In private mode
+//! `invalid_api_key`) once the key stops: at once by a revoke or a roll with no grace, by the
+//! relay's alarm at the end of a roll's grace period. In private mode
 //! presales name their participants by address.
 
 mod flush;
@@ -210,13 +211,13 @@ impl Hub {
 
     /// An operation committed at service time `now`: its changes go out at the next flush,
     /// and the sockets it ends are closed. `private_mode` says whether the merchant is in
-    /// private mode now (asked only after a change of its settings); `stopped`, whether a key
-    /// no longer works (asked only after a key's revoke or roll).
+    /// private mode now (asked only after a change of its settings); `key_end`, when a key
+    /// stops (stopped) working, if it does (asked only after a key's revoke or roll).
     pub fn committed(
         &self,
         heard: Heard,
         private_mode: impl FnOnce() -> bool,
-        stopped: impl FnOnce(&str) -> bool,
+        key_end: impl FnOnce(&str) -> Option<Millis>,
         now: Millis,
     ) {
         if heard.changes {
@@ -231,10 +232,17 @@ impl Hub {
                 }
             }
             Tell::Key(id) => {
-                if stopped(&id) {
-                    let tag = key_tag(&id);
-                    self.control(|f| f.relays_of(&tag), Control::CloseKey { id });
-                }
+                let tag = key_tag(&id);
+                let control = match key_end(&id) {
+                    Some(at) if at <= now => Control::CloseKey { id },
+                    Some(at) => Control::KeyEnds {
+                        id,
+                        at,
+                        offset_ms: now.saturating_sub(real_now()),
+                    },
+                    None => return,
+                };
+                self.control(|f| f.relays_of(&tag), control);
             }
         }
     }
@@ -282,14 +290,14 @@ impl Hub {
     }
 
     /// Admits a socket a relay asks for (`WatchCall`), opened by `caller` (with the key whose
-    /// id is `key`, when a key opened it) of `merchant` (in private mode or not): each topic
+    /// id and end, if it has one, are `key`, when a key opened it) of `merchant` (in private mode or not): each topic
     /// must be one it may follow and must exist (a 403 or 404 otherwise). The answer carries
     /// each topic's current message; from now on the relay is sent each topic's changes.
     pub fn admit(
         &self,
         store: &SqlStore,
         caller: &Caller,
-        key: Option<String>,
+        key: Option<(String, Option<Millis>)>,
         merchant: &Merchant,
         call: WatchCall,
         now: Millis,
@@ -364,7 +372,7 @@ impl Hub {
             if let Opener::Session { user, .. } = &opener {
                 tags.push(session_tag(user));
             }
-            if let Some(id) = &key {
+            if let Some((id, _)) = &key {
                 tags.push(key_tag(id));
             }
             for tag in tags {
@@ -378,7 +386,8 @@ impl Hub {
             opener,
             offset_ms: now.saturating_sub(real),
             pushes,
-            key,
+            key_ends_at: key.as_ref().and_then(|(_, end)| *end),
+            key: key.map(|(id, _)| id),
         })
     }
 

@@ -97,8 +97,9 @@ impl MerchantObject {
                     heard,
                     || matches!(self.hot_merchant(&store), Ok(Some(m)) if m.private_mode),
                     |id| {
-                        self.hot_keys(&store)
-                            .is_ok_and(|keys| keys.iter().any(|k| k.id == id && !k.works_at(now)))
+                        let keys = self.hot_keys(&store).ok()?;
+                        let key = keys.iter().find(|k| k.id == id)?;
+                        key.revoked_at.or(key.expires_at)
                     },
                     now,
                 );
@@ -206,6 +207,15 @@ impl MerchantObject {
         let store = self.store()?;
         let (merchant, caller, key) = self.admit(&store, &call.credential, &call.client)?;
         let now = self.now()?;
+        // The key's end, when it is in a roll's grace period: its socket closes then.
+        let key = key.map(|id| {
+            let end = self
+                .hot_keys(&store)
+                .ok()
+                .and_then(|keys| keys.into_iter().find(|k| k.id == id))
+                .and_then(|k| k.expires_at);
+            (id, end)
+        });
         let admitted = self
             .live
             .admit(&store, &caller, key, &merchant, call, now)?;
