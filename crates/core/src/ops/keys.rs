@@ -183,10 +183,10 @@ fn room_for(keys: &[ApiKey], kind: KeyKind, now: Millis) -> Result<()> {
     Ok(())
 }
 
-/// Forgets the records that stopped working more than [`KEEP_ENDED_MS`] ago.
-fn prune(store: &mut dyn Store, now: Millis) -> Result<()> {
-    for k in store.api_keys()? {
-        if forgotten(&k, now) {
+/// Forgets the records among `keys` that stopped working more than [`KEEP_ENDED_MS`] ago.
+fn prune(store: &mut dyn Store, keys: &[ApiKey], now: Millis) -> Result<()> {
+    for k in keys {
+        if forgotten(k, now) {
             store.remove_api_key(&k.id)?;
         }
     }
@@ -201,13 +201,14 @@ pub fn create(
     name: &str,
     random: &[u8; 32],
 ) -> Result<Made> {
-    room_for(&store.api_keys()?, kind, ctx.now)?;
+    let keys = store.api_keys()?;
+    room_for(&keys, kind, ctx.now)?;
     let key = new_key(kind, &ctx.merchant.id, random);
     let record = record(kind, name, &key, ctx.now);
-    if store.api_keys()?.iter().any(|k| k.id == record.id) {
+    if keys.iter().any(|k| k.id == record.id) {
         return Err(Error::internal("a new key's id is taken"));
     }
-    prune(store, ctx.now)?;
+    prune(store, &keys, ctx.now)?;
     store.put_api_key(&record)?;
     Ok(Made { record, key })
 }
@@ -246,8 +247,8 @@ pub fn revoke(store: &mut dyn Store, ctx: &Ctx, id: &str) -> Result<ApiKey> {
     if !key.works_at(ctx.now) {
         return Ok(key);
     }
-    let others_live = store
-        .api_keys()?
+    let keys = store.api_keys()?;
+    let others_live = keys
         .iter()
         .any(|k| k.id != key.id && k.kind == key.kind && k.status(ctx.now) == KeyStatus::Live);
     if key.status(ctx.now) == KeyStatus::Live && !others_live {
@@ -261,7 +262,7 @@ pub fn revoke(store: &mut dyn Store, ctx: &Ctx, id: &str) -> Result<ApiKey> {
         .with("id", key.id.as_str()));
     }
     key.revoked_at = Some(ctx.now);
-    prune(store, ctx.now)?;
+    prune(store, &keys, ctx.now)?;
     store.put_api_key(&key)?;
     Ok(key)
 }
