@@ -71,7 +71,7 @@ test('a merchant starts with its two keys, named Default, listed by their last f
   const keys = await list();
   assert.equal(keys.length, 2);
   const [sk, pk] = keys;
-  assert.deepEqual([sk.kind, pk.kind], ['secret', 'public']);
+  assert.deepEqual([sk.kind, pk.kind], ['secret', 'public'], 'of keys made at once, the secret key first');
   assert.deepEqual([sk.name, pk.name], ['Default', 'Default']);
   assert.equal(sk.last4, m.secretKey.slice(-4));
   assert.equal(pk.last4, m.publicKey.slice(-4));

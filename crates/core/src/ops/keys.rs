@@ -144,13 +144,19 @@ pub fn check(
 }
 
 /// Every key listed: the working ones and those that stopped in the last
-/// [`KEEP_ENDED_MS`], oldest first.
+/// [`KEEP_ENDED_MS`], oldest first (of keys made at once, as a merchant's first two, the
+/// secret key first).
 pub fn list(store: &dyn Store, now: Millis) -> Result<Vec<ApiKey>> {
-    Ok(store
+    let mut keys: Vec<ApiKey> = store
         .api_keys()?
         .into_iter()
         .filter(|k| !forgotten(k, now))
-        .collect())
+        .collect();
+    keys.sort_by(|a, b| {
+        let order = |k: &ApiKey| (k.created_at, k.kind == KeyKind::Public);
+        order(a).cmp(&order(b)).then_with(|| a.id.cmp(&b.id))
+    });
+    Ok(keys)
 }
 
 fn forgotten(k: &ApiKey, now: Millis) -> bool {
