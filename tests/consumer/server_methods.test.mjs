@@ -138,6 +138,14 @@ test('one flow calls every method against the worker, each answer typed and exac
     r.deliveries = (await tp.listDeliveries(hook.id)).data.some((d) => d.id === ping.id);
     r.replayed = (await tp.replayDelivery(hook.id, ping.id)).eventId === ping.eventId;
     r.deleted = (await tp.deleteWebhook(hook.id)).deleted;
+    // Keys: a second secret key, shown once, rolled (the new one shown once, the old one
+    // stopped at once), then the new one revoked; the flow's own key is never touched.
+    const made = await tp.createKey({ name: 'Every method' });
+    const rolled = await tp.rollKey(made.key.id, { graceHours: 0 });
+    const revoked = await tp.revokeKey(rolled.key.id);
+    const listed = (await tp.listKeys()).data;
+    r.keys = [made.apiKey.startsWith('sk_'), made.apiKey.endsWith(made.key.last4), rolled.apiKey !== made.apiKey,
+      revoked.revokedAt !== null, listed.every((k) => !('apiKey' in k)), listed.some((k) => k.id === made.key.id)];
     clearInterval(ticking);
     console.log(JSON.stringify({ r, called: [...called].sort() }));
   `);
@@ -150,6 +158,7 @@ test('one flow calls every method against the worker, each answer typed and exac
     publicForm: true, merchantForm: true, presales: 1, boughtIn: '8.000001', resolved: 'ok', resolvedAgain: r.resolvedAgain,
     meme: [true, true, true], drop: [true, true, true], session: true, revoked: true, parked: true, settings: 'boolean', private: false,
     event: true, secret: true, hook: [true, true, true], described: 'Every method', deliveries: true, replayed: true, deleted: true,
+    keys: [true, true, true, true, true, true],
     buyQuote: undefined,
   });
   // Resolving again is answered, by a documented refusal or the same answer.

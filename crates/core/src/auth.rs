@@ -3,16 +3,13 @@
 //! stored at creation (the secret itself is never stored).
 //!
 //! Format: `sk_<merchantId>_<64 hex>` and `pk_<merchantId>_<32 hex>`, where merchantId is 32
-//! lowercase hex characters.
+//! lowercase hex characters. A merchant holds any number of each (`ops::keys`), each a record
+//! named by an id derived from its hash ([`key_id`]).
 
 use crate::crypto::sha256_hex;
 use crate::model::ids::MerchantId;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyKind {
-    Secret,
-    Public,
-}
+pub use crate::model::key::KeyKind;
 
 /// The kind and merchant id a key claims, if it is well formed. Claims are checked later.
 pub fn parse_key(key: &str) -> Option<(KeyKind, MerchantId)> {
@@ -69,8 +66,34 @@ pub fn new_keys(random: &[u8; 80]) -> (MerchantId, String, String) {
     (MerchantId::new_unchecked(merchant), secret, public)
 }
 
+/// A new key of `kind` for `merchant` from 32 random bytes (a public key uses the first 16).
+pub fn new_key(kind: KeyKind, merchant: &MerchantId, random: &[u8; 32]) -> String {
+    match kind {
+        KeyKind::Secret => format!("sk_{}_{}", merchant.as_str(), hex::encode(random)),
+        KeyKind::Public => format!(
+            "pk_{}_{}",
+            merchant.as_str(),
+            hex::encode(random.get(..16).unwrap_or_default())
+        ),
+    }
+}
+
 pub fn key_hash(key: &str) -> String {
     sha256_hex(key.as_bytes())
+}
+
+/// The id of the key whose hash is `hash`: `key_` and 32 hex digits of the hash's own SHA-256.
+/// Derived, so a key names its record without a lookup, the keys a merchant was created with
+/// get the same ids however often they are migrated, and the id says nothing of the key.
+pub fn key_id(hash: &str) -> String {
+    let h = sha256_hex(format!("tokenpad key id\n{hash}").as_bytes());
+    format!("key_{}", h.get(..32).unwrap_or_default())
+}
+
+/// A key's last four characters, as listed (`...a1b2`).
+pub fn last4(key: &str) -> String {
+    let skip = key.chars().count().saturating_sub(4);
+    key.chars().skip(skip).collect()
 }
 
 /// Compares two hex hashes without an early exit, so timing says nothing about the key.
@@ -91,13 +114,21 @@ mod tests {
     fn keys_name_their_merchant() {
         let (m, sk, pk) = new_keys(&[7u8; 80]);
         assert_eq!(parse_key(&sk), Some((KeyKind::Secret, m.clone())));
-        assert_eq!(parse_key(&pk), Some((KeyKind::Public, m)));
+        assert_eq!(parse_key(&pk), Some((KeyKind::Public, m.clone())));
         assert!(parse_key("sk_abc").is_none());
         assert!(parse_key(&sk[..sk.len() - 1]).is_none());
         assert!(parse_key(&sk.replacen("sk_", "pk_", 1)).is_none());
         assert!(parse_key("").is_none());
         assert!(hashes_equal(&key_hash(&sk), &key_hash(&sk)));
         assert!(!hashes_equal(&key_hash(&sk), &key_hash(&pk)));
+        let made = new_key(KeyKind::Public, &m, &[0xab; 32]);
+        assert_eq!(parse_key(&made), Some((KeyKind::Public, m.clone())));
+        let made = new_key(KeyKind::Secret, &m, &[0xab; 32]);
+        assert_eq!(parse_key(&made), Some((KeyKind::Secret, m)));
+        assert_eq!(last4(&made), "abab");
+        let id = key_id(&key_hash(&made));
+        assert!(id.starts_with("key_") && id.len() == 36);
+        assert_ne!(id, key_id(&key_hash(&sk)));
     }
 
     #[test]

@@ -95,6 +95,12 @@ codes! {
     SessionHolderMismatch => ("session_holder_mismatch", 403),
     InsufficientScope => ("insufficient_scope", 403),
     SessionLimitExceeded => ("session_limit_exceeded", 403),
+    // API keys (ops/keys): `GET /keys` and its writes.
+    KeyNotFound => ("key_not_found", 404),
+    KeyRevoked => ("key_revoked", 409),
+    LastLiveKey => ("last_live_key", 409),
+    KeyAlreadyShown => ("key_already_shown", 409),
+    KeyLimitReached => ("key_limit_reached", 422),
 }
 
 impl Serialize for ErrorCode {

@@ -96,8 +96,6 @@ impl Node {
             name: "Simulated".into(),
             address: relayer,
             sealed_key: "sealed".into(),
-            secret_key_hash: "aa".repeat(32),
-            public_key_hash: "bb".repeat(32),
             created_at: T0,
             private_mode: false,
         };
@@ -117,7 +115,7 @@ impl Node {
         });
         let mut store = MemStore::default();
         // A fresh store: init cannot meet an existing merchant.
-        let _ = ops::merchant::init(&mut store, &merchant, &chain);
+        let _ = ops::merchant::init(&mut store, &merchant, &[], &chain);
         Node {
             store,
             merchant,

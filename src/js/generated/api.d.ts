@@ -30,6 +30,53 @@ export interface AirdropRequest {
   totalSupply: DecimalInput;
 }
 
+/** One key as listed: never the key itself nor its hash. */
+export interface ApiKey {
+  createdAt: string;
+  /** When it stops (stopped) working, after a roll's grace period. */
+  expiresAt: string | null;
+  /** `key_` and 32 hex digits. */
+  id: string;
+  /** `secret` (`sk_...`) or `public` (`pk_...`). */
+  kind: ApiKeyKind;
+  /** The key's last four characters; null for a key made before keys were listed, until its first use. */
+  last4: string | null;
+  /** Its last use, to the minute (null: never used since it was made or listed). */
+  lastUsedAt: string | null;
+  name: string;
+  revokedAt: string | null;
+  /** `live` (works, no end set), `expiring` (works until `expiresAt`), `revoked` (revoked, or past `expiresAt`: never works again). */
+  status: ApiKeyStatus;
+}
+
+/** `POST /keys` -> 201: the new key's record, and the key itself, shown this once. */
+export interface ApiKeyCreated {
+  /** The whole key, to send as `x-api-key`: keep it; it is never shown again. */
+  apiKey: string;
+  key: ApiKey;
+}
+
+/** Which of the two kinds a key is: a secret key (`sk_...`, every operation) or a public key (`pk_...`, public reads from browsers). */
+export type ApiKeyKind = "secret" | "public";
+
+/** `GET /keys`: every key, oldest first (one that stopped working is listed for 30 days). */
+export interface ApiKeyList {
+  data: ApiKey[];
+  has_more: false;
+}
+
+/** `POST /keys/:keyId/roll` -> 201: the new key (shown this once) and the old one as it now is (`expiring` until `expiresAt`, or `revoked` after a roll with no grace). */
+export interface ApiKeyRolled {
+  /** The whole new key, to send as `x-api-key`: keep it; it is never shown again. */
+  apiKey: string;
+  key: ApiKey;
+  /** The key rolled. */
+  rolled: ApiKey;
+}
+
+/** Where a key stands at a given moment. */
+export type ApiKeyStatus = "live" | "expiring" | "revoked";
+
 /** Amounts a trade moved in the ledger. */
 export interface BookedAmounts {
   tokenAmount: Decimal;
@@ -70,6 +117,12 @@ export type BuyRequest = Omit<BuyRequestFields, "tokenAmount" | "usdcAmount"> & 
 
 /** Where a movement stands on chain. */
 export type ChainStatus = "pending" | "submitted" | "confirmed" | "failed";
+
+/** `POST /keys`: a new secret key's name. */
+export interface CreateKeyRequest {
+  /** What the key is for (`"Orders service"`): one line of at most 64 characters shown as written. */
+  name: string;
+}
 
 /** `POST /token/:tokenAddress/liquidity` (the body is optional). */
 export interface CreateLiquidityRequest {
@@ -425,7 +478,7 @@ export interface ParkedItem {
   /** Failed runs, in a row. */
   attempts: number;
   /** The last failure's code. */
-  code: "invalid_json" | "invalid_request" | "invalid_amount" | "invalid_address" | "invalid_user_id" | "invalid_network" | "network_unavailable" | "invalid_idempotency_key" | "invalid_cursor" | "secret_key_in_url" | "invalid_image_url" | "invalid_text" | "self_transfer" | "invalid_destination" | "public_key_not_found" | "missing_api_key" | "invalid_api_key" | "invalid_admin_key" | "secret_key_required" | "reward_allocation_disabled" | "not_found" | "token_not_found" | "holder_not_found" | "job_not_found" | "merchant_not_found" | "method_not_allowed" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "insufficient_balance" | "tokens_locked" | "insufficient_app_supply" | "presale_not_found" | "presale_not_active" | "presale_already_resolved" | "target_exceeded" | "launch_threshold_not_reached" | "internal_error" | "deployment_not_found" | "allocation_exceeds_supply" | "rate_limited" | "no_liquidity" | "pool_exists" | "pool_pending" | "liquidity_disabled" | "slippage_exceeded" | "insufficient_liquidity" | "event_not_found" | "webhook_not_found" | "delivery_not_found" | "url_not_allowed" | "webhook_limit_reached" | "misconfigured" | "unavailable" | "invalid_session_token" | "session_expired" | "session_revoked" | "session_token_required" | "session_holder_mismatch" | "insufficient_scope" | "session_limit_exceeded";
+  code: "invalid_json" | "invalid_request" | "invalid_amount" | "invalid_address" | "invalid_user_id" | "invalid_network" | "network_unavailable" | "invalid_idempotency_key" | "invalid_cursor" | "secret_key_in_url" | "invalid_image_url" | "invalid_text" | "self_transfer" | "invalid_destination" | "public_key_not_found" | "missing_api_key" | "invalid_api_key" | "invalid_admin_key" | "secret_key_required" | "reward_allocation_disabled" | "not_found" | "token_not_found" | "holder_not_found" | "job_not_found" | "merchant_not_found" | "method_not_allowed" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "insufficient_balance" | "tokens_locked" | "insufficient_app_supply" | "presale_not_found" | "presale_not_active" | "presale_already_resolved" | "target_exceeded" | "launch_threshold_not_reached" | "internal_error" | "deployment_not_found" | "allocation_exceeds_supply" | "rate_limited" | "no_liquidity" | "pool_exists" | "pool_pending" | "liquidity_disabled" | "slippage_exceeded" | "insufficient_liquidity" | "event_not_found" | "webhook_not_found" | "delivery_not_found" | "url_not_allowed" | "webhook_limit_reached" | "misconfigured" | "unavailable" | "invalid_session_token" | "session_expired" | "session_revoked" | "session_token_required" | "session_holder_mismatch" | "insufficient_scope" | "session_limit_exceeded" | "key_not_found" | "key_revoked" | "last_live_key" | "key_already_shown" | "key_limit_reached";
   firstFailedAt: string;
   /** The job, deployment, presale or lock id. */
   id: string;
@@ -532,6 +585,12 @@ export interface RewardResult {
   transactionHash: string | null;
   /** The same as `transactionHash` (Metal's name). */
   txHash: string | null;
+}
+
+/** `POST /keys/:keyId/roll`: how long the old key keeps working. */
+export interface RollKeyRequest {
+  /** Hours the old key keeps working, 0 (it stops at once) to 24. Default 24. */
+  graceHours?: number;
 }
 
 /** `POST /holder/:userId/sell`. */

@@ -3,7 +3,7 @@
 //   cargo run -p tokenpad-core --features codegen --example codegen
 // Do not edit: declare and document the route, then run that command.
 import type { CallOptions } from '../http.js';
-import type { AirdropRequest, BuyPresaleRequest, BuyPresaleResult, BuyRequest, CreateLiquidityRequest, CreatePresaleRequest, CreateSessionRequest, CreateTokenAccepted, CreateTokenRequest, CreateWebhookRequest, Delivery, DeliveryPage, DeploymentCreated, DeploymentStatus, DeploymentStatusRequest, DistributeRequest, DistributeResult, Event, EventPage, Job, LedgerResult, LiquidityCreated, MemecoinRequest, MerchantSettings, ParkedWork, PatchSettingsRequest, PatchTokenRequest, Quote, ResolvePresaleRequest, ResolveResult, RewardResult, SellRequest, SendRequest, SessionCreated, SessionsRevoked, SpendRequest, TradeResult, TxPage, UpdateWebhookRequest, Webhook, WebhookCreated, WebhookDeleted } from './api.js';
+import type { AirdropRequest, ApiKey, ApiKeyCreated, ApiKeyList, ApiKeyRolled, BuyPresaleRequest, BuyPresaleResult, BuyRequest, CreateKeyRequest, CreateLiquidityRequest, CreatePresaleRequest, CreateSessionRequest, CreateTokenAccepted, CreateTokenRequest, CreateWebhookRequest, Delivery, DeliveryPage, DeploymentCreated, DeploymentStatus, DeploymentStatusRequest, DistributeRequest, DistributeResult, Event, EventPage, Job, LedgerResult, LiquidityCreated, MemecoinRequest, MerchantSettings, ParkedWork, PatchSettingsRequest, PatchTokenRequest, Quote, ResolvePresaleRequest, ResolveResult, RewardResult, RollKeyRequest, SellRequest, SendRequest, SessionCreated, SessionsRevoked, SpendRequest, TradeResult, TxPage, UpdateWebhookRequest, Webhook, WebhookCreated, WebhookDeleted } from './api.js';
 import type { OperationId } from './routes.js';
 import type { HolderFull, Presale, PresaleMerchant, Token, TokenBalance } from './wire.js';
 
@@ -314,6 +314,34 @@ export abstract class Operations {
    */
   patchSettings(body: PatchSettingsRequest, opts?: MutationOptions): Promise<MerchantSettings> {
     return this.call('patchSettings', [], { ...opts, body });
+  }
+
+  /**
+   * `GET /keys`: List the merchant's API keys
+   */
+  listKeys(opts?: CallOptions): Promise<ApiKeyList> {
+    return this.call('listKeys', [], { ...opts });
+  }
+
+  /**
+   * `POST /keys`: Make a secret key
+   */
+  createKey(body: CreateKeyRequest, opts?: MutationOptions): Promise<ApiKeyCreated> {
+    return this.call('createKey', [], { ...opts, body });
+  }
+
+  /**
+   * `POST /keys/{keyId}/roll`: Roll a key
+   */
+  rollKey(keyId: string, body: RollKeyRequest = {}, opts?: MutationOptions): Promise<ApiKeyRolled> {
+    return this.call('rollKey', [keyId], { ...opts, body });
+  }
+
+  /**
+   * `POST /keys/{keyId}/revoke`: Revoke a key
+   */
+  revokeKey(keyId: string, opts?: MutationOptions): Promise<ApiKey> {
+    return this.call('revokeKey', [keyId], { ...opts });
   }
 
   /**

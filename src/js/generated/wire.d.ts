@@ -121,7 +121,12 @@ export type ErrorCode =
   | "session_token_required"
   | "session_holder_mismatch"
   | "insufficient_scope"
-  | "session_limit_exceeded";
+  | "session_limit_exceeded"
+  | "key_not_found"
+  | "key_revoked"
+  | "last_live_key"
+  | "key_already_shown"
+  | "key_limit_reached";
 
 /**
  * `PUT /holder/:userId`, `GET /holder/:userId`: the full form.

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The request schemas, by their TypeScript names (the Rust types' names).
-const REQUESTS: [(&str, &str); 17] = [
+const REQUESTS: [(&str, &str); 19] = [
     ("CreateToken", "CreateTokenRequest"),
     ("PatchToken", "PatchTokenRequest"),
     ("Distribute", "DistributeRequest"),
@@ -31,10 +31,12 @@ const REQUESTS: [(&str, &str); 17] = [
     ("CreateLiquidity", "CreateLiquidityRequest"),
     ("Buy", "BuyRequest"),
     ("Sell", "SellRequest"),
+    ("CreateKey", "CreateKeyRequest"),
+    ("RollKey", "RollKeyRequest"),
 ];
 
 /// The secret-key answers (and what they use) the server client returns.
-const ANSWERS: [&str; 22] = [
+const ANSWERS: [&str; 26] = [
     "CreateTokenAccepted",
     "Job",
     "DistributeResult",
@@ -57,6 +59,10 @@ const ANSWERS: [&str; 22] = [
     "SessionInfo",
     "SessionsRevoked",
     "MerchantSettings",
+    "ApiKey",
+    "ApiKeyList",
+    "ApiKeyCreated",
+    "ApiKeyRolled",
 ];
 
 const HEADER: &str =

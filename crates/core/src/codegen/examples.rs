@@ -399,7 +399,42 @@ pub fn examples() -> R<BTreeMap<String, Value>> {
         &secret,
     )?;
 
+    // The merchant's keys: one made, rolled with an hour's grace, the old one revoked.
+    let made = w.record(
+        "createKey",
+        "POST",
+        "/keys",
+        Some(json!({ "name": "Orders service" })),
+        &secret,
+    )?;
+    let made = str_at(&made, "/key/id")?.to_string();
+    w.record(
+        "rollKey",
+        "POST",
+        &format!("/keys/{made}/roll"),
+        Some(json!({ "graceHours": 1 })),
+        &secret,
+    )?;
+    w.record(
+        "revokeKey",
+        "POST",
+        &format!("/keys/{made}/revoke"),
+        None,
+        &secret,
+    )?;
+    w.record("listKeys", "GET", "/keys", None, &secret)?;
+
     let mut out = w.out;
+    // A key shown in an example is not one (too short, as `createMerchant`'s): nothing in the
+    // document is a secret key's shape.
+    for name in ["createKey.201", "rollKey.201"] {
+        if let Some(v) = out.get_mut(name) {
+            let last4 = str_at(v, "/key/last4")?.to_string();
+            if let Some(key) = v.get_mut("apiKey") {
+                *key = json!(format!("sk_{MERCHANT_ID}_{}{last4}", "0f".repeat(14)));
+            }
+        }
+    }
     out.extend(admin_examples(MERCHANT_ID, &token, &alice_address)?);
     // A merchant's answer read back through its own type, as the admin ones are: a field the
     // type would not read is a field the schema does not describe.

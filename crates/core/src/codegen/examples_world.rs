@@ -5,6 +5,7 @@
 use crate::model::chain::ChainMode;
 use crate::model::holder::NewWallet;
 use crate::model::ids::MerchantId;
+use crate::model::key::KeyKind;
 use crate::model::merchant::Merchant;
 use crate::model::time::Millis;
 use crate::model::wallet::Wallet;
@@ -91,13 +92,16 @@ impl World {
             name: "Acme Rewards".into(),
             address: wallet(1)?.address,
             sealed_key: "sealed".into(),
-            secret_key_hash: "aa".repeat(32),
-            public_key_hash: "bb".repeat(32),
             created_at: T0,
             private_mode: false,
         };
         let mut store = MemStore::default();
-        ops::merchant::init(&mut store, &merchant, &ChainMode::Embedded).map_err(|e| e.message)?;
+        let keys = [KeyKind::Secret, KeyKind::Public].map(|kind| {
+            let key = crate::auth::new_key(kind, &merchant.id, &[0x3c; 32]);
+            ops::keys::record(kind, ops::keys::DEFAULT_NAME, &key, T0)
+        });
+        ops::merchant::init(&mut store, &merchant, &keys, &ChainMode::Embedded)
+            .map_err(|e| e.message)?;
         Ok(World {
             store,
             ctx: Ctx {

@@ -11,6 +11,7 @@ use crate::model::ids::UserId;
 use crate::model::time::Timestamp;
 use crate::model::token::Network;
 use crate::ops::deployment::{AirdropRequest, MemecoinRequest};
+use crate::ops::keys::{CreateKeyRequest, RollKeyRequest};
 use crate::ops::ledger::{DistributeRequest, SendRequest, SpendRequest};
 use crate::ops::market::{BuyRequest, LiquidityRequest, SellRequest};
 use crate::ops::presale::{BuyPresaleRequest, CreatePresaleRequest, ResolvePresaleRequest};
@@ -29,6 +30,7 @@ use crate::wire::chain::{ChainOverview, ChainReport, ChainRetried, ReconcileRepo
 use crate::wire::deployment::{DeploymentCreated, DeploymentStatusResult};
 use crate::wire::event::{Event, EventPage};
 use crate::wire::holder::{HolderFull, TokenBalance};
+use crate::wire::keys::{KeyCreated, KeyInfo, KeyList, KeyRolled};
 use crate::wire::ledger::{DistributeResult, LedgerResult, RewardResult, TxPage};
 use crate::wire::market::{LiquidityCreated, TradeFigures, TradeResult};
 use crate::wire::merchant::{MerchantSettings, ParkedWork};
@@ -75,6 +77,7 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     add!(out: ChainRetried, ChainOverview);
     add!(out: Event, EventPage, Webhook, WebhookCreated, WebhookDeleted, Delivery, DeliveryPage);
     add!(out: SessionCreated, SessionInfo, SessionsRevoked, MerchantSettings);
+    add!(out: KeyInfo, KeyList, KeyCreated, KeyRolled);
     let mut inp = generator(SchemaSettings::draft2020_12().for_deserialize());
     add!(inp: AmountInput, CreateMerchantRequest, TimeAdvanceRequest, FaucetRequest);
     add!(inp: ChainFaultsRequest, CreateTokenRequest, PatchTokenRequest, DistributeRequest);
@@ -84,6 +87,7 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     add!(inp: ResolvePresaleRequest, FaultsRequest);
     add!(inp: CreateWebhookRequest, UpdateWebhookRequest);
     add!(inp: CreateSessionRequest, PatchSettingsRequest);
+    add!(inp: CreateKeyRequest, RollKeyRequest);
 
     let mut all = out.take_definitions(true);
     for v in all.values_mut() {

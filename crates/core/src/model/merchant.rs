@@ -1,4 +1,6 @@
-//! The merchant whose Durable Object this is.
+//! The merchant whose Durable Object this is. Its API keys are records of their own
+//! (`super::key`); a merchant stored before them kept its two keys' hashes here
+//! (`secretKeyHash`, `publicKeyHash`), which the worker's storage migrates into key records.
 
 use super::address::Address;
 use super::ids::MerchantId;
@@ -13,8 +15,6 @@ pub struct Merchant {
     pub address: Address,
     /// The wallet's private key, sealed with AES-256-GCM under WALLET_ENCRYPTION_KEY (hex).
     pub sealed_key: String,
-    pub secret_key_hash: String,
-    pub public_key_hash: String,
     pub created_at: Millis,
     /// Private mode (`PATCH /merchant/settings`): holder reads need a session token, and
     /// public reads show addresses, never userIds. Off by default (and for merchants stored

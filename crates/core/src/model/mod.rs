@@ -17,6 +17,7 @@ pub mod ids;
 pub mod input;
 pub mod intent;
 pub mod job;
+pub mod key;
 pub mod merchant;
 pub mod pool;
 pub mod presale;

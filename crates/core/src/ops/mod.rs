@@ -12,6 +12,7 @@ pub mod history;
 pub mod holder;
 pub mod idempotency;
 pub mod job;
+pub mod keys;
 pub mod launch;
 pub mod ledger;
 pub mod market;

@@ -9,6 +9,7 @@
 
 pub mod events;
 pub mod idempotency;
+pub mod keys;
 pub mod mem;
 
 pub use events::EventStore;
@@ -71,9 +72,11 @@ impl DueKey {
 
 /// A merchant's records. The event log, webhooks and deliveries are the same store's
 /// ([`EventStore`]), so an operation writes its events in its own transaction; so are holder
-/// sessions ([`session::SessionStore`]) and idempotency records
-/// ([`idempotency::IdempotencyStore`]).
-pub trait Store: EventStore + session::SessionStore + idempotency::IdempotencyStore {
+/// sessions ([`session::SessionStore`]), idempotency records
+/// ([`idempotency::IdempotencyStore`]) and API keys ([`keys::KeyStore`]).
+pub trait Store:
+    EventStore + session::SessionStore + idempotency::IdempotencyStore + keys::KeyStore
+{
     fn merchant(&self) -> Result<Option<Merchant>>;
     fn put_merchant(&mut self, merchant: &Merchant) -> Result<()>;
     /// The embedded chain's state (default when none was stored yet).

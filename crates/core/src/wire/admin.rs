@@ -167,9 +167,10 @@ pub enum FaultKind {
     /// An EVM chain: the settler's next `count` transactions are signed and stored but not
     /// sent, and its round ends in an error, as if the object stopped between the two.
     HaltAfterSigning,
-    /// The merchant object runs a transaction that writes its merchant record with another
-    /// public key (`pk_<merchant id>_` and 32 zeros) and then fails: the record, and any
-    /// copy of it the object keeps in memory, must stay as they were.
+    /// The merchant object runs a transaction that writes its merchant record in the other
+    /// privacy mode, revokes every key and adds one taking another public key
+    /// (`pk_<merchant id>_` and 32 zeros), and then fails: the records, and any copy of them
+    /// the object keeps in memory, must stay as they were.
     MerchantRollback,
     /// The merchant object runs a transaction that credits one whole token to each of the 100
     /// largest holders of every token (and counts them held) and then fails: the balances and

@@ -6,6 +6,7 @@
 use super::deployment::{self, DeploymentAnswer};
 use super::holder::{self, HolderAnswer};
 use super::hooks::{self, HookResponse};
+use super::keys::{self, KeyAnswer};
 use super::ledger::{self, LedgerAnswer};
 use super::market::{self, MarketAnswer};
 use super::merchant::{self, MerchantAnswer};
@@ -34,6 +35,8 @@ pub enum Response {
     Market(MarketAnswer),
     Session(SessionAnswer),
     Merchant(MerchantAnswer),
+    /// The merchant's API keys (`keys`).
+    Keys(KeyAnswer),
     /// The event log and webhooks (`hooks`).
     Hooks(HookResponse),
 }
@@ -86,6 +89,15 @@ fn redact(reply: &mut Reply, caller: &Caller, merchant: &crate::model::merchant:
     }
 }
 
+/// What an idempotency record keeps instead of this answer, if not the answer itself: a
+/// key is shown once, so the write that made it is never replayed (`keys::kept_instead`).
+pub fn kept_instead(reply: &Reply) -> Option<crate::error::Error> {
+    match &reply.body {
+        Response::Keys(answer) => keys::kept_instead(answer),
+        _ => None,
+    }
+}
+
 /// The family's answer as a reply.
 fn reply<T>(answer: Result<(u16, T)>, family: fn(T) -> Response) -> Result<Reply> {
     let (status, body) = answer?;
@@ -117,6 +129,7 @@ fn run(
             Response::Session,
         ),
         Op::Merchant(op) => reply(merchant::apply(store, ctx, op), Response::Merchant),
+        Op::Keys(op) => reply(keys::apply(store, ctx, op, shell), Response::Keys),
         Op::Hooks(op) => reply(hooks::apply(store, ctx, op, shell), Response::Hooks),
     }
 }

@@ -1,6 +1,6 @@
 //! The wire: what clients send and receive, one module per resource family (`token`,
-//! `holder`, `ledger`, `market`, `presale`, `deployment`, `session`, `merchant`, `hooks` for
-//! the event log and webhooks, `admin`). A family's module declares its routes (`ROUTES`:
+//! `holder`, `ledger`, `market`, `presale`, `deployment`, `session`, `merchant`, `keys`, `hooks`
+//! for the event log and webhooks, `admin`). A family's module declares its routes (`ROUTES`:
 //! method, path, access, whether it writes), decodes them into its typed operation, applies
 //! it through `ops` and holds its answers' types. `routes` is the table (the families'
 //! union), [`Op`] and [`apply`] only dispatch to the families.
@@ -18,6 +18,7 @@ pub mod event;
 pub mod health;
 pub mod holder;
 pub mod hooks;
+pub mod keys;
 pub mod ledger;
 pub mod market;
 pub mod merchant;
@@ -33,6 +34,6 @@ pub mod shell;
 pub mod token;
 pub mod webhook;
 
-pub use apply::{apply, Reply, Response, Shell};
+pub use apply::{apply, kept_instead, Reply, Response, Shell};
 pub use op::{HolderRef, Op, Parts};
 pub use routes::{Access, Route};

@@ -6,6 +6,7 @@
 use super::deployment::{self, DeploymentOp};
 use super::holder::{self, HolderOp};
 use super::hooks::{self, HookOp};
+use super::keys::{self, KeyOp};
 use super::ledger::{self, LedgerOp};
 use super::market::{self, MarketOp};
 use super::merchant::{self, MerchantOp};
@@ -31,6 +32,8 @@ pub enum Op {
     Market(MarketOp),
     Session(SessionOp),
     Merchant(MerchantOp),
+    /// The merchant's API keys.
+    Keys(KeyOp),
     /// The event log and webhooks.
     Hooks(HookOp),
 }
@@ -53,6 +56,7 @@ impl Op {
             Op::Market(op) => op.route(),
             Op::Session(op) => op.route(),
             Op::Merchant(op) => op.route(),
+            Op::Keys(op) => op.route(),
             Op::Hooks(op) => op.route(),
         }
     }
@@ -68,6 +72,7 @@ impl Op {
             market::decode(route, parts)?.map(Op::Market),
             session::decode(route, parts)?.map(Op::Session),
             merchant::decode(route, parts)?.map(Op::Merchant),
+            keys::decode(route, parts)?.map(Op::Keys),
             hooks::decode(route, parts)?.map(Op::Hooks),
         ];
         Ok(decoded.into_iter().flatten().next())

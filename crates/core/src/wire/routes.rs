@@ -4,7 +4,9 @@
 //! a test checks). Matching is pure, so the table is the single source for the edge, the
 //! OpenAPI document, the server client and the tests.
 
-use super::{admin, deployment, holder, hooks, ledger, market, merchant, presale, session, token};
+use super::{
+    admin, deployment, holder, hooks, keys, ledger, market, merchant, presale, session, token,
+};
 use crate::error::{Error, ErrorCode, Result};
 
 pub use super::endpoint::{Access, Effect, Route, Row};
@@ -65,6 +67,7 @@ pub const TABLE: &[&[Row]] = &[
     deployment::ROUTES,
     session::ROUTES,
     merchant::ROUTES,
+    keys::ROUTES,
     hooks::ROUTES,
 ];
 
@@ -181,7 +184,7 @@ mod tests {
                 assert!(!overlap, "{} {} and {} {} overlap", a.0, a.1, b.0, b.1);
             }
         }
-        assert_eq!(all.len(), 66);
+        assert_eq!(all.len(), 70);
     }
 
     #[test]

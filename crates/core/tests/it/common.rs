@@ -58,8 +58,6 @@ pub fn merchant_at(address: Address) -> Merchant {
         name: "Test Merchant".into(),
         address,
         sealed_key: "00112233445566778899aabbccddeeff".into(),
-        secret_key_hash: "aa".repeat(32),
-        public_key_hash: "bb".repeat(32),
         created_at: T0,
         private_mode: false,
     }
@@ -226,7 +224,8 @@ impl Fx {
     pub fn new() -> Fx {
         let merchant = merchant_at(wallet(0).address);
         let mut store = MemStore::default();
-        ops::merchant::init(&mut store, &merchant, &ChainMode::Embedded).expect("merchant init");
+        ops::merchant::init(&mut store, &merchant, &[], &ChainMode::Embedded)
+            .expect("merchant init");
         let fx = Fx {
             store,
             ctx: Ctx {

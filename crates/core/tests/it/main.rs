@@ -18,6 +18,7 @@ mod deployment;
 mod due;
 mod events;
 mod floors;
+mod keys;
 mod ledger_props;
 mod ledger_scenarios;
 mod market;

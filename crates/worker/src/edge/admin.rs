@@ -8,7 +8,7 @@ use crate::config;
 use crate::hop::{self, InitArgs, MerchantCall, RegistryCall};
 use crate::http;
 use serde_json::Value;
-use tokenpad_core::auth::{hashes_equal, key_hash, new_keys};
+use tokenpad_core::auth::{hashes_equal, key_hash, last4, new_keys};
 use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::model::time::{iso8601, Millis, Timestamp};
 use tokenpad_core::wire::admin::{
@@ -104,6 +104,8 @@ async fn create_merchant(env: &Env, req: CreateMerchantRequest) -> Result<Respon
         name,
         secret_key_hash: key_hash(&secret_key),
         public_key_hash: key_hash(&public_key),
+        secret_key_last4: Some(last4(&secret_key)),
+        public_key_last4: Some(last4(&public_key)),
         // A merchant created after time travel starts on the service clock, not real time.
         offset_ms: reg.offset_ms,
     });

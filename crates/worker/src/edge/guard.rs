@@ -8,7 +8,9 @@
 //! default four times the rate; 0 turns it off); while the bucket is empty, that address's keyed requests
 //! are refused at the edge, before any object is asked: 429 `rate_limited` with
 //! Retry-After. A key this isolate has seen pass is exempt, so a stranger sharing an address
-//! (a NAT) with a merchant's real client does not lock it out.
+//! (a NAT) with a merchant's real client does not lock it out; a key the object then refuses
+//! (revoked, or past a roll's grace period) loses that at its first refusal. The exemption
+//! only spares a budget: every request's key is checked by the merchant's object.
 //!
 //! A key not known to be good reserves one request of the budget while it is checked, and
 //! gets it back unless it was bad: at most the burst plus the rate of bad keys per second
@@ -99,12 +101,19 @@ pub fn admit(env: &Env, client: &str, key: &str) -> Result<bool> {
     })
 }
 
-/// Learns from an answer: an `invalid_api_key` keeps the request `admit` took; any other
-/// answer gives it back, and one from the merchant's object (`checked`) marks the key good.
+/// Learns from an answer: an `invalid_api_key` keeps the request `admit` took (and a key
+/// once good is good no more: it was revoked or expired); any other answer gives it back, and
+/// one from the merchant's object (`checked`) marks the key good.
 pub fn observe(env: &Env, client: &str, key: &str, took: bool, invalid_key: bool, checked: bool) {
     with(env, |g| {
         if took && !invalid_key {
             g.failures.refund(client, now());
+        }
+        if invalid_key {
+            let hash = key_hash(key);
+            if g.good.remove(&hash) {
+                g.good_order.retain(|h| *h != hash);
+            }
         }
         if checked {
             let hash = key_hash(key);

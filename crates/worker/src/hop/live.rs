@@ -62,6 +62,12 @@ pub fn session_tag(user: &UserId) -> String {
     format!("s:{}", user.as_str())
 }
 
+/// The tag of the sockets a key opened, `k:<key id>`: the merchant's object closes them
+/// through it when the key stops (revoked, or rolled with no grace).
+pub fn key_tag(id: &str) -> String {
+    format!("k:{id}")
+}
+
 /// The topics a `GET /live` asks for: `presale=<id>` and `holder=<userId>`, each repeatable,
 /// in the order asked, each once; 1 to [`MAX_TOPICS`].
 pub fn topics<'q>(
@@ -145,6 +151,13 @@ pub struct Admitted {
     pub offset_ms: Millis,
     /// Each topic's current message.
     pub pushes: Vec<Push>,
+    /// The id of the key that opened it (none for a session): its sockets are tagged
+    /// [`key_tag`], so they close when the key stops.
+    #[serde(default)]
+    pub key: Option<String>,
+    /// When that key stops (service time), when it is in a roll's grace period.
+    #[serde(default)]
+    pub key_ends_at: Option<Millis>,
 }
 
 /// A topic's message, as every socket following it receives it.
@@ -173,6 +186,15 @@ pub enum Control {
     /// The holder's sessions created at or before `until` (service time) were revoked: close
     /// their sockets (4401 `session_revoked`).
     CloseSessions { user: UserId, until: Millis },
+    /// The key `id` stopped working: close the sockets it opened (4401 `invalid_api_key`).
+    CloseKey { id: String },
+    /// The key `id` stops at `at` (service time; the clock's offset is `offset_ms`), at the end
+    /// of a roll's grace period: close the sockets it opened then.
+    KeyEnds {
+        id: String,
+        at: Millis,
+        offset_ms: Millis,
+    },
     /// The merchant turned private mode on: close the public-key sockets following holders
     /// (4403 `session_token_required`).
     ClosePublicHolders,

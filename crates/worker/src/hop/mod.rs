@@ -170,8 +170,14 @@ pub enum MerchantCall {
 pub struct InitArgs {
     pub id: MerchantId,
     pub name: String,
+    /// The merchant's first keys (made by the edge, which shows them once): their hashes and
+    /// last four characters (absent from an edge of the release before key records).
     pub secret_key_hash: String,
     pub public_key_hash: String,
+    #[serde(default)]
+    pub secret_key_last4: Option<String>,
+    #[serde(default)]
+    pub public_key_last4: Option<String>,
     /// The service clock's offset when the merchant is created (after time travel).
     pub offset_ms: Millis,
 }

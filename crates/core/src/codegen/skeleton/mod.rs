@@ -19,7 +19,7 @@ use super::jsontext::{array, insert, object, pretty, Object};
 use super::paths::{document_path, documented, preflighted, takes_key, UNDOCUMENTED};
 use crate::wire::routes::{rows, Access, Row, EDGE};
 use crate::wire::{
-    admin, deployment, holder, hooks, ledger, market, merchant, presale, session, token,
+    admin, deployment, holder, hooks, keys, ledger, market, merchant, presale, session, token,
 };
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
@@ -38,6 +38,7 @@ const TAGS: &[(&[Row], &str)] = &[
     (deployment::ROUTES, "deployments"),
     (session::ROUTES, "sessions"),
     (merchant::ROUTES, "tokens"),
+    (keys::ROUTES, "keys"),
     (hooks::ROUTES, "webhooks"),
 ];
 

@@ -1,11 +1,13 @@
-//! The in-memory store's sessions and idempotency records (the keys callers hold).
+//! The in-memory store's sessions, idempotency records and API keys (the keys callers hold).
 
 use super::MemStore;
 use crate::error::Result;
 use crate::model::ids::UserId;
+use crate::model::key::ApiKey;
 use crate::model::session::{Session, SessionId};
 use crate::model::time::Millis;
 use crate::store::idempotency::{IdempotencyStore, Kept};
+use crate::store::keys::KeyStore;
 use crate::store::session::SessionStore;
 
 impl SessionStore for MemStore {
@@ -49,6 +51,23 @@ impl IdempotencyStore for MemStore {
     }
     fn forget_answers_before(&mut self, before: Millis) -> Result<()> {
         self.kept_answers.retain(|_, k| k.created_at >= before);
+        Ok(())
+    }
+}
+
+impl KeyStore for MemStore {
+    fn api_keys(&self) -> Result<Vec<ApiKey>> {
+        Ok(self.api_keys.clone())
+    }
+    fn put_api_key(&mut self, key: &ApiKey) -> Result<()> {
+        match self.api_keys.iter_mut().find(|k| k.id == key.id) {
+            Some(k) => *k = key.clone(),
+            None => self.api_keys.push(key.clone()),
+        }
+        Ok(())
+    }
+    fn remove_api_key(&mut self, id: &str) -> Result<()> {
+        self.api_keys.retain(|k| k.id != id);
         Ok(())
     }
 }

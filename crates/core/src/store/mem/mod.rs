@@ -64,6 +64,8 @@ pub struct MemStore {
     pub books: Books,
     /// Idempotency records, by stored key.
     pub kept_answers: BTreeMap<String, Kept>,
+    /// API key records, oldest first.
+    pub api_keys: Vec<crate::model::key::ApiKey>,
 }
 
 impl MemStore {

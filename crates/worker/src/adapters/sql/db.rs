@@ -79,6 +79,8 @@ pub struct SqlStore {
 pub struct Watch {
     /// The merchant record.
     pub merchant: Rc<Cell<bool>>,
+    /// The merchant's API keys.
+    pub keys: Rc<Cell<bool>>,
     /// The schedule of due work.
     pub schedule: Rc<Cell<bool>>,
     /// The webhooks (made, changed, deleted; a fan-out moving their cursors).
@@ -169,6 +171,12 @@ impl SqlStore {
     pub(crate) fn merchant_writes(&self) {
         if let Some(w) = &self.watch {
             w.merchant.set(true);
+        }
+    }
+
+    pub(crate) fn keys_write(&self) {
+        if let Some(w) = &self.watch {
+            w.keys.set(true);
         }
     }
 

@@ -27,8 +27,10 @@
 //! `session_expired` or `session_revoked`) when its session expires (its alarm) or is revoked
 //! (this object tells the relays following the session's tag, [`Hub::revoked`]); a public-key
 //! socket following a holder is closed (4403, `session_token_required`) once the merchant
-//! turns private mode on ([`Hub::private_mode_on`]). In private mode presales name their
-//! participants by address.
+//! turns private mode on ([`Hub::private_mode_on`]); a key's sockets are closed (4401,
+//! `invalid_api_key`) once the key stops: at once by a revoke or a roll with no grace, by the
+//! relay's alarm at the end of a roll's grace period. In private mode
+//! presales name their participants by address.
 
 mod flush;
 mod follow;
@@ -38,7 +40,7 @@ mod topic;
 use crate::adapters::sql::{SqlStore, Watch};
 use crate::hop::live::WatchCall;
 use crate::hop::live::{
-    relay_name, session_tag, Admitted, Control, Opener, Push, Topic, MAX_TOPICS,
+    key_tag, relay_name, session_tag, Admitted, Control, Opener, Push, Topic, MAX_TOPICS,
 };
 use crate::objects::clock::ServiceClock;
 use follow::{Followed, Snapshot};
@@ -46,9 +48,11 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::Duration;
-use tokenpad_core::model::ids::{MerchantId, UserId};
+use tokenpad_core::model::ids::UserId;
+use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::ops::session::access::Caller;
+use tokenpad_core::wire::keys::KeyOp;
 use tokenpad_core::wire::merchant::MerchantOp;
 use tokenpad_core::wire::session::SessionOp;
 use tokenpad_core::wire::Op;
@@ -80,6 +84,8 @@ enum Tell {
     /// The merchant's settings changed: in private mode, public-key sockets following
     /// holders close.
     Settings,
+    /// A key was revoked or rolled: if it stopped, the sockets it opened close.
+    Key(String),
 }
 
 impl Heard {
@@ -87,10 +93,11 @@ impl Heard {
         let tell = match op {
             Op::Session(SessionOp::RevokeSessions(user)) => Tell::Revoked(user.clone()),
             Op::Merchant(MerchantOp::PatchSettings(_)) => Tell::Settings,
+            Op::Keys(KeyOp::Revoke(id) | KeyOp::Roll(id, _)) => Tell::Key(id.clone()),
             _ => Tell::Nothing,
         };
         Heard {
-            changes: op.writes() && !matches!(op, Op::Hooks(_)),
+            changes: op.writes() && !matches!(op, Op::Hooks(_) | Op::Keys(_)),
             tell,
         }
     }
@@ -205,12 +212,18 @@ impl Hub {
 
     /// An operation committed at service time `now`: its changes go out at the next flush,
     /// and the sockets it ends are closed. `private_mode` says whether the merchant is in
-    /// private mode now (asked only after a change of its settings).
-    pub fn committed(&self, heard: Heard, private_mode: impl FnOnce() -> bool, now: Millis) {
-        if !heard.changes {
-            return;
+    /// private mode now (asked only after a change of its settings); `key_end`, when a key
+    /// stops (stopped) working, if it does (asked only after a key's revoke or roll).
+    pub fn committed(
+        &self,
+        heard: Heard,
+        private_mode: impl FnOnce() -> bool,
+        key_end: impl FnOnce(&str) -> Option<Millis>,
+        now: Millis,
+    ) {
+        if heard.changes {
+            self.changed();
         }
-        self.changed();
         match heard.tell {
             Tell::Nothing => {}
             Tell::Revoked(user) => self.revoked(&user, now),
@@ -218,6 +231,19 @@ impl Hub {
                 if private_mode() {
                     self.private_mode_on();
                 }
+            }
+            Tell::Key(id) => {
+                let tag = key_tag(&id);
+                let control = match key_end(&id) {
+                    Some(at) if at <= now => Control::CloseKey { id },
+                    Some(at) => Control::KeyEnds {
+                        id,
+                        at,
+                        offset_ms: now.saturating_sub(real_now()),
+                    },
+                    None => return,
+                };
+                self.control(|f| f.relays_of(&tag), control);
             }
         }
     }
@@ -264,19 +290,21 @@ impl Hub {
         }
     }
 
-    /// Admits a socket a relay asks for (`WatchCall`), opened by `caller` of merchant
-    /// `merchant` (in private mode or not): each topic must be one it may follow and must
-    /// exist (a 403 or 404 otherwise). The answer carries each topic's current message; from
-    /// now on the relay is sent each topic's changes.
+    /// Admits a socket a relay asks for (`WatchCall`), opened by `caller` (with the key whose
+    /// id and end, if it has one, are `key`, when a key opened it) of `merchant` (in private mode or not): each topic
+    /// must be one it may follow and must exist (a 403 or 404 otherwise). The answer carries
+    /// each topic's current message; from now on the relay is sent each topic's changes.
     pub fn admit(
         &self,
         store: &SqlStore,
         caller: &Caller,
-        merchant: &MerchantId,
-        private: bool,
+        key: Option<(String, Option<Millis>)>,
+        merchant: &Merchant,
         call: WatchCall,
         now: Millis,
     ) -> Result<Admitted> {
+        let private = merchant.private_mode;
+        let merchant = &merchant.id;
         let topics = call
             .tags
             .iter()
@@ -345,6 +373,9 @@ impl Hub {
             if let Opener::Session { user, .. } = &opener {
                 tags.push(session_tag(user));
             }
+            if let Some((id, _)) = &key {
+                tags.push(key_tag(id));
+            }
             for tag in tags {
                 if followed.add(&tag, &relay, real) {
                     follow::write(store, &tag, &relay)?;
@@ -356,6 +387,8 @@ impl Hub {
             opener,
             offset_ms: now.saturating_sub(real),
             pushes,
+            key_ends_at: key.as_ref().and_then(|(_, end)| *end),
+            key: key.map(|(id, _)| id),
         })
     }
 

@@ -23,10 +23,13 @@
 //! relay's alarm (expiry is service time: the relay keeps the clock's offset, which local
 //! time travel moves), and when the object says its sessions were revoked (4401
 //! `session_revoked`); public-key sockets following holders are closed (4403
-//! `session_token_required`) when the object says the merchant turned private mode on.
+//! `session_token_required`) when the object says the merchant turned private mode on; a
+//! key's sockets (tagged `k:<key id>`) are closed (4401 `invalid_api_key`) when the object
+//! says the key was revoked or rolled with no grace, and by the alarm when a roll's grace
+//! period ends (the ends are kept in storage, `KEY_ENDS_KEY`).
 
 use crate::hop::live::{
-    session_tag, topics, Admitted, Control, Opener, Push, RelayCall, RelayHeld, WatchCall,
+    key_tag, session_tag, topics, Admitted, Control, Opener, Push, RelayCall, RelayHeld, WatchCall,
     MERCHANT_HEADER, RELAY_HEADER,
 };
 use crate::hop::{self, Credential, MerchantCall, SESSION_PROTOCOL};
@@ -47,6 +50,8 @@ use worker::{
 
 /// Where the relay keeps the service clock's offset (for its alarm, after it hibernated).
 const OFFSET_KEY: &str = "offset";
+/// Where the relay keeps when the keys in a roll's grace period stop (key id -> service time).
+const KEY_ENDS_KEY: &str = "key_ends";
 
 #[wasm_bindgen]
 extern "C" {
@@ -205,6 +210,9 @@ impl RelayObject {
         if let Opener::Session { user, .. } = &admitted.opener {
             tags.push(JsValue::from(session_tag(user)));
         }
+        if let Some(id) = &admitted.key {
+            tags.push(JsValue::from(key_tag(id)));
+        }
         let raw = self.state.as_raw();
         raw.accept_websocket_with_tags(pair.server.as_ref(), tags)
             .map_err(|e| ws_error(worker::Error::from(e)))?;
@@ -225,6 +233,10 @@ impl RelayObject {
         if let Opener::Session { expires_at, .. } = &admitted.opener {
             self.note_offset(admitted.offset_ms).await;
             self.arm(*expires_at, admitted.offset_ms).await;
+        }
+        if let (Some(id), Some(at)) = (&admitted.key, admitted.key_ends_at) {
+            self.note_offset(admitted.offset_ms).await;
+            self.key_ends(id.clone(), at).await;
         }
         let mut response = Response::from_websocket(pair.client).map_err(ws_error)?;
         // A browser that offered the subprotocol fails the socket unless it is selected.
@@ -323,6 +335,11 @@ impl RelayObject {
                     }
                 }
             }
+            Control::CloseKey { id } => self.close_key(&id),
+            Control::KeyEnds { id, at, offset_ms } => {
+                self.note_offset(offset_ms).await;
+                self.key_ends(id, at).await;
+            }
             Control::ClosePublicHolders => {
                 let raw = self.state.as_raw();
                 for ws in self.sockets(None) {
@@ -384,11 +401,50 @@ impl RelayObject {
         }
     }
 
-    /// Closes the sockets whose session expired, and sets the alarm for the next expiry.
+    fn close_key(&self, id: &str) {
+        for ws in self.sockets(Some(&key_tag(id))) {
+            close(&ws, 4401, ErrorCode::InvalidApiKey);
+        }
+    }
+
+    async fn stored_key_ends(&self) -> BTreeMap<String, Millis> {
+        let stored = self.state.storage().get(KEY_ENDS_KEY).await;
+        stored.ok().flatten().unwrap_or_default()
+    }
+
+    /// Key `id` stops at `at` (service time): its sockets close then (`expire`).
+    async fn key_ends(&self, id: String, at: Millis) {
+        let mut ends = self.stored_key_ends().await;
+        let end = ends.get(&id).map_or(at, |had| (*had).min(at));
+        ends.insert(id, end);
+        if let Err(e) = self.state.storage().put(KEY_ENDS_KEY, &ends).await {
+            worker::console_error!("relay: a key's end: {e}");
+        }
+        let offset = self.offset().await;
+        self.arm(end, offset).await;
+    }
+
+    /// Closes the sockets whose session expired or whose key's grace period ended, and sets
+    /// the alarm for the next expiry.
     async fn expire(&self) {
         let offset = self.offset().await;
         let now = crate::clock::now_ms().saturating_add(offset);
         let mut next: Option<Millis> = None;
+        let mut ends = self.stored_key_ends().await;
+        let before = ends.len();
+        ends.retain(|id, at| {
+            if now >= *at {
+                self.close_key(id);
+                return false;
+            }
+            next = Some(next.map_or(*at, |n| n.min(*at)));
+            true
+        });
+        if ends.len() != before {
+            if let Err(e) = self.state.storage().put(KEY_ENDS_KEY, &ends).await {
+                worker::console_error!("relay: the keys' ends: {e}");
+            }
+        }
         for ws in self.sockets(None) {
             if let Opener::Session { expires_at, .. } = opener(&ws) {
                 if now >= expires_at {

@@ -30,7 +30,7 @@ fn recorded(e: &Error) -> bool {
 impl MerchantObject {
     pub(super) async fn api(&self, call: ApiCall) -> Result<Answer> {
         let store = self.store()?;
-        let (merchant, caller) = self.admit(&store, &call.credential, &call.client)?;
+        let (merchant, caller, _) = self.admit(&store, &call.credential, &call.client)?;
         // A request that did not decode is refused only now, after its credential checked.
         let op = call.op?;
         // Who may run it, before any replay: a credential never replays what it may not do.
@@ -96,6 +96,11 @@ impl MerchantObject {
                 self.live.committed(
                     heard,
                     || matches!(self.hot_merchant(&store), Ok(Some(m)) if m.private_mode),
+                    |id| {
+                        let keys = self.hot_keys(&store).ok()?;
+                        let key = keys.iter().find(|k| k.id == id)?;
+                        key.revoked_at.or(key.expires_at)
+                    },
                     now,
                 );
                 let answer = Answer::json_text(status, body).stamped(now);
@@ -155,7 +160,16 @@ impl MerchantObject {
                 if prune {
                     idempotency::prune(&mut store, ctx.now)?;
                 }
-                idempotency::record(&mut store, &caller, idem, reply.status, &body, ctx.now)?;
+                // An answer that shows a key is kept as a refusal: a key is shown once.
+                let refusal = tokenpad_core::wire::kept_instead(&reply)
+                    .map(|e| http::encode(&e.to_body()).map(|text| (e.status(), text)))
+                    .transpose()
+                    .map_err(|err| Error::internal(format!("encode: {err}")))?;
+                let (status, kept) = match &refusal {
+                    Some((status, text)) => (*status, text.as_str()),
+                    None => (reply.status, body.as_str()),
+                };
+                idempotency::record(&mut store, &caller, idem, status, kept, ctx.now)?;
             }
             let queued = outbox::queue(&store, &ctx, &reply)?;
             Ok((reply.status, body, queued))
@@ -191,16 +205,20 @@ impl MerchantObject {
     /// each topic's current message, or the refusal.
     pub(super) fn admit_socket(&self, call: WatchCall) -> Result<Answer> {
         let store = self.store()?;
-        let (merchant, caller) = self.admit(&store, &call.credential, &call.client)?;
+        let (merchant, caller, key) = self.admit(&store, &call.credential, &call.client)?;
         let now = self.now()?;
-        let admitted = self.live.admit(
-            &store,
-            &caller,
-            &merchant.id,
-            merchant.private_mode,
-            call,
-            now,
-        )?;
+        // The key's end, when it is in a roll's grace period: its socket closes then.
+        let key = key.map(|id| {
+            let end = self
+                .hot_keys(&store)
+                .ok()
+                .and_then(|keys| keys.into_iter().find(|k| k.id == id))
+                .and_then(|k| k.expires_at);
+            (id, end)
+        });
+        let admitted = self
+            .live
+            .admit(&store, &caller, key, &merchant, call, now)?;
         Answer::json(200, &admitted)
     }
 }

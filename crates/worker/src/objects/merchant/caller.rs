@@ -1,19 +1,24 @@
 //! Who a request is, once per request ([`MerchantObject::admit`], for an API call and for a
-//! live socket alike): a secret or public key checked against its stored hash, or a holder's
+//! live socket alike): a secret or public key checked against the merchant's working keys
+//! (`tokenpad_core::ops::keys::check`: its hash, not revoked, not past a roll's grace), its
+//! last use written at most once a minute; or a holder's
 //! session token checked against the merchant's signing key and the session it names; then
 //! charged to its budget (`budgets.rs`). What the caller may do is decided once too, by the
 //! core (`wire::scope::authorize`, whose `Permitted` is all `wire::apply` takes).
 
 use super::MerchantObject;
 use crate::adapters::sql::SqlStore;
+use crate::adapters::txn::transaction;
 use crate::adapters::wallet::session_key;
 use crate::hop::Credential;
 use std::cell::{Cell, RefCell};
-use tokenpad_core::auth::{hashes_equal, key_hash, parse_key, KeyKind};
+use tokenpad_core::model::key::{ApiKey, KeyKind};
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::Millis;
+use tokenpad_core::ops::keys;
 use tokenpad_core::ops::session::access::{self, Caller};
 use tokenpad_core::ratelimit::budgets::Budgets;
+use tokenpad_core::store::keys::KeyStore;
 use tokenpad_core::{Error, ErrorCode, Result};
 
 /// What the object keeps of its callers between requests.
@@ -34,39 +39,68 @@ impl Callers {
 }
 
 impl MerchantObject {
-    /// The merchant and who is calling, from the client address `client`, charged to its
-    /// budget: the one check of a credential an API call or a live socket makes. Only a
-    /// credential that checked spends a budget: strangers with forged keys cannot use one up
-    /// (the edge limits them per client address).
+    /// The merchant and who is calling (and the id of its key, when a key calls), from the
+    /// client address `client`, charged to its budget: the one check of a credential an API
+    /// call or a live socket makes. Only a credential that checked spends a budget: strangers
+    /// with forged keys cannot use one up (the edge limits them per client address).
     pub(super) fn admit(
         &self,
         store: &SqlStore,
         credential: &Credential,
         client: &str,
-    ) -> Result<(Merchant, Caller)> {
+    ) -> Result<(Merchant, Caller, Option<String>)> {
         let merchant = self
             .hot_merchant(store)?
             .ok_or_else(|| unknown(credential))?;
-        let caller = self.caller(store, &merchant, credential)?;
+        let (caller, key) = self.caller(store, &merchant, credential)?;
         self.charge(&caller, client)?;
-        Ok((merchant, caller))
+        Ok((merchant, caller, key))
     }
 
-    /// Who the request is: a key checked against its stored hash, or a session token
-    /// checked against this merchant's signing key and the session it names.
+    /// Who the request is (and its key's id): a key checked against the merchant's working
+    /// keys, or a session token checked against this merchant's signing key and the session
+    /// it names.
     fn caller(
         &self,
         store: &SqlStore,
         merchant: &Merchant,
         credential: &Credential,
-    ) -> Result<Caller> {
+    ) -> Result<(Caller, Option<String>)> {
         match credential {
-            Credential::Key(key) => check_key(merchant, key),
+            Credential::Key(key) => {
+                let now = self.now()?;
+                let (kind, id, touch) =
+                    keys::check(&self.hot_keys(store)?, &merchant.id, key, now)?;
+                if let Some(record) = touch {
+                    self.touch(record);
+                }
+                let caller = match kind {
+                    KeyKind::Secret => Caller::Secret,
+                    KeyKind::Public => Caller::Public,
+                };
+                Ok((caller, Some(id)))
+            }
             Credential::Session(token) => {
                 let key = session_key(&self.env, &merchant.id)?;
                 let session = access::verify(store, &key, &merchant.id, token, self.now()?)?;
-                Ok(Caller::Session(session))
+                Ok((Caller::Session(session), None))
             }
+        }
+    }
+}
+
+impl MerchantObject {
+    /// Writes a key's last use (and last four characters, for a key from before key
+    /// records): at most once a minute per key (`keys::check` says when), in a transaction of
+    /// its own. Its failure is logged, never the request's: the key checked.
+    fn touch(&self, record: ApiKey) {
+        let written = self.store().and_then(|mut store| {
+            transaction(&self.state.storage(), &self.watch, move || {
+                store.put_api_key(&record)
+            })
+        });
+        if let Err(e) = written {
+            worker::console_error!("a key's last use: {}", e.message);
         }
     }
 }
@@ -78,23 +112,5 @@ fn unknown(credential: &Credential) -> Error {
         Credential::Session(_) => {
             Error::new(ErrorCode::InvalidSessionToken, "Invalid session token")
         }
-    }
-}
-
-/// The key must be well formed, name this merchant, and hash to the stored hash of its kind.
-fn check_key(merchant: &Merchant, key: &str) -> Result<Caller> {
-    let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");
-    let (kind, id) = parse_key(key).ok_or_else(invalid)?;
-    let stored = match kind {
-        KeyKind::Secret => &merchant.secret_key_hash,
-        KeyKind::Public => &merchant.public_key_hash,
-    };
-    if id == merchant.id && hashes_equal(&key_hash(key), stored) {
-        Ok(match kind {
-            KeyKind::Secret => Caller::Secret,
-            KeyKind::Public => Caller::Public,
-        })
-    } else {
-        Err(invalid())
     }
 }

@@ -7,10 +7,11 @@ use crate::adapters::txn::transaction;
 use crate::adapters::wallet::random;
 use crate::http::Answer;
 use std::cell::Cell;
-use tokenpad_core::auth::key_hash;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::ids::JobId;
+use tokenpad_core::model::key::KeyKind;
 use tokenpad_core::ops;
+use tokenpad_core::store::keys::KeyStore;
 use tokenpad_core::store::{DueKey, Store};
 use tokenpad_core::wire::admin::{ChainFaultsResult, FaultKind, FaultsResult};
 use tokenpad_core::{Error, Result};
@@ -100,14 +101,29 @@ impl MerchantObject {
         )
     }
 
-    /// A transaction that writes the merchant with another public key, then fails.
+    /// A transaction that writes the merchant in private mode, a key record that takes
+    /// another public key and every key revoked, then fails.
     fn merchant_rollback(&self) -> Result<()> {
         let mut store = self.store()?;
         let mut merchant = self.merchant()?;
-        merchant.public_key_hash =
-            key_hash(&format!("pk_{}_{}", merchant.id.as_str(), "0".repeat(32)));
+        merchant.private_mode = !merchant.private_mode;
+        let other = format!("pk_{}_{}", merchant.id.as_str(), "0".repeat(32));
+        let now = self.now()?;
+        let mut keys = store.api_keys()?;
+        for k in &mut keys {
+            k.revoked_at = Some(now);
+        }
+        keys.push(tokenpad_core::ops::keys::record(
+            KeyKind::Public,
+            "rolled back",
+            &other,
+            now,
+        ));
         let failed = transaction(&self.state.storage(), &self.watch, move || {
             store.put_merchant(&merchant)?;
+            for k in &keys {
+                store.put_api_key(k)?;
+            }
             Err::<(), _>(Error::internal(
                 "injected fault: rolled back after writing the merchant",
             ))

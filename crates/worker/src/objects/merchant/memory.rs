@@ -1,5 +1,5 @@
 //! What the object keeps in memory between requests ([`Kept`]): the service clock's offset,
-//! the merchant record and when the next scheduled item is due, each a copy of committed
+//! the merchant record, its API keys and when the next scheduled item is due, each a copy of committed
 //! state, so a request reads none of them from SQLite; and answers already rendered (rows of
 //! the pages readers poll, `render.rs`; a presale's reads, `presale_texts.rs`). The ledger's
 //! rows (tokens, holders, balances, a holder's lists) are kept the same way, by the stores
@@ -10,8 +10,10 @@ use crate::adapters::sql::SqlStore;
 use crate::objects::clock::ServiceClock;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use tokenpad_core::model::key::ApiKey;
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::Millis;
+use tokenpad_core::store::keys::KeyStore;
 use tokenpad_core::store::Store;
 use tokenpad_core::Result;
 
@@ -27,6 +29,11 @@ pub(super) struct Kept {
     /// stores, committed or rolled back, raises `watch.merchant`, and the next API call
     /// reads the record again: a failed transaction can never leave its change here.
     merchant: RefCell<Option<Merchant>>,
+    /// The merchant's API key records, kept as the merchant record is: read outside any
+    /// transaction, forgotten when any store of this object writes a key (`watch.keys`), so
+    /// a key revoked or rolled is refused by the very next request, and a key checks without
+    /// a query.
+    keys: RefCell<Option<Vec<ApiKey>>>,
     /// When the earliest scheduled item is due (`Some(None)`: nothing is scheduled; `None`:
     /// not known), read outside transactions like the merchant record and forgotten the same
     /// way, when any store of this object writes the schedule (`watch.schedule`): a request
@@ -64,6 +71,20 @@ impl MerchantObject {
         }
         let read = store.merchant()?;
         self.kept.merchant.replace(read.clone());
+        Ok(read)
+    }
+
+    /// The merchant's API keys as committed: the copy in memory, or read (outside
+    /// transactions) when a write of a key, or none yet, left it unknown.
+    pub(super) fn hot_keys(&self, store: &SqlStore) -> Result<Vec<ApiKey>> {
+        if self.watch.keys.replace(false) {
+            self.kept.keys.replace(None);
+        }
+        if let Some(keys) = self.kept.keys.borrow().as_ref() {
+            return Ok(keys.clone());
+        }
+        let read = store.api_keys()?;
+        self.kept.keys.replace(Some(read.clone()));
         Ok(read)
     }
 

@@ -141,7 +141,7 @@ fn to_worker(e: Error) -> worker::Error {
 
 impl MerchantObject {
     fn store(&self) -> Result<SqlStore> {
-        let store = SqlStore::new(self.state.storage().sql()).watching(self.watch.clone());
+        let mut store = SqlStore::new(self.state.storage().sql()).watching(self.watch.clone());
         if !self.migrated.get() {
             store.migrate()?;
             self.migrated.set(true);

@@ -1,6 +1,7 @@
 //! The operator's calls (the edge's admin routes; the clock and the faucet only in local
-//! runs and tests): creating the merchant, moving the service clock, funding an address with
-//! test USDC, and a deployment's public page. The test faults are in `faults.rs`.
+//! runs and tests): creating the merchant (and the records of its first keys), moving the
+//! service clock, funding an address with test USDC, and a deployment's public page. The test
+//! faults are in `faults.rs`.
 
 use super::MerchantObject;
 use crate::adapters::txn::transaction;
@@ -12,6 +13,7 @@ use tokenpad_core::model::amount::Usdc;
 use tokenpad_core::model::chain::ChainMode;
 use tokenpad_core::model::decimal::Decimal;
 use tokenpad_core::model::ids::DeploymentId;
+use tokenpad_core::model::key::{ApiKey, KeyKind};
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::{iso8601, Millis};
 use tokenpad_core::ops;
@@ -30,16 +32,30 @@ impl MerchantObject {
             name: args.name,
             address: wallet.address,
             sealed_key: wallet.sealed_key,
-            secret_key_hash: args.secret_key_hash,
-            public_key_hash: args.public_key_hash,
             created_at: self.now()?,
             private_mode: false,
         };
+        let first = |kind, hash: &str, last4: Option<String>| ApiKey {
+            last4,
+            ..ops::keys::migrated(kind, hash, merchant.created_at)
+        };
+        let keys = [
+            first(
+                KeyKind::Secret,
+                &args.secret_key_hash,
+                args.secret_key_last4,
+            ),
+            first(
+                KeyKind::Public,
+                &args.public_key_hash,
+                args.public_key_last4,
+            ),
+        ];
         let mut store = self.store()?;
         let m = merchant.clone();
         let chain = self.chain.mode()?;
         transaction(&self.state.storage(), &self.watch, move || {
-            ops::merchant::init(&mut store, &m, &chain)
+            ops::merchant::init(&mut store, &m, &keys, &chain)
         })?;
         Answer::json(
             201,
