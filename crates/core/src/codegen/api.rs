@@ -299,46 +299,32 @@ fn exported(dts: &str) -> BTreeSet<String> {
 /// TypeScript type expressions of openapi.json's schemas for another generated file (the
 /// server client's methods, `super::methods`), noting the names they use: those `wire.d.ts`
 /// declares, and those `api.d.ts` must.
-pub struct Types {
-    schemas: BTreeMap<String, Value>,
-    from_wire: BTreeSet<String>,
-    imports: BTreeSet<String>,
-    wanted: BTreeSet<String>,
-}
+pub struct Types<'a>(Gen<'a>);
 
-impl Types {
-    pub fn new(schemas: &[(String, Value)], wire_dts: &str) -> Types {
-        Types {
-            schemas: schemas.iter().cloned().collect(),
+impl<'a> Types<'a> {
+    pub fn new(schemas: &'a BTreeMap<String, Value>, wire_dts: &str) -> Types<'a> {
+        Types(Gen {
+            schemas,
             from_wire: exported(wire_dts),
-            imports: BTreeSet::new(),
             wanted: BTreeSet::new(),
-        }
+            imports: BTreeSet::new(),
+        })
     }
 
     /// Schema `s` as a TypeScript type.
     pub fn ty(&mut self, s: &Value) -> String {
-        let mut g = Gen {
-            schemas: &self.schemas,
-            from_wire: self.from_wire.clone(),
-            wanted: BTreeSet::new(),
-            imports: BTreeSet::new(),
-        };
-        let ty = g.ty(s);
-        self.imports.extend(g.imports);
-        self.wanted.extend(g.wanted);
-        ty
+        self.0.ty(s)
     }
 
     /// The names used: `(from wire.d.ts, from api.d.ts)`, the latter by their TypeScript names.
     pub fn names(&self) -> (BTreeSet<String>, BTreeSet<String>) {
-        let api = self.wanted.iter().map(|n| ts_name(n)).collect();
-        (self.imports.clone(), api)
+        let api = self.0.wanted.iter().map(|n| ts_name(n)).collect();
+        (self.0.imports.clone(), api)
     }
 
     /// The schema names `api.d.ts` must declare for what was written.
     pub fn wanted(&self) -> &BTreeSet<String> {
-        &self.wanted
+        &self.0.wanted
     }
 }
 

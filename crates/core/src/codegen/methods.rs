@@ -11,7 +11,7 @@ use super::api::Types;
 use super::paths::{called, document_path, takes_key};
 use crate::wire::routes::Row;
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 const HEADER: &str =
     "// Generated from the route declarations (crates/core/src/wire/<family>.rs, `ROUTES`) and
@@ -158,10 +158,8 @@ fn method(doc: &Value, row: &Row, types: &mut Types) -> Result<String, String> {
             "{id}: both a body and query parameters (the generated method takes one or the other)"
         ));
     }
-    let mut args: Vec<String> = path_params(row.1)
-        .iter()
-        .map(|p| format!("{p}: string"))
-        .collect();
+    let params = path_params(row.1);
+    let mut args: Vec<String> = params.iter().map(|p| format!("{p}: string")).collect();
     let mut init = vec!["...opts".to_string()];
     let mut lines: Vec<String> = Vec::new();
     lines.push(format!("`{} {}`{}", row.0, document_path(row.1), {
@@ -213,7 +211,6 @@ fn method(doc: &Value, row: &Row, types: &mut Types) -> Result<String, String> {
         "CallOptions"
     };
     args.push(format!("opts?: {opts}"));
-    let params: Vec<String> = path_params(row.1);
     Ok(format!(
         "{doc}  {id}({args}): Promise<{answer}> {{\n    return this.call('{id}', [{params}], {{ {init} }});\n  }}\n",
         doc = jsdoc(&lines),
@@ -230,7 +227,8 @@ pub fn methods_ts(
     schemas: &[(String, Value)],
     wire_dts: &str,
 ) -> Result<(String, BTreeSet<String>), String> {
-    let mut types = Types::new(schemas, wire_dts);
+    let map: BTreeMap<String, Value> = schemas.iter().cloned().collect();
+    let mut types = Types::new(&map, wire_dts);
     let mut body = String::new();
     for row in called().filter(|row| !SESSION_ONLY.contains(&row.2.operation_id())) {
         body.push('\n');
