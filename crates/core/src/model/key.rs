@@ -81,6 +81,11 @@ impl ApiKey {
         }
     }
 
+    /// When it stops (or stopped) working, if an end is set: its revocation, else its expiry.
+    pub fn end(&self) -> Option<Millis> {
+        self.revoked_at.or(self.expires_at)
+    }
+
     /// When it stopped working, if it has: its revocation, or its expiry once past.
     pub fn ended_at(&self, now: Millis) -> Option<Millis> {
         self.revoked_at.or(self.expires_at.filter(|at| *at <= now))

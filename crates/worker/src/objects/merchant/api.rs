@@ -4,6 +4,7 @@
 //! authorized once (`wire::scope::authorize`, whose `Permitted` is what `wire::apply` takes).
 
 use super::{idempotency, live, outbox, presale_texts, MerchantObject};
+use crate::adapters::sql::SqlStore;
 use crate::adapters::txn::transaction;
 use crate::adapters::wallet::{WalletMaker, WorkerShell};
 use crate::hop::live::WatchCall;
@@ -96,11 +97,7 @@ impl MerchantObject {
                 self.live.committed(
                     heard,
                     || matches!(self.hot_merchant(&store), Ok(Some(m)) if m.private_mode),
-                    |id| {
-                        let keys = self.hot_keys(&store).ok()?;
-                        let key = keys.iter().find(|k| k.id == id)?;
-                        key.revoked_at.or(key.expires_at)
-                    },
+                    |id| self.key_end(&store, id),
                     now,
                 );
                 let answer = Answer::json_text(status, body).stamped(now);
@@ -209,16 +206,19 @@ impl MerchantObject {
         let now = self.now()?;
         // The key's end, when it is in a roll's grace period: its socket closes then.
         let key = key.map(|id| {
-            let end = self
-                .hot_keys(&store)
-                .ok()
-                .and_then(|keys| keys.into_iter().find(|k| k.id == id))
-                .and_then(|k| k.expires_at);
+            let end = self.key_end(&store, &id);
             (id, end)
         });
         let admitted = self
             .live
             .admit(&store, &caller, key, &merchant, call, now)?;
         Answer::json(200, &admitted)
+    }
+
+    /// When the merchant's key `id` stops (or stopped) working, if an end is set
+    /// (`ApiKey::end`); None too when its records cannot be read.
+    fn key_end(&self, store: &SqlStore, id: &str) -> Option<Millis> {
+        let keys = self.hot_keys(store).ok()?;
+        keys.iter().find(|k| k.id == id)?.end()
     }
 }
