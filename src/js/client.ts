@@ -235,6 +235,7 @@ export class TokenpadClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(init.body ?? {});
     }
+    // From its start (a read while it is on its way may land after it) to its end.
     if (method === 'POST') this.#wroteAt = Date.now();
     const answer = await send(this.#http, { method, path, query: init.query, headers, body }, init);
     if (method === 'POST') this.#wroteAt = Date.now();

@@ -14,7 +14,7 @@
 import type { ActionOptions, TokenpadClient, Watch } from './client.js';
 import type { WatchOptions } from './live.js';
 import type { BuyPresaleRequest, BuyPresaleResult, LedgerResult, SendRequest, SpendRequest } from './generated/api.js';
-import type { HolderFull, Presale, Token, TokenBalance } from './generated/wire.js';
+import type { HolderFull, Presale } from './generated/wire.js';
 
 /** The query keys of tokenpad's reads: every one starts with `'tokenpad'`, a holder's with its holder key. */
 export const tokenpadKeys = {
@@ -54,20 +54,18 @@ export function holderQuery(client: TokenpadClient, userId: string) {
 
 /** `GET /holder/:userIdOrAddress/token/:tokenAddress`: one balance. */
 export function balanceQuery(client: TokenpadClient, userIdOrAddress: string, tokenAddress: string) {
-  return query<TokenBalance, ReturnType<typeof tokenpadKeys.balance>>(tokenpadKeys.balance(userIdOrAddress, tokenAddress),
+  return query(tokenpadKeys.balance(userIdOrAddress, tokenAddress),
     (signal) => client.getHolderTokenBalance(userIdOrAddress, tokenAddress, { signal, retries: 0 }));
 }
 
 /** `GET /token/:address`: the token, its supply figures and top holders. */
 export function tokenQuery(client: TokenpadClient, address: string) {
-  return query<Token, ReturnType<typeof tokenpadKeys.token>>(tokenpadKeys.token(address),
-    (signal) => client.getToken(address, { signal, retries: 0 }));
+  return query(tokenpadKeys.token(address), (signal) => client.getToken(address, { signal, retries: 0 }));
 }
 
 /** `GET /token/presales/:presaleId`: the presale's public form. */
 export function presaleQuery(client: TokenpadClient, presaleId: string) {
-  return query<Presale, ReturnType<typeof tokenpadKeys.presale>>(tokenpadKeys.presale(presaleId),
-    (signal) => client.getPresale(presaleId, { signal, retries: 0 }));
+  return query(tokenpadKeys.presale(presaleId), (signal) => client.getPresale(presaleId, { signal, retries: 0 }));
 }
 
 /** What the mutations invalidate, and the live push writes into: TanStack Query's `QueryClient` (only these two methods are used). */
