@@ -18,7 +18,7 @@
 // is loaded a second time with tokenpad restarted under REQUEST_LOG=off, against floors
 // without the log line: what the line costs in this runtime.
 //
-//   node bench/bench.mjs [--seconds 3] [--connections 32] [--buyers 10000] [--quick]
+//   node bench/bench.mjs [--seconds 3] [--connections 32] [--buyers 10000] [--crowd 100] [--quick]
 //                        [--only <substring of a route name>] [--no-launch] [--json <file>]
 //
 // --quick: 1 second per route, 200 buyers (a smoke run: the figures mean little).
@@ -40,7 +40,7 @@ const CLOCK_TICKS = (() => {
 })();
 
 // --- options ----------------------------------------------------------------------------------
-const opts = { seconds: 3, connections: 32, buyers: 10_000, only: '', json: '', launch: true };
+const opts = { seconds: 3, connections: 32, buyers: 10_000, crowd: 100, only: '', json: '', launch: true };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
@@ -53,6 +53,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--seconds') opts.seconds = Number(value());
   else if (a === '--connections') opts.connections = Number(value());
   else if (a === '--buyers') opts.buyers = Number(value());
+  else if (a === '--crowd') opts.crowd = Number(value());
   else if (a === '--only') opts.only = value();
   else if (a === '--json') opts.json = value();
   else if (a === '--no-launch') opts.launch = false;
@@ -61,7 +62,7 @@ for (let i = 0; i < argv.length; i++) {
     process.exit(0);
   } else fail(`unknown argument ${a}`);
 }
-for (const k of ['seconds', 'connections', 'buyers']) {
+for (const k of ['seconds', 'connections', 'buyers', 'crowd']) {
   if (!Number.isInteger(opts[k]) || opts[k] < 1) fail(`--${k} takes a whole number >= 1`);
 }
 
@@ -112,7 +113,7 @@ try {
 
 async function main() {
   // --- fixtures -------------------------------------------------------------------------------
-  log('seeding: a merchant, a token with 100 holders, two presales (one with 100 buyers)');
+  log(`seeding: a merchant, a token with 100 holders, two presales (one with ${opts.crowd} buyers)`);
   const m = await createMerchant(tp, 'Bench');
   const sk = m.secretKey;
   const pk = m.publicKey;
@@ -138,8 +139,15 @@ async function main() {
   ok(await api(tp, 'POST', '/admin/faucet', { adminKey: tp.adminKey, body: { address: buyer.address, usdcAmount: 200_000 } }), 'faucet');
   // A presale 100 holders bought into first: each purchase's event lists them all (an event
   // lists a presale's first 100), which a presale with one buyer does not show.
+  // --crowd N: N buyers first (the token's 100 holders, then holders made for it), to show
+  // a purchase costs the same after 100 buyers as after 1,000.
   const crowded = await openPresale(tp, sk, now, 'Crowded');
-  await buyIn(tp, sk, crowded.id, holders);
+  const crowd = holders.slice(0, Math.min(opts.crowd, holders.length));
+  await pool(Math.max(0, opts.crowd - holders.length), 16, async (i) => {
+    const h = ok(await api(tp, 'PUT', `/holder/c${i}`, { key: sk }), `PUT holder c${i}`);
+    crowd.push({ id: `c${i}`, address: h.address });
+  });
+  await buyIn(tp, sk, crowded.id, crowd);
   // The token's Uniswap v3 pool: pb buys from it with USDC (each trade walks the pool's ticks).
   ok(await api(tp, 'POST', `/token/${T}/liquidity`, { key: sk, body: { initialStartingPrice: '0.01', amount: 100_000_000 } }), 'open pool');
 
@@ -155,7 +163,7 @@ async function main() {
     { name: 'POST spend', method: 'POST', path: '/holder/h1/spend', headers: { ...skh, ...json }, body: { tokenAddress: T, amount: 1 }, kind: 'write' },
     { name: 'POST transfer', method: 'POST', path: '/holder/h2/transfer', headers: { ...skh, ...json }, body: { tokenAddress: T, amount: 1, toAddress: holders[3].address }, kind: 'write' },
     { name: 'POST buy-presale', method: 'POST', path: '/holder/pb/buy-presale', headers: { ...skh, ...json }, body: { presaleId: open.id, usdcAmount: 1 }, kind: 'write' },
-    { name: 'POST buy-presale (100 buyers before)', method: 'POST', path: '/holder/pb/buy-presale', headers: { ...skh, ...json }, body: { presaleId: crowded.id, usdcAmount: 1 }, kind: 'write' },
+    { name: `POST buy-presale (${opts.crowd} buyers before)`, method: 'POST', path: '/holder/pb/buy-presale', headers: { ...skh, ...json }, body: { presaleId: crowded.id, usdcAmount: 1 }, kind: 'write' },
     { name: 'GET /holder/:id/buy/quote', path: `/holder/pb/buy/quote?tokenAddress=${T}&usdcAmount=1`, headers: skh, kind: 'read' },
     { name: 'POST buy (pool)', method: 'POST', path: '/holder/pb/buy', headers: { ...skh, ...json }, body: { tokenAddress: T, usdcAmount: 0.01 }, kind: 'write' },
     { name: 'POST spend, idempotent replay', method: 'POST', path: '/holder/h1/spend', headers: { ...skh, ...json, 'idempotency-key': 'bench-replay' }, body: { tokenAddress: T, amount: 1 }, kind: 'replay' },

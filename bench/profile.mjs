@@ -10,9 +10,12 @@
 // logged unless --request-log says otherwise.
 //
 // The .cpuprofile written with --json opens in Chromium's DevTools (Performance panel). Wasm
-// functions appear under their Rust names when the build keeps its name section
-// (./scripts/build-worker.sh keeps it: the names are a few percent of the gzip size).
-import { writeFileSync } from 'node:fs';
+// functions appear under their Rust names: the deployed wasm has no name section
+// (./scripts/build-worker.sh takes it out, 11 % of the gzip size), so the runtime numbers them,
+// and this reads their names from crates/worker/build-names.json, which the build writes.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { nameFromIndex } from '../scripts/wasm-names.mjs';
 import WebSocket from 'ws';
 import { api, createMerchant, createToken, startWorker } from '../tests/http/harness.mjs';
 import { buyIn, load, ok, openPresale } from './common.mjs';
@@ -35,6 +38,8 @@ for (let i = 0; i < argv.length; i++) {
 // (the bundle's glue) is named by the source text around its start, which says what it is.
 const sources = new Map();
 /** A frame's name: Rust's without its hash suffix, or an anonymous JS function's code. */
+const namesFile = path.join(import.meta.dirname, '..', 'crates', 'worker', 'build-names.json');
+const wasmNames = existsSync(namesFile) ? JSON.parse(readFileSync(namesFile, 'utf8')) : {};
 const nameOf = (f) => (f.functionName || anonymous(f)).replace(/::h[0-9a-f]{16}$/, '');
 const anonymous = (f) => {
   const where = `${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber}`;
@@ -124,6 +129,11 @@ try {
     if (got) sources.set(id, got.scriptSource.split('\n'));
   }
   ws.close();
+  // Rust names on the wasm frames, in the tables below and in the file --json writes.
+  for (const n of profile.nodes) {
+    const named = nameFromIndex(wasmNames, n.callFrame.functionName);
+    if (named) n.callFrame.functionName = named;
+  }
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const idleUs = profile.samples.reduce((sum, id, i) => sum + (byId.get(id).callFrame.functionName === '(idle)' ? profile.timeDeltas[i] ?? 0 : 0), 0);
   const spanUs = profile.endTime - profile.startTime;

@@ -17,6 +17,8 @@
 #   ./scripts/bench.sh --connections 64 --buyers 1000 --only spend --json out.json
 #   ./scripts/bench.sh --no-launch         every route, no 10,000-buyer launch (about 2 minutes)
 #   ./scripts/bench.sh --quick             1 s per route, 200 buyers: a smoke run
+#   ./scripts/bench.sh --no-launch --only buy-presale --crowd 1000
+#                                          a purchase after 1,000 buyers (default 100)
 #   ./scripts/bench.sh watchers            a launch everyone watches (bench/watchers.mjs): buys
 #                                          into one presale with 0, 1,000 and 5,000 WebSocket
 #                                          watchers, and 1,000 connections polling its public
@@ -33,7 +35,7 @@ LOG_TAG=bench
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
-[[ " $* " == *" -h "* || " $* " == *" --help "* ]] && { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+[[ " $* " == *" -h "* || " $* " == *" --help "* ]] && { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
 
 [[ -d node_modules/autocannon && -f "$(wrangler_js)" ]] || "$ROOT/scripts/setup.sh" || die "setup failed (see above)"
 

@@ -39,6 +39,8 @@ step openapi-lint env REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true 
 # busy 2-core machine).
 step sim cargo run -p tokenpad-sim --locked -- --ci
 step build-worker "$ROOT/scripts/build-worker.sh"
+# The Worker as wrangler uploads it, gzipped, against its ceiling (scripts/worker-size.sh).
+step worker-size "$ROOT/scripts/worker-size.sh"
 step build-pkg "$ROOT/scripts/build-pkg.sh"
 step pkg-size "$ROOT/scripts/size.sh"
 # The release path, short of the upload: pack, check the types of every entry point

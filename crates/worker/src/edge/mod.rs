@@ -38,7 +38,8 @@ use worker::{Env, Response};
 
 /// Bodies larger than this are refused with 413 before they are read.
 pub const MAX_BODY: usize = 64 * 1024;
-const OPENAPI: &str = include_str!("../../../../openapi.json");
+/// openapi.json without its indentation (build.rs).
+const OPENAPI: &str = include_str!(concat!(env!("OUT_DIR"), "/openapi.json"));
 
 /// Serves `req`, whose method (upper case) is `method`.
 pub async fn handle(
