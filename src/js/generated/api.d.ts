@@ -44,6 +44,8 @@ export interface ApiKey {
   /** Its last use, to the minute (null: never used since it was made or listed). */
   lastUsedAt: string | null;
   name: string;
+  /** The whole key, for a public key (public keys are safe to show: they sit in browser pages); null for a secret key, which is shown only once, and for a public key made before keys were listed, until its first use. */
+  publicKey: string | null;
   revokedAt: string | null;
   /** `live` (works, no end set), `expiring` (works until `expiresAt`), `revoked` (revoked, or past `expiresAt`: never works again). */
   status: ApiKeyStatus;

@@ -63,6 +63,12 @@ pub struct ApiKey {
     pub expires_at: Option<Millis>,
     #[serde(default)]
     pub revoked_at: Option<Millis>,
+    /// The whole key, for a public key only: it is public (it sits in every browser page
+    /// that reads with it), so the merchant's dashboard can always show it. None for a secret
+    /// key (only its hash is kept), and for a public key from before this field until its
+    /// first use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public_key: Option<String>,
 }
 
 impl ApiKey {
@@ -108,6 +114,7 @@ mod tests {
             last_used_at: None,
             expires_at: None,
             revoked_at: None,
+            public_key: None,
         };
         assert_eq!(k.status(100), KeyStatus::Live);
         k.expires_at = Some(200);

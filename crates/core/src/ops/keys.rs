@@ -91,6 +91,7 @@ pub fn record(kind: KeyKind, name: &str, key: &str, now: Millis) -> ApiKey {
         last_used_at: None,
         expires_at: None,
         revoked_at: None,
+        public_key: (kind == KeyKind::Public).then(|| key.to_string()),
     }
 }
 
@@ -107,6 +108,7 @@ pub fn migrated(kind: KeyKind, hash: &str, created_at: Millis) -> ApiKey {
         last_used_at: None,
         expires_at: None,
         revoked_at: None,
+        public_key: None,
     }
 }
 
@@ -134,10 +136,16 @@ pub fn check(
     let stale = found
         .last_used_at
         .is_none_or(|at| now.saturating_sub(at) >= TOUCH_EVERY_MS);
-    let touch = (stale || found.last4.is_none()).then(|| {
+    // A public key from before its record kept it is learnt at its first use, as its last
+    // four characters are.
+    let unlearnt = kind == KeyKind::Public && found.public_key.is_none();
+    let touch = (stale || found.last4.is_none() || unlearnt).then(|| {
         let mut k = found.clone();
         k.last_used_at = Some(now);
         k.last4 = Some(last4(key));
+        if kind == KeyKind::Public {
+            k.public_key = Some(key.to_string());
+        }
         k
     });
     Ok((kind, found.id.clone(), touch))

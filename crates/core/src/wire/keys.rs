@@ -173,6 +173,10 @@ pub struct KeyInfo {
     /// `live` (works, no end set), `expiring` (works until `expiresAt`), `revoked` (revoked,
     /// or past `expiresAt`: never works again).
     pub status: KeyStatus,
+    /// The whole key, for a public key (public keys are safe to show: they sit in browser
+    /// pages); null for a secret key, which is shown only once, and for a public key made
+    /// before keys were listed, until its first use.
+    pub public_key: Option<String>,
 }
 
 impl KeyInfo {
@@ -187,6 +191,7 @@ impl KeyInfo {
             expires_at: k.expires_at.map(Timestamp::at),
             revoked_at: k.revoked_at.map(Timestamp::at),
             status: k.status(now),
+            public_key: k.public_key.clone(),
         }
     }
 }

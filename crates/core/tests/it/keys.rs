@@ -118,7 +118,36 @@ fn a_migrated_key_learns_its_last_four_characters_at_its_first_use() {
     fx.store.put_api_key(&old).unwrap();
     let all = fx.store.api_keys().unwrap();
     let (_, _, touch) = keys::check(&all, &fx.ctx.merchant.id, &sk, fx.ctx.now).unwrap();
-    assert_eq!(touch.unwrap().last4.as_deref(), Some("0505"));
+    let touched = touch.unwrap();
+    assert_eq!(touched.last4.as_deref(), Some("0505"));
+    assert_eq!(touched.public_key, None, "a secret key is never kept");
+}
+
+#[test]
+fn a_public_key_is_kept_whole_and_an_older_one_is_learnt_at_its_first_use() {
+    let mut fx = Fx::new();
+    let id = fx.ctx.merchant.id.clone();
+    let pk = new_key(KeyKind::Public, &id, &[6; 32]);
+    let made = keys::record(KeyKind::Public, "Web", &pk, fx.ctx.now);
+    assert_eq!(made.public_key.as_deref(), Some(pk.as_str()));
+    let listed = wire::KeyInfo::of(&made, fx.ctx.now);
+    assert_eq!(listed.public_key.as_deref(), Some(pk.as_str()));
+
+    let older = new_key(KeyKind::Public, &id, &[7; 32]);
+    let old = keys::migrated(KeyKind::Public, &tokenpad_core::auth::key_hash(&older), 1);
+    fx.store.put_api_key(&old).unwrap();
+    let all = fx.store.api_keys().unwrap();
+    // Used at once (its last use not stale): learnt all the same.
+    let (_, _, touch) = keys::check(&all, &id, &older, fx.ctx.now).unwrap();
+    let learnt = touch.unwrap();
+    assert_eq!(learnt.public_key.as_deref(), Some(older.as_str()));
+    fx.store.put_api_key(&learnt).unwrap();
+    let all = fx.store.api_keys().unwrap();
+    let (_, _, touch) = keys::check(&all, &id, &older, fx.ctx.now + 1).unwrap();
+    assert!(
+        touch.is_none(),
+        "learnt once, then written at most once a minute again"
+    );
 }
 
 #[test]

@@ -106,6 +106,7 @@ async fn create_merchant(env: &Env, req: CreateMerchantRequest) -> Result<Respon
         public_key_hash: key_hash(&public_key),
         secret_key_last4: Some(last4(&secret_key)),
         public_key_last4: Some(last4(&public_key)),
+        public_key: Some(public_key.clone()),
         // A merchant created after time travel starts on the service clock, not real time.
         offset_ms: reg.offset_ms,
     });

@@ -178,6 +178,9 @@ pub struct InitArgs {
     pub secret_key_last4: Option<String>,
     #[serde(default)]
     pub public_key_last4: Option<String>,
+    /// The public key itself (public: kept so the dashboard can show it).
+    #[serde(default)]
+    pub public_key: Option<String>,
     /// The service clock's offset when the merchant is created (after time travel).
     pub offset_ms: Millis,
 }

@@ -37,6 +37,9 @@ impl MerchantObject {
         };
         let first = |kind, hash: &str, last4: Option<String>| ApiKey {
             last4,
+            public_key: (kind == KeyKind::Public)
+                .then(|| args.public_key.clone())
+                .flatten(),
             ..ops::keys::migrated(kind, hash, merchant.created_at)
         };
         let keys = [
