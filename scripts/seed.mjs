@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Seeds a local tokenpad with a demo merchant and a demo token, once.
+// Seeds a local tokenpad with a demo account (docs/accounts.md) owning a demo merchant, and a
+// demo token, once.
 //   TOKENPAD_URL=http://127.0.0.1:8787 ADMIN_API_KEY=... node scripts/seed.mjs
 // Saves {baseUrl, merchant, keys, tokenAddress, token} to .tokenpad/demo.json; on later runs it
 // checks that token with GET /token/<address>?publicKey=<pk> and reuses it instead of creating a
@@ -68,6 +69,51 @@ async function must(method, urlPath, opts) {
   return r.json;
 }
 
+/** The demo account (docs/accounts.md): it owns the demo merchant; log in to the dashboard with it. */
+const DEMO_EMAIL = process.env.TOKENPAD_DEMO_EMAIL ?? 'demo@tokenpad.example';
+const DEMO_PASSWORD = process.env.TOKENPAD_DEMO_PASSWORD ?? 'tokenpad-demo-password';
+
+/** A POST of the account API, from the service's own origin (as its pages send it). */
+async function accountPost(urlPath, body, cookie) {
+  const headers = { 'content-type': 'application/json', origin: new URL(baseUrl).origin };
+  if (cookie) headers.cookie = cookie;
+  const res = await send(`${baseUrl}${urlPath}`, { method: 'POST', headers, body: JSON.stringify(body) }, false);
+  const text = await res.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, json, text, cookie: res.headers.get('set-cookie')?.split(';')[0] };
+}
+
+/**
+ * The demo account's login cookie: signed up (202 whether or not it exists), verified with the
+ * newest link in the local mailbox (read with the admin key) when it is not yet, logged in.
+ */
+async function demoLogin() {
+  const creds = { email: DEMO_EMAIL, password: DEMO_PASSWORD };
+  const signup = await accountPost('/account/signup', creds);
+  if (signup.status !== 202) throw new CallError(`POST /account/signup -> HTTP ${signup.status}: ${signup.text.slice(0, 500)}`);
+  let login = await accountPost('/account/login', creds);
+  if (login.status === 403 && login.json?.code === 'email_not_verified') {
+    let token;
+    for (let i = 0; i < 100 && !token; i++) {
+      const box = await must('GET', `/admin/mailbox?to=${encodeURIComponent(DEMO_EMAIL)}`, { admin: true });
+      const link = box.messages.flatMap((m) => m.links).find((l) => l.includes('#/verify?token='));
+      token = link?.split('token=')[1];
+      if (!token) await sleep(100);
+    }
+    if (!token) throw new CallError(`no verification mail for ${DEMO_EMAIL} in the local mailbox (is MAIL_PROVIDER_URL set?)`);
+    const verified = await accountPost('/account/verify', { token });
+    if (verified.status !== 200) throw new CallError(`POST /account/verify -> HTTP ${verified.status}: ${verified.text.slice(0, 500)}`);
+    login = await accountPost('/account/login', creds);
+  }
+  if (login.status !== 200 || !login.cookie) throw new CallError(`POST /account/login -> HTTP ${login.status}: ${login.text.slice(0, 500)}`);
+  return login.cookie;
+}
+
 async function loadSaved() {
   try {
     return JSON.parse(await readFile(DEMO_FILE, 'utf8'));
@@ -127,8 +173,15 @@ async function main() {
     reused = true;
   } else {
     if (demo) console.log('seed: saved demo token not found on this server; creating a new demo merchant');
-    const merchant = await must('POST', '/admin/merchants', { admin: true, body: { name: 'Demo Merchant' } });
-    if (!merchant.secretKey || !merchant.publicKey) throw new CallError(`merchant response lacks keys: ${JSON.stringify(merchant)}`);
+    // The demo merchant belongs to the demo account, as one made in the dashboard does.
+    const cookie = await demoLogin();
+    const made = await accountPost('/account/merchants', { name: 'Demo Merchant' }, cookie);
+    if (made.status !== 201) throw new CallError(`POST /account/merchants -> HTTP ${made.status}: ${made.text.slice(0, 500)}`);
+    const merchant = {
+      id: made.json.merchant.merchantId, name: made.json.merchant.name, merchantAddress: made.json.merchantAddress,
+      secretKey: made.json.secretKey, publicKey: made.json.publicKey,
+    };
+    if (!merchant.secretKey || !merchant.publicKey) throw new CallError(`merchant response lacks keys: ${made.text.slice(0, 500)}`);
     await fundRelayer(merchant.merchantAddress);
     const job = await must('POST', '/merchant/create-token', {
       key: merchant.secretKey,
@@ -141,6 +194,7 @@ async function main() {
       baseUrl,
       merchant: { id: merchant.id, name: merchant.name },
       keys: { secretKey: merchant.secretKey, publicKey: merchant.publicKey },
+      account: { email: DEMO_EMAIL, password: DEMO_PASSWORD },
       tokenAddress: token.address,
       token,
       createdAt: new Date().toISOString(),
@@ -158,7 +212,7 @@ Demo merchant ${reused ? `(reused from ${shownFile})` : `(new, saved to ${shownF
   secret key    ${secretKey}      (x-api-key, server side only)
   public key    ${publicKey}      (safe for browsers)
   DEMO token    ${addr}
-
+${demo.account ? `  dashboard     ${baseUrl}/dashboard/   log in as ${demo.account.email} / ${demo.account.password}\n` : ''}
 Try it:
   export TP=${baseUrl} SK=${secretKey} PK=${publicKey} TOKEN=${addr} ADMIN=${adminKey}
   curl -sX PUT $TP/holder/alice -H "x-api-key: $SK"
