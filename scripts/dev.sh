@@ -66,6 +66,12 @@ if [[ "${SKIP_BUILD:-0}" == 1 && -f www/app/pkg/index.js ]]; then
 else
   "$ROOT/scripts/build-pkg.sh" || die "browser package build failed (see above)"
 fi
+# The merchant dashboard (www/dashboard, served at /dashboard/), built on that package.
+if [[ "${SKIP_BUILD:-0}" == 1 && -f www/dashboard/app.js ]]; then
+  :
+else
+  "$ROOT/scripts/build-dashboard.sh" || die "dashboard build failed (see above)"
+fi
 
 # --- keys, generated once -----------------------------------------------------------------
 TP_DIR="${TOKENPAD_DIR:-$ROOT/.tokenpad}"

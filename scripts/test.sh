@@ -40,6 +40,7 @@ step openapi-lint env REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true 
 step sim cargo run -p tokenpad-sim --locked -- --ci
 step build-worker "$ROOT/scripts/build-worker.sh"
 step build-pkg "$ROOT/scripts/build-pkg.sh"
+step build-dashboard "$ROOT/scripts/build-dashboard.sh"
 step pkg-size "$ROOT/scripts/size.sh"
 # The release path, short of the upload: pack, check the types of every entry point
 # (@arethetypeswrong/cli), `npm publish --dry-run` (.github/workflows/release.yml publishes).
