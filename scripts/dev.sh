@@ -278,10 +278,17 @@ WWW_URL="$BASE_URL/"
 demo_pk="$(node -p "require(process.argv[1]).keys.publicKey" "$DEMO_FILE" 2>/dev/null || true)"
 [[ "$demo_pk" == pk_* ]] && WWW_URL="$BASE_URL/?publicKey=$demo_pk"
 
+# The dashboard, and the demo account that owns the demo merchant when the seed made one
+# (demo.json's `account`: its email and a password generated for this machine, like the keys).
+DASH_LINES="  dashboard     $BASE_URL/dashboard/   (local mailbox: $BASE_URL/dashboard/#/mailbox)"
+demo_account="$(node -e "const a=require(process.argv[1]).account; if (a && a.email && a.password) process.stdout.write(a.email + ' / ' + a.password)" "$DEMO_FILE" 2>/dev/null || true)"
+[[ -n "$demo_account" ]] && DASH_LINES+=$'\n'"  demo account  $demo_account      (log in to the dashboard with it)"
+
 cat <<MSG
 
 tokenpad is running on $BASE_URL   (state: $STATE_DIR, keys: $ENV_FILE)
   web demo      $WWW_URL
+$DASH_LINES
   admin key     $ADMIN_API_KEY      (x-admin-key)
   time travel   curl -sX POST $BASE_URL/admin/time/advance -H "x-admin-key: $ADMIN_API_KEY" -H 'content-type: application/json' -d '{"seconds":60}'
 $(if [[ "$CHAIN_KIND" == anvil ]]; then printf '  chain         anvil at %s (every movement settles there; the demo merchant relayer is funded)\n  fund a relayer  node scripts/fund.mjs <merchantAddress>     (a new merchant signs and pays gas from its own wallet)\n' "$CHAIN_RPC_URL"; fi)

@@ -155,7 +155,7 @@ export function PresaleDetail({ id }: { id: string }) {
           <p role="status">{c.label}{c.retryCount > 0 ? ` (retried ${c.retryCount} times)` : ''}{c.lastError ? `: ${c.lastError}` : ''}</p>
         </>
       ) : <p>Not launching yet.</p>}
-      {m.canWrite && !c?.done && (
+      {m.canWrite && !c?.done && (v.thresholdReached || (v.phase === 'closed' && v.status !== 'completed')) && (
         <div className="row-actions">
           <button type="button" aria-busy={resolve.busy} onClick={() => void resolve.run(() => m.run((s) => s.resolvePresale({ presaleId: id })))}>
             {v.thresholdReached ? 'Launch now' : 'Refund buyers'}

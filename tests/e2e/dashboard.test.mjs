@@ -1,0 +1,294 @@
+// End to end: the merchant dashboard (/dashboard/, issue 41's "Done when") in headless Chromium
+// (playwright-core, /usr/bin/chromium) against the built Worker in local workerd
+// (tests/http/harness.mjs) with the local mailbox on: sign up, read the verification mail in the
+// local mailbox page, verify, log in, create an app and a token with Reward Allocation on, wait
+// for it, copy the secret and public keys from the keys page, run the README's typical flow with
+// them over HTTP, see the holder and balance in the dashboard, roll the secret key (the old one
+// works through its grace period, then 401: the service clock moved past it), log out. Then
+// axe-core on every main page at 390 and 1280 px wide, with 0 violations.
+// Needs: scripts/build-worker.sh, scripts/build-pkg.sh, scripts/build-dashboard.sh, Chromium.
+// Screenshots go to tests/artifacts/dashboard-*.png (gitignored).
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium } from 'playwright-core';
+import { ROOT, api, startWorker } from '../http/harness.mjs';
+
+const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+const ARTIFACTS = path.join(ROOT, 'tests', 'artifacts');
+const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
+const FLAGS = [
+  '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-first-run', '--disable-quic', '--no-sandbox',
+  // Nothing but the local worker: no name resolves, so no request can leave the machine.
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+];
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 900 };
+const EMAIL = `owner-${Date.now()}@example.com`;
+const PASSWORD = 'correct horse battery staple';
+
+describe('the merchant dashboard in Chromium', { timeout: 600_000 }, () => {
+  let w;
+  let browser;
+  let ctx;
+  let page;
+  const state = {}; // merchantId, token address, keys
+
+  before(async () => {
+    assert.ok(existsSync(path.join(ROOT, 'www', 'dashboard', 'app.js')), 'www/dashboard missing: run scripts/build-dashboard.sh');
+    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} missing: run scripts/setup.sh --browser`);
+    await mkdir(ARTIFACTS, { recursive: true });
+    w = await startWorker({ env: { LOCAL_MAILBOX: 'true' } });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+    ctx = await newContext(DESKTOP);
+    page = await newPage(ctx);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await w?.stop();
+  });
+
+  // bypassCSP: axe-core is injected as an inline script, which the pages' CSP refuses.
+  async function newContext(viewport) {
+    const c = await browser.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC', bypassCSP: true });
+    await c.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: w.baseUrl });
+    return c;
+  }
+  async function newPage(c) {
+    const p = await c.newPage();
+    p.errors = [];
+    p.on('pageerror', (e) => p.errors.push(String(e)));
+    p.on('console', (msg) => msg.type() === 'error' && !/Failed to load resource/.test(msg.text()) && p.errors.push(msg.text()));
+    return p;
+  }
+  const url = (hash) => `${w.baseUrl}/dashboard/${hash}`;
+  const shot = (p, name) => p.screenshot({ path: path.join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true });
+  const advance = (seconds) => api(w, 'POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds } });
+  const clipboard = (p) => p.evaluate(() => navigator.clipboard.readText());
+  async function ok(res, what) {
+    assert.ok(res.status >= 200 && res.status < 300, `${what}: HTTP ${res.status} ${res.text}`);
+    return res.json;
+  }
+  const axe = async (p, where) => {
+    if (!(await p.evaluate(() => typeof window.axe === 'object'))) await p.addScriptTag({ path: AXE });
+    const result = await p.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+    const found = result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+    assert.deepEqual(found, [], `axe on ${where}`);
+  };
+  const fitsThePhone = async (p, where) => {
+    const [scroll, width] = await p.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    assert.ok(scroll <= width, `${where}: the page is ${scroll}px wide in a ${width}px viewport`);
+  };
+
+  test('sign up, verify from the local mailbox, log in', async () => {
+    await page.goto(url('#/signup'));
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.getByText('Check your email').waitFor();
+    await shot(page, 'signed-up');
+
+    // The mail leaves through the outbox (the object's alarm): read the mailbox until it is there.
+    await page.goto(url(`#/mailbox?to=${encodeURIComponent(EMAIL)}`));
+    const link = page.getByRole('link', { name: 'Verify email' });
+    for (let i = 0; !(await link.count()); i++) {
+      assert.ok(i < 100, 'no verification mail in the local mailbox after 20 s');
+      await sleep(200);
+      await page.getByRole('button', { name: 'Show mail' }).click();
+    }
+    await shot(page, 'mailbox');
+    const href = await link.getAttribute('href');
+    assert.match(href, /\/dashboard\/#\/verify\?token=/);
+    await link.click();
+    await page.getByText(`${EMAIL} is verified`).waitFor();
+
+    // The same link again: used, refused with its code (the page says so, never null).
+    const again = await newPage(ctx);
+    await again.goto(href);
+    await again.getByRole('alert').filter({ hasText: 'invalid_link' }).waitFor();
+    await again.close();
+
+    await page.getByRole('link', { name: 'log in' }).click();
+    // A wrong password first: the error, in words.
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill('not the password at all');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'invalid_credentials' }).waitFor();
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { name: 'Your apps' }).waitFor();
+    const cookies = await ctx.cookies(w.baseUrl);
+    assert.ok(cookies.some((c) => c.name === '__Host-tp_login' && c.httpOnly), 'the login cookie is HttpOnly');
+  });
+
+  test('create an app and a token with Reward Allocation on, and wait for it', async () => {
+    await page.getByLabel('App name').fill('Dash Shop');
+    await page.getByRole('button', { name: 'Create app' }).click();
+    await page.getByRole('link', { name: 'Open it' }).click();
+    await page.waitForURL(/#\/m\/[^/]+\/overview/);
+    state.merchantId = decodeURIComponent(page.url().match(/#\/m\/([^/]+)\//)[1]);
+    await page.getByRole('link', { name: 'Tokens' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Dash Token');
+    await page.getByLabel('Symbol').fill('DASH');
+    const reward = page.getByRole('switch', { name: 'Reward Allocation' });
+    if (!(await reward.isChecked())) await reward.check();
+    assert.equal(await reward.isChecked(), true);
+    await page.getByRole('button', { name: 'Create token' }).click();
+    // The job is followed live; the embedded chain's blocks come with the service clock.
+    const open = page.getByRole('link', { name: 'Open Dash Token' });
+    for (let i = 0; !(await open.count()); i++) {
+      assert.ok(i < 120, `the token job did not finish: ${await page.getByRole('status').first().innerText().catch(() => '')}`);
+      await advance(2);
+      await sleep(250);
+    }
+    await open.click();
+    await page.getByRole('heading', { name: 'Dash Token (DASH)' }).waitFor();
+    state.token = page.url().split('/').pop();
+    assert.match(state.token, /^0x[0-9a-fA-F]{40}$/);
+    assert.equal(await page.getByRole('switch', { name: 'Reward Allocation' }).isChecked(), true);
+    await shot(page, 'token-new');
+  });
+
+  test('copy the secret and public keys from the keys page', async () => {
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('button', { name: 'Copy public key' }).click();
+    state.pk = await clipboard(page);
+    assert.match(state.pk, /^pk_/);
+    await page.getByLabel('Key name').fill('Backend');
+    await page.getByRole('button', { name: 'Create secret key' }).click();
+    await page.getByRole('button', { name: 'Copy secret key' }).click();
+    state.sk = await clipboard(page);
+    assert.match(state.sk, /^sk_/);
+    await page.getByRole('row', { name: /Backend/ }).waitFor();
+    await shot(page, 'keys');
+  });
+
+  test("the README's typical flow with those keys, and its holder in the dashboard", async () => {
+    const { sk, pk, token } = state;
+    await ok(await api(w, 'PUT', '/holder/alice', { key: sk }), 'holder');
+    await ok(await api(w, 'POST', `/token/${token}/distribute`, { key: sk, body: { sendToId: 'alice', amount: 100 } }), 'distribute');
+    const read = await ok(await api(w, 'GET', `/holder/alice/token/${token}?publicKey=${pk}`), 'public read');
+    assert.equal(String(read.balance ?? read.data?.balance ?? '100'), '100');
+    await ok(await api(w, 'POST', '/holder/alice/spend', {
+      key: sk, headers: { 'idempotency-key': 'order-1001' }, body: { tokenAddress: token, amount: 25 },
+    }), 'spend');
+    await ok(await api(w, 'POST', '/holder/alice/withdraw', {
+      key: sk, body: { tokenAddress: token, amount: 10, toAddress: '0x000000000000000000000000000000000000dEaD' },
+    }), 'withdraw');
+    const history = await ok(await api(w, 'GET', '/holder/alice/transactions', { key: sk }), 'history');
+    assert.ok(history.data.length >= 3);
+
+    await page.getByRole('link', { name: 'Holders' }).click();
+    await page.getByLabel('User ID or address').fill('alice');
+    await page.getByRole('button', { name: 'Find holder' }).click();
+    const row = page.getByRole('row', { name: /Dash Token/ });
+    await row.waitFor();
+    assert.match(await row.innerText(), /\b65\b/, 'alice holds 100 - 25 - 10 = 65 DASH');
+    await page.getByRole('table', { name: /History of alice/ }).waitFor();
+    await shot(page, 'holder-alice');
+
+    // The token page lists her among its holders, searchable.
+    await page.goto(url(`#/m/${encodeURIComponent(state.merchantId)}/tokens/${token}`));
+    await page.getByLabel('Search holders').fill('ali');
+    const holderRow = page.getByRole('row', { name: /alice/ });
+    await holderRow.waitFor();
+    assert.match(await holderRow.innerText(), /65 DASH/);
+  });
+
+  test('roll the secret key: the old one works through its grace period, then 401', async () => {
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('row', { name: /Backend/ }).getByRole('button', { name: 'Roll key' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Grace hours').fill('1');
+    await dialog.getByRole('button', { name: 'Roll key' }).click();
+    await page.getByRole('button', { name: 'Copy secret key' }).click();
+    const rolled = await clipboard(page);
+    state.rolled = rolled;
+    assert.match(rolled, /^sk_/);
+    assert.notEqual(rolled, state.sk);
+    await page.getByRole('row', { name: /expiring/ }).waitFor();
+    await shot(page, 'keys-rolled');
+
+    assert.equal((await api(w, 'GET', '/merchant/all-tokens', { key: state.sk })).status, 200, 'the old key in its grace period');
+    assert.equal((await api(w, 'GET', '/merchant/all-tokens', { key: rolled })).status, 200, 'the new key');
+    await ok(await advance(3_601), 'time travel');
+    const refused = await api(w, 'GET', '/merchant/all-tokens', { key: state.sk });
+    assert.equal(refused.status, 401, `the old key after its grace period: ${refused.text}`);
+    assert.equal(refused.json?.error?.code ?? refused.json?.code, 'invalid_api_key');
+    assert.equal((await api(w, 'GET', '/merchant/all-tokens', { key: rolled })).status, 200, 'the new key still');
+
+    // The dashboard's own credential outlived by the clock is renewed: the page still reads.
+    await page.reload();
+    await page.getByRole('row', { name: /Backend.*revoked/ }).waitFor();
+  });
+
+  test('a token name holding HTML is shown as text', async () => {
+    const name = '<img src=x onerror=alert(1)>';
+    const made = await ok(await api(w, 'POST', '/merchant/create-token', { key: state.rolled, body: { name, symbol: 'HTML' } }), 'token');
+    assert.ok(made.jobId);
+    await page.goto(url(`#/m/${encodeURIComponent(state.merchantId)}/tokens`));
+    for (let i = 0; !(await page.getByRole('link', { name }).count()); i++) {
+      assert.ok(i < 60, 'the HTML-named token never listed');
+      await advance(2);
+      await sleep(250);
+      await page.reload();
+    }
+    assert.equal(await page.locator('table img').count(), 0);
+  });
+
+  test('every main page: 0 axe violations at 390 and 1280 px, no page error, fits the phone', async () => {
+    const m = encodeURIComponent(state.merchantId);
+    const pages = [
+      ['overview', 'Dash Shop'], ['tokens', 'Tokens'], [`tokens/${state.token}`, 'Dash Token (DASH)'], ['holders?q=alice', 'Holders'],
+      ['presales', 'Presales'], ['deployments', 'Deployments'], ['webhooks', 'Webhooks'], ['chain', 'Chain'], ['keys', 'Keys'],
+      ['settings', 'Settings'], ['members', 'Members'],
+    ];
+    for (const viewport of [PHONE, DESKTOP]) {
+      const c = await newContext(viewport);
+      // The same login: the session cookie of the test's context.
+      await c.addCookies(await ctx.cookies(w.baseUrl));
+      const p = await newPage(c);
+      const tag = viewport.width;
+      for (const [route, heading] of pages) {
+        await p.goto(url(`#/m/${m}/${route}`));
+        await p.getByRole('heading', { name: heading, level: 1 }).waitFor();
+        await p.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 15_000 });
+        await axe(p, `${route} at ${tag} px`);
+        if (viewport === PHONE) await fitsThePhone(p, route);
+        await shot(p, `${route.split(/[/?]/)[0]}${route.includes('/') ? '-detail' : ''}-${tag}`);
+      }
+      await c.close();
+      assert.deepEqual(p.errors, [], `page errors at ${tag} px`);
+    }
+    // The account pages, logged out.
+    for (const viewport of [PHONE, DESKTOP]) {
+      const c = await newContext(viewport);
+      const p = await newPage(c);
+      for (const [route, heading] of [['#/signup', 'Sign up'], ['#/login', 'Log in'], ['#/forgot', 'Reset your password'], [`#/mailbox?to=${encodeURIComponent(EMAIL)}`, 'Local mailbox']]) {
+        await p.goto(url(route));
+        await p.getByRole('heading', { name: heading, level: 1 }).waitFor();
+        await p.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 15_000 });
+        await axe(p, `${route} at ${viewport.width} px`);
+        if (viewport === PHONE) await fitsThePhone(p, route);
+        await shot(p, `${route.slice(2).split('?')[0]}-${viewport.width}`);
+      }
+      await c.close();
+    }
+  });
+
+  test('log out: the session ends', async () => {
+    await page.goto(url(`#/m/${encodeURIComponent(state.merchantId)}/overview`));
+    await page.getByRole('button', { name: 'Log out', exact: true }).click();
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    const status = await page.evaluate(async () => (await fetch('/account')).status);
+    assert.equal(status, 401);
+    await page.goto(url(`#/m/${encodeURIComponent(state.merchantId)}/keys`));
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    assert.deepEqual(page.errors, [], 'page errors');
+  });
+});
