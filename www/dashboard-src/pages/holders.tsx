@@ -2,7 +2,7 @@
 // package's holderPortfolio), history page by page, and revoking its sessions.
 import { useState, type FormEvent } from 'react';
 import { holderPortfolio } from '@tokenpad/client';
-import type { TxRecord } from '@tokenpad/client/server';
+import type { TokenpadServer, TxRecord } from '@tokenpad/client/server';
 import { useMerchant } from '../merchant';
 import { Amount, ErrorBox, Explorer, Show, Table, useAction, useLoad, When } from '../ui';
 
@@ -41,9 +41,24 @@ function History({ userId }: { userId: string }) {
   );
 }
 
+/**
+ * A wallet address is found among the holders of the merchant's tokens (the API reads a holder
+ * by its userId): its userId, or a `holder_not_found` error naming the address.
+ */
+async function userIdOf(s: TokenpadServer, q: string): Promise<string> {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(q)) return q;
+  const tokens = await s.listTokens();
+  for (const t of tokens) {
+    const full = await s.getToken(t.address, { holdersLimit: 1000 });
+    const h = full.holders.find((x) => x.address.toLowerCase() === q.toLowerCase());
+    if (h) return h.id;
+  }
+  throw Object.assign(new Error(`No holder of your tokens has the address ${q}`), { code: 'holder_not_found' });
+}
+
 function Holder({ id }: { id: string }) {
   const m = useMerchant();
-  const holder = useLoad(() => m.run((s) => s.getHolder(id)), [m.id, id]);
+  const holder = useLoad(() => m.run(async (s) => s.getHolder(await userIdOf(s, id))), [m.id, id]);
   const revoke = useAction<{ revoked: number }>();
   return (
     <Show loaded={holder} what="the holder">{(h) => {

@@ -14,7 +14,7 @@ export function MerchantPage({ page, rest, query }: { page: string; rest: string
   switch (page) {
     case 'overview': return <Overview />;
     case 'tokens': return rest[0] ? <TokenDetail address={rest[0]} /> : <Tokens />;
-    case 'holders': return <Holders initial={query.get('q') ?? ''} />;
+    case 'holders': return <Holders key={query.get('q') ?? ''} initial={query.get('q') ?? ''} />;
     case 'presales': return rest[0] ? <PresaleDetail id={rest[0]} /> : <Presales />;
     case 'deployments': return <Deployments />;
     case 'webhooks': return <Webhooks />;
