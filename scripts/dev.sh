@@ -21,8 +21,9 @@
 #   DEV_MAX_RESTARTS=5 ./scripts/dev.sh   (a runtime that dies is restarted, at most this many
 #                                    times in 10 minutes; then dev.sh stops and says why)
 #
-# Dev-only switches ALLOW_TIME_TRAVEL, ENABLE_FAUCET and ALLOW_PRIVATE_WEBHOOK_URLS (webhooks to a
-# receiver on this machine) are on here (never in wrangler.toml).
+# Dev-only switches ALLOW_TIME_TRAVEL, ENABLE_FAUCET, ALLOW_PRIVATE_WEBHOOK_URLS (webhooks to a
+# receiver on this machine) and LOCAL_MAILBOX (the account mails go to the local mailbox, read
+# at /dashboard/#/mailbox) are on here (never in wrangler.toml).
 # The admin key and the wallet encryption key are generated once into .tokenpad/local.env and
 # reused, so restarts can still decrypt the wallets in .tokenpad/state. They reach wrangler
 # through an env file of mode 600 (.tokenpad/wrangler.env, `--env-file`), never on its
@@ -48,7 +49,7 @@ while (($#)); do
   case "$1" in
     --chain) CHAIN_KIND="${2:-}"; shift 2 || shift ;;
     --chain=*) CHAIN_KIND="${1#*=}"; shift ;;
-    -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument: $1 (./scripts/dev.sh [--chain embedded|anvil])" ;;
   esac
 done
@@ -168,7 +169,7 @@ start_wrangler() {
     --persist-to "$STATE_DIR" \
     --env-file "$SECRETS_FILE" \
     --show-interactive-dev-session=false \
-    --var ALLOW_TIME_TRAVEL:true --var ENABLE_FAUCET:true --var ALLOW_PRIVATE_WEBHOOK_URLS:true \
+    --var ALLOW_TIME_TRAVEL:true --var ENABLE_FAUCET:true --var ALLOW_PRIVATE_WEBHOOK_URLS:true --var LOCAL_MAILBOX:true \
     "${CHAIN_VARS[@]}" "${LIMIT_VARS[@]}" \
     </dev/null) &
   WRANGLER_PID=$!

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Seeds a local tokenpad with a demo merchant and a demo token, once.
 //   TOKENPAD_URL=http://127.0.0.1:8787 ADMIN_API_KEY=... node scripts/seed.mjs
-// Saves {baseUrl, merchant, keys, tokenAddress, token} to .tokenpad/demo.json; on later runs it
+// Saves {baseUrl, merchant, keys, tokenAddress, token, account?} to .tokenpad/demo.json; on later runs it
 // checks that token with GET /token/<address>?publicKey=<pk> and reuses it instead of creating a
 // second merchant. Exit code 0 on success, 1 on any failure (with the failing call printed).
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // TOKENPAD_DEMO_FILE lets a test seed a throwaway server without touching the developer's demo.
@@ -119,6 +120,53 @@ async function fundRelayer(address) {
   if (body.error) throw new CallError(`funding the relayer ${address}: ${body.error.message}`);
 }
 
+/**
+ * The demo account (issue 41's dashboard): where the account API runs with the local mailbox
+ * (dev.sh), the demo merchant is made by a demo account, so logging in to the dashboard with
+ * it shows the demo merchant as its owner. Signs up `demo@example.com` with a password
+ * generated for this machine, reads the verification mail from the local mailbox, verifies,
+ * logs in and creates the merchant (`POST /account/merchants`: its keys, shown once, go to
+ * demo.json like the admin-made merchant's). Null when the account API or the local mailbox
+ * is not there (then the operator's `POST /admin/merchants` makes it, as before).
+ */
+async function merchantOfDemoAccount() {
+  const mailbox = (to) => call('GET', `/account/dev-mailbox?to=${encodeURIComponent(to)}`);
+  if ((await mailbox('demo@example.com')).status !== 200) return null;
+  const email = 'demo@example.com';
+  const password = `demo-${randomBytes(9).toString('base64url')}`;
+  // Same-origin POSTs, as the dashboard's own (the account API checks Origin).
+  const post = async (urlPath, body, cookie) => {
+    const headers = { 'content-type': 'application/json', origin: baseUrl };
+    if (cookie) headers.cookie = cookie;
+    const res = await send(`${baseUrl}${urlPath}`, { method: 'POST', headers, body: JSON.stringify(body) }, false);
+    const text = await res.text();
+    if (res.status < 200 || res.status > 299) throw new CallError(`POST ${urlPath} -> HTTP ${res.status}: ${text.slice(0, 300)}`);
+    return { json: text ? JSON.parse(text) : undefined, cookie: res.headers.get('set-cookie')?.split(';')[0] };
+  };
+  await post('/account/signup', { email, password });
+  let token;
+  for (let i = 0; !token; i++) {
+    if (i >= 100) throw new CallError(`no verification mail for ${email} in the local mailbox after 20 s`);
+    const box = await mailbox(email);
+    const link = (box.json?.messages ?? []).flatMap((m) => m.links ?? []).find((l) => l.includes('#/verify?token='));
+    token = link ? new URL(link.replace('#/verify?', '?')).searchParams.get('token') : undefined;
+    if (!token) await sleep(200);
+  }
+  await post('/account/verify', { token });
+  const login = await post('/account/login', { email, password });
+  if (!login.cookie) throw new CallError('POST /account/login answered no cookie');
+  const made = (await post('/account/merchants', { name: 'Demo Merchant' }, login.cookie)).json;
+  if (!made?.secretKey || !made?.publicKey) throw new CallError(`POST /account/merchants lacks keys: ${JSON.stringify(made)}`);
+  let merchantAddress;
+  if (process.env.TOKENPAD_FUND_RPC) {
+    merchantAddress = (await must('GET', `/admin/merchants/${encodeURIComponent(made.merchant.merchantId)}/chain`, { admin: true })).relayer?.address;
+  }
+  return {
+    merchant: { id: made.merchant.merchantId, name: made.merchant.name, secretKey: made.secretKey, publicKey: made.publicKey, merchantAddress },
+    account: { email, password },
+  };
+}
+
 async function main() {
   if (!adminKey) throw new CallError('ADMIN_API_KEY is not set');
   let demo = await loadSaved();
@@ -127,9 +175,10 @@ async function main() {
     reused = true;
   } else {
     if (demo) console.log('seed: saved demo token not found on this server; creating a new demo merchant');
-    const merchant = await must('POST', '/admin/merchants', { admin: true, body: { name: 'Demo Merchant' } });
+    const owned = await merchantOfDemoAccount();
+    const merchant = owned?.merchant ?? await must('POST', '/admin/merchants', { admin: true, body: { name: 'Demo Merchant' } });
     if (!merchant.secretKey || !merchant.publicKey) throw new CallError(`merchant response lacks keys: ${JSON.stringify(merchant)}`);
-    await fundRelayer(merchant.merchantAddress);
+    if (merchant.merchantAddress) await fundRelayer(merchant.merchantAddress);
     const job = await must('POST', '/merchant/create-token', {
       key: merchant.secretKey,
       body: { name: 'Demo Token', symbol: 'DEMO', canDistribute: true, canLP: true },
@@ -143,6 +192,7 @@ async function main() {
       keys: { secretKey: merchant.secretKey, publicKey: merchant.publicKey },
       tokenAddress: token.address,
       token,
+      ...(owned ? { account: owned.account } : {}),
       createdAt: new Date().toISOString(),
     };
     await mkdir(path.dirname(DEMO_FILE), { recursive: true });
@@ -157,7 +207,8 @@ Demo merchant ${reused ? `(reused from ${shownFile})` : `(new, saved to ${shownF
   merchant id   ${demo.merchant.id}
   secret key    ${secretKey}      (x-api-key, server side only)
   public key    ${publicKey}      (safe for browsers)
-  DEMO token    ${addr}
+  DEMO token    ${addr}${demo.account ? `
+  demo account  ${demo.account.email} / ${demo.account.password}      (the dashboard's login: ${baseUrl}/dashboard/)` : ''}
 
 Try it:
   export TP=${baseUrl} SK=${secretKey} PK=${publicKey} TOKEN=${addr} ADMIN=${adminKey}
