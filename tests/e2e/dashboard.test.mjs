@@ -113,7 +113,7 @@ describe('the merchant dashboard in Chromium', { timeout: 600_000 }, () => {
     await again.getByRole('alert').filter({ hasText: 'invalid_link' }).waitFor();
     await again.close();
 
-    await page.getByRole('link', { name: 'log in' }).click();
+    await page.getByRole('link', { name: 'log in', exact: true }).click();
     // A wrong password first: the error, in words.
     await page.getByLabel('Email').fill(EMAIL);
     await page.getByLabel('Password').fill('not the password at all');
@@ -132,7 +132,7 @@ describe('the merchant dashboard in Chromium', { timeout: 600_000 }, () => {
     await page.getByRole('link', { name: 'Open it' }).click();
     await page.waitForURL(/#\/m\/[^/]+\/overview/);
     state.merchantId = decodeURIComponent(page.url().match(/#\/m\/([^/]+)\//)[1]);
-    await page.getByRole('link', { name: 'Tokens' }).click();
+    await page.getByRole('link', { name: 'Tokens', exact: true }).click();
     await page.getByLabel('Name', { exact: true }).fill('Dash Token');
     await page.getByLabel('Symbol').fill('DASH');
     const reward = page.getByRole('switch', { name: 'Reward Allocation' });
@@ -155,7 +155,7 @@ describe('the merchant dashboard in Chromium', { timeout: 600_000 }, () => {
   });
 
   test('copy the secret and public keys from the keys page', async () => {
-    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('link', { name: 'Keys', exact: true }).click();
     await page.getByRole('button', { name: 'Copy public key' }).click();
     state.pk = await clipboard(page);
     assert.match(state.pk, /^pk_/);
@@ -183,7 +183,7 @@ describe('the merchant dashboard in Chromium', { timeout: 600_000 }, () => {
     const history = await ok(await api(w, 'GET', '/holder/alice/transactions', { key: sk }), 'history');
     assert.ok(history.data.length >= 3);
 
-    await page.getByRole('link', { name: 'Holders' }).click();
+    await page.getByRole('link', { name: 'Holders', exact: true }).click();
     await page.getByLabel('User ID or address').fill('alice');
     await page.getByRole('button', { name: 'Find holder' }).click();
     const row = page.getByRole('row', { name: /Dash Token/ });
@@ -201,7 +201,7 @@ describe('the merchant dashboard in Chromium', { timeout: 600_000 }, () => {
   });
 
   test('roll the secret key: the old one works through its grace period, then 401', async () => {
-    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('link', { name: 'Keys', exact: true }).click();
     await page.getByRole('row', { name: /Backend/ }).getByRole('button', { name: 'Roll key' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Grace hours').fill('1');

@@ -56,7 +56,7 @@ function Header({ me, merchantId, onLogout }: { me: Account | null; merchantId?:
               </li>
             )}
             <li><a href="#/apps">Apps</a></li>
-            <li><span>{me.email}</span></li>
+            <li className="email"><span>{me.email}</span></li>
             <li><button type="button" className="secondary" onClick={() => logout(false)}>Log out</button></li>
             <li><button type="button" className="outline secondary" onClick={() => logout(true)}>Log out everywhere</button></li>
           </ul>
