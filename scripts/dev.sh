@@ -169,7 +169,8 @@ start_wrangler() {
     --persist-to "$STATE_DIR" \
     --env-file "$SECRETS_FILE" \
     --show-interactive-dev-session=false \
-    --var ALLOW_TIME_TRAVEL:true --var ENABLE_FAUCET:true --var ALLOW_PRIVATE_WEBHOOK_URLS:true --var LOCAL_MAILBOX:true \
+    --var ALLOW_TIME_TRAVEL:true --var ENABLE_FAUCET:true --var ALLOW_PRIVATE_WEBHOOK_URLS:true \
+    --var LOCAL_MAILBOX:true \
     "${CHAIN_VARS[@]}" "${LIMIT_VARS[@]}" \
     </dev/null) &
   WRANGLER_PID=$!

@@ -31,7 +31,7 @@ const BUILT_SHIM = path.join(WORKER_DIR, 'build', 'worker', 'shim.mjs');
 const WWW_DIR = path.join(ROOT, 'www');
 
 /** Vars that are secrets: passed in the env file, never with `--var`. */
-export const SECRET_VARS = ['ADMIN_API_KEY', 'WALLET_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY', 'CHAIN_RPC_URL'];
+export const SECRET_VARS = ['ADMIN_API_KEY', 'WALLET_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY', 'DASHBOARD_SIGNING_KEY', 'MAIL_PROVIDER_KEY', 'CHAIN_RPC_URL'];
 
 /**
  * The chain the suites run on: the embedded one, or with TOKENPAD_TEST_CHAIN=anvil a real local
@@ -292,6 +292,8 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
     ENABLE_FAUCET: 'true',
     // Webhook receivers in the tests listen on 127.0.0.1.
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+    // The accounts' mail goes to the local mailbox, readable at GET /account/dev-mailbox.
+    LOCAL_MAILBOX: 'true',
     // Off by default: the auth tests send bad keys by the dozen from one address. The guard's
     // own tests (bad_keys.test.mjs) turn it on.
     BAD_KEY_LIMIT_PER_SECOND: '0',

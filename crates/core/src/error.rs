@@ -101,6 +101,16 @@ codes! {
     LastLiveKey => ("last_live_key", 409),
     KeyAlreadyShown => ("key_already_shown", 409),
     KeyLimitReached => ("key_limit_reached", 422),
+    // Merchant accounts (ops/accounts): the dashboard's login, links and members.
+    WeakPassword => ("weak_password", 400),
+    InvalidLink => ("invalid_link", 400),
+    InvalidCredentials => ("invalid_credentials", 401),
+    NotLoggedIn => ("not_logged_in", 401),
+    EmailNotVerified => ("email_not_verified", 403),
+    ForbiddenRole => ("forbidden_role", 403),
+    CrossOriginRequest => ("cross_origin_request", 403),
+    InviteForAnotherEmail => ("invite_for_another_email", 403),
+    TooManyAttempts => ("too_many_attempts", 429),
 }
 
 impl Serialize for ErrorCode {

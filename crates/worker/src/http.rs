@@ -64,8 +64,12 @@ impl Answer {
         // A JSON value's text (its keys sorted).
         let mut answer = Answer::json_text(err.status(), err.to_body().to_string())
             .with_header(ERROR_CODE_HEADER, err.code.as_str());
-        // Both say when to come back: a full bucket, and an object that could not answer.
-        if matches!(err.code, ErrorCode::RateLimited | ErrorCode::Unavailable) {
+        // They say when to come back: a full bucket, an object that could not answer, a
+        // login throttle's window.
+        if matches!(
+            err.code,
+            ErrorCode::RateLimited | ErrorCode::Unavailable | ErrorCode::TooManyAttempts
+        ) {
             let seconds = err
                 .details
                 .as_ref()

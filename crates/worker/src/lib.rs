@@ -17,6 +17,7 @@ mod hop;
 mod http;
 mod objects;
 
+pub use objects::account::AccountObject;
 pub use objects::live::relay::RelayObject;
 pub use objects::merchant::MerchantObject;
 pub use objects::registry::RegistryObject;

@@ -126,7 +126,16 @@ export type ErrorCode =
   | "key_revoked"
   | "last_live_key"
   | "key_already_shown"
-  | "key_limit_reached";
+  | "key_limit_reached"
+  | "weak_password"
+  | "invalid_link"
+  | "invalid_credentials"
+  | "not_logged_in"
+  | "email_not_verified"
+  | "forbidden_role"
+  | "cross_origin_request"
+  | "invite_for_another_email"
+  | "too_many_attempts";
 
 /**
  * `PUT /holder/:userId`, `GET /holder/:userId`: the full form.

@@ -436,6 +436,7 @@ pub fn examples() -> R<BTreeMap<String, Value>> {
         }
     }
     out.extend(admin_examples(MERCHANT_ID, &token, &alice_address)?);
+    out.extend(super::examples_account::account_examples(MERCHANT_ID)?);
     // A merchant's answer read back through its own type, as the admin ones are: a field the
     // type would not read is a field the schema does not describe.
     if let Some(v) = out.get("getHolder.200") {

@@ -26,6 +26,7 @@
 
 pub mod api;
 pub mod examples;
+pub mod examples_account;
 pub mod examples_admin;
 pub mod examples_world;
 pub mod jsontext;

@@ -22,6 +22,7 @@ use crate::ops::webhook::{CreateWebhookRequest, UpdateWebhookRequest};
 use crate::schema::{
     drop_null, DeploymentStatusRequest, EventSelectorList, OpenApiDocument, TxHash,
 };
+use crate::wire::account;
 use crate::wire::admin::{
     ChainFaultsRequest, ChainFaultsResult, Clock, CreateMerchantRequest, ErrorBody, FaucetRequest,
     FaucetResult, FaultsRequest, FaultsResult, Health, MerchantCreated, TimeAdvanceRequest,
@@ -78,6 +79,8 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     add!(out: Event, EventPage, Webhook, WebhookCreated, WebhookDeleted, Delivery, DeliveryPage);
     add!(out: SessionCreated, SessionInfo, SessionsRevoked, MerchantSettings);
     add!(out: KeyInfo, KeyList, KeyCreated, KeyRolled);
+    add!(out: account::Accepted, account::EmailOnly, account::Account, account::AccountMerchantCreated);
+    add!(out: account::DashboardToken, account::Members, account::Invite, account::Mailbox);
     let mut inp = generator(SchemaSettings::draft2020_12().for_deserialize());
     add!(inp: AmountInput, CreateMerchantRequest, TimeAdvanceRequest, FaucetRequest);
     add!(inp: ChainFaultsRequest, CreateTokenRequest, PatchTokenRequest, DistributeRequest);
@@ -88,6 +91,8 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     add!(inp: CreateWebhookRequest, UpdateWebhookRequest);
     add!(inp: CreateSessionRequest, PatchSettingsRequest);
     add!(inp: CreateKeyRequest, RollKeyRequest);
+    add!(inp: account::Credentials, account::LinkToken, account::ResetRequest);
+    add!(inp: account::ResetConfirm, account::CreateMerchant, account::InviteRequest);
 
     let mut all = out.take_definitions(true);
     for v in all.values_mut() {

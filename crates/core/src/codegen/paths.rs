@@ -36,7 +36,7 @@ pub fn preflighted(row: &Row) -> bool {
 /// Whether the route takes an `Idempotency-Key`: a merchant route that writes (the edge's own
 /// routes, admin and open, take none).
 pub fn takes_key(row: &Row) -> bool {
-    row.4 == Effect::Writes && !matches!(row.3, Access::Admin | Access::Open)
+    row.4 == Effect::Writes && !matches!(row.3, Access::Admin | Access::Open | Access::Account)
 }
 
 /// The `(METHOD, path)` pairs the declarations say the document has.
@@ -201,6 +201,10 @@ pub fn check(openapi: &Value, row: &Row) -> Vec<String> {
         Access::Secret => schemes == BTreeSet::from(["secretKey"]),
         Access::Public => schemes.contains("publicKeyQuery") && schemes.contains("publicKeyHeader"),
         Access::Holder => schemes.contains("sessionToken") && !schemes.contains("adminKey"),
+        Access::Account if crate::wire::account::needs_login(row.2) => {
+            schemes == BTreeSet::from(["loginCookie"])
+        }
+        Access::Account => schemes.is_empty(),
     };
     if !fits {
         wrong.push(format!(

@@ -2,6 +2,7 @@
 //! their types (`ids`, `amount`); the wire's exact decimals and the request field types are
 //! here too (`decimal`, `input`), because requests are made of them.
 
+pub mod account;
 pub mod address;
 pub mod amount;
 pub mod arith;

@@ -4,6 +4,7 @@
 //! through the storage port, and returns records or a small result. It never formats an
 //! answer: `crate::wire` turns results into the responses clients see.
 
+pub mod accounts;
 pub mod chain;
 pub mod deployment;
 pub mod due;

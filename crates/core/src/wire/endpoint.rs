@@ -19,6 +19,10 @@ pub enum Access {
     /// A secret key, or a session token of the holder with the scope the operation needs
     /// (`crate::wire::session`). Answers CORS, like public routes, since browsers call it.
     Holder,
+    /// The account API (`/account/...`): browser-only and same-origin, no API key; a login
+    /// cookie where the route needs one (`wire::account::needs_login`), an Origin check on
+    /// every POST, no CORS.
+    Account,
 }
 
 /// Which route a request matched: named by its operation's `operationId` in openapi.json,

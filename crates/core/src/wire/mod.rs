@@ -8,6 +8,7 @@
 //! them, the browser package reads them, and the TypeScript declarations, the OpenAPI
 //! schemas and the list of routes are generated from them (`codegen`).
 
+pub mod account;
 pub mod admin;
 pub mod apply;
 pub mod chain;

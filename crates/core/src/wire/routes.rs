@@ -5,7 +5,8 @@
 //! OpenAPI document, the server client and the tests.
 
 use super::{
-    admin, deployment, holder, hooks, keys, ledger, market, merchant, presale, session, token,
+    account, admin, deployment, holder, hooks, keys, ledger, market, merchant, presale, session,
+    token,
 };
 use crate::error::{Error, ErrorCode, Result};
 
@@ -69,6 +70,7 @@ pub const TABLE: &[&[Row]] = &[
     merchant::ROUTES,
     keys::ROUTES,
     hooks::ROUTES,
+    account::ROUTES,
 ];
 
 /// Every row of the table.
@@ -184,7 +186,7 @@ mod tests {
                 assert!(!overlap, "{} {} and {} {} overlap", a.0, a.1, b.0, b.1);
             }
         }
-        assert_eq!(all.len(), 70);
+        assert_eq!(all.len(), 85);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use super::presale::PresaleOp;
 use super::session::SessionOp;
 use super::token::TokenOp;
 use crate::error::{Error, ErrorCode, Result};
+use crate::model::account::{forbidden_role, Role};
 use crate::model::amount::Units;
 use crate::model::ids::{TokenAddress, UserId};
 use crate::model::merchant::Merchant;
@@ -66,6 +67,24 @@ pub fn authorize(
 ) -> Result<Permitted> {
     check(store, &caller, merchant, &op)?;
     Ok(Permitted { caller, op })
+}
+
+/// What a dashboard member may run (the `dt_...` credential, checked by the merchant's object
+/// against its members): `owner` and `developer` run what a secret key runs; a `viewer` only
+/// reads (a write: 403 `forbidden_role`).
+pub fn authorize_member(
+    store: &dyn Store,
+    role: Role,
+    merchant: &Merchant,
+    op: Op,
+) -> Result<Permitted> {
+    if !role.writes() && op.writes() {
+        return Err(forbidden_role(
+            role,
+            "change the merchant's state (reads only)",
+        ));
+    }
+    authorize(store, Caller::Secret, merchant, op)
 }
 
 fn check(store: &dyn Store, caller: &Caller, merchant: &Merchant, op: &Op) -> Result<()> {

@@ -54,7 +54,7 @@ pub fn transaction<T: 'static>(
     outcome
 }
 
-fn run<T: 'static>(
+pub fn run<T: 'static>(
     storage: &worker::Storage,
     f: impl FnOnce() -> Result<T> + 'static,
 ) -> Result<T> {

@@ -89,7 +89,17 @@ pub async fn serve(env: &Env, matched: &Matched, body: &Value) -> Result<Respons
 }
 
 async fn create_merchant(env: &Env, req: CreateMerchantRequest) -> Result<Response> {
-    let name = req.name.into_string();
+    let created = make_merchant(env, req.name.into_string(), None).await?;
+    http::json(201, &created).map_err(internal)
+}
+
+/// Makes a merchant named `name` (its id and first keys, its registry entry, its object), and
+/// its first owner when an account made it: the merchant with its keys, shown this once.
+pub(super) async fn make_merchant(
+    env: &Env,
+    name: String,
+    owner: Option<String>,
+) -> Result<MerchantCreated> {
     let (id, secret_key, public_key) = new_keys(&random::<80>()?);
     let reg = hop::registry(
         env,
@@ -108,12 +118,13 @@ async fn create_merchant(env: &Env, req: CreateMerchantRequest) -> Result<Respon
         public_key_last4: Some(last4(&public_key)),
         // A merchant created after time travel starts on the service clock, not real time.
         offset_ms: reg.offset_ms,
+        owner,
     });
     let mut created: MerchantCreated = hop::merchant_typed(env, &id, &init).await?;
     super::local_node::fund_relayer(env, &created.merchant_address).await;
     created.secret_key = Some(secret_key);
     created.public_key = Some(public_key);
-    http::json(201, &created).map_err(internal)
+    Ok(created)
 }
 
 /// The service clock: real time plus the time-travel offset (0 unless a local run moved it).

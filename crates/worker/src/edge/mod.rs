@@ -5,6 +5,7 @@
 //! Durable Object, which checks the key itself. Admin routes are orchestrated in `admin`,
 //! the keyless deployment page in `overview`.
 
+mod account;
 mod admin;
 mod cached;
 mod chain;
@@ -27,6 +28,7 @@ use target::Target;
 use tokenpad_core::auth::{contains_secret_key, parse_key, starts_like_secret_key, KeyKind};
 use tokenpad_core::crypto::sha256_hex;
 use tokenpad_core::model::ids::MerchantId;
+use tokenpad_core::ops::accounts::dashboard;
 use tokenpad_core::session_token;
 use tokenpad_core::wire::admin::Index;
 use tokenpad_core::wire::decode::parse_json;
@@ -130,12 +132,26 @@ fn internal(e: worker::Error) -> Error {
 fn secret_key_in(url: &Target) -> bool {
     let path = url.path();
     let query = url.query();
-    contains_secret_key(path)
-        || percent_decode(path).is_some_and(|p| contains_secret_key(&p))
-        || contains_secret_key(query)
-        || url.query_pairs().any(|(k, v)| {
-            starts_like_secret_key(&v) || contains_secret_key(&k) || contains_secret_key(&v)
-        })
+    secret_in(path)
+        || percent_decode(path).is_some_and(|p| secret_in(&p))
+        || secret_in(query)
+        || url
+            .query_pairs()
+            .any(|(k, v)| starts_like_secret(&v) || secret_in(&k) || secret_in(&v))
+}
+
+/// A secret key or a dashboard credential (`dt_<merchant id>_...`) anywhere in `text`.
+fn secret_in(text: &str) -> bool {
+    contains_secret_key(text) || dashboard::contained_in(text)
+}
+
+/// A query value that starts like a secret key (`sk_`) or a dashboard credential (`dt_`).
+fn starts_like_secret(value: &str) -> bool {
+    starts_like_secret_key(value)
+        || value
+            .as_bytes()
+            .get(..3)
+            .is_some_and(|p| p.eq_ignore_ascii_case(b"dt_"))
 }
 
 async fn serve(
@@ -158,8 +174,12 @@ async fn serve(
 
     match matched.access {
         Access::Open => return open(env, url, matched).await,
+        Access::Account => return account::serve(req, env, method, url, matched, &body).await,
         Access::Admin => {
             admin::check_key(req, env)?;
+            if matched.route == tokenpad_core::wire::account::ADMIN_MAILBOX {
+                return account::admin_mailbox(env, url).await;
+            }
             let answered = admin::serve(env, matched, &body).await;
             if method != "GET" {
                 // The clock or a deposit: any merchant's public reads may have changed.
@@ -220,7 +240,11 @@ async fn keyed(
     let merchant = match &credential {
         Credential::Key(key) => {
             let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");
-            let (kind, merchant) = parse_key(key).ok_or_else(invalid)?;
+            // The dashboard's credential (`dt_...`) goes where a secret key goes; the
+            // merchant's object checks it (`objects/merchant/members.rs`).
+            let (kind, merchant) = parse_key(key)
+                .or_else(|| dashboard::merchant_of(key).map(|m| (KeyKind::Secret, m)))
+                .ok_or_else(invalid)?;
             trace.merchant(&merchant);
             if r.matched.route == session::CURRENT_SESSION {
                 return Err(Error::new(

@@ -5,6 +5,7 @@
 //! the client's HTTP response as data. The live channel's calls (the edge, the relays and
 //! the merchant's object) are in [`live`].
 
+pub mod account;
 mod chain;
 pub mod live;
 
@@ -164,6 +165,8 @@ pub enum MerchantCall {
     /// A relay asks to admit a client's socket on `GET /live` (`live::WatchCall`), answered
     /// with `live::Admitted` or the refusal.
     Watch(live::WatchCall),
+    /// The dashboard's calls for a logged-in account (`objects::merchant::members`).
+    Members(account::MembersCall),
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -180,6 +183,9 @@ pub struct InitArgs {
     pub public_key_last4: Option<String>,
     /// The service clock's offset when the merchant is created (after time travel).
     pub offset_ms: Millis,
+    /// The account that created it (`POST /account/merchants`): its first owner.
+    #[serde(default)]
+    pub owner: Option<String>,
 }
 
 /// What the registry object is asked.

@@ -19,7 +19,8 @@ use super::jsontext::{array, insert, object, pretty, Object};
 use super::paths::{document_path, documented, preflighted, takes_key, UNDOCUMENTED};
 use crate::wire::routes::{rows, Access, Row, EDGE};
 use crate::wire::{
-    admin, deployment, holder, hooks, keys, ledger, market, merchant, presale, session, token,
+    account, admin, deployment, holder, hooks, keys, ledger, market, merchant, presale, session,
+    token,
 };
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
@@ -40,6 +41,7 @@ const TAGS: &[(&[Row], &str)] = &[
     (merchant::ROUTES, "tokens"),
     (keys::ROUTES, "keys"),
     (hooks::ROUTES, "webhooks"),
+    (account::ROUTES, "account"),
 ];
 
 /// Every declared row with its family's tag.
@@ -123,13 +125,15 @@ fn reference(to: &str) -> Result<String, String> {
 }
 
 /// The schemes an `Access` is documented with, as the document lists them.
-fn security(access: Access) -> Value {
-    let schemes: &[&str] = match access {
+fn security(row: &Row) -> Value {
+    let schemes: &[&str] = match row.3 {
         Access::Open => &[],
         Access::Admin => &["adminKey"],
         Access::Secret => &["secretKey"],
         Access::Public => &["publicKeyQuery", "publicKeyHeader", "secretKey"],
         Access::Holder => &["secretKey", "sessionToken"],
+        Access::Account if crate::wire::account::needs_login(row.2) => &["loginCookie"],
+        Access::Account => &[],
     };
     let list = schemes.iter().map(|scheme| {
         let mut one = Map::new();
@@ -190,7 +194,7 @@ fn operation(row: &Row, tag: &str, mut params: Vec<String>) -> Result<String, St
         ("operationId", pretty(&json!(row.2.operation_id()))?),
         ("tags", pretty(&json!([tag]))?),
         ("summary", pretty(&json!(""))?),
-        ("security", pretty(&security(row.3))?),
+        ("security", pretty(&security(row))?),
     ];
     if !params.is_empty() {
         members.push(("parameters", array(&params)));

@@ -31,11 +31,15 @@ fn recorded(e: &Error) -> bool {
 impl MerchantObject {
     pub(super) async fn api(&self, call: ApiCall) -> Result<Answer> {
         let store = self.store()?;
-        let (merchant, caller, _) = self.admit(&store, &call.credential, &call.client)?;
+        let admitted = self.admit(&store, &call.credential, &call.client)?;
+        let merchant = admitted.merchant;
         // A request that did not decode is refused only now, after its credential checked.
         let op = call.op?;
         // Who may run it, before any replay: a credential never replays what it may not do.
-        let permitted = scope::authorize(&store, caller, &merchant, op)?;
+        let permitted = match admitted.role {
+            Some(role) => scope::authorize_member(&store, role, &merchant, op)?,
+            None => scope::authorize(&store, admitted.caller, &merchant, op)?,
+        };
         // Its route declares whether it writes (`Op::writes`). Every write may move the
         // schedule, the webhook writes included (a ping, a replay queue deliveries).
         let writes = permitted.op().writes();
@@ -202,7 +206,8 @@ impl MerchantObject {
     /// each topic's current message, or the refusal.
     pub(super) fn admit_socket(&self, call: WatchCall) -> Result<Answer> {
         let store = self.store()?;
-        let (merchant, caller, key) = self.admit(&store, &call.credential, &call.client)?;
+        let admitted = self.admit(&store, &call.credential, &call.client)?;
+        let (merchant, caller, key) = (admitted.merchant, admitted.caller, admitted.key);
         let now = self.now()?;
         // The key's end, when it is in a roll's grace period: its socket closes then.
         let key = key.map(|id| {

@@ -12,6 +12,7 @@ use crate::adapters::txn::transaction;
 use crate::adapters::wallet::session_key;
 use crate::hop::Credential;
 use std::cell::{Cell, RefCell};
+use tokenpad_core::model::account::Role;
 use tokenpad_core::model::key::{ApiKey, KeyKind};
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::Millis;
@@ -20,6 +21,15 @@ use tokenpad_core::ops::session::access::{self, Caller};
 use tokenpad_core::ratelimit::budgets::Budgets;
 use tokenpad_core::store::keys::KeyStore;
 use tokenpad_core::{Error, ErrorCode, Result};
+
+/// A credential that checked: the merchant, who is calling, its key's id (a key), and its
+/// role (the dashboard's credential).
+pub(super) struct Admitted {
+    pub(super) merchant: Merchant,
+    pub(super) caller: Caller,
+    pub(super) key: Option<String>,
+    pub(super) role: Option<Role>,
+}
 
 /// What the object keeps of its callers between requests.
 pub(super) struct Callers {
@@ -48,13 +58,18 @@ impl MerchantObject {
         store: &SqlStore,
         credential: &Credential,
         client: &str,
-    ) -> Result<(Merchant, Caller, Option<String>)> {
+    ) -> Result<Admitted> {
         let merchant = self
             .hot_merchant(store)?
             .ok_or_else(|| unknown(credential))?;
-        let (caller, key) = self.caller(store, &merchant, credential)?;
+        let (caller, key, role) = self.caller(store, &merchant, credential)?;
         self.charge(&caller, client)?;
-        Ok((merchant, caller, key))
+        Ok(Admitted {
+            merchant,
+            caller,
+            key,
+            role,
+        })
     }
 
     /// Who the request is (and its key's id): a key checked against the merchant's working
@@ -65,8 +80,14 @@ impl MerchantObject {
         store: &SqlStore,
         merchant: &Merchant,
         credential: &Credential,
-    ) -> Result<(Caller, Option<String>)> {
+    ) -> Result<(Caller, Option<String>, Option<Role>)> {
         match credential {
+            // The dashboard's credential (`members.rs`): a member with a role, whose powers
+            // are a secret key's (a viewer's only its reads: `scope::authorize_member`).
+            Credential::Key(token) if token.starts_with("dt_") => {
+                let role = self.dashboard_role(store, &merchant.id, token)?;
+                Ok((Caller::Secret, None, Some(role)))
+            }
             Credential::Key(key) => {
                 let now = self.now()?;
                 let (kind, id, touch) =
@@ -78,12 +99,12 @@ impl MerchantObject {
                     KeyKind::Secret => Caller::Secret,
                     KeyKind::Public => Caller::Public,
                 };
-                Ok((caller, Some(id)))
+                Ok((caller, Some(id), None))
             }
             Credential::Session(token) => {
                 let key = session_key(&self.env, &merchant.id)?;
                 let session = access::verify(store, &key, &merchant.id, token, self.now()?)?;
-                Ok((Caller::Session(session), None))
+                Ok((Caller::Session(session), None, None))
             }
         }
     }

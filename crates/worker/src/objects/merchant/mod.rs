@@ -24,6 +24,7 @@ mod due;
 mod faults;
 mod followup;
 mod idempotency;
+mod members;
 mod memory;
 mod operator;
 mod outbox;
@@ -178,6 +179,7 @@ impl MerchantObject {
             MerchantCall::ChainView => self.chain_view(),
             MerchantCall::StepsView => self.steps_view(),
             MerchantCall::ChainRetry => self.chain_retry().await,
+            MerchantCall::Members(call) => self.members(call),
         }
     }
 }

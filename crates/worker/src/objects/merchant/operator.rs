@@ -8,6 +8,7 @@ use crate::adapters::txn::transaction;
 use crate::adapters::wallet::WalletMaker;
 use crate::hop::InitArgs;
 use crate::http::Answer;
+use tokenpad_core::model::account::Role;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Usdc;
 use tokenpad_core::model::chain::ChainMode;
@@ -54,8 +55,15 @@ impl MerchantObject {
         let mut store = self.store()?;
         let m = merchant.clone();
         let chain = self.chain.mode()?;
+        let owner = args.owner;
+        let created_at = merchant.created_at;
         transaction(&self.state.storage(), &self.watch, move || {
-            ops::merchant::init(&mut store, &m, &keys, &chain)
+            ops::merchant::init(&mut store, &m, &keys, &chain)?;
+            // The account that created it, its first owner, in the same transaction.
+            match owner {
+                Some(email) => super::members::put_member(&store, &email, Role::Owner, created_at),
+                None => Ok(()),
+            }
         })?;
         Answer::json(
             201,
