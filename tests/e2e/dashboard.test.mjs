@@ -281,6 +281,57 @@ describe('the merchant dashboard in Chromium', { timeout: 600_000 }, () => {
     }
   });
 
+  /** Waits for a link named `name` in the local mailbox of `to`, reading it again until it comes. */
+  async function mailLink(p, to, name) {
+    await p.goto(url(`#/mailbox?to=${encodeURIComponent(to)}`));
+    const link = p.getByRole('link', { name }).first();
+    for (let i = 0; !(await link.count()); i++) {
+      assert.ok(i < 100, `no "${name}" mail for ${to} after 20 s`);
+      await sleep(200);
+      await p.getByRole('button', { name: 'Show mail' }).click();
+    }
+    return link;
+  }
+
+  test('invite a viewer: the invite mail, accepted after sign-up, and pages without writes', async () => {
+    const viewer = `viewer-${Date.now()}@example.com`;
+    await page.goto(url(`#/m/${encodeURIComponent(state.merchantId)}/members`));
+    await page.getByLabel('Email').fill(viewer);
+    await page.getByLabel('Role').selectOption('viewer');
+    await page.getByRole('button', { name: 'Send invite' }).click();
+    await page.getByRole('table', { name: 'Open invites' }).getByRole('row', { name: new RegExp(viewer.replace(/[.]/g, '\\.')) }).waitFor();
+
+    const c = await newContext(DESKTOP);
+    const v = await newPage(c);
+    await v.goto(url('#/signup'));
+    await v.getByLabel('Email').fill(viewer);
+    await v.getByLabel('Password').fill(PASSWORD);
+    await v.getByRole('button', { name: 'Sign up' }).click();
+    await v.getByText('Check your email').waitFor();
+    await (await mailLink(v, viewer, 'Verify email')).click();
+    await v.getByText(`${viewer} is verified`).waitFor();
+    await v.goto(url('#/login'));
+    await v.getByLabel('Email').fill(viewer);
+    await v.getByLabel('Password').fill(PASSWORD);
+    await v.getByRole('button', { name: 'Log in' }).click();
+    await v.getByRole('heading', { name: 'Your apps' }).waitFor();
+    await (await mailLink(v, viewer, 'Accept invite')).click();
+    await v.getByRole('button', { name: 'Accept invite' }).click();
+    await v.getByText('You are now viewer of Dash Shop').waitFor();
+    await v.getByRole('link', { name: 'Open it' }).click();
+    await v.getByText('Your role: viewer (read only)').waitFor();
+    await v.getByRole('link', { name: 'Tokens', exact: true }).click();
+    await v.getByRole('table', { name: 'Your tokens' }).waitFor();
+    assert.equal(await v.getByRole('button', { name: 'Create token' }).count(), 0, 'a viewer has no Create token');
+    await v.getByRole('link', { name: 'Keys', exact: true }).click();
+    await v.getByRole('table', { name: 'Keys' }).waitFor();
+    assert.equal(await v.getByRole('button', { name: 'Roll key' }).count(), 0, 'a viewer has no Roll key');
+    assert.equal(await v.getByRole('button', { name: 'Revoke' }).count(), 0, 'a viewer has no Revoke');
+    await shot(v, 'viewer-keys');
+    assert.deepEqual(v.errors, [], 'page errors');
+    await c.close();
+  });
+
   test('log out: the session ends', async () => {
     await page.goto(url(`#/m/${encodeURIComponent(state.merchantId)}/overview`));
     await page.getByRole('button', { name: 'Log out', exact: true }).click();
