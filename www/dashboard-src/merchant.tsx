@@ -98,7 +98,13 @@ export function MerchantProvider({ merchant, children }: { merchant: AccountMerc
   }), [id, merchant.name, role, run, publicKey]);
 
   if (!ready) {
-    return failure !== undefined ? <ErrorBox error={failure} what="Opening this app" /> : <Loading what="Opening the app" />;
+    if (failure === undefined) return <Loading what="Opening the app" />;
+    return (
+      <>
+        <ErrorBox error={failure} what="Opening this app" />
+        {(failure as { code?: string }).code === 'not_logged_in' && <p><a href="#/login">Log in again</a></p>}
+      </>
+    );
   }
   return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
 }

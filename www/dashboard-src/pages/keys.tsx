@@ -33,13 +33,13 @@ function Confirm({ pending, onClose, onDone }: { pending: Pending; onClose: () =
           {kind === 'roll' ? (
             <>
               <p>A new {key.kind} key replaces it, shown once. The old one keeps working for the grace hours, then stops (0: at once).</p>
-              <label>Grace hours<input type="number" min={0} max={24} required value={grace} onChange={(e) => setGrace(e.target.value)} /></label>
+              <label>Grace hours<input type="number" min={0} max={24} required autoFocus value={grace} onChange={(e) => setGrace(e.target.value)} /></label>
             </>
           ) : <p>It stops working at once, everywhere, within seconds.</p>}
           {act.error !== undefined && <ErrorBox error={act.error} what={kind === 'roll' ? 'Roll key' : 'Revoke'} />}
           <div className="row-actions">
             <button type="submit" aria-busy={act.busy}>{kind === 'roll' ? 'Roll key' : 'Revoke'}</button>
-            <button type="button" className="secondary" onClick={onClose}>Cancel</button>
+            <button type="button" className="secondary" autoFocus={kind === 'revoke'} onClick={onClose}>Cancel</button>
           </div>
         </form>
       </article>
