@@ -56,9 +56,10 @@ describe('the merchant dashboard in Chromium', { timeout: 600_000 }, () => {
     await w?.stop();
   });
 
-  // bypassCSP: axe-core is injected as an inline script, which the pages' CSP refuses.
-  async function newContext(viewport) {
-    const c = await browser.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC', bypassCSP: true });
+  // The pages' Content-Security-Policy holds in the main flow (a refusal is a console error,
+  // so a page error); the axe contexts bypass it: axe-core is injected as an inline script.
+  async function newContext(viewport, { forAxe = false } = {}) {
+    const c = await browser.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC', bypassCSP: forAxe });
     await c.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: w.baseUrl });
     return c;
   }
@@ -257,7 +258,7 @@ describe('the merchant dashboard in Chromium', { timeout: 600_000 }, () => {
       ['settings', 'Settings'], ['members', 'Members'],
     ];
     for (const viewport of [PHONE, DESKTOP]) {
-      const c = await newContext(viewport);
+      const c = await newContext(viewport, { forAxe: true });
       // The same login: the session cookie of the test's context.
       await c.addCookies(await ctx.cookies(w.baseUrl));
       const p = await newPage(c);
@@ -275,7 +276,7 @@ describe('the merchant dashboard in Chromium', { timeout: 600_000 }, () => {
     }
     // The account pages, logged out.
     for (const viewport of [PHONE, DESKTOP]) {
-      const c = await newContext(viewport);
+      const c = await newContext(viewport, { forAxe: true });
       const p = await newPage(c);
       for (const [route, heading] of [['#/signup', 'Sign up'], ['#/login', 'Log in'], ['#/forgot', 'Reset your password'], [`#/mailbox?to=${encodeURIComponent(EMAIL)}`, 'Local mailbox']]) {
         await p.goto(url(route), LOADED);
