@@ -6,6 +6,7 @@
 // passwords, a dt_ of another merchant, a viewer's write, a cross-origin POST, a dt_ in a URL.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { api, createMerchant, startWorker } from './harness.mjs';
 import { assertMatches } from './openapi.mjs';
@@ -236,8 +237,21 @@ test('invitations: an owner invites, only the invited email accepts, a viewer on
   refused(await api(w, 'POST', '/keys', { key: dt.token, body: { kind: 'secret', name: 'x' } }), 403, 'forbidden_role');
   const ownerDt = (await acct('POST', `/account/merchants/${id}/token`, { cookie: owner.cookie })).json;
   refused(await api(w, 'GET', '/holder/viewer-bob', { key: ownerDt.token }), 404, 'holder_not_found');
-  // Only an owner invites.
+  // Only an owner invites, and removes.
   refused(await acct('POST', `/account/merchants/${id}/invites`, { body: { email: stranger.email, role: 'owner' }, cookie: viewer.cookie }), 403, 'forbidden_role');
+  refused(await acct('POST', `/account/merchants/${id}/members/remove`, { body: { email: owner.email }, cookie: viewer.cookie }), 403, 'forbidden_role');
+  // The last owner stays.
+  refused(await acct('POST', `/account/merchants/${id}/members/remove`, { body: { email: owner.email }, cookie: owner.cookie }), 400, 'invalid_request');
+
+  // A removed member's credential stops at once, well inside its 5 minutes.
+  assert.equal((await api(w, 'GET', '/merchant/settings', { key: dt.token })).status, 200);
+  const left = documented(await acct('POST', `/account/merchants/${id}/members/remove`, { body: { email: viewer.email }, cookie: owner.cookie }), 'POST', '/account/merchants/{merchantId}/members/remove', 200);
+  assert.deepEqual(left.members.map((m) => m.email), [owner.email]);
+  refused(await api(w, 'GET', '/merchant/settings', { key: dt.token }), 401, 'invalid_api_key');
+  refused(await acct('POST', `/account/merchants/${id}/token`, { cookie: viewer.cookie }), 404, 'merchant_not_found');
+  assert.deepEqual((await acct('GET', '/account', { cookie: viewer.cookie })).json.merchants, []);
+  // The owner's own credential is untouched.
+  assert.equal((await api(w, 'GET', '/merchant/settings', { key: ownerDt.token })).status, 200);
 });
 
 test('logout ends this session, logout-all every one; a login rotates the cookie', async () => {
@@ -335,12 +349,49 @@ test('the local mailbox: the admin route, and the dev route only in local runs',
   refused(await acct('GET', '/account/dev-mailbox?to=nobody'), 400, 'invalid_request');
 });
 
-test('without LOCAL_MAILBOX the dev mailbox is not there', async () => {
-  const plain = await startWorker({ env: { LOCAL_MAILBOX: 'false' } });
+test('with a mail provider, mail goes to it (retried when it fails), and the dev mailbox is not there', async () => {
+  // A provider on this machine: the first mail it is sent fails with 500, then it takes them.
+  const received = [];
+  let failFirst = true;
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c) => { text += c; });
+    req.on('end', () => {
+      if (failFirst) {
+        failFirst = false;
+        res.writeHead(500).end('busy');
+        return;
+      }
+      received.push({ auth: req.headers.authorization, type: req.headers['content-type'], body: JSON.parse(text) });
+      res.writeHead(202).end('{}');
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const provider = `http://127.0.0.1:${server.address().port}/send`;
+  const withProvider = await startWorker({ env: {
+    LOCAL_MAILBOX: 'false', MAIL_PROVIDER_URL: provider, MAIL_PROVIDER_KEY: 'mail-key-123', MAIL_FROM: 'Shop <no-reply@shop.example>',
+  } });
   try {
-    const res = await api(plain, 'GET', '/account/dev-mailbox?to=a@example.com');
-    assert.equal(res.status, 404, res.text);
+    const o = new URL(withProvider.baseUrl).origin;
+    const email = freshEmail('provider');
+    const res = await api(withProvider, 'POST', '/account/signup', { body: { email, password: PASSWORD }, headers: { origin: o } });
+    assert.equal(res.status, 202, res.text);
+    // The provider's 500 keeps the mail in the outbox; it is sent again about 10 s later.
+    for (let i = 0; i < 300 && received.length === 0; i++) await sleep(100);
+    assert.equal(received.length, 1, 'the mail reached the provider after its failure');
+    const [mailed] = received;
+    assert.equal(mailed.auth, 'Bearer mail-key-123');
+    assert.match(mailed.type, /^application\/json/);
+    assert.deepEqual(Object.keys(mailed.body).sort(), ['from', 'subject', 'text', 'to']);
+    assert.equal(mailed.body.from, 'Shop <no-reply@shop.example>');
+    assert.equal(mailed.body.to, email);
+    assert.match(mailed.body.text, new RegExp(`${o}/dashboard/#/verify\\?token=[0-9a-f]{64}\\.[0-9a-f]{64}`));
+    // Nothing in the local mailbox, and the dev route is not there.
+    const admin = await api(withProvider, 'GET', `/admin/mailbox?to=${email}`, { adminKey: withProvider.adminKey });
+    assert.deepEqual(admin.json, { messages: [] });
+    assert.equal((await api(withProvider, 'GET', `/account/dev-mailbox?to=${email}`)).status, 404);
   } finally {
-    await plain.stop();
+    await withProvider.stop();
+    server.close();
   }
 });

@@ -5,8 +5,8 @@
 use super::examples_admin::{accepted, typed};
 use crate::wire::account::{
     Accepted, Account, AccountMerchant, AccountMerchantCreated, CreateMerchant, Credentials,
-    DashboardToken, EmailOnly, Invite, InviteRequest, LinkToken, Mailbox, Members, ResetConfirm,
-    ResetRequest,
+    DashboardToken, EmailOnly, Invite, InviteRequest, LinkToken, Mailbox, Members, RemoveMember,
+    ResetConfirm, ResetRequest,
 };
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -107,6 +107,17 @@ pub fn account_examples(id: &str) -> R<BTreeMap<String, Value>> {
         typed::<AccountMerchant>(
             &json!({ "merchantId": id, "name": "Acme Rewards", "role": "viewer" }),
         ),
+    )?;
+    put(
+        "accountRemoveMember.request",
+        accepted::<RemoveMember>(json!({ "email": "bob@example.com" })),
+    )?;
+    put(
+        "accountRemoveMember.200",
+        typed::<Members>(&json!({
+            "members": [{ "email": email, "role": "owner", "addedAt": "2030-01-01T00:00:00.000Z" }],
+            "invites": []
+        })),
     )?;
     let mailbox = json!({ "messages": [{
         "to": email, "subject": "Verify your tokenpad email",

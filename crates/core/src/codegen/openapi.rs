@@ -93,6 +93,7 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     add!(inp: CreateKeyRequest, RollKeyRequest);
     add!(inp: account::Credentials, account::LinkToken, account::ResetRequest);
     add!(inp: account::ResetConfirm, account::CreateMerchant, account::InviteRequest);
+    add!(inp: account::RemoveMember);
 
     let mut all = out.take_definitions(true);
     for v in all.values_mut() {

@@ -28,6 +28,7 @@ pub const DASHBOARD_TOKEN: Route = Route::new("accountDashboardToken");
 pub const MEMBERS: Route = Route::new("accountMembers");
 pub const INVITE: Route = Route::new("accountInvite");
 pub const ACCEPT_INVITE: Route = Route::new("accountAcceptInvite");
+pub const REMOVE_MEMBER: Route = Route::new("accountRemoveMember");
 pub const DEV_MAILBOX: Route = Route::new("accountDevMailbox");
 pub const ADMIN_MAILBOX: Route = Route::new("adminMailbox");
 
@@ -47,6 +48,7 @@ pub const ROUTES: &[Row] = &[
     ("GET", "/account/merchants/:merchantId/members", MEMBERS, Access::Account, Reads),
     ("POST", "/account/merchants/:merchantId/invites", INVITE, Access::Account, Writes),
     ("POST", "/account/invites/accept", ACCEPT_INVITE, Access::Account, Writes),
+    ("POST", "/account/merchants/:merchantId/members/remove", REMOVE_MEMBER, Access::Account, Writes),
     ("GET", "/account/dev-mailbox", DEV_MAILBOX, Access::Account, Reads),
     ("GET", "/admin/mailbox", ADMIN_MAILBOX, Admin, Reads),
 ];
@@ -119,6 +121,16 @@ pub struct InviteRequest {
 }
 
 impl Checked for InviteRequest {}
+
+/// `POST /account/merchants/:merchantId/members/remove`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "codegen", schemars(rename = "AccountRemoveMember"))]
+pub struct RemoveMember {
+    pub email: String,
+}
+
+impl Checked for RemoveMember {}
 
 /// A 202's body: a mail is on its way (or, when there was nothing to send, the same words).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -11,6 +11,7 @@
     clippy::indexing_slicing
 )]
 
+mod accounts;
 mod auth_nonces;
 mod common;
 mod conservation;

@@ -23,7 +23,7 @@ use tokenpad_core::ops::accounts::{link, password};
 use tokenpad_core::wire::account::{
     self as wire, Accepted, Account, AccountMerchant, AccountMerchantCreated, CreateMerchant,
     Credentials, DashboardToken, EmailOnly, InviteRequest, LinkToken, Mailbox, Members,
-    ResetConfirm, ResetRequest,
+    RemoveMember, ResetConfirm, ResetRequest,
 };
 use tokenpad_core::wire::decode;
 use tokenpad_core::wire::routes::Matched;
@@ -263,6 +263,27 @@ pub async fn serve(
                     expires_at: Timestamp::at(now.saturating_add(INVITE_TTL)),
                 },
             )
+        }
+        wire::REMOVE_MEMBER => {
+            let id = merchant_param(matched)?;
+            let req: RemoveMember = decode::body(body)?;
+            let email = normalize_email(&req.email)?;
+            let call = MerchantCall::Members(MembersCall::Remove {
+                by: live.email,
+                email: email.clone(),
+            });
+            let members: Members = hop::merchant_typed(env, &id, &call).await?;
+            // The account's own list follows; the merchant's table already decides.
+            let left = AccountCall::Left { merchant_id: id };
+            if let Err(e) =
+                hop_account::account::<Value>(env, Target::Email(&email), now, left).await
+            {
+                worker::console_error!(
+                    "member removed, its account's list not updated: {}",
+                    e.message
+                );
+            }
+            answer(200, &members)
         }
         wire::ACCEPT_INVITE => {
             let req: LinkToken = decode::body(body)?;

@@ -64,6 +64,10 @@ pub enum AccountCall {
     Joined {
         merchant: AccountMerchant,
     },
+    /// The account is no longer a member of a merchant.
+    Left {
+        merchant_id: MerchantId,
+    },
     /// An invitation to this email: a link mailed to it.
     Invited {
         email: String,
@@ -134,6 +138,9 @@ pub enum MembersCall {
     },
     /// `email` accepted an invitation: it becomes a member with `role`.
     Accept { email: String, role: Role },
+    /// Owner `by` removes member `email` (or an invitation to it): its credentials stop at
+    /// once.
+    Remove { by: String, email: String },
 }
 
 /// An invitation recorded: the merchant's name, for the mail.

@@ -138,6 +138,15 @@ impl AccountObject {
                 val(self.reset_confirm(&token, &password, now)?)?
             }
             AccountCall::Joined { merchant } => self.joined(&merchant, now)?,
+            AccountCall::Left { merchant_id } => {
+                self.sql()?
+                    .exec(
+                        "DELETE FROM merchants WHERE merchant_id = ?",
+                        vec![merchant_id.as_str().into()],
+                    )
+                    .map_err(db)?;
+                Value::Null
+            }
             AccountCall::Invited {
                 email,
                 merchant_id,

@@ -149,6 +149,32 @@ impl MerchantObject {
                     },
                 )
             }
+            MembersCall::Remove { by, email } => {
+                let mine = role_of(&store, &by)?.ok_or_else(not_member)?;
+                if !mine.manages_members() {
+                    return Err(forbidden_role(mine, "remove members"));
+                }
+                let owners = list(&store, now)?
+                    .members
+                    .iter()
+                    .filter(|m| m.role == Role::Owner && m.email != email)
+                    .count();
+                if owners == 0 {
+                    return Err(Error::field(
+                        "email",
+                        "The merchant's last owner cannot be removed: make another owner first",
+                    ));
+                }
+                store.exec(
+                    "DELETE FROM members WHERE email = ?",
+                    vec![email.clone().into()],
+                )?;
+                store.exec(
+                    "DELETE FROM member_invites WHERE email = ?",
+                    vec![email.into()],
+                )?;
+                Answer::json(200, &list(&store, now)?)
+            }
             MembersCall::Accept { email, role } => {
                 // An owner stays an owner when a lesser invitation is accepted again.
                 let now_role = match role_of(&store, &email)? {
