@@ -338,6 +338,17 @@ describe('the merchant dashboard in Chromium', { timeout: 600_000 }, () => {
     assert.equal(await v.getByRole('button', { name: 'Revoke' }).count(), 0, 'a viewer has no Revoke');
     await shot(v, 'viewer-keys');
     assert.deepEqual(v.errors, [], 'page errors');
+
+    // The owner removes the viewer: its pages stop, saying why.
+    await page.goto(url(`#/m/${encodeURIComponent(state.merchantId)}/members`), LOADED);
+    await page.getByRole('row', { name: new RegExp(viewer.replace(/[.]/g, '\\.')) }).getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('table', { name: 'Members' }).waitFor();
+    for (let i = 0; await page.getByRole('row', { name: new RegExp(viewer.replace(/[.]/g, '\\.')) }).count(); i++) {
+      assert.ok(i < 50, 'the viewer is still listed');
+      await sleep(100);
+    }
+    await v.reload(LOADED);
+    await v.getByRole('alert').filter({ hasText: 'merchant_not_found' }).waitFor();
     await c.close();
   });
 

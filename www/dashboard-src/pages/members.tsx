@@ -16,6 +16,7 @@ export function Members() {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState('developer');
   const act = useAction<unknown>();
+  const remove = useAction<unknown>();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (await act.run(async () => (await account('POST', `${base}/invites`, { email, role })) ?? true)) {
@@ -28,8 +29,17 @@ export function Members() {
       <h1>Members</h1>
       <Show loaded={list} what="the members">{(d) => (
         <>
-          <Table caption="Members" head={['Email', 'Role', 'Since']}>
-            {d.members.map((x) => <tr key={x.email}><td>{x.email}</td><td>{x.role}</td><td><When at={x.addedAt} /></td></tr>)}
+          {remove.error !== undefined && <ErrorBox error={remove.error} what="Remove" />}
+          <Table caption="Members" head={m.role === 'owner' ? ['Email', 'Role', 'Since', 'Remove'] : ['Email', 'Role', 'Since']}>
+            {d.members.map((x) => (
+              <tr key={x.email}>
+                <td>{x.email}</td><td>{x.role}</td><td><When at={x.addedAt} /></td>
+                {m.role === 'owner' && <td><button type="button" className="secondary outline"
+                  onClick={async () => {
+                    if (await remove.run(async () => (await account('POST', `${base}/members/remove`, { email: x.email })) ?? true)) list.reload();
+                  }}>Remove</button></td>}
+              </tr>
+            ))}
           </Table>
           {d.invites.length > 0 && (
             <Table caption="Open invites" head={['Email', 'Role', 'Expires']}>
