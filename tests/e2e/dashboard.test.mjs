@@ -250,11 +250,42 @@ describe('the merchant dashboard in Chromium', { timeout: 600_000 }, () => {
     assert.equal(await page.locator('main img').count(), 0, 'no img element made of the name');
   });
 
+  test('a presale: created in the page, followed live (pushed) through its launch', async () => {
+    await page.goto(url(`#/m/${encodeURIComponent(state.merchantId)}/presales`), LOADED);
+    await page.getByLabel('Presale name').fill('Moon');
+    await page.getByLabel('Target (USDC)').fill('10');
+    await page.getByLabel('Token name').fill('Moon');
+    await page.getByLabel('Token symbol').fill('MOON');
+    await page.getByLabel('Token image URL').fill(`${w.baseUrl}/app/favicon.svg`);
+    await page.getByLabel('Description').fill('The <b>MOON</b> presale');
+    await page.getByRole('button', { name: 'Create presale' }).click();
+    await page.getByRole('link', { name: 'open it' }).click();
+    await page.getByRole('heading', { name: 'Moon', level: 1 }).waitFor();
+    state.presale = page.url().split('/').pop();
+    await page.getByText('The <b>MOON</b> presale', { exact: true }).waitFor();
+    // This browser was shown the public key when it created the app: the page follows the
+    // presale over the live push (GET /live), not by reading it again.
+    await page.getByText('live (pushed)').waitFor();
+
+    const bob = await ok(await api(w, 'PUT', '/holder/bob', { key: state.rolled }), 'holder bob');
+    await ok(await api(w, 'POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: bob.address, usdcAmount: 10 } }), 'faucet');
+    await ok(await api(w, 'POST', '/holder/bob/buy-presale', { key: state.rolled, body: { presaleId: state.presale, usdcAmount: 10 } }), 'buy');
+    await page.getByRole('table', { name: 'Participants' }).getByRole('row', { name: /bob/ }).waitFor();
+    // The target is reached: the launch runs its steps, a block each, as the clock moves.
+    const status = page.getByRole('status').filter({ hasText: /Launched|Waiting|Swapping|Token|Distributing/ });
+    for (let i = 0; !/Launched/.test(await status.first().innerText().catch(() => '')); i++) {
+      assert.ok(i < 100, `the launch did not finish: ${await status.first().innerText().catch(() => '?')}`);
+      await advance(3);
+      await sleep(200);
+    }
+    await shot(page, 'presale-launched');
+  });
+
   test('every main page: 0 axe violations at 390 and 1280 px, no page error, fits the phone', async () => {
     const m = encodeURIComponent(state.merchantId);
     const pages = [
       ['overview', 'Dash Shop'], ['tokens', 'Tokens'], [`tokens/${state.token}`, 'Dash Token (DASH)'], ['holders?q=alice', 'Holders'],
-      ['presales', 'Presales'], ['deployments', 'Deployments'], ['webhooks', 'Webhooks'], ['chain', 'Chain'], ['keys', 'Keys'],
+      ['presales', 'Presales'], [`presales/${state.presale}`, 'Moon'], ['deployments', 'Deployments'], ['webhooks', 'Webhooks'], ['chain', 'Chain'], ['keys', 'Keys'],
       ['settings', 'Settings'], ['members', 'Members'],
     ];
     for (const viewport of [PHONE, DESKTOP]) {

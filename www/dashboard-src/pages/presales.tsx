@@ -97,13 +97,10 @@ function useLivePresale(id: string) {
     let watch: { stop: () => void } | undefined;
     if (m.publicKey) {
       const client = new TokenpadClient({ baseUrl: location.origin, publicKey: m.publicKey });
-      watch = client.watchPresale(id, (p, e) => {
-        if (stop) return;
-        if (p) {
-          setLive('push');
-          void read();
-        } else if (e) setLive('polling');
-      });
+      // onLive: the socket is open (pushes come) or closed (the watch reads by itself).
+      watch = client.watchPresale(id, (p) => {
+        if (!stop && p) void read();
+      }, { onLive: (up) => !stop && setLive(up ? 'push' : 'polling') });
     }
     // Without the public key (or between pushes), the merchant form is read every 3 s.
     const poll = () => {
