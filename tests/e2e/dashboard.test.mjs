@@ -11,11 +11,13 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
 import { ROOT, api, startWorker } from '../http/harness.mjs';
+import { verifyWebhook } from '../../pkg/server.js';
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 const ARTIFACTS = path.join(ROOT, 'tests', 'artifacts');
@@ -279,6 +281,52 @@ describe('the merchant dashboard in Chromium', { timeout: 600_000 }, () => {
       await sleep(200);
     }
     await shot(page, 'presale-launched');
+  });
+
+  test('webhooks: an endpoint, its signing secret shown once, a delivery signed with it, and a retry', async () => {
+    const got = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (b) => { body += b; });
+      req.on('end', () => {
+        got.push({ body, signature: req.headers['tokenpad-signature'] });
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      await page.goto(url(`#/m/${encodeURIComponent(state.merchantId)}/webhooks`), LOADED);
+      await page.getByLabel('Endpoint URL').fill(`http://127.0.0.1:${receiver.address().port}/hook`);
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      await page.getByRole('button', { name: 'Copy signing secret' }).click();
+      const secret = await clipboard(page);
+      assert.match(secret, /^whsec_/);
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      const delivered = async () => {
+        await page.reload(LOADED);
+        await page.getByText('Deliveries', { exact: true }).click();
+        return page.getByRole('table', { name: /Deliveries to/ }).getByRole('row', { name: /succeeded/ }).count();
+      };
+      for (let i = 0; !(await delivered()); i++) {
+        assert.ok(i < 40, 'no delivery succeeded');
+        await advance(1);
+        await sleep(250);
+      }
+      assert.ok(got.length >= 1, 'the receiver got the delivery');
+      const t = Number(got[0].signature.match(/t=(\d+)/)[1]);
+      const event = await verifyWebhook(got[0].body, got[0].signature, secret, { nowSeconds: t });
+      assert.ok(event.id && event.type, 'the delivery verifies with the secret copied from the page');
+      await page.getByRole('table', { name: /Deliveries to/ }).getByRole('button', { name: 'Retry' }).first().click();
+      for (let i = 0; got.length < 2; i++) {
+        assert.ok(i < 40, 'the retried delivery never came');
+        await advance(1);
+        await sleep(250);
+      }
+      await page.getByRole('table', { name: 'Events' }).getByRole('row').nth(1).waitFor();
+      await shot(page, 'webhooks-delivered');
+    } finally {
+      receiver.close();
+    }
   });
 
   test('every main page: 0 axe violations at 390 and 1280 px, no page error, fits the phone', async () => {
