@@ -4,8 +4,10 @@
 // local mailbox page, verify, log in, create an app and a token with Reward Allocation on, wait
 // for it, copy the secret and public keys from the keys page, run the README's typical flow with
 // them over HTTP, see the holder and balance in the dashboard, roll the secret key (the old one
-// works through its grace period, then 401: the service clock moved past it), log out. Then
-// axe-core on every main page at 390 and 1280 px wide, with 0 violations.
+// works through its grace period, then 401: the service clock moved past it), log out. Also: a
+// token named with HTML, a presale followed live through its launch, a webhook delivery signed
+// with the secret copied from the page, a viewer invited and removed, a weak password, a reset;
+// and axe-core on every main page at 390 and 1280 px wide, with 0 violations.
 // Needs: scripts/build-worker.sh, scripts/build-pkg.sh, scripts/build-dashboard.sh, Chromium.
 // Screenshots go to tests/artifacts/dashboard-*.png (gitignored).
 import assert from 'node:assert/strict';

@@ -44,7 +44,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
       (data) => n === latest.current && setState({ data, loading: false }),
       (error: unknown) => n === latest.current && setState((s) => ({ data: s.data, error, loading: false })),
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Reruns when the caller's deps change (or reload() ticks), with the load of that render.
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { data: state.data, error: state.error, loading: state.loading, reload };

@@ -27,7 +27,7 @@ function Status({ kind, id, onDone }: { kind: 'memecoin' | 'airdrop'; id: string
       stop = true;
       clearTimeout(timer);
     };
-  }, [kind, id]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [kind, id]); // once per deployment
   const d = st?.data;
   return (
     <p role="status">Deployment <code>{id}</code>: <strong>{d?.status ?? 'pending'}</strong>{d?.waiting ? ` (${d.waiting})` : ''}{d?.error ? `: ${d.error}` : ''}

@@ -114,7 +114,7 @@ function useLivePresale(id: string) {
       clearTimeout(timer);
       watch?.stop();
     };
-  }, [id, m.id, m.publicKey]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [id, m.id, m.publicKey]); // once per presale and credential; run() is stable
   return { presale, error, live };
 }
 

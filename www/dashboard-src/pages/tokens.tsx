@@ -4,7 +4,7 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { tokenSupply } from '@tokenpad/client';
 import type { Job, Token } from '@tokenpad/client/server';
 import { useMerchant } from '../merchant';
-import { Amount, ErrorBox, Explorer, Loading, Show, Table, useAction, useLoad, When } from '../ui';
+import { Amount, ErrorBox, Explorer, Show, Table, useAction, useLoad, When } from '../ui';
 
 const NETWORKS = ['base', 'base-sepolia', 'sepolia', 'local'] as const;
 
@@ -35,7 +35,7 @@ function JobStatus({ jobId, onDone }: { jobId: string; onDone: () => void }) {
       stop = true;
       clearTimeout(timer);
     };
-  }, [jobId]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [jobId]); // once per job; the merchant context is stable for a page
   const link = job?.data ? `#/m/${encodeURIComponent(m.id)}/tokens/${job.data.address}` : null;
   return (
     <article aria-label="Token job">
@@ -234,4 +234,3 @@ export function TokenDetail({ address }: { address: string }) {
   );
 }
 
-export { Loading };
