@@ -281,7 +281,7 @@ demo_pk="$(node -p "require(process.argv[1]).keys.publicKey" "$DEMO_FILE" 2>/dev
 [[ "$demo_pk" == pk_* ]] && WWW_URL="$BASE_URL/?publicKey=$demo_pk"
 
 # The dashboard, and the demo account that owns the demo merchant when the seed made one
-# (demo.json's `account`: its email and a password generated for this machine, like the keys).
+# (demo.json's `account`: its email and password, scripts/seed.mjs).
 DASH_LINES="  dashboard     $BASE_URL/dashboard/   (local mailbox: $BASE_URL/dashboard/#/mailbox)"
 demo_account="$(node -e "const a=require(process.argv[1]).account; if (a && a.email && a.password) process.stdout.write(a.email + ' / ' + a.password)" "$DEMO_FILE" 2>/dev/null || true)"
 [[ -n "$demo_account" ]] && DASH_LINES+=$'\n'"  demo account  $demo_account      (log in to the dashboard with it)"

@@ -1,14 +1,14 @@
 #!/usr/bin/env node
-// Seeds a local tokenpad with a demo merchant and a demo token, once.
+// Seeds a local tokenpad with a demo account (docs/accounts.md) owning a demo merchant, and a
+// demo token, once.
 //   TOKENPAD_URL=http://127.0.0.1:8787 ADMIN_API_KEY=... node scripts/seed.mjs
-// Saves {baseUrl, merchant, keys, tokenAddress, token, account?} to .tokenpad/demo.json; on later runs it
+// Saves {baseUrl, merchant, keys, tokenAddress, token} to .tokenpad/demo.json; on later runs it
 // checks that token with GET /token/<address>?publicKey=<pk> and reuses it instead of creating a
 // second merchant. Exit code 0 on success, 1 on any failure (with the failing call printed).
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // TOKENPAD_DEMO_FILE lets a test seed a throwaway server without touching the developer's demo.
@@ -69,6 +69,51 @@ async function must(method, urlPath, opts) {
   return r.json;
 }
 
+/** The demo account (docs/accounts.md): it owns the demo merchant; log in to the dashboard with it. */
+const DEMO_EMAIL = process.env.TOKENPAD_DEMO_EMAIL ?? 'demo@tokenpad.example';
+const DEMO_PASSWORD = process.env.TOKENPAD_DEMO_PASSWORD ?? 'tokenpad-demo-password';
+
+/** A POST of the account API, from the service's own origin (as its pages send it). */
+async function accountPost(urlPath, body, cookie) {
+  const headers = { 'content-type': 'application/json', origin: new URL(baseUrl).origin };
+  if (cookie) headers.cookie = cookie;
+  const res = await send(`${baseUrl}${urlPath}`, { method: 'POST', headers, body: JSON.stringify(body) }, false);
+  const text = await res.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, json, text, cookie: res.headers.get('set-cookie')?.split(';')[0] };
+}
+
+/**
+ * The demo account's login cookie: signed up (202 whether or not it exists), verified with the
+ * newest link in the local mailbox (read with the admin key) when it is not yet, logged in.
+ */
+async function demoLogin() {
+  const creds = { email: DEMO_EMAIL, password: DEMO_PASSWORD };
+  const signup = await accountPost('/account/signup', creds);
+  if (signup.status !== 202) throw new CallError(`POST /account/signup -> HTTP ${signup.status}: ${signup.text.slice(0, 500)}`);
+  let login = await accountPost('/account/login', creds);
+  if (login.status === 403 && login.json?.code === 'email_not_verified') {
+    let token;
+    for (let i = 0; i < 100 && !token; i++) {
+      const box = await must('GET', `/admin/mailbox?to=${encodeURIComponent(DEMO_EMAIL)}`, { admin: true });
+      const link = box.messages.flatMap((m) => m.links).find((l) => l.includes('#/verify?token='));
+      token = link?.split('token=')[1];
+      if (!token) await sleep(100);
+    }
+    if (!token) throw new CallError(`no verification mail for ${DEMO_EMAIL} in the local mailbox (is MAIL_PROVIDER_URL set?)`);
+    const verified = await accountPost('/account/verify', { token });
+    if (verified.status !== 200) throw new CallError(`POST /account/verify -> HTTP ${verified.status}: ${verified.text.slice(0, 500)}`);
+    login = await accountPost('/account/login', creds);
+  }
+  if (login.status !== 200 || !login.cookie) throw new CallError(`POST /account/login -> HTTP ${login.status}: ${login.text.slice(0, 500)}`);
+  return login.cookie;
+}
+
 async function loadSaved() {
   try {
     return JSON.parse(await readFile(DEMO_FILE, 'utf8'));
@@ -120,53 +165,6 @@ async function fundRelayer(address) {
   if (body.error) throw new CallError(`funding the relayer ${address}: ${body.error.message}`);
 }
 
-/**
- * The demo account (issue 41's dashboard): where the account API runs with the local mailbox
- * (dev.sh), the demo merchant is made by a demo account, so logging in to the dashboard with
- * it shows the demo merchant as its owner. Signs up `demo@example.com` with a password
- * generated for this machine, reads the verification mail from the local mailbox, verifies,
- * logs in and creates the merchant (`POST /account/merchants`: its keys, shown once, go to
- * demo.json like the admin-made merchant's). Null when the account API or the local mailbox
- * is not there (then the operator's `POST /admin/merchants` makes it, as before).
- */
-async function merchantOfDemoAccount() {
-  const mailbox = (to) => call('GET', `/account/dev-mailbox?to=${encodeURIComponent(to)}`);
-  if ((await mailbox('demo@example.com')).status !== 200) return null;
-  const email = 'demo@example.com';
-  const password = `demo-${randomBytes(9).toString('base64url')}`;
-  // Same-origin POSTs, as the dashboard's own (the account API checks Origin).
-  const post = async (urlPath, body, cookie) => {
-    const headers = { 'content-type': 'application/json', origin: baseUrl };
-    if (cookie) headers.cookie = cookie;
-    const res = await send(`${baseUrl}${urlPath}`, { method: 'POST', headers, body: JSON.stringify(body) }, false);
-    const text = await res.text();
-    if (res.status < 200 || res.status > 299) throw new CallError(`POST ${urlPath} -> HTTP ${res.status}: ${text.slice(0, 300)}`);
-    return { json: text ? JSON.parse(text) : undefined, cookie: res.headers.get('set-cookie')?.split(';')[0] };
-  };
-  await post('/account/signup', { email, password });
-  let token;
-  for (let i = 0; !token; i++) {
-    if (i >= 100) throw new CallError(`no verification mail for ${email} in the local mailbox after 20 s`);
-    const box = await mailbox(email);
-    const link = (box.json?.messages ?? []).flatMap((m) => m.links ?? []).find((l) => l.includes('#/verify?token='));
-    token = link ? new URL(link.replace('#/verify?', '?')).searchParams.get('token') : undefined;
-    if (!token) await sleep(200);
-  }
-  await post('/account/verify', { token });
-  const login = await post('/account/login', { email, password });
-  if (!login.cookie) throw new CallError('POST /account/login answered no cookie');
-  const made = (await post('/account/merchants', { name: 'Demo Merchant' }, login.cookie)).json;
-  if (!made?.secretKey || !made?.publicKey) throw new CallError(`POST /account/merchants lacks keys: ${JSON.stringify(made)}`);
-  let merchantAddress;
-  if (process.env.TOKENPAD_FUND_RPC) {
-    merchantAddress = (await must('GET', `/admin/merchants/${encodeURIComponent(made.merchant.merchantId)}/chain`, { admin: true })).relayer?.address;
-  }
-  return {
-    merchant: { id: made.merchant.merchantId, name: made.merchant.name, secretKey: made.secretKey, publicKey: made.publicKey, merchantAddress },
-    account: { email, password },
-  };
-}
-
 async function main() {
   if (!adminKey) throw new CallError('ADMIN_API_KEY is not set');
   let demo = await loadSaved();
@@ -175,10 +173,16 @@ async function main() {
     reused = true;
   } else {
     if (demo) console.log('seed: saved demo token not found on this server; creating a new demo merchant');
-    const owned = await merchantOfDemoAccount();
-    const merchant = owned?.merchant ?? await must('POST', '/admin/merchants', { admin: true, body: { name: 'Demo Merchant' } });
-    if (!merchant.secretKey || !merchant.publicKey) throw new CallError(`merchant response lacks keys: ${JSON.stringify(merchant)}`);
-    if (merchant.merchantAddress) await fundRelayer(merchant.merchantAddress);
+    // The demo merchant belongs to the demo account, as one made in the dashboard does.
+    const cookie = await demoLogin();
+    const made = await accountPost('/account/merchants', { name: 'Demo Merchant' }, cookie);
+    if (made.status !== 201) throw new CallError(`POST /account/merchants -> HTTP ${made.status}: ${made.text.slice(0, 500)}`);
+    const merchant = {
+      id: made.json.merchant.merchantId, name: made.json.merchant.name, merchantAddress: made.json.merchantAddress,
+      secretKey: made.json.secretKey, publicKey: made.json.publicKey,
+    };
+    if (!merchant.secretKey || !merchant.publicKey) throw new CallError(`merchant response lacks keys: ${made.text.slice(0, 500)}`);
+    await fundRelayer(merchant.merchantAddress);
     const job = await must('POST', '/merchant/create-token', {
       key: merchant.secretKey,
       body: { name: 'Demo Token', symbol: 'DEMO', canDistribute: true, canLP: true },
@@ -190,9 +194,9 @@ async function main() {
       baseUrl,
       merchant: { id: merchant.id, name: merchant.name },
       keys: { secretKey: merchant.secretKey, publicKey: merchant.publicKey },
+      account: { email: DEMO_EMAIL, password: DEMO_PASSWORD },
       tokenAddress: token.address,
       token,
-      ...(owned ? { account: owned.account } : {}),
       createdAt: new Date().toISOString(),
     };
     await mkdir(path.dirname(DEMO_FILE), { recursive: true });
@@ -207,9 +211,8 @@ Demo merchant ${reused ? `(reused from ${shownFile})` : `(new, saved to ${shownF
   merchant id   ${demo.merchant.id}
   secret key    ${secretKey}      (x-api-key, server side only)
   public key    ${publicKey}      (safe for browsers)
-  DEMO token    ${addr}${demo.account ? `
-  demo account  ${demo.account.email} / ${demo.account.password}      (the dashboard's login: ${baseUrl}/dashboard/)` : ''}
-
+  DEMO token    ${addr}
+${demo.account ? `  dashboard     ${baseUrl}/dashboard/   log in as ${demo.account.email} / ${demo.account.password}\n` : ''}
 Try it:
   export TP=${baseUrl} SK=${secretKey} PK=${publicKey} TOKEN=${addr} ADMIN=${adminKey}
   curl -sX PUT $TP/holder/alice -H "x-api-key: $SK"

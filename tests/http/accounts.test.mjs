@@ -167,6 +167,7 @@ test('an account makes a merchant it owns; the dashboard credential is its secre
   assert.deepEqual(made.merchant, { merchantId: id, name: 'Shop', role: 'owner' });
   assert.match(made.secretKey, new RegExp(`^sk_${id}_`));
   assert.match(made.publicKey, new RegExp(`^pk_${id}_`));
+  assert.match(made.merchantAddress, /^0x[0-9a-fA-F]{40}$/);
   assert.deepEqual((await acct('GET', '/account', { cookie })).json, { email, merchants: [made.merchant] });
   // The keys work.
   assert.equal((await api(w, 'GET', '/merchant/settings', { key: made.secretKey })).status, 200);

@@ -69,7 +69,7 @@ pub fn account_examples(id: &str) -> R<BTreeMap<String, Value>> {
     put(
         "accountCreateMerchant.201",
         typed::<AccountMerchantCreated>(&json!({
-            "merchant": merchant,
+            "merchant": merchant, "merchantAddress": "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf",
             "secretKey": format!("sk_{id}_{}", "0f".repeat(32)), "publicKey": format!("pk_{id}_{}", "a1".repeat(16))
         })),
     )?;

@@ -10,6 +10,7 @@ use super::endpoint::{
     Route, Row,
 };
 use crate::model::account::Role;
+use crate::model::address::Address;
 use crate::model::ids::MerchantId;
 use crate::model::input::{Checked, Text};
 use crate::model::time::{Millis, Timestamp};
@@ -172,6 +173,9 @@ pub struct Account {
 #[serde(rename_all = "camelCase")]
 pub struct AccountMerchantCreated {
     pub merchant: AccountMerchant,
+    /// The merchant's own wallet (its relayer on an EVM chain), as `POST /admin/merchants`
+    /// answers it.
+    pub merchant_address: Address,
     #[cfg_attr(feature = "codegen", schemars(extend("pattern" = "^sk_")))]
     pub secret_key: String,
     #[cfg_attr(feature = "codegen", schemars(extend("pattern" = "^pk_")))]

@@ -216,6 +216,7 @@ pub async fn serve(
                 201,
                 &AccountMerchantCreated {
                     merchant,
+                    merchant_address: created.merchant_address,
                     secret_key: created.secret_key.unwrap_or_default(),
                     public_key: created.public_key.unwrap_or_default(),
                 },
