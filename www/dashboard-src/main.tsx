@@ -9,7 +9,7 @@ import { account, currentAccount, type Account, type AccountMerchant } from './a
 import { MerchantProvider, PageNav, rememberPublicKey } from './merchant';
 import { Forgot, Invite, LogIn, Mailbox, Reset, SignUp, Verify } from './pages/auth';
 import { MerchantPage } from './pages/index';
-import { ErrorBox, Loading, ShownOnce, useAction } from './ui';
+import { CopyButton, ErrorBox, Loading, ShownOnce, useAction } from './ui';
 
 interface Route {
   path: string[];
@@ -112,6 +112,7 @@ function Apps({ me, onChange }: { me: Account; onChange: () => void }) {
             <h3>Public key</h3>
             <p>Safe in a browser; also on the Keys page.</p>
             <code className="secret">{act.result.publicKey}</code>
+            <div className="row-actions"><CopyButton text={act.result.publicKey} label="Copy public key" /></div>
           </article>
         </>
       )}
