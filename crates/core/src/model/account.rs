@@ -72,6 +72,102 @@ impl Role {
     }
 }
 
+/// An account, as its object keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountRecord {
+    /// Normalized (`normalize_email`).
+    pub email: String,
+    /// argon2id, in its stored form (`ops::accounts::password`).
+    pub password_hash: String,
+    pub verified_at: Option<Millis>,
+    pub created_at: Millis,
+}
+
+/// What a mailed link is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkKind {
+    Verify,
+    Reset,
+    Invite,
+}
+
+impl LinkKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkKind::Verify => "verify",
+            LinkKind::Reset => "reset",
+            LinkKind::Invite => "invite",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<LinkKind> {
+        match s {
+            "verify" => Some(LinkKind::Verify),
+            "reset" => Some(LinkKind::Reset),
+            "invite" => Some(LinkKind::Invite),
+            _ => None,
+        }
+    }
+}
+
+/// A mailed link: its secret's hash only (`ops::accounts::link`), single use, with an expiry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkRecord {
+    pub hash: String,
+    pub kind: LinkKind,
+    pub expires_at: Millis,
+    pub used_at: Option<Millis>,
+    /// What the link carries (an invitation's merchant and role); `Null` for the others.
+    pub data: serde_json::Value,
+}
+
+/// A login session: its cookie's hash only.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoginSession {
+    pub hash: String,
+    /// What a dashboard credential names (not the cookie).
+    pub id: String,
+    pub created_at: Millis,
+    pub last_seen: Millis,
+    pub revoked_at: Option<Millis>,
+}
+
+impl LoginSession {
+    /// Not revoked, used within [`SESSION_IDLE`], begun within [`SESSION_ABSOLUTE`].
+    pub fn live(&self, now: Millis) -> bool {
+        self.revoked_at.is_none()
+            && now < self.last_seen.saturating_add(SESSION_IDLE)
+            && now < self.created_at.saturating_add(SESSION_ABSOLUTE)
+    }
+}
+
+/// Failed logins in the current window (`ops::accounts::throttle`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attempts {
+    pub failures: u32,
+    pub window_start: Millis,
+}
+
+/// What an invitation's link carries: who is invited, to which merchant, with which role.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invitation {
+    pub email: String,
+    pub merchant_id: crate::model::ids::MerchantId,
+    pub merchant_name: String,
+    pub role: Role,
+}
+
+/// A mail to send (the outbox's row).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mail {
+    pub to: String,
+    pub subject: String,
+    pub text: String,
+    /// The links in its text, in order.
+    pub links: Vec<String>,
+}
+
 /// The refusal of a role that may not do what it asked.
 pub fn forbidden_role(role: Role, what: &str) -> Error {
     Error::new(
@@ -189,6 +285,30 @@ mod tests {
             check_password(&"é".repeat(65)).unwrap_err().code,
             ErrorCode::WeakPassword
         );
+    }
+
+    #[test]
+    fn a_login_session_lives_12_hours_idle_and_7_days_at_most() {
+        let s = LoginSession {
+            hash: "h".into(),
+            id: "i".into(),
+            created_at: 0,
+            last_seen: 0,
+            revoked_at: None,
+        };
+        assert!(s.live(SESSION_IDLE - 1));
+        assert!(!s.live(SESSION_IDLE));
+        let busy = LoginSession {
+            last_seen: SESSION_ABSOLUTE - 1,
+            ..s.clone()
+        };
+        assert!(busy.live(SESSION_ABSOLUTE - 1));
+        assert!(!busy.live(SESSION_ABSOLUTE));
+        let revoked = LoginSession {
+            revoked_at: Some(1),
+            ..s
+        };
+        assert!(!revoked.live(2));
     }
 
     #[test]

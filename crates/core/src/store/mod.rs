@@ -7,6 +7,7 @@
 //! without transactions never sees a half-applied operation caused by a business rule.
 //! The port knows records only (`crate::model`): it sits on the floor just above them.
 
+pub mod accounts;
 pub mod events;
 pub mod idempotency;
 pub mod keys;

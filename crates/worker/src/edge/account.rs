@@ -357,7 +357,6 @@ async fn signed_out(
             let r: ResetRequest = decode::body(body)?;
             let email = normalize_email(&r.email)?;
             let call = AccountCall::Reset {
-                email: email.clone(),
                 origin: origin.to_string(),
             };
             hop_account::account::<Value>(env, Target::Email(&email), now, call).await?;
@@ -407,7 +406,6 @@ async fn login(req: &Incoming, env: &Env, body: &Value, now: Millis) -> Result<R
     let outcome = match email {
         Some(email) => {
             let call = AccountCall::Login {
-                email: email.clone(),
                 password: c.password,
                 old_cookie: cookie(req),
             };

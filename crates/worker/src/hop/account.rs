@@ -36,8 +36,8 @@ pub enum AccountCall {
     Verify {
         token: String,
     },
+    /// A login to the account the object is (it is addressed by the email).
     Login {
-        email: String,
         password: String,
         /// The cookie the browser still had: ended, as a login rotates the session.
         old_cookie: Option<String>,
@@ -53,7 +53,6 @@ pub enum AccountCall {
         cookie: String,
     },
     Reset {
-        email: String,
         origin: String,
     },
     ResetConfirm {

@@ -6,8 +6,8 @@
 //! attacker with one good account cannot use it to go on guessing others).
 
 use crate::error::{Error, ErrorCode, Result};
+pub use crate::model::account::Attempts;
 use crate::model::time::Millis;
-use serde::{Deserialize, Serialize};
 
 /// Failed logins of one account allowed in a window.
 pub const ACCOUNT_MAX_FAILURES: u32 = 5;
@@ -15,13 +15,6 @@ pub const ACCOUNT_MAX_FAILURES: u32 = 5;
 pub const CLIENT_MAX_FAILURES: u32 = 20;
 /// The window, in ms (15 minutes).
 pub const WINDOW: Millis = 15 * 60_000;
-
-/// Failed attempts in the current window.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Attempts {
-    pub failures: u32,
-    pub window_start: Millis,
-}
 
 impl Attempts {
     fn current(self, now: Millis) -> Attempts {

@@ -2,20 +2,17 @@
 //! mails), drained by the alarm to MAIL_PROVIDER_URL (`POST {from, to, subject, text}` with
 //! `Authorization: Bearer MAIL_PROVIDER_KEY`) when it is set, else into the local mailbox kept
 //! here (`GET /admin/mailbox?to=`, and `GET /account/dev-mailbox?to=` in local runs). A mail
-//! the provider refuses is retried with a growing delay (10 s to an hour), never lost. Also
-//! the invitations mailed to this email.
+//! the provider refuses is retried with a growing delay (10 s to an hour), never lost. The
+//! mails themselves: `ops::accounts::mails`.
 
-use super::{db, int, invalid_link, millis, AccountObject};
+use super::AccountObject;
+use crate::adapters::accounts::{db, int, millis};
 use crate::config;
-use crate::hop::account::Accepted;
 use serde::Deserialize;
-use serde_json::{json, Value};
-use tokenpad_core::model::account::{Role, INVITE_TTL};
-use tokenpad_core::model::ids::MerchantId;
+use serde_json::json;
 use tokenpad_core::model::time::{Millis, Timestamp};
 use tokenpad_core::wire::account::{MailMessage, Mailbox};
-use tokenpad_core::{Error, ErrorCode, Result};
-use worker::SqlStorage;
+use tokenpad_core::{Error, Result};
 
 #[derive(Deserialize)]
 struct OutboxRow {
@@ -34,31 +31,6 @@ struct MailRow {
     text: String,
     links: String,
     sent_at: i64,
-}
-
-#[derive(Deserialize)]
-struct InviteData {
-    email: String,
-    merchant_id: MerchantId,
-    merchant_name: String,
-    role: Role,
-}
-
-/// Queues a mail (call it inside the transaction of the change that mails).
-pub(super) fn queue(
-    sql: &SqlStorage,
-    to: &str,
-    subject: &str,
-    text: &str,
-    links: &[String],
-) -> Result<()> {
-    let links = serde_json::to_string(links).map_err(|e| Error::internal(e.to_string()))?;
-    sql.exec(
-        "INSERT INTO outbox (to_addr, subject, text, links) VALUES (?, ?, ?, ?)",
-        vec![to.into(), subject.into(), text.into(), links.into()],
-    )
-    .map_err(db)?;
-    Ok(())
 }
 
 fn now_real() -> Millis {
@@ -200,67 +172,6 @@ impl AccountObject {
                     sent_at: Timestamp::at(millis(r.sent_at)),
                 })
                 .collect(),
-        })
-    }
-
-    /// An invitation to this email (`email`): a link mailed to it, live 7 days.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn invited(
-        &self,
-        email: &str,
-        merchant_id: &MerchantId,
-        merchant_name: &str,
-        role: Role,
-        by: &str,
-        origin: &str,
-        now: Millis,
-    ) -> Result<Value> {
-        let data = json!({
-            "email": email, "merchant_id": merchant_id, "merchant_name": merchant_name, "role": role,
-        });
-        let (secret, insert, args) = self.new_link("invite", now + INVITE_TTL, &data)?;
-        let url = format!("{origin}/dashboard/#/invite?token={secret}");
-        let text = format!(
-            "{by} invites you to the tokenpad merchant \"{merchant_name}\" as {}. Accept with the account of this email (sign up first if you have none; the link works for 7 days):\n\n{url}\n\nIf you did not expect it, ignore this mail.",
-            role.as_str()
-        );
-        let sql = self.sql()?;
-        let to = email.to_string();
-        self.transaction(move || {
-            sql.exec(&insert, args).map_err(db)?;
-            queue(
-                &sql,
-                &to,
-                "You are invited to a tokenpad merchant",
-                &text,
-                &[url],
-            )?;
-            Ok(Value::Null)
-        })
-    }
-
-    /// An invitation's link used by the account logged in as `email`: it must be the invited
-    /// one (else 403 `invite_for_another_email`, the link left unused).
-    pub(super) fn accept_invite(&self, token: &str, email: &str, now: Millis) -> Result<Accepted> {
-        let sql = self.sql()?;
-        let token = token.to_string();
-        let email = email.to_string();
-        let data = self.transaction(move || {
-            let data = Self::use_link(&sql, "invite", &token, now)?;
-            let invite: InviteData = serde_json::from_value(data).map_err(|_| invalid_link())?;
-            if invite.email != email {
-                // Rolls the use back: the invited account may still accept it.
-                return Err(Error::new(
-                    ErrorCode::InviteForAnotherEmail,
-                    "This invitation is for another email: log in with the invited account",
-                ));
-            }
-            Ok(invite)
-        })?;
-        Ok(Accepted {
-            merchant_id: data.merchant_id,
-            merchant_name: data.merchant_name,
-            role: data.role,
         })
     }
 }
