@@ -187,6 +187,9 @@ test('an account makes a merchant it owns; the dashboard credential is its secre
   // Never in a URL.
   refused(await api(w, 'GET', `/holder/dash-alice?publicKey=${t.token}`), 400, 'secret_key_in_url');
   refused(await api(w, 'GET', `/holder/${t.token}`, { key: made.secretKey }), 400, 'secret_key_in_url');
+  // Truncated after the merchant id, in a query: still refused. A userId like dt_bob is not one.
+  refused(await api(w, 'GET', `/holder/dash-alice?x=${t.token.slice(0, 35)}`, { key: made.secretKey }), 400, 'secret_key_in_url');
+  assert.equal((await api(w, 'GET', '/holder/dash-alice?x=dt_bob', { key: made.secretKey })).status, 200);
   // Forged or tampered: 401 invalid_api_key.
   const [head, mac] = t.token.split('.');
   refused(await api(w, 'GET', '/merchant/settings', { key: `${head}.${mac.slice(0, -2)}AA` }), 401, 'invalid_api_key');

@@ -145,13 +145,17 @@ fn secret_in(text: &str) -> bool {
     contains_secret_key(text) || dashboard::contained_in(text)
 }
 
-/// A query value that starts like a secret key (`sk_`) or a dashboard credential (`dt_`).
+/// A query value that starts like a secret key (`sk_`, even truncated) or a dashboard
+/// credential (`dt_` and a merchant id: a userId searched for as `dt_bob` is not one).
 fn starts_like_secret(value: &str) -> bool {
+    let bytes = value.as_bytes();
     starts_like_secret_key(value)
-        || value
-            .as_bytes()
+        || (bytes
             .get(..3)
             .is_some_and(|p| p.eq_ignore_ascii_case(b"dt_"))
+            && bytes
+                .get(3..35)
+                .is_some_and(|id| id.iter().all(u8::is_ascii_hexdigit)))
 }
 
 async fn serve(
