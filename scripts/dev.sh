@@ -21,8 +21,9 @@
 #   DEV_MAX_RESTARTS=5 ./scripts/dev.sh   (a runtime that dies is restarted, at most this many
 #                                    times in 10 minutes; then dev.sh stops and says why)
 #
-# Dev-only switches ALLOW_TIME_TRAVEL, ENABLE_FAUCET and ALLOW_PRIVATE_WEBHOOK_URLS (webhooks to a
-# receiver on this machine) are on here (never in wrangler.toml).
+# Dev-only switches ALLOW_TIME_TRAVEL, ENABLE_FAUCET, ALLOW_PRIVATE_WEBHOOK_URLS (webhooks to a
+# receiver on this machine) and LOCAL_MAILBOX (the account mails go to the local mailbox, read
+# at /dashboard/#/mailbox) are on here (never in wrangler.toml).
 # The admin key and the wallet encryption key are generated once into .tokenpad/local.env and
 # reused, so restarts can still decrypt the wallets in .tokenpad/state. They reach wrangler
 # through an env file of mode 600 (.tokenpad/wrangler.env, `--env-file`), never on its
@@ -48,7 +49,7 @@ while (($#)); do
   case "$1" in
     --chain) CHAIN_KIND="${2:-}"; shift 2 || shift ;;
     --chain=*) CHAIN_KIND="${1#*=}"; shift ;;
-    -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument: $1 (./scripts/dev.sh [--chain embedded|anvil])" ;;
   esac
 done
@@ -65,6 +66,12 @@ if [[ "${SKIP_BUILD:-0}" == 1 && -f www/app/pkg/index.js ]]; then
   :
 else
   "$ROOT/scripts/build-pkg.sh" || die "browser package build failed (see above)"
+fi
+# The merchant dashboard (www/dashboard, served at /dashboard/), built on that package.
+if [[ "${SKIP_BUILD:-0}" == 1 && -f www/dashboard/app.js ]]; then
+  :
+else
+  "$ROOT/scripts/build-dashboard.sh" || die "dashboard build failed (see above)"
 fi
 
 # --- keys, generated once -----------------------------------------------------------------
@@ -273,10 +280,17 @@ WWW_URL="$BASE_URL/"
 demo_pk="$(node -p "require(process.argv[1]).keys.publicKey" "$DEMO_FILE" 2>/dev/null || true)"
 [[ "$demo_pk" == pk_* ]] && WWW_URL="$BASE_URL/?publicKey=$demo_pk"
 
+# The dashboard, and the demo account that owns the demo merchant when the seed made one
+# (demo.json's `account`: its email and password, scripts/seed.mjs).
+DASH_LINES="  dashboard     $BASE_URL/dashboard/   (local mailbox: $BASE_URL/dashboard/#/mailbox)"
+demo_account="$(node -e "const a=require(process.argv[1]).account; if (a && a.email && a.password) process.stdout.write(a.email + ' / ' + a.password)" "$DEMO_FILE" 2>/dev/null || true)"
+[[ -n "$demo_account" ]] && DASH_LINES+=$'\n'"  demo account  $demo_account      (log in to the dashboard with it)"
+
 cat <<MSG
 
 tokenpad is running on $BASE_URL   (state: $STATE_DIR, keys: $ENV_FILE)
   web demo      $WWW_URL
+$DASH_LINES
   admin key     $ADMIN_API_KEY      (x-admin-key)
   time travel   curl -sX POST $BASE_URL/admin/time/advance -H "x-admin-key: $ADMIN_API_KEY" -H 'content-type: application/json' -d '{"seconds":60}'
 $(if [[ "$CHAIN_KIND" == anvil ]]; then printf '  chain         anvil at %s (every movement settles there; the demo merchant relayer is funded)\n  fund a relayer  node scripts/fund.mjs <merchantAddress>     (a new merchant signs and pays gas from its own wallet)\n' "$CHAIN_RPC_URL"; fi)

@@ -42,6 +42,7 @@ step build-worker "$ROOT/scripts/build-worker.sh"
 # The Worker as wrangler uploads it, gzipped, against its ceiling (scripts/worker-size.sh).
 step worker-size "$ROOT/scripts/worker-size.sh"
 step build-pkg "$ROOT/scripts/build-pkg.sh"
+step build-dashboard "$ROOT/scripts/build-dashboard.sh"
 step pkg-size "$ROOT/scripts/size.sh"
 # The release path, short of the upload: pack, check the types of every entry point
 # (@arethetypeswrong/cli), `npm publish --dry-run` (.github/workflows/release.yml publishes).

@@ -32,7 +32,14 @@ export interface TokenpadServerOptions {
   /** The service's base URL. */
   baseUrl: string;
   /** The merchant's secret key (`sk_...`), sent in the `x-api-key` header only. */
-  secretKey: string;
+  secretKey?: string;
+  /**
+   * Instead of `secretKey`: a secret key, or the dashboard's short-lived browser credential
+   * (`dt_...`, from `POST /account/merchants/:merchantId/token`), sent exactly like a secret
+   * key. A `dt_` credential may be used in a browser (it is derived from a login session and
+   * expires in minutes); a secret key may not.
+   */
+  apiKey?: string;
   /** Milliseconds each attempt may take (default 10000). */
   timeoutMs?: number;
   /** Retries of network errors, 429 and 503, with backoff (default 2). */
@@ -63,13 +70,15 @@ export class TokenpadServer extends Operations {
     if (typeof options !== 'object' || options === null) {
       throw new TokenpadError('invalid_options', 'options must be an object: { baseUrl, secretKey }');
     }
-    if (inBrowser() && options.dangerouslyAllowBrowser !== true) {
+    const given = options.apiKey ?? options.secretKey;
+    const key = typeof given === 'string' ? given.trim() : '';
+    const dashboard = key.startsWith('dt_');
+    if (inBrowser() && !dashboard && options.dangerouslyAllowBrowser !== true) {
       throw new TokenpadError('browser_refused',
         'TokenpadServer holds a secret key and must run on a server, never in a browser: use TokenpadClient with the public key there');
     }
-    const key = typeof options.secretKey === 'string' ? options.secretKey.trim() : '';
-    if (!key.startsWith('sk_')) {
-      throw new TokenpadError('invalid_options', 'secretKey must be the merchant secret key (sk_...)');
+    if (!key.startsWith('sk_') && !dashboard) {
+      throw new TokenpadError('invalid_options', 'secretKey must be the merchant secret key (sk_...), or apiKey a dashboard credential (dt_...)');
     }
     this.#http = httpConfig(options as unknown as Record<string, unknown>);
     this.#key = key;

@@ -220,10 +220,15 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
       globalThis.document = {};
       try { new TokenpadServer({ baseUrl: process.env.BASE_URL, secretKey: '${SECRET_KEY}' }); } catch (e) { refused = [e.code, e instanceof TokenpadError]; }
       const allowed = new TokenpadServer({ baseUrl: process.env.BASE_URL, secretKey: '${SECRET_KEY}', dangerouslyAllowBrowser: true }).baseUrl;
+      // The dashboard's short-lived credential (dt_...) is the one key a browser may hold; a
+      // secret key given as apiKey is refused there like secretKey.
+      const dashboard = new TokenpadServer({ baseUrl: process.env.BASE_URL, apiKey: 'dt_m_payload.sig' }).baseUrl;
+      let apiKeyRefused;
+      try { new TokenpadServer({ baseUrl: process.env.BASE_URL, apiKey: '${SECRET_KEY}' }); } catch (e) { apiKeyRefused = e.code; }
       delete globalThis.document;
       let badKey;
       try { new TokenpadServer({ baseUrl: process.env.BASE_URL, secretKey: 'pk_x' }); } catch (e) { badKey = e.code; }
-      console.log(JSON.stringify({ amount: spent.amount, blockNumbers: typeof spent.transactionHash, amounts, refused, allowed, badKey }));
+      console.log(JSON.stringify({ amount: spent.amount, blockNumbers: typeof spent.transactionHash, amounts, refused, allowed, badKey, dashboard, apiKeyRefused }));
     `));
     assert.equal(out.amount, '1.000000000000000001');
     assert.equal(fake.keys.length, 2, 'the spend was not retried once');
@@ -233,6 +238,8 @@ describe('@tokenpad/client installed from its tarball, under Node', { timeout: 1
     assert.deepEqual(out.refused, ['browser_refused', true]);
     assert.equal(out.allowed, baseUrl);
     assert.equal(out.badKey, 'invalid_options');
+    assert.equal(out.dashboard, baseUrl);
+    assert.equal(out.apiKeyRefused, 'browser_refused');
     // CommonJS too.
     await writeFile(path.join(pack.app, 'server.cjs'), `
       const { TokenpadServer } = require('@tokenpad/client/server');

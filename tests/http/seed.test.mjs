@@ -2,7 +2,8 @@
 // request: a GET is sent again. Node's fetch sends a request on a kept-alive connection the
 // server may be closing, which fails with ECONNRESET; the README walkthrough test met it once.
 // A Node server stands in for tokenpad: it breaks the first request's connection, then answers
-// the saved demo token's check, so the seed reuses it.
+// the saved demo token's check, so the seed reuses it. Last, against the real Worker: the demo
+// merchant is made by a demo account that logs in and owns it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -58,4 +59,37 @@ test('a connection broken on every try fails the seed with the cause, after thre
   assert.equal(r.code, 1);
   assert.match(r.stderr, /seed: FAILED: fetch failed/);
   assert.equal(r.seen.length, 3);
+});
+
+// Against the real Worker (local mailbox on, as dev.sh runs it): the demo merchant is made by a
+// demo account, which logs in and owns it; a second run reuses both.
+test('the seed makes the demo merchant through a demo account that owns it', { timeout: 120_000 }, async () => {
+  const { readFile } = await import('node:fs/promises');
+  const { startWorker } = await import('./harness.mjs');
+  const w = await startWorker();
+  const tmp = await mkdtemp(path.join(tmpdir(), 'tokenpad-seed-'));
+  try {
+    const demoFile = path.join(tmp, 'demo.json');
+    const env = { ...process.env, TOKENPAD_URL: w.baseUrl, ADMIN_API_KEY: w.adminKey, TOKENPAD_DEMO_FILE: demoFile };
+    const first = await run('node', ['scripts/seed.mjs'], { cwd: ROOT, env });
+    const demo = JSON.parse(await readFile(demoFile, 'utf8'));
+    assert.equal(demo.account.email, 'demo@tokenpad.example');
+    assert.ok(demo.account.password.length >= 10);
+    assert.ok(first.stdout.includes(`log in as ${demo.account.email} / ${demo.account.password}`), first.stdout);
+    const login = await fetch(`${w.baseUrl}/account/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json', origin: w.baseUrl }, body: JSON.stringify(demo.account),
+    });
+    assert.equal(login.status, 200);
+    const cookie = login.headers.get('set-cookie').split(';')[0];
+    const account = await (await fetch(`${w.baseUrl}/account`, { headers: { cookie } })).json();
+    assert.deepEqual(account.merchants, [{ merchantId: demo.merchant.id, name: 'Demo Merchant', role: 'owner' }]);
+    const token = await fetch(`${w.baseUrl}/token/${demo.tokenAddress}?publicKey=${demo.keys.publicKey}`);
+    assert.equal(token.status, 200);
+    const again = await run('node', ['scripts/seed.mjs'], { cwd: ROOT, env });
+    assert.match(again.stdout, /reused/);
+    assert.equal(JSON.parse(await readFile(demoFile, 'utf8')).merchant.id, demo.merchant.id);
+  } finally {
+    await w.stop();
+    await rm(tmp, { recursive: true, force: true });
+  }
 });
