@@ -5,10 +5,12 @@
 # this figure; a larger one also starts slower (V8 compiles the wasm at a cold start).
 #
 #   budget:  1024 KiB gzipped (docs/performance.md: the Worker's size; the target is 900)
-#   ceiling: 1150 KiB gzipped, the size at this release (1,142 KiB when it was set) plus a
-#            little: the Worker is still over its budget, so this ratchet keeps it from
-#            growing further until it is back under; lower it as the size comes down, and
-#            raise it only for a reason written here.
+#   ceiling: 1245 KiB gzipped, the size at this release plus a little: the Worker is still
+#            over its budget, so this ratchet keeps it from growing further until it is back
+#            under; lower it as the size comes down, and raise it only for a reason written here.
+#            Raised: 1150 (1,142 KiB when set, issue 44's name-section cut) -> 1245 for the
+#            merchant accounts (issue 41: the account object, login, mail, members, argon2id;
+#            1,237 KiB with them), a product the service could not be run without.
 #
 #   scripts/worker-size.sh           measure crates/worker/build as built (builds it when missing)
 #   scripts/worker-size.sh --build   rebuild it first
@@ -20,7 +22,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
 BUDGET_KIB=1024
-CEILING_KIB=1150
+CEILING_KIB=1245
 if [[ "${1:-}" == "--build" || ! -f crates/worker/build/index_bg.wasm ]]; then
   "$ROOT/scripts/build-worker.sh" >&2
 fi

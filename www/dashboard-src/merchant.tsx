@@ -12,7 +12,7 @@ export interface MerchantCtx {
   role: AccountMerchant['role'];
   /** Runs `f` with the merchant's client; a credential the service refuses is renewed once and `f` run again. */
   run: <T>(f: (s: TokenpadServer) => Promise<T>) => Promise<T>;
-  /** The merchant's public key, when this browser was shown it (it is public: kept in localStorage). */
+  /** The merchant's public key (listed whole by GET /keys; kept in localStorage too). */
   publicKey: string | null;
   setPublicKey: (pk: string) => void;
   canWrite: boolean;
@@ -71,7 +71,19 @@ export function MerchantProvider({ merchant, children }: { merchant: AccountMerc
   useEffect(() => {
     setReady(false);
     setPk(storedPublicKey(id));
-    void renew().catch(() => {});
+    // The public key is listed whole by GET /keys (it is public): the live one, else one in
+    // its grace period. A public key from before keys kept it is learnt at its first use.
+    void renew()
+      .then((s) => s.listKeys())
+      .then((list) => {
+        const pks = list.data.filter((k) => k.kind === 'public' && k.publicKey);
+        const pk = (pks.find((k) => k.status === 'live') ?? pks.find((k) => k.status === 'expiring'))?.publicKey;
+        if (pk) {
+          rememberPublicKey(id, pk);
+          setPk(pk);
+        }
+      })
+      .catch(() => {});
     return () => {
       clearTimeout(timer.current);
       current.current = null;

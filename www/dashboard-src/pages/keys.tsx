@@ -74,7 +74,7 @@ export function Keys() {
             <code className="secret">{m.publicKey}</code>
             <div className="row-actions"><CopyButton text={m.publicKey} label="Copy public key" /></div>
           </>
-        ) : <p>This browser was not shown the public key. Roll the public key below (with grace hours, so apps using the old one keep working) to see a new one.</p>}
+        ) : <p>The public key is not known yet: a public key made before keys were listed whole (tokenpad 0.3.0 or earlier) is shown after its first use, or roll it below (with grace hours, so apps using the old one keep working).</p>}
       </section>
       {shown && (
         <ShownOnce title={shown.kind === 'public' ? 'New public key' : 'New secret key'} value={shown.value}
