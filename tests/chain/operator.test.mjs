@@ -5,6 +5,9 @@
 //   the merchant's chain view lists it, says settlement is stuck and what to do; /health counts
 //   it without naming the merchant; GET /admin/chain lists the merchant; a retry before the
 //   repair parks it again, and after the repair it settles and the stuck report clears;
+// - the merchant's own view (GET /merchant/chain, its secret key) shows its relayer and the ETH
+//   balance a settler round read (the node's eth_getBalance once nothing is in flight), and the
+//   same parked movement as the operator's view;
 // - a transaction the node never mines is stuck past the threshold, and clears once mined;
 // - reconcile's step checks agree with a launched presale (its locks, its pool, its raise) and
 //   name a lock released on chain (by anyone, after its time on chain) that the ledger still
