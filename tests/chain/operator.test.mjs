@@ -5,6 +5,9 @@
 //   the merchant's chain view lists it, says settlement is stuck and what to do; /health counts
 //   it without naming the merchant; GET /admin/chain lists the merchant; a retry before the
 //   repair parks it again, and after the repair it settles and the stuck report clears;
+// - the merchant's own view (GET /merchant/chain, its secret key) shows its relayer and the ETH
+//   balance a settler round read (the node's eth_getBalance once nothing is in flight), and the
+//   same parked movement as the operator's view;
 // - a transaction the node never mines is stuck past the threshold, and clears once mined;
 // - reconcile's step checks agree with a launched presale (its locks, its pool, its raise) and
 //   name a lock released on chain (by anyone, after its time on chain) that the ledger still
@@ -48,6 +51,28 @@ test('a refund the chain refuses is parked: the chain view, /health and GET /adm
   await h.buy(M, 'a', q.id, 10);
   await c.settled(M);
 
+  // The merchant's own view (GET /merchant/chain, its secret key): its relayer, and the ETH
+  // balance a settler round read in the batch that reads the chain's head. Nothing is in
+  // flight now, so the next rounds read what the node has.
+  const mine = async () => c.ok(await c.call('GET', '/merchant/chain', { key: M.secretKey }));
+  const own = await eventually('the relayer\'s balance read by a round after settling', async () => {
+    const x = await mine();
+    assert.match(x.relayer?.balanceWei ?? '', /^[0-9]+$/, JSON.stringify(x));
+    assert.equal(x.relayer.balanceWei, BigInt(await h.node('eth_getBalance', [wallet, 'latest'])).toString());
+    return x;
+  });
+  assertMatches('GET', '/merchant/chain', 200, own);
+  assert.equal(own.kind, 'evm');
+  assert.equal(own.chainId, Number(await h.node('eth_chainId')));
+  assert.equal(getAddress(own.relayer.address), wallet);
+  assert.ok(BigInt(own.relayer.balanceWei) > 0n, own.relayer.balanceWei);
+  assert.ok(Date.parse(own.relayer.balanceAt) > 0, own.relayer.balanceAt);
+  assert.equal(own.relayer.stopped, false);
+  assert.equal(own.relayer.error, null);
+  assert.deepEqual([own.openMovements, own.transactions, own.parked], [0, [], []]);
+  const operators = await h.view(M);
+  assert.equal(own.relayer.nextNonce, operators.relayer.nextNonce);
+
   // The treasury's USDC leaves it on chain (as if its key moved it away): its balance slot is
   // emptied, so the refund the presale's end makes is a transfer the token refuses.
   const slot = balanceSlot(wallet);
@@ -63,6 +88,8 @@ test('a refund the chain refuses is parked: the chain view, /health and GET /adm
     return x;
   });
   const [p] = v.parked;
+  // The merchant sees the same parked movement, mapped as the operator's view maps it.
+  assert.deepEqual((await mine()).parked, v.parked);
   assert.equal(p.movement, 'transfer');
   assert.equal(getAddress(p.tokenAddress), getAddress(usdc));
   assert.match(p.why, /^reverted on chain/, p.why);

@@ -1,7 +1,7 @@
 // The packed package's server client against the real worker (workerd): every operation a
 // merchant's secret key may call has its method, named by its operationId (from the route
 // declarations in Rust: src/js/generated/routes.json), and one script run in a fresh project
-// calls every one of them, through the market, rewards, webhooks and parked work, each answer
+// calls every one of them, through the market, rewards, webhooks, the chain view and parked work, each answer
 // typed and exact. An operation without a method, or a method this flow does not call, fails.
 // Needs the built worker and pkg/.
 import assert from 'node:assert/strict';
@@ -123,6 +123,8 @@ test('one flow calls every method against the worker, each answer typed and exac
     r.session = typeof (await tp.createSession('every-alice', { scopes: ['read'] })) === 'object';
     r.revoked = typeof (await tp.revokeSessions('every-alice')) === 'object';
     r.parked = typeof (await tp.listParkedWork()) === 'object';
+    const chain = await tp.getMerchantChain();
+    r.chain = [chain.kind, chain.relayer, chain.openMovements];
     r.settings = typeof (await tp.getSettings()).privateMode;
     r.private = (await tp.patchSettings({ privateMode: false })).privateMode;
     const events = await tp.listEvents({ types: 'holder.*', limit: 5 });
@@ -156,7 +158,7 @@ test('one flow calls every method against the worker, each answer typed and exac
     distributed: true, rewarded: '5', spent: '0.000000000000000001', sent: '1.5', withdrawn: '1',
     balance: '97.5', page: 2, pool: 'success', quoted: 'ok', bought: true, sellQuote: true, sold: true,
     publicForm: true, merchantForm: true, presales: 1, boughtIn: '8.000001', resolved: 'ok', resolvedAgain: r.resolvedAgain,
-    meme: [true, true, true], drop: [true, true, true], session: true, revoked: true, parked: true, settings: 'boolean', private: false,
+    meme: [true, true, true], drop: [true, true, true], session: true, revoked: true, parked: true, chain: ['embedded', null, 0], settings: 'boolean', private: false,
     event: true, secret: true, hook: [true, true, true], described: 'Every method', deliveries: true, replayed: true, deleted: true,
     keys: [true, true, true, true, true, true],
     buyQuote: undefined,

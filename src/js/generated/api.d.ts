@@ -120,6 +120,17 @@ export type BuyRequest = Omit<BuyRequestFields, "tokenAmount" | "usdcAmount"> & 
 /** Where a movement stands on chain. */
 export type ChainStatus = "pending" | "submitted" | "confirmed" | "failed";
 
+export interface ChainTxReport {
+  error?: string;
+  /** Every version's hash (a replacement adds one), oldest first. */
+  hashes: string[];
+  /** How many ledger movements it carries. */
+  movements: number;
+  nonce: number;
+  /** `signed` (stored, not sent yet) or `sent`. */
+  state: "signed" | "sent";
+}
+
 /** `POST /keys`: a new secret key's name. */
 export interface CreateKeyRequest {
   /** What the key is for (`"Orders service"`): one line of at most 64 characters shown as written. */
@@ -357,6 +368,13 @@ export type EventSelector = "*" | "holder.created" | "holder.*" | "transaction.c
 /** What happened (see the events table in docs/events.md and the EventData schemas). */
 export type EventType = "holder.created" | "transaction.created" | "transaction.confirmed" | "transaction.failed" | "transaction.reorganized" | "token.created" | "presale.created" | "presale.purchase" | "presale.status_changed" | "presale.launched" | "presale.refunded" | "lock.unlocked" | "deployment.succeeded" | "deployment.failed" | "liquidity.created" | "trade.executed" | "webhook.ping";
 
+export interface FailedMovement {
+  error?: string;
+  id: number;
+  tokenAddress: string;
+  transactionHash?: string;
+}
+
 /** `holder.created`. */
 export interface HolderEventData {
   object: HolderFull;
@@ -455,6 +473,41 @@ export interface MemecoinRequest {
   totalSupply: DecimalInput;
 }
 
+/** `GET /merchant/chain`. */
+export interface MerchantChain {
+  /** The EVM chain's id; null on the embedded chain. */
+  chainId: number | null;
+  /** The latest movements the chain refused (undone in the ledger), newest first. */
+  failed: FailedMovement[];
+  /** `embedded` or `evm`. */
+  kind: "embedded" | "evm";
+  /** Movements recorded in the ledger and not settled on chain yet. */
+  openMovements: number;
+  /** Movements held for the operator (still open), oldest first. */
+  parked: ParkedMovement[];
+  /** The merchant's relayer wallet (it signs and pays for every transaction); null on the embedded chain, which has none. */
+  relayer: MerchantRelayer | null;
+  /** Transactions signed and not mined yet, lowest nonce first. */
+  transactions: ChainTxReport[];
+}
+
+/** The relayer as the merchant sees it. */
+export interface MerchantRelayer {
+  address: string;
+  /** When the settler read it. */
+  balanceAt: string | null;
+  /** Its ETH balance in wei (digits, exact), as the settler last read it; null before the settler's first round. */
+  balanceWei: string | null;
+  /** Why, when it is (out of gas names the address to fund); null otherwise. */
+  error: string | null;
+  /** Since when. */
+  errorAt: string | null;
+  /** The nonce its next transaction uses (null before its first). */
+  nextNonce: number | null;
+  /** Whether settlement is stopped (the relayer out of gas, the chain's node failing, ...). */
+  stopped: boolean;
+}
+
 /** `GET /merchant/settings`, `PATCH /merchant/settings`. */
 export interface MerchantSettings {
   /** Private mode: holder reads need a session token (the public key alone reads no wallet), and public reads show holders' addresses, never their userIds. */
@@ -493,6 +546,20 @@ export interface ParkedItem {
 
 /** What a parked item belongs to. */
 export type ParkedKind = "job" | "deployment" | "presale" | "unlock";
+
+/** A movement held for an operator. */
+export interface ParkedMovement {
+  /** How many transactions carried it. */
+  attempts: number;
+  id: number;
+  /** What it does on chain. */
+  movement: "deploy" | "transfer" | "mint" | "open_pool" | "swap" | "lock" | "release";
+  /** When it was parked (absent for one parked before that was kept). */
+  since?: string;
+  tokenAddress: string;
+  /** Why: the chain's revert reason, or how often it ran out of gas. */
+  why: string;
+}
 
 /** `{ has_more: false, data: ParkedItem[] }`, most recently parked first. */
 export interface ParkedWork {

@@ -3,7 +3,7 @@
 //   cargo run -p tokenpad-core --features codegen --example codegen
 // Do not edit: declare and document the route, then run that command.
 import type { CallOptions } from '../http.js';
-import type { AirdropRequest, ApiKey, ApiKeyCreated, ApiKeyList, ApiKeyRolled, BuyPresaleRequest, BuyPresaleResult, BuyRequest, CreateKeyRequest, CreateLiquidityRequest, CreatePresaleRequest, CreateSessionRequest, CreateTokenAccepted, CreateTokenRequest, CreateWebhookRequest, Delivery, DeliveryPage, DeploymentCreated, DeploymentStatus, DeploymentStatusRequest, DistributeRequest, DistributeResult, Event, EventPage, Job, LedgerResult, LiquidityCreated, MemecoinRequest, MerchantSettings, ParkedWork, PatchSettingsRequest, PatchTokenRequest, Quote, ResolvePresaleRequest, ResolveResult, RewardResult, RollKeyRequest, SellRequest, SendRequest, SessionCreated, SessionsRevoked, SpendRequest, TradeResult, TxPage, UpdateWebhookRequest, Webhook, WebhookCreated, WebhookDeleted } from './api.js';
+import type { AirdropRequest, ApiKey, ApiKeyCreated, ApiKeyList, ApiKeyRolled, BuyPresaleRequest, BuyPresaleResult, BuyRequest, CreateKeyRequest, CreateLiquidityRequest, CreatePresaleRequest, CreateSessionRequest, CreateTokenAccepted, CreateTokenRequest, CreateWebhookRequest, Delivery, DeliveryPage, DeploymentCreated, DeploymentStatus, DeploymentStatusRequest, DistributeRequest, DistributeResult, Event, EventPage, Job, LedgerResult, LiquidityCreated, MemecoinRequest, MerchantChain, MerchantSettings, ParkedWork, PatchSettingsRequest, PatchTokenRequest, Quote, ResolvePresaleRequest, ResolveResult, RewardResult, RollKeyRequest, SellRequest, SendRequest, SessionCreated, SessionsRevoked, SpendRequest, TradeResult, TxPage, UpdateWebhookRequest, Webhook, WebhookCreated, WebhookDeleted } from './api.js';
 import type { OperationId } from './routes.js';
 import type { HolderFull, Presale, PresaleMerchant, Token, TokenBalance } from './wire.js';
 
@@ -300,6 +300,13 @@ export abstract class Operations {
    */
   listParkedWork(opts?: CallOptions): Promise<ParkedWork> {
     return this.call('listParkedWork', [], { ...opts });
+  }
+
+  /**
+   * `GET /merchant/chain`: The merchant's settlement on chain
+   */
+  getMerchantChain(opts?: CallOptions): Promise<MerchantChain> {
+    return this.call('getMerchantChain', [], { ...opts });
   }
 
   /**

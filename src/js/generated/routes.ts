@@ -48,6 +48,7 @@ export const ROUTES = {
   revokeSessions: { method: 'DELETE', path: '/holder/:userId/sessions', writes: true },
   getSession: { method: 'GET', path: '/session', writes: false },
   listParkedWork: { method: 'GET', path: '/merchant/parked-work', writes: false },
+  getMerchantChain: { method: 'GET', path: '/merchant/chain', writes: false },
   getSettings: { method: 'GET', path: '/merchant/settings', writes: false },
   patchSettings: { method: 'PATCH', path: '/merchant/settings', writes: true },
   listKeys: { method: 'GET', path: '/keys', writes: false },

@@ -304,6 +304,7 @@ pub fn examples() -> R<BTreeMap<String, Value>> {
         None,
         &secret,
     )?;
+    w.record("getMerchantChain", "GET", "/merchant/chain", None, &secret)?;
 
     // Events and webhooks.
     let events = w.record(

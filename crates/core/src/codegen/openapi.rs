@@ -35,6 +35,7 @@ use crate::wire::keys::{KeyCreated, KeyInfo, KeyList, KeyRolled};
 use crate::wire::ledger::{DistributeResult, LedgerResult, RewardResult, TxPage};
 use crate::wire::market::{LiquidityCreated, TradeFigures, TradeResult};
 use crate::wire::merchant::{MerchantSettings, ParkedWork};
+use crate::wire::merchant_chain::MerchantChain;
 use crate::wire::presale::{BuyPresaleResult, Presale, PresaleMerchant, ResolveResult};
 use crate::wire::session::{SessionCreated, SessionInfo, SessionsRevoked};
 use crate::wire::token::{CreateTokenAccepted, Job, Token};
@@ -75,7 +76,7 @@ pub fn schemas() -> Result<Vec<(String, Value)>, String> {
     add!(out: Presale, PresaleMerchant, BuyPresaleResult, ResolveResult);
     add!(out: RewardResult, LiquidityCreated, TradeResult, TradeFigures);
     add!(out: ParkedWork, FaultsResult, ChainReport, ReconcileReport);
-    add!(out: ChainRetried, ChainOverview);
+    add!(out: ChainRetried, ChainOverview, MerchantChain);
     add!(out: Event, EventPage, Webhook, WebhookCreated, WebhookDeleted, Delivery, DeliveryPage);
     add!(out: SessionCreated, SessionInfo, SessionsRevoked, MerchantSettings);
     add!(out: KeyInfo, KeyList, KeyCreated, KeyRolled);

@@ -144,6 +144,13 @@ pub struct Relayer {
     /// everything after the newest checkpoint that still holds.
     #[serde(default)]
     pub checkpoints: Vec<Checkpoint>,
+    /// The relayer's ETH balance in wei (digits), as a settler's round last read it (in the
+    /// batch that reads the chain's head: no read of its own); None before the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balance_wei: Option<String>,
+    /// When that round read it (service time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balance_at: Option<Millis>,
 }
 
 /// The words the settler's error (`Relayer::error`) says the relayer lacks the ETH for gas
@@ -168,7 +175,26 @@ pub struct Checkpoint {
     pub hash: String,
 }
 
+/// A balance read again is written at least this often even when it did not change (so
+/// `balance_at` says how fresh it is), and otherwise only when it changed.
+pub const BALANCE_REFRESH: Millis = 60_000;
+
 impl Relayer {
+    /// Notes the relayer's balance `wei` read at `at`; whether the record changed (and is
+    /// worth writing): the figure moved, or the last reading is [`BALANCE_REFRESH`] old.
+    pub fn note_balance(&mut self, wei: u128, at: Millis) -> bool {
+        let digits = wei.to_string();
+        let stale = self
+            .balance_at
+            .is_none_or(|then| at.saturating_sub(then) >= BALANCE_REFRESH);
+        if self.balance_wei.as_deref() == Some(digits.as_str()) && !stale {
+            return false;
+        }
+        self.balance_wei = Some(digits);
+        self.balance_at = Some(at);
+        true
+    }
+
     /// Notes that `block` had `hash`: the checkpoints stay in block order, one per block
     /// (a newer hash of a block replaces the older), and those a reorganization can no
     /// longer reach go: older than `finality` blocks below `head`, beyond the newest
@@ -227,4 +253,37 @@ pub struct Observation {
     pub owed: Units,
     /// The deposit record it wrote in a holder's history.
     pub record: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_balance_is_written_when_it_moves_or_its_reading_is_old() {
+        let mut r = Relayer::default();
+        // The first reading is kept, as digits (never a float: wei exceed 2^53).
+        let big = 12_345_678_901_234_567_890_123_u128;
+        assert!(r.note_balance(big, 1_000));
+        assert_eq!(r.balance_wei.as_deref(), Some("12345678901234567890123"));
+        assert_eq!(r.balance_at, Some(1_000));
+        // The same figure a moment later: nothing to write.
+        assert!(!r.note_balance(big, 1_000 + BALANCE_REFRESH - 1));
+        assert_eq!(r.balance_at, Some(1_000));
+        // The same figure a minute on: written, so `balance_at` says it is fresh.
+        assert!(r.note_balance(big, 1_000 + BALANCE_REFRESH));
+        assert_eq!(r.balance_at, Some(1_000 + BALANCE_REFRESH));
+        // Another figure: written at once.
+        assert!(r.note_balance(0, 1_000 + BALANCE_REFRESH + 1));
+        assert_eq!(r.balance_wei.as_deref(), Some("0"));
+        // A record written before balances were kept reads, without one.
+        let old: Relayer = serde_json::from_str(
+            r#"{"next_nonce":3,"scanned_block":9,"error":null,"error_at":null}"#,
+        )
+        .unwrap_or_default();
+        assert_eq!(
+            (old.next_nonce, old.balance_wei, old.balance_at),
+            (Some(3), None, None)
+        );
+    }
 }

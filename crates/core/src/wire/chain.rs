@@ -9,6 +9,8 @@ use super::admin::{HealthNode, HealthRelayers};
 use crate::model::address::Address;
 use crate::model::decimal::Decimal;
 use crate::model::ids::{MerchantId, TokenAddress, UserId};
+use crate::model::intent::{Action, Intent};
+use crate::model::settlement::{ChainTx, TxState};
 use crate::model::time::Timestamp;
 use crate::ops::stuck::Issue;
 use serde::{Deserialize, Serialize};
@@ -276,4 +278,160 @@ pub struct Difference {
     pub ledger: Decimal,
     /// What `balanceOf` says.
     pub chain: Decimal,
+}
+
+/// What a movement does on chain, as the chain views name it.
+pub fn movement(i: &Intent) -> &'static str {
+    match i.action {
+        Action::Deploy { .. } => "deploy",
+        Action::Transfer { .. } => "transfer",
+        Action::Mint { .. } => "mint",
+        Action::OpenPool { .. } => "open_pool",
+        Action::Swap { .. } => "swap",
+        Action::Lock { .. } => "lock",
+        Action::Release { .. } => "release",
+    }
+}
+
+impl ChainTxReport {
+    /// A transaction in flight, as the chain views show it (its error through [`redact`]).
+    pub fn of(t: &ChainTx) -> ChainTxReport {
+        ChainTxReport {
+            nonce: t.nonce,
+            state: if t.state == TxState::Signed {
+                "signed"
+            } else {
+                "sent"
+            }
+            .into(),
+            hashes: t.versions.iter().map(|x| x.hash.clone()).collect(),
+            movements: u64::try_from(t.intents.len()).unwrap_or(u64::MAX),
+            error: t.error.as_deref().map(redact),
+        }
+    }
+}
+
+impl FailedMovement {
+    /// A movement the chain refused.
+    pub fn of(i: &Intent) -> FailedMovement {
+        FailedMovement {
+            id: i.id,
+            token_address: i.token,
+            transaction_hash: i.hash.clone(),
+            error: i.error.as_deref().map(redact),
+        }
+    }
+}
+
+impl ParkedMovement {
+    /// A movement held for an operator.
+    pub fn of(i: &Intent) -> ParkedMovement {
+        ParkedMovement {
+            id: i.id,
+            token_address: i.token,
+            movement: movement(i).into(),
+            why: redact(i.parked.as_deref().unwrap_or_default()),
+            since: i.parked_at.map(Timestamp::at),
+            attempts: i.attempts,
+        }
+    }
+}
+
+/// What stands in for a URL in a chain error shown to anyone.
+pub const URL_REDACTED: &str = "[url]";
+
+/// A chain error as an answer may show it: every URL in it (`scheme://...` up to a space or
+/// quote) replaced by [`URL_REDACTED`]. The settler's own errors never name the RPC endpoint
+/// (its URL is a secret: providers put API keys in it), and the settler takes the endpoint's
+/// parts out of what a node says before storing it (`redact_secret`); this is the second
+/// fence, for text from a node that names a URL of its own.
+pub fn redact(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        // The scheme: the letters (and + - .) right before "://".
+        let head = rest.get(..at).unwrap_or_default();
+        let scheme = head
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            .last()
+            .map_or(at, |(i, _)| i);
+        out.push_str(head.get(..scheme).unwrap_or_default());
+        let tail = rest.get(at + 3..).unwrap_or_default();
+        let end = tail
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`'))
+            .unwrap_or(tail.len());
+        out.push_str(URL_REDACTED);
+        rest = tail.get(end..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `text` without the secret parts of the RPC endpoint `url`: the URL itself, its user
+/// information, and each path segment, query value and fragment of 8 characters or more
+/// (where providers put keys), each replaced by `[redacted]`; then [`redact`].
+pub fn redact_secret(text: &str, url: &str) -> String {
+    let mut secrets: Vec<&str> = vec![url];
+    let after_scheme = url.split_once("://").map_or(url, |(_, r)| r);
+    let (authority, path) = after_scheme
+        .split_once('/')
+        .map_or((after_scheme, ""), |(a, p)| (a, p));
+    if let Some((user, _)) = authority.rsplit_once('@') {
+        secrets.extend(user.split(':'));
+    }
+    let (path, fragment) = path.split_once('#').map_or((path, ""), |(p, f)| (p, f));
+    let (path, query) = path.split_once('?').map_or((path, ""), |(p, q)| (p, q));
+    secrets.extend(path.split('/'));
+    secrets.extend(
+        query
+            .split('&')
+            .map(|kv| kv.split_once('=').map_or(kv, |(_, v)| v)),
+    );
+    secrets.push(fragment);
+    secrets.retain(|s| s.chars().count() >= 8);
+    // Longest first: a part inside another is taken out with it.
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let mut out = text.to_string();
+    for s in secrets {
+        out = out.replace(s, "[redacted]");
+    }
+    redact(&out)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_taken_out_of_chain_errors() {
+        assert_eq!(
+            redact("the node refused: see https://rpc.example/v2/KEY123?x=1 for more"),
+            "the node refused: see [url] for more"
+        );
+        assert_eq!(redact("a (wss://n.example/k) b"), "a ([url] b");
+        assert_eq!(redact("\"http://a/b\" and ftp://c"), "\"[url]\" and [url]");
+        let plain = "the relayer 0xAbC is out of gas: it has 5 wei";
+        assert_eq!(redact(plain), plain);
+        assert_eq!(redact(""), "");
+        assert_eq!(redact("://x"), "[url]");
+    }
+
+    #[test]
+    fn the_endpoints_secret_parts_are_taken_out() {
+        let url = "https://user:hunter2pass@base-mainnet.g.alchemy.com/v2/abcdef123456?apikey=zyxwvu987654#fragment1";
+        let said = "invalid key abcdef123456 (apikey zyxwvu987654, hunter2pass, fragment1) v2";
+        assert_eq!(
+            redact_secret(said, url),
+            "invalid key [redacted] (apikey [redacted], [redacted], [redacted]) v2"
+        );
+        assert_eq!(redact_secret(&format!("at {url}"), url), "at [redacted]");
+        // Short parts (v2, a host's words) stay: they are no key and would eat ordinary words.
+        assert_eq!(
+            redact_secret("v3 refused", "https://x.infura.io/v3/0123456789abcdef"),
+            "v3 refused"
+        );
+    }
 }

@@ -1,4 +1,5 @@
-//! The merchant's own resources: its settings (private mode) and the work parked for it
+//! The merchant's own resources: its settings (private mode), its settlement on chain
+//! (`GET /merchant/chain`: `chain.rs`'s view, the merchant's own) and the work parked for it
 //! (`GET /merchant/parked-work`: the scheduled items that failed `ops::due::MAX_ATTEMPTS`
 //! times in a row and were taken off the schedule; each names what it belongs to, a job, a
 //! deployment, a presale or an unlock, and its last error, with the same rule as every
@@ -9,6 +10,7 @@ use super::endpoint::{
     Effect::{Reads, Writes},
     Route, Row,
 };
+use super::merchant_chain::MerchantChain;
 use super::parts::Parts;
 use crate::error::ErrorCode;
 use crate::error::Result;
@@ -24,6 +26,7 @@ use serde::{Deserialize, Serialize};
 /// This family's routes, each named by its operationId in openapi.json (`endpoint::Route`):
 /// its rows below, its operations' `route()` and its decoding name them.
 pub const PARKED_WORK: Route = Route::new("listParkedWork");
+pub const CHAIN: Route = Route::new("getMerchantChain");
 pub const SETTINGS: Route = Route::new("getSettings");
 pub const PATCH_SETTINGS: Route = Route::new("patchSettings");
 
@@ -31,6 +34,7 @@ pub const PATCH_SETTINGS: Route = Route::new("patchSettings");
 #[rustfmt::skip]
 pub const ROUTES: &[Row] = &[
     ("GET", "/merchant/parked-work", PARKED_WORK, Secret, Reads),
+    ("GET", "/merchant/chain", CHAIN, Secret, Reads),
     ("GET", "/merchant/settings", SETTINGS, Secret, Reads),
     ("PATCH", "/merchant/settings", PATCH_SETTINGS, Secret, Writes),
 ];
@@ -40,6 +44,7 @@ pub const ROUTES: &[Row] = &[
 #[serde(tag = "op", content = "args", rename_all = "snake_case")]
 pub enum MerchantOp {
     ParkedWork,
+    Chain,
     Settings,
     PatchSettings(PatchSettingsRequest),
 }
@@ -49,6 +54,7 @@ pub enum MerchantOp {
 #[serde(untagged)]
 pub enum MerchantAnswer {
     ParkedWork(ParkedWork),
+    Chain(Box<MerchantChain>),
     Settings(MerchantSettings),
 }
 
@@ -57,6 +63,7 @@ impl MerchantOp {
     pub fn route(&self) -> Route {
         match self {
             MerchantOp::ParkedWork => PARKED_WORK,
+            MerchantOp::Chain => CHAIN,
             MerchantOp::Settings => SETTINGS,
             MerchantOp::PatchSettings(_) => PATCH_SETTINGS,
         }
@@ -67,6 +74,7 @@ impl MerchantOp {
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<MerchantOp>> {
     Ok(Some(match route {
         PARKED_WORK => MerchantOp::ParkedWork,
+        CHAIN => MerchantOp::Chain,
         SETTINGS => MerchantOp::Settings,
         PATCH_SETTINGS => MerchantOp::PatchSettings(parts.body()?),
         _ => return Ok(None),
@@ -80,6 +88,10 @@ pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: MerchantOp) -> Result<(u16, M
             let parked = ParkedWork::of(&store.parked()?);
             (200, MerchantAnswer::ParkedWork(parked))
         }
+        MerchantOp::Chain => (
+            200,
+            MerchantAnswer::Chain(Box::new(MerchantChain::of(&*store, ctx)?)),
+        ),
         MerchantOp::Settings => {
             let settings = MerchantSettings::of(&settings::merchant(store)?);
             (200, MerchantAnswer::Settings(settings))

@@ -23,6 +23,7 @@ pub mod keys;
 pub mod ledger;
 pub mod market;
 pub mod merchant;
+pub mod merchant_chain;
 pub mod op;
 pub mod parts;
 pub mod pool;

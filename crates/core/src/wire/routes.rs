@@ -186,7 +186,7 @@ mod tests {
                 assert!(!overlap, "{} {} and {} {} overlap", a.0, a.1, b.0, b.1);
             }
         }
-        assert_eq!(all.len(), 86);
+        assert_eq!(all.len(), 87);
     }
 
     #[test]

@@ -57,6 +57,7 @@ fn a_viewer_reads_and_never_writes() {
         "/keys",
         "/merchant/settings",
         "/merchant/parked-work",
+        "/merchant/chain",
     ] {
         let read = op("GET", path, Value::Null);
         for role in [Role::Owner, Role::Developer, Role::Viewer] {

@@ -24,6 +24,7 @@ mod ledger_props;
 mod ledger_scenarios;
 mod market;
 mod market_chain;
+mod merchant_chain;
 mod netting;
 mod openapi_codes;
 mod presale;

@@ -16,9 +16,7 @@ use crate::hop::{self, ChainView, MerchantCall, StepsView};
 use crate::http;
 use tokenpad_core::model::decimal::Decimal;
 use tokenpad_core::model::ids::MerchantId;
-use tokenpad_core::model::intent::{Action, Intent};
-use tokenpad_core::model::settlement::TxState;
-use tokenpad_core::model::time::Timestamp;
+use tokenpad_core::wire::chain::redact;
 use tokenpad_core::wire::chain::{
     ChainReport, ChainRetried, ChainTxReport, Difference, FailedMovement, NonceGap, ParkedMovement,
     PoolCheck, PoolStateReport, ReconcileReport, RelayerReport,
@@ -37,19 +35,6 @@ fn rpc_error(f: Fail) -> Error {
 
 async fn view(env: &Env, id: &MerchantId) -> Result<ChainView> {
     hop::merchant_typed(env, id, &MerchantCall::ChainView).await
-}
-
-/// What a parked movement does on chain.
-fn movement(i: &Intent) -> &'static str {
-    match i.action {
-        Action::Deploy { .. } => "deploy",
-        Action::Transfer { .. } => "transfer",
-        Action::Mint { .. } => "mint",
-        Action::OpenPool { .. } => "open_pool",
-        Action::Swap { .. } => "swap",
-        Action::Lock { .. } => "lock",
-        Action::Release { .. } => "release",
-    }
 }
 
 /// A gap below the relayer's next nonce: the chain's count is below it and no transaction of
@@ -89,7 +74,7 @@ pub async fn chain(env: &Env, id: MerchantId) -> Result<Response> {
                 balance_wei: balance.map(|b| b.to_string()),
                 next_nonce: v.relayer.next_nonce,
                 scanned_block: v.relayer.scanned_block,
-                error: v.relayer.error.clone(),
+                error: v.relayer.error.as_deref().map(redact),
             })
         }
     };
@@ -99,44 +84,9 @@ pub async fn chain(env: &Env, id: MerchantId) -> Result<Response> {
         chain_id: cfg.evm().map(|e| e.chain.chain_id),
         relayer,
         open_movements: v.open_movements,
-        transactions: v
-            .open_txs
-            .iter()
-            .map(|t| ChainTxReport {
-                nonce: t.nonce,
-                state: if t.state == TxState::Signed {
-                    "signed"
-                } else {
-                    "sent"
-                }
-                .into(),
-                hashes: t.versions.iter().map(|x| x.hash.clone()).collect(),
-                movements: u64::try_from(t.intents.len()).unwrap_or(u64::MAX),
-                error: t.error.clone(),
-            })
-            .collect(),
-        failed: v
-            .failed
-            .iter()
-            .map(|i| FailedMovement {
-                id: i.id,
-                token_address: i.token,
-                transaction_hash: i.hash.clone(),
-                error: i.error.clone(),
-            })
-            .collect(),
-        parked: v
-            .parked
-            .iter()
-            .map(|i| ParkedMovement {
-                id: i.id,
-                token_address: i.token,
-                movement: movement(i).into(),
-                why: i.parked.clone().unwrap_or_default(),
-                since: i.parked_at.map(Timestamp::at),
-                attempts: i.attempts,
-            })
-            .collect(),
+        transactions: v.open_txs.iter().map(ChainTxReport::of).collect(),
+        failed: v.failed.iter().map(FailedMovement::of).collect(),
+        parked: v.parked.iter().map(ParkedMovement::of).collect(),
         stuck: v.stuck,
         waiting: v.waiting,
         stuck_after_ms: v.stuck_after_ms,

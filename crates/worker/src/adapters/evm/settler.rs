@@ -1,6 +1,7 @@
 //! The settler: drains the merchant's outbox onto the chain, from the merchant object's alarm.
 //!
-//! One round (`Settler::run`), after reading the chain's newest block:
+//! One round (`Settler::run`), after reading the chain's newest block (and the relayer's
+//! ETH balance in the same JSON-RPC batch, kept in its record for `GET /merchant/chain`):
 //! 0. **Follow** the chain (`follow.rs`): a reorganization past a checkpoint undoes what the
 //!    ledger took from the dropped blocks and sends the dropped transactions again, filling
 //!    every nonce the new chain lacks; receipts `CHAIN_FINALITY` deep are final (a revert is
@@ -34,6 +35,7 @@ use tokenpad_core::model::time::Millis;
 use tokenpad_core::model::token::USDC_ADDRESS;
 use tokenpad_core::ops::Ctx;
 use tokenpad_core::store::Store;
+use tokenpad_core::wire::chain::redact_secret;
 use tokenpad_core::wire::health::{NodeStatus, RelayerStatus};
 use tokenpad_core::{Error, Result};
 use tokenpad_evm::rpc::{self as r, BlockTag, SendError};
@@ -159,8 +161,10 @@ impl Settler<'_> {
         let rpc = Rpc::new(self.evm.rpc.as_str(), self.evm.rpc_timeout_ms);
         let mut scanned = false;
         let mut chain_time = None;
-        let mut outcome = match self.head(&rpc).await {
-            Ok(head) => {
+        let mut balance = None;
+        let mut outcome = match self.head_and_balance(&rpc).await {
+            Ok((head, wei)) => {
+                balance = wei;
                 chain_time = Some(head.timestamp);
                 self.steps(&rpc, &head).await
             }
@@ -184,7 +188,7 @@ impl Settler<'_> {
         let retry = match outcome {
             // A whole round went through: whatever stopped settlement before is over.
             Ok(()) => {
-                self.note(None)?;
+                self.note(None, balance)?;
                 None
             }
             Err(Stop::Ledger(e)) => return Err(e),
@@ -194,8 +198,10 @@ impl Settler<'_> {
                     Stop::Held(why) => why,
                     Stop::Ledger(_) => String::new(),
                 };
+                // What a node said may name the endpoint's key: never kept, logged or shown.
+                let why = redact_secret(&why, self.evm.rpc.as_str());
                 worker::console_error!("settlement of merchant {}: {why}", self.ctx.merchant.id);
-                self.note(Some(why))?;
+                self.note(Some(why), balance)?;
                 Some(now.saturating_add(self.evm.poll_ms.max(5_000)))
             }
         };
@@ -222,18 +228,45 @@ impl Settler<'_> {
         self.send(rpc, head).await
     }
 
-    /// Records (or clears) why settlement is stopped.
-    fn note(&self, error: Option<String>) -> Result<()> {
+    /// Records (or clears) why settlement is stopped, and the relayer's balance this round
+    /// read (`Relayer::note_balance`: written when it moved, or its reading is old).
+    fn note(&self, error: Option<String>, balance: Option<u128>) -> Result<()> {
         let now = self.ctx.now;
         self.commit(move |s| {
             let mut r = s.relayer()?;
+            let mut changed = balance.is_some_and(|wei| r.note_balance(wei, now));
             if r.error != error {
                 r.error_at = error.as_ref().map(|_| now);
                 r.error = error;
+                changed = true;
+            }
+            if changed {
                 s.put_relayer(&r)?;
             }
             Ok(())
         })
+    }
+
+    /// The chain's newest block, and the relayer's balance in the same JSON-RPC batch (no
+    /// round trip of its own): None when the node did not give it (the round goes on).
+    async fn head_and_balance(&self, rpc: &Rpc<'_>) -> Step<(Head, Option<u128>)> {
+        let relayer = self.relayer_address();
+        let mut answers = rpc
+            .batch(vec![
+                r::eth_get_block_by_number(rpc.id(), BlockTag::Latest),
+                r::eth_get_balance(rpc.id(), relayer, BlockTag::Latest),
+            ])
+            .await?
+            .into_iter();
+        let block = answers
+            .next()
+            .ok_or_else(|| Fail::Transport("a batch answer is missing".into()))?
+            .map_err(Fail::Node)?;
+        let balance = answers
+            .next()
+            .and_then(|b| b.ok())
+            .and_then(|b| r::u128_result(&b).ok());
+        Ok((Self::head_of(&block)?, balance))
     }
 
     /// The chain's newest block.
@@ -241,7 +274,12 @@ impl Settler<'_> {
         let block = rpc
             .call(r::eth_get_block_by_number(rpc.id(), BlockTag::Latest))
             .await?;
-        let b = r::parse_block(&block)?
+        Self::head_of(&block)
+    }
+
+    /// A block answer as the round's head.
+    fn head_of(block: &serde_json::Value) -> Step<Head> {
+        let b = r::parse_block(block)?
             .ok_or_else(|| Fail::Transport("the node has no latest block".into()))?;
         Ok(Head {
             number: b.number,
