@@ -2,27 +2,11 @@
 //! authorization): an owner and a developer run what a secret key runs; a viewer every read and
 //! no write (403 `forbidden_role`), refused before the operation runs.
 
-use crate::common::Fx;
+use crate::common::{op, Fx};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use tokenpad_core::error::ErrorCode;
 use tokenpad_core::model::account::Role;
-use tokenpad_core::wire::op::{Op, Parts};
-use tokenpad_core::wire::routes::route;
 use tokenpad_core::wire::scope::authorize_member;
-
-fn op(method: &str, path: &str, body: Value) -> Op {
-    let m = route(method, path).expect("routes");
-    let query = BTreeMap::new();
-    let parts = Parts {
-        params: &m.params,
-        query: &query,
-        body: &body,
-    };
-    Op::decode(m.route, &parts)
-        .expect("decodes")
-        .expect("an op")
-}
 
 #[test]
 fn a_viewer_reads_and_never_writes() {

@@ -442,3 +442,18 @@ pub fn assert_unchanged(before: &MemStore, after: &MemStore, what: &str) {
         "{what}: events written"
     );
 }
+
+/// A request decoded from its route and body, as the edge decodes it.
+pub fn op(method: &str, path: &str, body: Value) -> tokenpad_core::wire::op::Op {
+    use tokenpad_core::wire::op::{Op, Parts};
+    let m = tokenpad_core::wire::routes::route(method, path).expect("a route");
+    let query = std::collections::BTreeMap::new();
+    let parts = Parts {
+        params: &m.params,
+        query: &query,
+        body: &body,
+    };
+    Op::decode(m.route, &parts)
+        .expect("decodes")
+        .expect("a merchant operation")
+}

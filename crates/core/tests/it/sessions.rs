@@ -8,17 +8,16 @@
 //! `idempotency::replay`), so that it is not charged twice is tested over HTTP
 //! (tests/http/sessions.test.mjs).
 
-use crate::common::{self, num, tok, units, usdc_address, Fx};
+use crate::common::{self, num, op, tok, units, usdc_address, Fx};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use tokenpad_core::model::amount::USDC_DECIMALS;
 use tokenpad_core::model::ids::TokenAddress;
 use tokenpad_core::model::session::{Scope, Session, SessionId};
 use tokenpad_core::ops::session::access::Caller;
 use tokenpad_core::session_token::SigningKey;
 use tokenpad_core::store::session::SessionStore;
-use tokenpad_core::wire::op::{Op, Parts};
-use tokenpad_core::wire::{routes, scope as wire_session};
+use tokenpad_core::wire::op::Op;
+use tokenpad_core::wire::scope as wire_session;
 use tokenpad_core::{ErrorCode, Result};
 
 const OUTSIDE: &str = "0x000000000000000000000000000000000000dEaD";
@@ -123,20 +122,6 @@ impl World {
             json!({ "tokenAddress": token.to_checksum(), "amount": amount, "toAddress": OUTSIDE }),
         )
     }
-}
-
-/// A request decoded from its route and body, as the edge decodes it.
-fn op(method: &str, path: &str, body: Value) -> Op {
-    let m = routes::route(method, path).expect("a route");
-    let query = BTreeMap::new();
-    let parts = Parts {
-        params: &m.params,
-        query: &query,
-        body: &body,
-    };
-    Op::decode(m.route, &parts)
-        .expect("decodes")
-        .expect("a merchant operation")
 }
 
 fn buy_presale(usdc_amount: Value) -> Op {
