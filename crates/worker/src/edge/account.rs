@@ -71,27 +71,6 @@ fn same_origin(req: &Incoming, url: &Url) -> Result<()> {
     }
 }
 
-fn json_body(req: &Incoming) -> Result<()> {
-    let media = req
-        .header("content-type")
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    let media = media
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_string();
-    if media == "application/json" || media.ends_with("+json") {
-        Ok(())
-    } else {
-        Err(Error::new(
-            ErrorCode::UnsupportedMediaType,
-            "Send the body as JSON with Content-Type: application/json",
-        ))
-    }
-}
-
 /// The login cookie the request carries, if any.
 fn cookie(req: &Incoming) -> Option<String> {
     let header = req.header("cookie")?;
@@ -163,7 +142,7 @@ pub async fn serve(
 ) -> Result<Response> {
     if method == "POST" {
         same_origin(req, url)?;
-        json_body(req)?;
+        req.json_media()?;
     }
     let now = now(env).await?;
     let origin = overview::base_url(env, url);

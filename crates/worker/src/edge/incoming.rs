@@ -33,6 +33,22 @@ impl Incoming {
         crate::http::header_in(&self.1, name)
     }
 
+    /// Nothing, when the request says its body is JSON (`Content-Type: application/json` or a
+    /// `+json` type, any case, any parameters); else 415 `unsupported_media_type`.
+    pub fn json_media(&self) -> tokenpad_core::Result<()> {
+        let content_type = self.header("content-type").unwrap_or_default();
+        let media = content_type.split(';').next().unwrap_or_default().trim();
+        let media = media.to_ascii_lowercase();
+        if media == "application/json" || media.ends_with("+json") {
+            Ok(())
+        } else {
+            Err(tokenpad_core::Error::new(
+                tokenpad_core::ErrorCode::UnsupportedMediaType,
+                "Send the body as JSON with Content-Type: application/json",
+            ))
+        }
+    }
+
     /// A header's value as sent, empty included.
     pub fn header_sent(&self, name: &str) -> Option<String> {
         self.1.get(name).ok().flatten()

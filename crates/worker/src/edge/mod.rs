@@ -443,22 +443,7 @@ async fn read_body(req: &Incoming, method: &str) -> Result<Option<String>> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    let content_type = req
-        .header("content-type")
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    let media = content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_string();
-    if media != "application/json" && !media.ends_with("+json") {
-        return Err(Error::new(
-            ErrorCode::UnsupportedMediaType,
-            "Send the body as JSON with Content-Type: application/json",
-        ));
-    }
+    req.json_media()?;
     String::from_utf8(bytes).map(Some).map_err(|_| {
         Error::new(
             ErrorCode::InvalidJson,
