@@ -2,6 +2,9 @@
 // JSON both ways. Everything about a merchant goes through the package's TokenpadServer
 // instead (merchant.tsx), with the dashboard credential as its key.
 import { serviceNow } from '@tokenpad/client';
+// The account API's answers, typed from the Rust wire types (generated/api.d.ts).
+import type { Account, AccountMerchant, AccountMerchantCreated, DashboardToken, Mailbox, Members } from '@tokenpad/client/server';
+export type { Account, AccountMerchant, AccountMerchantCreated, DashboardToken, Mailbox, Members };
 
 /** A failed call: the service's code and message, or the network's. */
 export class ApiError extends Error {
@@ -12,28 +15,6 @@ export class ApiError extends Error {
     this.code = code;
     this.status = status;
   }
-}
-
-export interface AccountMerchant {
-  merchantId: string;
-  name: string;
-  role: 'owner' | 'developer' | 'viewer';
-}
-export interface Account {
-  email: string;
-  merchants: AccountMerchant[];
-}
-export interface DashboardToken {
-  token: string;
-  expiresAt: number;
-  role: AccountMerchant['role'];
-}
-export interface MailMessage {
-  to: string;
-  subject: string;
-  text: string;
-  links: string[];
-  sentAt: string | number;
 }
 
 /** `method path` on the account API; resolves to the answer's JSON (undefined for 204). */

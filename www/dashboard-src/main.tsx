@@ -5,7 +5,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ready } from '@tokenpad/client';
-import { account, currentAccount, type Account, type AccountMerchant } from './api';
+import { account, currentAccount, type Account, type AccountMerchantCreated } from './api';
 import { MerchantProvider, PageNav, rememberPublicKey } from './merchant';
 import { Forgot, Invite, LogIn, Mailbox, Reset, SignUp, Verify } from './pages/auth';
 import { MerchantPage } from './pages/index';
@@ -69,18 +69,12 @@ function Header({ me, merchantId, onLogout }: { me: Account | null; merchantId?:
   );
 }
 
-interface CreatedApp {
-  merchant: AccountMerchant;
-  secretKey: string;
-  publicKey: string;
-}
-
 function Apps({ me, onChange }: { me: Account; onChange: () => void }) {
   const [name, setName] = useState('');
-  const act = useAction<CreatedApp>();
+  const act = useAction<AccountMerchantCreated>();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const made = await act.run(() => account<CreatedApp>('POST', '/account/merchants', { name }));
+    const made = await act.run(() => account<AccountMerchantCreated>('POST', '/account/merchants', { name }));
     if (made) {
       rememberPublicKey(made.merchant.merchantId, made.publicKey);
       setName('');

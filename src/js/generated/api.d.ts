@@ -6,6 +6,33 @@ import type { Decimal, HolderFull, LockItem, LpInfo, Network, Pool, PresaleMerch
 /** An amount in a request: a decimal string for exact values ("12.5"), or a number. */
 export type DecimalInput = string | number;
 
+/** `GET /account` and a login's answer. */
+export interface Account {
+  email: string;
+  merchants: AccountMerchant[];
+}
+
+/** A 202's body: a mail is on its way (or, when there was nothing to send, the same words). */
+export interface AccountAccepted {
+  status: string;
+}
+
+/** A merchant the account is a member of. */
+export interface AccountMerchant {
+  merchantId: string;
+  name: string;
+  role: Role;
+}
+
+/** `POST /account/merchants`: the merchant and its first keys, shown this once. */
+export interface AccountMerchantCreated {
+  merchant: AccountMerchant;
+  /** The merchant's own wallet (its relayer on an EVM chain), as `POST /admin/merchants` answers it. */
+  merchantAddress: string;
+  publicKey: string;
+  secretKey: string;
+}
+
 export interface AirdropInput {
   /** 1 to 1,000 addresses, each at most once. */
   addresses: string[];
@@ -221,6 +248,14 @@ export interface CreateWebhookRequest {
   url: string;
 }
 
+/** `POST /account/merchants/:merchantId/token`: the dashboard's browser credential. */
+export interface DashboardToken {
+  /** When it stops working (ms since the epoch, service time). */
+  expiresAt: number;
+  role: Role;
+  token: string;
+}
+
 /** One event for one endpoint: where it stands, and every attempt. */
 export interface Delivery {
   attemptCount: number;
@@ -380,6 +415,13 @@ export interface HolderEventData {
   object: HolderFull;
 }
 
+/** An invitation not yet accepted. */
+export interface Invite {
+  email: string;
+  expiresAt: string;
+  role: Role;
+}
+
 /** `GET /jobs/:jobId`: the job, and the token once it exists. */
 export interface Job {
   /** The block the deployment was mined in (on success). */
@@ -443,6 +485,34 @@ export interface LockEventData {
   object: LockItem;
   /** The holder it belongs to. */
   userId?: string;
+}
+
+/** A mail as the local mailbox keeps it. */
+export interface MailMessage {
+  /** The links in its text, in order. */
+  links: string[];
+  sentAt: string;
+  subject: string;
+  text: string;
+  to: string;
+}
+
+/** `GET /admin/mailbox?to=` and `GET /account/dev-mailbox?to=`: newest first. */
+export interface Mailbox {
+  messages: MailMessage[];
+}
+
+/** A member of a merchant. */
+export interface Member {
+  addedAt: string;
+  email: string;
+  role: Role;
+}
+
+/** `GET /account/merchants/:merchantId/members`. */
+export interface Members {
+  invites: Invite[];
+  members: Member[];
 }
 
 /** A memecoin's recipient: `address` and `amount` together (`supply` is another name for `amount`, as the interface's sample request writes it). */
@@ -655,6 +725,9 @@ export interface RewardResult {
   /** The same as `transactionHash` (Metal's name). */
   txHash: string | null;
 }
+
+/** What a member of a merchant may do. */
+export type Role = "owner" | "developer" | "viewer";
 
 /** `POST /keys/:keyId/roll`: how long the old key keeps working. */
 export interface RollKeyRequest {

@@ -1,7 +1,7 @@
 // The account pages: sign up, log in, verify, forgot / reset password, accept an invite, and
 // the local mailbox (local runs only). Links in mails land on #/verify, #/reset and #/invite.
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { account, hasLocalMailbox, type Account, type AccountMerchant, type MailMessage } from '../api';
+import { account, hasLocalMailbox, type Account, type AccountMerchant, type Mailbox } from '../api';
 import { ErrorBox, Loading, Show, useAction, useLoad, When } from '../ui';
 
 function Card({ title, children }: { title: string; children: React.ReactNode }) {
@@ -180,7 +180,7 @@ export function Invite({ token, account: me, onJoined }: { token: string | null;
 export function Mailbox({ to: initial }: { to: string | null }) {
   const [email, setEmail] = useState(initial ?? '');
   const [to, setTo] = useState(initial ?? '');
-  const box = useLoad(async () => (to ? account<{ messages: MailMessage[] }>('GET', `/account/dev-mailbox?to=${encodeURIComponent(to)}`) : { messages: [] }), [to]);
+  const box = useLoad(async () => (to ? account<Mailbox>('GET', `/account/dev-mailbox?to=${encodeURIComponent(to)}`) : { messages: [] }), [to]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (email === to) box.reload();

@@ -1,18 +1,13 @@
 // Members: who may open this app, with which role, and invites (owners only).
 import { useState, type FormEvent } from 'react';
-import { account } from '../api';
+import { account, type Members as MemberList } from '../api';
 import { useMerchant } from '../merchant';
 import { ErrorBox, Show, Table, useAction, useLoad, When } from '../ui';
-
-interface Members {
-  members: { email: string; role: string; addedAt: string | number }[];
-  invites: { email: string; role: string; expiresAt: string | number }[];
-}
 
 export function Members() {
   const m = useMerchant();
   const base = `/account/merchants/${encodeURIComponent(m.id)}`;
-  const list = useLoad(() => account<Members>('GET', `${base}/members`), [m.id]);
+  const list = useLoad(() => account<MemberList>('GET', `${base}/members`), [m.id]);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState('developer');
   const act = useAction<unknown>();
