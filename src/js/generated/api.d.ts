@@ -410,6 +410,56 @@ export interface FailedMovement {
   transactionHash?: string;
 }
 
+/** `GET /health`: whether the service can run, and on which chain (never its RPC URL). */
+export interface Health {
+  chain: HealthChain;
+  /** The git commit of its sources (scripts/build-worker.sh: the last commit that changed the Worker's sources), with `-dirty` when they differed from it; `unknown` when built outside git. With `version`, it names one build. */
+  commit: string;
+  error?: string;
+  /** False when the configuration is unusable, or on an EVM chain when its node does not answer the settlers or answers with errors (then `error` says why). */
+  ok: boolean;
+  /** The release this Worker is (the workspace's version, as the npm package and openapi.json's `info.version` have it). */
+  version: string;
+  /** What is wrong that does not stop the service (`ok` stays true): on an EVM chain, how many merchants' settlement is stuck past `CHAIN_STUCK_AFTER_MS`, never which (`GET /admin/chain` lists them, with what to do). */
+  warning?: string;
+}
+
+export interface HealthChain {
+  /** The EVM chain id (absent on the embedded chain). */
+  chainId?: number;
+  /** `embedded` (the ledger presented as a chain) or `evm`. */
+  kind: "embedded" | "evm";
+  /** On an EVM chain: whether its node answers, from the settlers' latest rounds (no request to `/health` calls the node). Never its URL. */
+  node?: HealthNode;
+  /** On an EVM chain: the merchants' relayers, as their settlers last found them. */
+  relayers?: HealthRelayers;
+}
+
+/** The chain's node, as the settlers last found it. */
+export interface HealthNode {
+  /** When the latest report's round ran (ISO 8601). */
+  checkedAt?: string;
+  /** What is wrong, for people (never the node's URL or its error text). */
+  error?: string;
+  /** When the node last answered a whole round (ISO 8601). */
+  lastContactAt?: string;
+  /** `reachable`; `unreachable` (the latest round got no answer: a timeout, a network or HTTP error); `failing` (the node answered with errors); `unknown` (no settler reported in the last five minutes: no merchant, or none running). */
+  status: "reachable" | "unreachable" | "failing" | "unknown";
+}
+
+/** How many merchants' relayers reported in the last five minutes, by state (the admin chain route, `GET /admin/merchants/:merchantId/chain`, says which and why). */
+export interface HealthRelayers {
+  /** They lack the ETH for gas: their settlement waits until they are funded. */
+  outOfGas: number;
+  /** Their latest round went through. */
+  ready: number;
+  reporting: number;
+  /** Their settlement is stuck: a movement parked for an operator, or past `CHAIN_STUCK_AFTER_MS` a transaction not mined, the relayer out of gas or its node failing, movements queued (`GET /admin/chain` says which and what to do). */
+  stuck: number;
+  /** Some of their movements wait on the chain (a token not deployed yet). */
+  waiting: number;
+}
+
 /** `holder.created`. */
 export interface HolderEventData {
   object: HolderFull;

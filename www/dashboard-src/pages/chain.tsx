@@ -3,20 +3,11 @@
 // wallet and ETH balance, movements open and in flight, refused and parked movements), its
 // parked work (GET /merchant/parked-work), and explorer links. Each movement's own
 // settlement is in a holder's history (Holders page).
-import type { MerchantChain } from '@tokenpad/client/server';
+import type { Health, MerchantChain } from '@tokenpad/client/server';
 import { formatAmount, formatUnits } from '@tokenpad/client';
 import { useMerchant } from '../merchant';
 import { account } from '../api';
 import { Explorer, Show, Table, useLoad, When } from '../ui';
-
-interface Health {
-  ok: boolean;
-  version: string;
-  commit: string;
-  chain: Record<string, unknown> & { kind: string; chainId?: number };
-  error?: string;
-  warning?: string;
-}
 
 const NETWORK_OF: Record<number, string> = { 8453: 'base', 84532: 'base-sepolia', 11155111: 'sepolia' };
 

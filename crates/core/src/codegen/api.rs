@@ -35,15 +35,16 @@ const REQUESTS: [(&str, &str); 19] = [
     ("RollKey", "RollKeyRequest"),
 ];
 
-/// The account API's answers (and what they use), which the dashboard reads (`/account/...`:
-/// cookie routes, same origin, so no server client method calls them).
-const ACCOUNT_ANSWERS: [&str; 6] = [
+/// The answers the dashboard reads that no server client method returns (and what they use):
+/// the account API's (`/account/...`: cookie routes, same origin) and `GET /health`'s.
+const DASHBOARD_ANSWERS: [&str; 7] = [
     "Account",
     "AccountMerchantCreated",
     "DashboardToken",
     "Members",
     "Mailbox",
     "AccountAccepted",
+    "Health",
 ];
 
 /// The secret-key answers (and what they use) the server client returns.
@@ -350,7 +351,7 @@ pub fn api_dts(schemas: &[(String, Value)], wire_dts: &str, also: &BTreeSet<Stri
             .iter()
             .map(|(s, _)| (*s).to_string())
             .chain(ANSWERS.iter().map(|s| (*s).to_string()))
-            .chain(ACCOUNT_ANSWERS.iter().map(|s| (*s).to_string()))
+            .chain(DASHBOARD_ANSWERS.iter().map(|s| (*s).to_string()))
             .chain(also.iter().cloned())
             .filter(|s| !from_wire.contains(s))
             .collect(),
