@@ -4,7 +4,6 @@
 //! (`client:<address>`). A link or a login cookie names its object by id
 //! (`ops::accounts::link`), so no lookup finds it.
 
-use crate::http;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tokenpad_core::model::account::Role;
@@ -12,7 +11,7 @@ use tokenpad_core::model::ids::MerchantId;
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::wire::account::AccountMerchant;
 use tokenpad_core::{Error, Result};
-use worker::{Env, Method, Request, RequestInit};
+use worker::Env;
 
 /// Which account object a call goes to.
 pub enum Target<'a> {
@@ -175,17 +174,5 @@ pub async fn account<T: DeserializeOwned>(
         )
     })?;
     let stub = id.get_stub().map_err(internal)?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post)
-        .with_body(Some(wasm_bindgen::JsValue::from_str(&body)));
-    let req = Request::new_with_init("https://tokenpad.internal/", &init).map_err(internal)?;
-    let mut resp = stub
-        .fetch_with_request(req)
-        .await
-        .map_err(super::unavailable)?;
-    let text = resp.text().await.map_err(super::unavailable)?;
-    if !(200..300).contains(&resp.status_code()) {
-        return Err(http::error_from_body(&text));
-    }
-    serde_json::from_str(&text).map_err(|e| Error::internal(format!("account answer: {e}")))
+    super::fetch_json(&stub, &body, "account").await
 }

@@ -380,15 +380,26 @@ pub async fn registry(env: &Env, call: &RegistryCall) -> Result<RegistryState> {
         .durable_object("REGISTRY")
         .and_then(|ns| ns.id_from_name("registry")?.get_stub())
         .map_err(internal)?;
+    fetch_json(&stub, &body, "registry").await
+}
+
+/// Sends a call's JSON `body` to an object's `stub` as a `fetch` (the registry's and the
+/// accounts' hop); the answer as `T`, or the error its body names when it is not a 200 (those
+/// objects answer 200 or an error). `what` names the object when the answer does not read.
+pub async fn fetch_json<T: DeserializeOwned>(
+    stub: &worker::Stub,
+    body: &str,
+    what: &str,
+) -> Result<T> {
     let mut resp = stub
-        .fetch_with_request(request(&body)?)
+        .fetch_with_request(request(body)?)
         .await
         .map_err(unavailable)?;
     let text = resp.text().await.map_err(unavailable)?;
     if resp.status_code() != 200 {
         return Err(http::error_from_body(&text));
     }
-    serde_json::from_str(&text).map_err(|e| Error::internal(format!("registry answer: {e}")))
+    serde_json::from_str(&text).map_err(|e| Error::internal(format!("{what} answer: {e}")))
 }
 
 /// Reads a call from a request body (the objects' side of the hop).
