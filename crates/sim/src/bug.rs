@@ -16,13 +16,17 @@ pub enum Bug {
     /// Settlement signs every holder's transfer with the same nonce (its holder's first), as
     /// if `Intent::auth_nonce` were not kept per movement.
     SharesAuthNonces,
+    /// Settlement gives a transaction half the gas its estimate says it needs (less than its
+    /// margin and floor): it runs out of gas on chain.
+    LowGasLimit,
 }
 
 impl Bug {
-    pub const ALL: [Bug; 3] = [
+    pub const ALL: [Bug; 4] = [
         Bug::ForgetsToMarkSent,
         Bug::UnbalancedWrite,
         Bug::SharesAuthNonces,
+        Bug::LowGasLimit,
     ];
 
     pub fn name(self) -> &'static str {
@@ -30,6 +34,7 @@ impl Bug {
             Bug::ForgetsToMarkSent => "forgets-to-mark-sent",
             Bug::UnbalancedWrite => "unbalanced-write",
             Bug::SharesAuthNonces => "shares-auth-nonces",
+            Bug::LowGasLimit => "low-gas-limit",
         }
     }
 

@@ -1,7 +1,7 @@
 //! tokenpad's seeded simulator, in the spirit of TigerBeetle's: the functional core (every
 //! operation, through the same decoding and `wire::apply` as HTTP requests) with its
 //! in-memory store, run the merchant object's way (`node`), settling on a simulated EVM chain
-//! (`chain`) through a settler that follows the worker's (`settler`), driven by a seed through
+//! (`chain`) through the core's settlement round, the worker's (`settler`, over `chain_port`), driven by a seed through
 //! long random histories: holders, rewards, spends, transfers, withdrawals, presales with
 //! their launches, refunds and locks, pools and trades (others' too), token creations and
 //! deployments, sessions, webhooks; with faults: the object stopping between any two steps of
@@ -19,6 +19,7 @@
 
 pub mod bug;
 pub mod chain;
+pub mod chain_port;
 pub mod check;
 pub mod gen;
 pub mod node;

@@ -142,6 +142,7 @@ impl World {
         check::conservation(&self.node.store)?;
         check::no_overdraft(&self.chain)?;
         check::authorizations_once(&self.chain)?;
+        crate::chain_port::enough_gas(&self.chain)?;
         check::once_per_intent(&self.node.store, &self.chain)?;
         check::webhook_order(&self.received)
     }

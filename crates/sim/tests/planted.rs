@@ -52,3 +52,8 @@ fn an_unbalanced_write_is_found() {
 fn holders_authorizations_that_share_a_nonce_are_found() {
     found(Bug::SharesAuthNonces, "each authorization nonce once");
 }
+
+#[test]
+fn a_settlement_that_gives_too_little_gas_is_found() {
+    found(Bug::LowGasLimit, "enough gas");
+}

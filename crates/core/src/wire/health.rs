@@ -17,31 +17,7 @@ use serde::{Deserialize, Serialize};
 /// A report older than this says nothing of the node now (its settler stopped reporting).
 pub const STALE_AFTER: Millis = 5 * 60 * 1000;
 
-/// How the node answered a settlement round.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NodeStatus {
-    /// Every call of the round was answered.
-    Reachable,
-    /// A call got no answer: a timeout, a network or HTTP error, a body that is not JSON-RPC.
-    Unreachable,
-    /// The node answered a call with an error.
-    Failing,
-}
-
-/// Whether a merchant's relayer can pay for its transactions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RelayerStatus {
-    /// Its round went through.
-    Ready,
-    /// It lacks the ETH for the next transaction's gas: settlement waits until it is funded.
-    OutOfGas,
-    /// Some movements wait on the chain (a token not deployed yet).
-    Waiting,
-    /// Not known: the node did not answer.
-    Unknown,
-}
+pub use crate::ops::settle::round::{NodeStatus, RelayerStatus};
 
 /// One settler's latest round, in wall-clock time (never the service's time-travel clock).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -78,6 +78,8 @@ impl SimChain {
         let mut effects = Effects::default();
         let mut outcome = if inject {
             Err(super::INJECTED_OUT_OF_GAS.to_string())
+        } else if tx.gas_limit < super::gas::need(tx.intents.iter().map(|(_, _, a)| a)) {
+            Err(super::gas::OUT_OF_GAS.to_string())
         } else {
             Ok(())
         };

@@ -12,6 +12,7 @@
 //! skipped, not reverted.
 
 pub mod exec;
+pub mod gas;
 pub mod pools;
 
 use pools::ChainPool;
@@ -31,6 +32,8 @@ pub struct SentTx {
     /// The counted authorization nonce each holder-signed transfer carries (by intent id;
     /// `Intent::auth_nonce`): what its holder signed.
     pub auth_nonces: BTreeMap<u64, u64>,
+    /// The gas it may use (`gas`: less than it needs runs out).
+    pub gas_limit: u64,
 }
 
 /// An EIP-3009 nonce as the settler signs it: a holder's counted one, or derived from an

@@ -24,6 +24,7 @@ pub mod plan;
 mod receipt;
 pub mod reconcile;
 pub mod reorg;
+pub mod round;
 
 pub use receipt::{finalize, mined, Mined, ATTEMPTS_BEHIND, DEPLOY_ATTEMPTS, MAX_OUT_OF_GAS};
 

@@ -66,7 +66,7 @@ const CRATES: [(&str, &[&[&str]]); 5] = [
             &["bug", "shell", "chain"],
             &["node"],
             &["webhooks"],
-            &["settler", "check"],
+            &["chain_port", "settler", "check"],
             &["step"],
             &["requests"],
             &["world"],

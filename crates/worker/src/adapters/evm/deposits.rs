@@ -1,45 +1,27 @@
-//! The settler's third step: the new blocks' Transfer logs of the merchant's tokens (all of
-//! them) and of USDC (to its holders, and into and out of its pools), applied to the ledger
-//! (`ops::settle::observe`), and its pools' own events (other traders' swaps, liquidity added
-//! or removed: `ops::market::follow`), with the scan's cursor in the same transaction, so each
-//! log counts once.
+//! The logs the round's scan follows (`port::Chain::logs`): Transfer logs of the merchant's
+//! tokens (all of them) and of USDC (to its holders, and into and out of its pools), and its
+//! pools' own events (other traders' swaps, liquidity added or removed), in one batch of
+//! filtered `eth_getLogs`. The core applies them (`ops::settle::round`).
 
-use super::rpc::{Fail, Rpc};
-use super::settler::{Settler, Step};
+use super::rpc::Fail;
+use super::settler::{evm, Port};
 use tokenpad_core::crypto::hex0x;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::ids::TokenAddress;
 use tokenpad_core::model::token::TokenKind;
-use tokenpad_core::ops::settle::observe::{observe, Observed};
+use tokenpad_core::ops::settle::observe::Observed;
+use tokenpad_core::ops::settle::round::port::{Scanned, Step};
 use tokenpad_core::store::Store;
 use tokenpad_evm::logs;
 use tokenpad_evm::rpc::{self as r, LogFilter};
 
-/// Blocks of logs read per request (providers cap ranges).
-const SCAN_SPAN: u64 = 1_000;
 /// Holders per USDC log filter (providers cap topic lists).
 const HOLDERS_PER_FILTER: usize = 100;
 
-impl Settler<'_> {
-    pub(super) async fn scan_deposits(&self, rpc: &Rpc<'_>) -> Step {
-        let head = r::u64_result(&rpc.call(r::eth_block_number(rpc.id())).await?)?
-            .saturating_sub(self.evm.confirmations);
-        let store = self.store();
-        let Some(scanned) = store.relayer()?.scanned_block else {
-            // The first scan starts at the head: nothing before the merchant is its.
-            self.commit(move |s| {
-                let mut r = s.relayer()?;
-                r.scanned_block = Some(head);
-                s.put_relayer(&r)
-            })?;
-            return Ok(());
-        };
-        let from = scanned.saturating_add(1);
-        if from > head {
-            return Ok(());
-        }
-        let to = head.min(from.saturating_add(SCAN_SPAN - 1));
+impl Port<'_> {
+    pub(super) async fn read_logs(&self, from: u64, to: u64) -> Step<Scanned> {
+        let store = self.settler.store();
         let tokens: Vec<[u8; 20]> = store
             .tokens()?
             .iter()
@@ -53,6 +35,8 @@ impl Settler<'_> {
                 pools.push(p.address.0);
             }
         }
+        let usdc = self.settler.evm.usdc.0;
+        let rpc = &self.rpc;
         let mut requests = Vec::new();
         if !tokens.is_empty() {
             requests.push(r::eth_get_logs(
@@ -72,14 +56,14 @@ impl Settler<'_> {
                 &LogFilter {
                     from_block: from,
                     to_block: to,
-                    addresses: vec![self.evm.usdc.0],
+                    addresses: vec![usdc],
                     topics: vec![vec![logs::TRANSFER_TOPIC], vec![], topics],
                 },
             ));
         }
         if !pools.is_empty() {
             let words: Vec<[u8; 32]> = pools.iter().map(word).collect();
-            let usdc = vec![self.evm.usdc.0];
+            let usdc = vec![usdc];
             let transfer = vec![logs::TRANSFER_TOPIC];
             // USDC into and out of the pools, and the pools' own events.
             for topics in [
@@ -108,8 +92,9 @@ impl Settler<'_> {
         }
         let mut seen = Vec::new();
         let mut pool_logs = Vec::new();
-        for answer in rpc.batch(requests).await? {
-            for log in r::parse_logs(&answer.map_err(Fail::Node)?)? {
+        for answer in self.batch(requests).await? {
+            let answer = answer.map_err(|e| self.fail(Fail::Node(e)))?;
+            for log in r::parse_logs(&answer).map_err(evm)? {
                 if let Some(t) = logs::decode_transfer(&log) {
                     seen.push(t);
                 } else {
@@ -118,10 +103,7 @@ impl Settler<'_> {
             }
         }
         pool_logs.sort_by_key(|l| (l.block_number, l.log_index));
-        let events = super::pools::pool_events(&pool_logs, None);
-        seen.sort_by_key(|t| (t.block_number, t.log_index));
-        seen.dedup_by_key(|t| (t.block_number, t.log_index));
-        let observed: Vec<Observed> = seen
+        let transfers = seen
             .into_iter()
             .map(|t| Observed {
                 token: TokenAddress(Address(t.token)),
@@ -133,28 +115,10 @@ impl Settler<'_> {
                 log_index: t.log_index,
             })
             .collect();
-        let checkpoint = self.block_hash(rpc, to).await?;
-        let ctx = self.ctx.clone();
-        let (chain_head, finality) = (
-            head.saturating_add(self.evm.confirmations),
-            ctx.chain.finality(),
-        );
-        self.commit(move |s| {
-            for o in &observed {
-                observe(s, &ctx, o)?;
-            }
-            tokenpad_core::ops::market::follow(s, &events)?;
-            let mut r = s.relayer()?;
-            r.scanned_block = Some(to);
-            if let Some(hash) = checkpoint {
-                r.checkpoint(to, hash, chain_head, finality);
-            }
-            // The journal of followed logs is kept as far back as a reorganization is followed.
-            let oldest = r.checkpoints.first().map_or(0, |c| c.block);
-            s.forget_observations(u64::MAX, oldest)?;
-            s.put_relayer(&r)
-        })?;
-        Ok(())
+        Ok(Scanned {
+            transfers,
+            pool_events: super::pools::pool_events(&pool_logs, None),
+        })
     }
 }
 

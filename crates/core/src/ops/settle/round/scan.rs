@@ -1,0 +1,59 @@
+//! The round's last step: the new blocks' Transfer logs of the merchant's tokens (all of them)
+//! and of USDC (to its holders, and into and out of its pools), applied to the ledger
+//! (`ops::settle::observe`), and its pools' own events (other traders' swaps, liquidity added
+//! or removed: `ops::market::follow`), with the scan's cursor and a checkpoint in the same
+//! transaction, so each log counts once and a reorganization under it is seen.
+
+use super::port::{Chain, Ledger, Signer, Step};
+use super::Round;
+use crate::ops::settle::observe::observe;
+
+/// Blocks of logs read per round (providers cap ranges).
+pub const SCAN_SPAN: u64 = 1_000;
+
+impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
+    pub(super) async fn scan(&self) -> Step {
+        let confirmations = self.config.confirmations;
+        let head = self
+            .chain
+            .block_number()
+            .await?
+            .saturating_sub(confirmations);
+        let Some(scanned) = self.ledger.read(|s| s.relayer())?.scanned_block else {
+            // The first scan starts at the head: nothing before the merchant is its.
+            self.ledger.commit(move |s| {
+                let mut r = s.relayer()?;
+                r.scanned_block = Some(head);
+                s.put_relayer(&r)
+            })?;
+            return Ok(());
+        };
+        let from = scanned.saturating_add(1);
+        if from > head {
+            return Ok(());
+        }
+        let to = head.min(from.saturating_add(SCAN_SPAN - 1));
+        let mut found = self.chain.logs(from, to).await?;
+        found.transfers.sort_by_key(|t| (t.block, t.log_index));
+        found.transfers.dedup_by_key(|t| (t.block, t.log_index));
+        let checkpoint = self.chain.block_hash(to).await?;
+        let ctx = self.ctx.clone();
+        let (chain_head, finality) = (head.saturating_add(confirmations), ctx.chain.finality());
+        self.ledger.commit(move |s| {
+            for o in &found.transfers {
+                observe(s, &ctx, o)?;
+            }
+            crate::ops::market::follow(s, &found.pool_events)?;
+            let mut r = s.relayer()?;
+            r.scanned_block = Some(to);
+            if let Some(hash) = checkpoint {
+                r.checkpoint(to, hash, chain_head, finality);
+            }
+            // The journal of followed logs is kept as far back as a reorganization is followed.
+            let oldest = r.checkpoints.first().map_or(0, |c| c.block);
+            s.forget_observations(u64::MAX, oldest)?;
+            s.put_relayer(&r)
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,160 @@
+//! The round's watch: what it sent. A receipt of any version of a transaction settles its
+//! intents in the ledger; a transaction never broadcast is sent now (the same bytes); one
+//! unmined for long is sent again if the node lost it, or replaced with the same nonce and a
+//! higher fee; if its nonce went to another transaction, its intents go back to the queue.
+
+use super::port::{Chain, Head, Ledger, Level, Sent, Signer, Step, Stop, Unsigned};
+use super::{bump, Round, FEE_BUMP_PERCENT, MAX_VERSIONS};
+use crate::error::Error;
+use crate::model::settlement::{ChainTx, TxState, TxVersion};
+use crate::ops::settle;
+
+impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
+    pub(super) async fn watch(&self, head: &Head) -> Step {
+        let open = self.ledger.read(|s| s.open_chain_txs())?;
+        if open.is_empty() {
+            return Ok(());
+        }
+        let receipts = self.chain.receipts(&open, head).await?;
+        for (t, receipt) in open.iter().zip(receipts) {
+            match receipt {
+                Some(m) => {
+                    if !m.success {
+                        self.chain.log(
+                            Level::Warn,
+                            &format!(
+                                "merchant {}: transaction {} (nonce {}) reverted: {}",
+                                self.ctx.merchant.id,
+                                m.hash,
+                                t.nonce,
+                                m.reason.as_deref().unwrap_or("")
+                            ),
+                        );
+                    }
+                    if t.is_filler() && t.versions.last().is_none_or(|v| v.hash != m.hash) {
+                        self.chain.log(
+                            Level::Error,
+                            &format!(
+                                "merchant {}: nonce {} was filled, yet the transaction it filled was mined ({}): reconcile",
+                                self.ctx.merchant.id, t.nonce, m.hash
+                            ),
+                        );
+                    }
+                    let (ctx, nonce) = (self.ctx.clone(), t.nonce);
+                    self.ledger
+                        .commit(move |s| settle::mined(s, &ctx, nonce, &m))?;
+                }
+                None if t.state == TxState::Signed => self.broadcast(t).await?,
+                None => {
+                    let waited = self.ctx.now.saturating_sub(t.sent_at.unwrap_or(0));
+                    if waited >= self.config.replace_after_ms {
+                        self.unstick(t).await?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A transaction unmined for long: sent again if the node lost it, else replaced with a
+    /// higher fee; abandoned if its nonce went to another transaction.
+    async fn unstick(&self, t: &ChainTx) -> Step {
+        let latest = t
+            .latest()
+            .ok_or_else(|| Error::internal("a transaction without a version"))?;
+        if !self.chain.known(&latest.hash).await? {
+            let count = self.chain.nonce(false).await?;
+            if count > t.nonce {
+                // No version of ours has a receipt (watch asked), yet the nonce is used.
+                let nonce = t.nonce;
+                self.ledger.commit(move |s| {
+                    settle::abandoned(s, nonce, "its nonce was used by another transaction")
+                })?;
+                return Ok(());
+            }
+            if count < t.nonce {
+                // A nonce below it is free on the chain (a reorganization, a node that lost
+                // its last blocks): it waits behind that gap until it is taken again.
+                self.fill_gaps().await?;
+            }
+            // Dropped from the node's pool: the same bytes again.
+            return self.broadcast(t).await;
+        }
+        if t.versions.len() >= MAX_VERSIONS {
+            return self.broadcast(t).await;
+        }
+        self.replace(t).await
+    }
+
+    /// Signs `unsigned`: a version of a transaction at the round's time.
+    pub(super) fn sign(&self, unsigned: &Unsigned) -> Step<TxVersion> {
+        let signed = self.signer.sign(unsigned)?;
+        Ok(TxVersion {
+            hash: signed.hash,
+            raw: signed.raw,
+            max_fee_per_gas: unsigned.cap,
+            max_priority_fee_per_gas: unsigned.tip,
+            signed_at: self.ctx.now,
+        })
+    }
+
+    /// Signs a same-nonce replacement with higher fees, stores it, and sends it.
+    async fn replace(&self, t: &ChainTx) -> Step {
+        let latest = t
+            .latest()
+            .ok_or_else(|| Error::internal("a transaction without a version"))?;
+        let (tip, cap) = self.fees().await?;
+        let next = Unsigned {
+            nonce: t.nonce,
+            to: t.to,
+            data: t.data.clone(),
+            gas_limit: t.gas_limit,
+            tip: bump(latest.max_priority_fee_per_gas, FEE_BUMP_PERCENT).max(tip),
+            cap: bump(latest.max_fee_per_gas, FEE_BUMP_PERCENT).max(cap),
+        };
+        let mut replaced = t.clone();
+        replaced.versions.push(self.sign(&next)?);
+        replaced.state = TxState::Signed;
+        let stored = replaced.clone();
+        self.ledger.commit(move |s| settle::replaced(s, &stored))?;
+        self.broadcast(&replaced).await
+    }
+
+    /// Sends the latest version of `t` (again: sending the same bytes twice is harmless).
+    pub(super) async fn broadcast(&self, t: &ChainTx) -> Step {
+        let error = match self.chain.send(t).await? {
+            // Known already, or its nonce used (by this very transaction, which the next
+            // receipt check finds, or by another: then it is abandoned after a while).
+            Sent::Accepted | Sent::AlreadyKnown | Sent::NonceTooLow => None,
+            Sent::InsufficientFunds => return Err(Stop::Held(self.out_of_gas(None))),
+            Sent::Underpriced(_) if t.versions.len() < MAX_VERSIONS => {
+                return Box::pin(self.replace(t)).await;
+            }
+            Sent::Underpriced(message) | Sent::Other(message) => Some(message),
+        };
+        let (nonce, now) = (t.nonce, self.ctx.now);
+        let sent = error.is_none();
+        self.ledger.commit(move |s| {
+            if let Some(mut stored) = s.chain_tx(nonce)? {
+                if stored.is_open() {
+                    if sent {
+                        stored.state = TxState::Sent;
+                        stored.sent_at = Some(now);
+                    }
+                    stored.error = error;
+                    s.put_chain_tx(&stored)?;
+                }
+            }
+            if sent {
+                let mut r = s.relayer()?;
+                if r.error.is_some() {
+                    r.error = None;
+                    r.error_at = None;
+                    s.put_relayer(&r)?;
+                }
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,435 @@
+//! The core's settlement round (`ops::settle::round`) over the simulated chain: its ports
+//! (`Chain`, `Signer`, `Ledger`) on `SimChain` and the simulated object (`Node`). Every call
+//! answers at once (`block_on` never waits).
+//!
+//! A round's faults are realized here: the object stops after storing a signed transaction
+//! and before broadcasting it (`crash_after_sign`: the broadcast halts the round), a
+//! broadcast's answer is lost (`lose_sends`), the node does not answer at all (`node_down`).
+//! The builder's bug (`SharesAuthNonces`) is here too; the round's own are the core's
+//! (`Plant`), switched on through `Chain::planted`.
+
+use crate::bug::Bug;
+use crate::chain::{gas, LogKind, Sent as Answer, SentTx, SimChain};
+use crate::node::{Node, BASE_URL};
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+use tokenpad_core::crypto::{hex0x, keccak256};
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Units;
+use tokenpad_core::model::chain::PoolEvent;
+use tokenpad_core::model::ids::TokenAddress;
+use tokenpad_core::model::pool::v3::State;
+use tokenpad_core::model::settlement::ChainTx;
+use tokenpad_core::model::token::{TokenKind, USDC_ADDRESS};
+use tokenpad_core::ops::settle::observe::Observed;
+use tokenpad_core::ops::settle::plan::Batch;
+use tokenpad_core::ops::settle::round::port::{
+    Chain, Fail, Head, Ledger, Payload, Plant, Scanned, Sent, Signed, Signer, Step, Stop, Unsigned,
+};
+use tokenpad_core::ops::settle::Mined;
+use tokenpad_core::store::Store;
+use tokenpad_core::{wire, Error, Result};
+
+/// The relayer's ETH: never short in the simulation.
+const BALANCE: u128 = 1_000_000_000_000_000_000_000;
+/// Each block's gas limit.
+const BLOCK_GAS_LIMIT: u64 = 30_000_000;
+
+/// A round's faults.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RoundFaults {
+    /// The object stops after storing this many signed transactions, before broadcasting it.
+    pub crash_after_sign: Option<u8>,
+    /// Broadcasts reach the node; their answers are lost.
+    pub lose_sends: bool,
+    /// The node does not answer: the round stops at once.
+    pub node_down: bool,
+    /// Movements per batch this round (CHAIN_BATCH).
+    pub per_batch: u8,
+}
+
+/// Runs a future whose every await is ready at once (the simulated ports').
+pub fn block_on<T>(f: impl Future<Output = T>) -> Result<T> {
+    let mut f = pin!(f);
+    match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(out) => Ok(out),
+        Poll::Pending => Err(Error::internal("a simulated port waited")),
+    }
+}
+
+/// A block's hash: the simulated chain's blocks are never reorganized here.
+fn block_hash(number: u64) -> String {
+    let mut seed = b"sim block".to_vec();
+    seed.extend_from_slice(&number.to_be_bytes());
+    hex0x(&keccak256(&seed))
+}
+
+/// A batch's payload: the ids of the intents it carries (the simulated contracts take them
+/// from the store).
+fn ids(data: &[u8]) -> Vec<u64> {
+    data.chunks_exact(8)
+        .filter_map(|c| c.try_into().ok().map(u64::from_be_bytes))
+        .collect()
+}
+
+/// The round's ports over one simulated object and chain.
+pub struct SimPorts<'a> {
+    node: RefCell<&'a mut Node>,
+    chain: RefCell<&'a mut SimChain>,
+    faults: RoundFaults,
+    /// Transactions signed this round (`crash_after_sign`).
+    signed: Cell<u8>,
+}
+
+impl<'a> SimPorts<'a> {
+    pub fn new(node: &'a mut Node, chain: &'a mut SimChain, faults: RoundFaults) -> Self {
+        SimPorts {
+            node: RefCell::new(node),
+            chain: RefCell::new(chain),
+            faults,
+            signed: Cell::new(0),
+        }
+    }
+
+    fn down(&self) -> Step {
+        if self.faults.node_down {
+            return Err(Stop::Node(Fail::Unreachable(
+                "the node does not answer".into(),
+            )));
+        }
+        Ok(())
+    }
+
+    fn head_now(&self) -> Head {
+        let chain = self.chain.borrow();
+        let number = chain.block.saturating_sub(1);
+        Head {
+            number,
+            hash: Some(block_hash(number)),
+            timestamp: chain.now / 1_000,
+            base_fee: 1,
+            gas_limit: Some(BLOCK_GAS_LIMIT),
+        }
+    }
+
+    /// What `t` carries, as the chain sees it: each intent's movement, and the counted nonces
+    /// its holders signed.
+    fn carried(&self, t: &ChainTx) -> Result<SentTx> {
+        let node = self.node.borrow();
+        let shared = node.bug == Some(Bug::SharesAuthNonces);
+        let mut auth_nonces = BTreeMap::new();
+        let intents = t
+            .intents
+            .iter()
+            .map(|id| {
+                let i = node
+                    .store
+                    .intent(*id)?
+                    .ok_or_else(|| Error::internal(format!("intent {id} is missing")))?;
+                if let Some(n) = i.auth_nonce {
+                    auth_nonces.insert(i.id, if shared { 0 } else { n });
+                }
+                Ok((i.id, i.token, i.action))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let hash = t
+            .latest()
+            .map(|v| v.hash.clone())
+            .ok_or_else(|| Error::internal("a transaction without a version"))?;
+        Ok(SentTx {
+            nonce: t.nonce,
+            hash,
+            intents,
+            auth_nonces,
+            gas_limit: t.gas_limit,
+        })
+    }
+
+    /// The gas the intents `ids` need on the chain.
+    fn need(&self, ids: &[u64]) -> Result<u64> {
+        let node = self.node.borrow();
+        let mut actions = Vec::new();
+        for id in ids {
+            if let Some(i) = node.store.intent(*id)? {
+                actions.push(i.action);
+            }
+        }
+        Ok(gas::need(&actions))
+    }
+}
+
+impl Ledger for SimPorts<'_> {
+    fn read<T>(&self, f: impl FnOnce(&dyn Store) -> Result<T>) -> Result<T> {
+        f(&self.node.borrow().store)
+    }
+
+    fn commit<T: 'static>(
+        &self,
+        f: impl FnOnce(&mut dyn Store) -> Result<T> + 'static,
+    ) -> Result<T> {
+        self.node.borrow_mut().txn(|s, _| {
+            let out = f(s)?;
+            wire::event::seal(s, BASE_URL)?;
+            Ok(out)
+        })
+    }
+}
+
+impl Signer for SimPorts<'_> {
+    fn batchable(&self, token: &TokenAddress) -> bool {
+        *token != USDC_ADDRESS
+    }
+
+    fn build(&self, batch: &Batch) -> Result<Payload> {
+        Ok(Payload {
+            to: batch.token.address(),
+            data: batch
+                .intents
+                .iter()
+                .flat_map(|i| i.id.to_be_bytes())
+                .collect(),
+            floor: gas::BASE,
+        })
+    }
+
+    fn sign(&self, t: &Unsigned) -> Result<Signed> {
+        self.signed.set(self.signed.get().saturating_add(1));
+        let mut seed = b"sim tx".to_vec();
+        seed.extend_from_slice(&t.nonce.to_be_bytes());
+        seed.extend_from_slice(&t.tip.to_be_bytes());
+        seed.extend_from_slice(&t.cap.to_be_bytes());
+        seed.extend_from_slice(&t.gas_limit.to_be_bytes());
+        seed.extend_from_slice(&t.to.0);
+        seed.extend_from_slice(t.data.as_bytes());
+        Ok(Signed {
+            hash: hex0x(&keccak256(&seed)),
+            raw: "0x02".into(),
+        })
+    }
+}
+
+impl Chain for SimPorts<'_> {
+    async fn head_and_balance(&self) -> Step<(Head, Option<u128>)> {
+        self.down()?;
+        Ok((self.head_now(), Some(BALANCE)))
+    }
+
+    async fn head(&self) -> Step<Head> {
+        self.down()?;
+        Ok(self.head_now())
+    }
+
+    async fn balance(&self) -> Step<u128> {
+        Ok(BALANCE)
+    }
+
+    async fn nonce(&self, pending: bool) -> Step<u64> {
+        let chain = self.chain.borrow();
+        let pending = pending
+            .then(|| {
+                chain
+                    .mempool
+                    .keys()
+                    .next_back()
+                    .map(|n| n.saturating_add(1))
+            })
+            .flatten();
+        Ok(pending.unwrap_or(chain.nonce).max(chain.nonce))
+    }
+
+    async fn tip(&self) -> Option<u128> {
+        Some(1)
+    }
+
+    async fn block_hash(&self, number: u64) -> Step<Option<String>> {
+        let head = self.head_now().number;
+        Ok((number <= head).then(|| block_hash(number)))
+    }
+
+    async fn block_hashes(&self, numbers: &[u64]) -> Step<Vec<Option<String>>> {
+        let head = self.head_now().number;
+        Ok(numbers
+            .iter()
+            .map(|n| (*n <= head).then(|| block_hash(*n)))
+            .collect())
+    }
+
+    async fn receipts(&self, open: &[ChainTx], head: &Head) -> Step<Vec<Option<Mined>>> {
+        let mut out = Vec::with_capacity(open.len());
+        for t in open {
+            let receipt = {
+                let chain = self.chain.borrow();
+                t.versions
+                    .iter()
+                    .find_map(|v| chain.receipts.get(&v.hash).cloned())
+            };
+            let Some(r) = receipt else {
+                out.push(None);
+                continue;
+            };
+            // Out of gas (injected, or for want of it): all of its limit used.
+            let out_of_gas = r.reason.as_deref() == Some(crate::chain::INJECTED_OUT_OF_GAS)
+                || r.reason.as_deref() == Some(gas::OUT_OF_GAS);
+            let gas_used = if out_of_gas {
+                t.gas_limit
+            } else {
+                self.need(&t.intents)?.min(t.gas_limit)
+            };
+            out.push(Some(Mined {
+                hash: r.hash.clone(),
+                block: r.block,
+                block_hash: Some(block_hash(r.block)),
+                head: head.number.max(r.block),
+                success: r.success,
+                gas_used,
+                reason: r.reason.clone(),
+                events: r.events.clone(),
+                released: r.released.clone(),
+            }));
+        }
+        Ok(out)
+    }
+
+    async fn known(&self, hash: &str) -> Step<bool> {
+        Ok(self.chain.borrow().knows(hash))
+    }
+
+    async fn send(&self, t: &ChainTx) -> Step<Sent> {
+        if let Some(after) = self.faults.crash_after_sign {
+            if self.signed.get() > after {
+                return Err(Stop::Halted(
+                    "the object stopped before broadcasting".into(),
+                ));
+            }
+        }
+        let sent = self.carried(t)?;
+        let answer = self.chain.borrow_mut().broadcast(sent);
+        if self.faults.lose_sends {
+            return Err(Stop::Node(Fail::Unreachable("the answer was lost".into())));
+        }
+        Ok(match answer {
+            Answer::Accepted => Sent::Accepted,
+            Answer::AlreadyKnown => Sent::AlreadyKnown,
+            Answer::NonceTooLow => Sent::NonceTooLow,
+        })
+    }
+
+    async fn estimates(&self, payloads: &[Payload]) -> Step<Vec<Option<u64>>> {
+        let mut out = Vec::with_capacity(payloads.len());
+        for p in payloads {
+            out.push(Some(self.need(&ids(&p.data))?));
+        }
+        Ok(out)
+    }
+
+    async fn has_code(&self, tokens: &[TokenAddress]) -> Step<Vec<bool>> {
+        let chain = self.chain.borrow();
+        Ok(tokens
+            .iter()
+            .map(|t| chain.has_code(&t.address()))
+            .collect())
+    }
+
+    async fn wrong_factory(&self) -> Step<Option<String>> {
+        Ok(None)
+    }
+
+    async fn pool_states(&self, pools: &[Address], _at: u64) -> Step<Vec<State>> {
+        let chain = self.chain.borrow();
+        pools
+            .iter()
+            .map(|a| {
+                chain
+                    .state
+                    .pools
+                    .get(a)
+                    .map(|p| p.state)
+                    .ok_or_else(|| Stop::Node(Fail::Failing(format!("no pool at {a}"))))
+            })
+            .collect()
+    }
+
+    async fn block_number(&self) -> Step<u64> {
+        Ok(self.head_now().number)
+    }
+
+    /// The new blocks' logs the worker's scan reads: Transfers of the merchant's tokens,
+    /// USDC to its holders and into and out of its pools, and its pools' own events.
+    async fn logs(&self, from: u64, to: u64) -> Step<Scanned> {
+        let node = self.node.borrow();
+        let chain = self.chain.borrow();
+        let tokens: Vec<Address> = node
+            .store
+            .tokens()?
+            .iter()
+            .filter(|t| t.kind == TokenKind::Merchant)
+            .map(|t| t.address.address())
+            .collect();
+        let holders: Vec<Address> = node.store.holders.iter().map(|h| h.address).collect();
+        let pools: Vec<Address> = node.store.pools.values().map(|p| p.address).collect();
+        let mut found = Scanned::default();
+        for l in chain
+            .logs
+            .iter()
+            .filter(|l| l.block >= from && l.block <= to)
+        {
+            match &l.kind {
+                LogKind::Transfer {
+                    token,
+                    from,
+                    to,
+                    amount,
+                } => {
+                    let wanted = tokens.contains(token)
+                        || (*token == chain.usdc
+                            && (holders.contains(to)
+                                || pools.contains(to)
+                                || pools.contains(from)));
+                    if wanted {
+                        found.transfers.push(Observed {
+                            token: TokenAddress(*token),
+                            from: *from,
+                            to: *to,
+                            amount: Units::new(*amount),
+                            hash: l.tx.clone(),
+                            block: l.block,
+                            log_index: l.index,
+                        });
+                    }
+                }
+                LogKind::Pool(
+                    e @ (PoolEvent::Swap { pool, .. } | PoolEvent::Liquidity { pool, .. }),
+                ) if pools.contains(pool) => {
+                    found.pool_events.push(e.clone());
+                }
+                LogKind::Pool(_) => {}
+            }
+        }
+        Ok(found)
+    }
+
+    fn planted(&self) -> Option<Plant> {
+        match self.node.borrow().bug {
+            Some(Bug::ForgetsToMarkSent) => Some(Plant::ForgetsToMarkSent),
+            Some(Bug::LowGasLimit) => Some(Plant::LowGasLimit),
+            _ => None,
+        }
+    }
+}
+
+/// A transaction of ours that ran out of gas for want of it (not a fault the simulator
+/// injected): the settler gave it less than the chain said it needs.
+pub fn enough_gas(chain: &SimChain) -> crate::check::Check {
+    for (hash, why) in &chain.natural_reverts {
+        if why == gas::OUT_OF_GAS {
+            return Err(crate::check::violation(
+                "enough gas",
+                format!("transaction {hash} ran out of gas on chain"),
+            ));
+        }
+    }
+    Ok(())
+}
