@@ -13,7 +13,7 @@
 //     raise, the lock batch) and, a day later, its releases; then a few buys from its pool.
 //
 // Each transaction's margin is reported too: the gas limit the settler sent it with (the
-// chain's estimate with its margin, or the call's floor: crates/worker/src/adapters/evm/gas.rs)
+// chain's estimate with its margin, or the call's floor: crates/core/src/ops/settle/round/gas.rs)
 // over the gas it used, the least per kind of call.
 //
 //   node bench/gas.mjs [--holders 200] [--json out.json]

@@ -33,7 +33,8 @@ use tokenpad_evm::auth::{self, Authorization, Domain, SignedAuthorization};
 use tokenpad_evm::{calls, locker, market};
 
 /// Each call's gas floor: the least it is sent with, and what it is sent with when the node
-/// cannot estimate it (`gas.rs` sends the chain's estimate with a margin when that is more).
+/// cannot estimate it (`ops::settle::round::gas` sends the chain's estimate with a margin
+/// when that is more).
 /// From what these calls use on anvil (deploy about 1.42 M; an authorization in a batch at most
 /// about 37 k, plus 17 k for a recipient new to the token, on tokens of any build; a single
 /// transferWithAuthorization about 86 k at most), with a margin. Unused gas is not paid for.
