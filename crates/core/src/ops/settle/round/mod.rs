@@ -211,8 +211,14 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
 
     /// Records (or clears) why settlement is stopped, and the relayer's balance this round
     /// read (`Relayer::note_balance`: written when it moved, or its reading is old).
+    /// Nothing is written (no transaction at all) when neither changed.
     fn note(&self, error: Option<String>, balance: Option<u128>) -> Result<()> {
         let now = self.ctx.now;
+        let mut before = self.ledger.read(|s| s.relayer())?;
+        let moved = balance.is_some_and(|wei| before.note_balance(wei, now));
+        if !moved && before.error == error {
+            return Ok(());
+        }
         self.ledger.commit(move |s| {
             let mut r = s.relayer()?;
             let mut changed = balance.is_some_and(|wei| r.note_balance(wei, now));
