@@ -3,6 +3,7 @@
 //! tests (`tests/planted.rs`) require each to be found within the CI seeds.
 
 use std::fmt;
+use tokenpad_core::serve::Plant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bug {
@@ -16,13 +17,21 @@ pub enum Bug {
     /// Settlement signs every holder's transfer with the same nonce (its holder's first), as
     /// if `Intent::auth_nonce` were not kept per movement.
     SharesAuthNonces,
+    /// The pipeline skips the replay of a kept answer: a retry under the same key applies
+    /// again (`serve::Plant::ReplayAppliesTwice`, planted in the code that ships).
+    ReplayAppliesTwice,
+    /// The pipeline queues follow-ups after the operation's transaction, not in it: an
+    /// object that stops in between loses them (`serve::Plant::FollowupAfterCommit`).
+    FollowupAfterCommit,
 }
 
 impl Bug {
-    pub const ALL: [Bug; 3] = [
+    pub const ALL: [Bug; 5] = [
         Bug::ForgetsToMarkSent,
         Bug::UnbalancedWrite,
         Bug::SharesAuthNonces,
+        Bug::ReplayAppliesTwice,
+        Bug::FollowupAfterCommit,
     ];
 
     pub fn name(self) -> &'static str {
@@ -30,6 +39,17 @@ impl Bug {
             Bug::ForgetsToMarkSent => "forgets-to-mark-sent",
             Bug::UnbalancedWrite => "unbalanced-write",
             Bug::SharesAuthNonces => "shares-auth-nonces",
+            Bug::ReplayAppliesTwice => "replay-applies-twice",
+            Bug::FollowupAfterCommit => "followup-after-commit",
+        }
+    }
+
+    /// The pipeline's bug this is, when it is one (`serve::Plant`).
+    pub fn plant(self) -> Option<Plant> {
+        match self {
+            Bug::ReplayAppliesTwice => Some(Plant::ReplayAppliesTwice),
+            Bug::FollowupAfterCommit => Some(Plant::FollowupAfterCommit),
+            Bug::ForgetsToMarkSent | Bug::UnbalancedWrite | Bug::SharesAuthNonces => None,
         }
     }
 

@@ -266,3 +266,19 @@ pub fn webhook_order(got: &Received) -> Check {
     }
     Ok(())
 }
+
+/// Every deployment the ledger made has its follow-up (its owner in the registry) queued: a
+/// follow-up is written in its operation's transaction, so none is lost when the object
+/// stops right after a commit.
+pub fn followups_kept(node: &Node) -> Check {
+    for id in node.store.deployments.keys() {
+        let key = format!("owner:{id}");
+        if !node.followups.contains(&key) {
+            return Err(violation(
+                "a follow-up per deployment",
+                format!("deployment {id} has no follow-up queued"),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -143,6 +143,7 @@ impl World {
         check::no_overdraft(&self.chain)?;
         check::authorizations_once(&self.chain)?;
         check::once_per_intent(&self.node.store, &self.chain)?;
+        check::followups_kept(&self.node)?;
         check::webhook_order(&self.received)
     }
 

@@ -52,3 +52,13 @@ fn an_unbalanced_write_is_found() {
 fn holders_authorizations_that_share_a_nonce_are_found() {
     found(Bug::SharesAuthNonces, "each authorization nonce once");
 }
+
+#[test]
+fn a_replay_that_applies_again_is_found() {
+    found(Bug::ReplayAppliesTwice, "exactly once per idempotency key");
+}
+
+#[test]
+fn a_followup_queued_after_the_commit_is_found() {
+    found(Bug::FollowupAfterCommit, "a follow-up per deployment");
+}
