@@ -16,13 +16,21 @@ pub enum Bug {
     /// Settlement signs every holder's transfer with the same nonce (its holder's first), as
     /// if `Intent::auth_nonce` were not kept per movement.
     SharesAuthNonces,
+    /// Settlement sends each batch with a gas limit below the chain's estimate, never more
+    /// after it ran out (as fixed limits measured once do): it runs out of gas every time.
+    GasLimitTooLow,
+    /// Settlement reads a receipt that ran out of gas as an ordinary revert (reporting less
+    /// gas used than its limit), so the ledger refuses movements the chain never refused.
+    OutOfGasAsRefusal,
 }
 
 impl Bug {
-    pub const ALL: [Bug; 3] = [
+    pub const ALL: [Bug; 5] = [
         Bug::ForgetsToMarkSent,
         Bug::UnbalancedWrite,
         Bug::SharesAuthNonces,
+        Bug::GasLimitTooLow,
+        Bug::OutOfGasAsRefusal,
     ];
 
     pub fn name(self) -> &'static str {
@@ -30,6 +38,8 @@ impl Bug {
             Bug::ForgetsToMarkSent => "forgets-to-mark-sent",
             Bug::UnbalancedWrite => "unbalanced-write",
             Bug::SharesAuthNonces => "shares-auth-nonces",
+            Bug::GasLimitTooLow => "gas-limit-too-low",
+            Bug::OutOfGasAsRefusal => "out-of-gas-as-refusal",
         }
     }
 
