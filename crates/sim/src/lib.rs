@@ -128,6 +128,16 @@ fn summary(w: &World) -> Summary {
             .entry(format!("movement {kind} {:?}", i.status))
             .or_default() += 1;
     }
+    for r in w.chain.receipts.values() {
+        let outcome = match r.reason.as_deref() {
+            None => "mined",
+            Some(chain::gas::OUT_OF_GAS) => "out of gas",
+            Some(chain::INJECTED_OUT_OF_GAS) => "out of gas (injected)",
+            Some(_) => "reverted",
+        };
+        *counts.entry(format!("receipt {outcome}")).or_default() += 1;
+    }
+    *counts.entry("chain reorganizations".into()).or_default() += w.chain.blocks.reorgs;
     Summary {
         steps: w.steps,
         answered: w.answered,

@@ -3,7 +3,7 @@
 //! seed prints its shortest failing history and the command that reruns it, and exits 1.
 //! `--ci` (and no seed at all) runs the CI seeds, then the regression seeds
 //! (`REGRESSION_SEEDS`, each at its own length).
-//! `--plant` plants a bug in the service (`forgets-to-mark-sent`, `unbalanced-write`) to see
+//! `--plant` plants a bug in the service (`bug::Bug::ALL`, e.g. `gas-limit-too-low`) to see
 //! the checks find it; `--print` prints a passing seed's history too; `--stats` counts what
 //! the histories did (answers by route and status, events by type, movements by outcome).
 //! `--release` runs many seeds faster (after a longer build).
@@ -67,7 +67,7 @@ fn parse(args: &[String]) -> Option<Args> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(a) = parse(&args) else {
-        eprintln!("usage: sim [--seed N | --seeds N [--from M] | --ci] [--steps N] [--plant forgets-to-mark-sent|unbalanced-write] [--print] [--stats]");
+        eprintln!("usage: sim [--seed N | --seeds N [--from M] | --ci] [--steps N] [--plant forgets-to-mark-sent|unbalanced-write|shares-auth-nonces|gas-limit-too-low|out-of-gas-as-refusal] [--print] [--stats]");
         return ExitCode::from(2);
     };
     let started = Instant::now();

@@ -474,7 +474,7 @@ impl SimChain {
         let mut scratch = self.scratch();
         let before: Vec<SentTx> = self
             .mempool
-            .range(self.nonce..tx.nonce)
+            .range(self.nonce..tx.nonce.max(self.nonce))
             .filter_map(|(_, v)| v.iter().rev().find(|t| !self.held.contains(&t.hash)))
             .cloned()
             .collect();

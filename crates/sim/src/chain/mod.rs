@@ -204,6 +204,13 @@ impl SimChain {
             return Sent::AlreadyKnown;
         }
         if tx.nonce < self.nonce {
+            // Its nonce went to another transaction (taken from outside): what it carries,
+            // not carried out yet, goes out later, after newer movements that may need it.
+            for (id, token, _) in &tx.intents {
+                if !self.executed.contains_key(id) {
+                    self.reverted_open.insert((token.address(), *id));
+                }
+            }
             return Sent::NonceTooLow;
         }
         self.mempool.entry(tx.nonce).or_default().push(tx);

@@ -72,7 +72,13 @@ impl SimChain {
             auth_nonces: std::collections::BTreeMap::new(),
             gas_limit: super::gas::TX_BASE + super::gas::SELECTOR + 2 * super::gas::WORD,
         };
-        self.mempool.remove(&self.nonce);
+        // Its movements go out again later, after newer ones that may need what they bring,
+        // as if a fault had reverted them.
+        for lost in self.mempool.remove(&self.nonce).unwrap_or_default() {
+            for (id, token, _) in &lost.intents {
+                self.reverted_open.insert((token.address(), *id));
+            }
+        }
         self.execute(&tx, false);
         self.blocks.mined(self.block, tx);
         self.nonce += 1;
