@@ -7,7 +7,7 @@
 //!   reverts on chain for want of funds (unless behind an older movement of its token that an
 //!   injected revert sent back): the ledger never moves what the chain does not hold;
 //! - **exactly once per intent**: no movement is carried out on chain twice; a confirmed one
-//!   exactly once, a failed one never; and a movement fails only for its own reason, never
+//!   exactly once (once the settler followed any reorganization), a failed one never; and a movement fails only for its own reason, never
 //!   because it reverted for want of funds behind an older movement of its token that a
 //!   fault sent back and that landed later (it may have needed what that one brings);
 //! - **no value lost or created by a failed transaction of ours**: a transaction that failed
@@ -203,7 +203,18 @@ pub fn failed_is_ours_to_send_again(store: &MemStore, chain: &SimChain) -> Check
     Ok(())
 }
 
+/// Whether the settler followed the chain: its newest checkpoint is still the chain's (a
+/// reorganization since is not followed yet).
+pub fn followed(store: &MemStore, chain: &SimChain) -> bool {
+    store
+        .relayer
+        .checkpoints
+        .last()
+        .is_none_or(|c| chain.block_hash(c.block).as_deref() == Some(c.hash.as_str()))
+}
+
 pub fn once_per_intent(store: &MemStore, chain: &SimChain) -> Check {
+    let followed = followed(store, chain);
     for (id, n) in &chain.executed {
         if *n > 1 {
             let i = store
@@ -232,6 +243,8 @@ pub fn once_per_intent(store: &MemStore, chain: &SimChain) -> Check {
         }
         let n = chain.executed.get(&i.id).copied().unwrap_or(0);
         let ok = match i.status {
+            // A reorganization the settler has not followed yet may have taken it away.
+            IntentStatus::Confirmed if !followed => n <= 1,
             IntentStatus::Confirmed => n == 1,
             IntentStatus::Failed => n == 0,
             IntentStatus::Queued | IntentStatus::Submitted => n <= 1,

@@ -20,6 +20,7 @@
 pub mod bug;
 pub mod chain;
 pub mod check;
+pub mod follow;
 pub mod gen;
 pub mod node;
 pub mod requests;
@@ -77,6 +78,8 @@ pub struct Failure {
     pub steps: usize,
     /// The bug planted, if any (`--plant`).
     pub bug: Option<Bug>,
+    /// Drawn in a hostile world (`--hostile`).
+    pub hostile: bool,
     pub violation: Violation,
     /// The steps up to and including the one that failed.
     pub history: Vec<Step>,
@@ -91,8 +94,9 @@ impl Failure {
             .bug
             .map(|b| format!(" --plant {b}"))
             .unwrap_or_default();
+        let hostile = if self.hostile { " --hostile" } else { "" };
         format!(
-            "cargo run -p tokenpad-sim -- --seed {} --steps {}{plant}",
+            "cargo run -p tokenpad-sim -- --seed {} --steps {}{plant}{hostile}",
             self.seed, self.steps
         )
     }
@@ -175,8 +179,21 @@ pub fn draw_with(
     len: usize,
     bug: Option<Bug>,
 ) -> (Vec<Step>, Result<Summary, Violation>) {
+    draw_opts(seed, len, bug, false)
+}
+
+/// `draw_with`, in a hostile world when `hostile` (the chain reorganizes too).
+pub fn draw_opts(
+    seed: u64,
+    len: usize,
+    bug: Option<Bug>,
+    hostile: bool,
+) -> (Vec<Step>, Result<Summary, Violation>) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut world = World::with_bug(bug);
+    if hostile {
+        world.harden();
+    }
     let (mut n, mut lost) = (0, Vec::new());
     let mut history = Vec::with_capacity(len + TAIL.len());
     for i in 0..len + TAIL.len() {
@@ -201,6 +218,11 @@ pub fn replay(history: &[Step]) -> Result<Summary, (usize, Violation)> {
 /// `replay`, with `bug` planted in the service.
 pub fn replay_with(history: &[Step], bug: Option<Bug>) -> Result<Summary, (usize, Violation)> {
     let mut world = World::with_bug(bug);
+    // A history that reorganizes the chain runs in a hostile world (from its steps alone).
+    let reorg = |s: &Step| matches!(s, Step::Chain(step::ChainFault::Reorg { .. }));
+    if history.iter().any(reorg) {
+        world.harden();
+    }
     for (i, step) in history.iter().enumerate() {
         world.apply(step).map_err(|v| (i, v))?;
     }
@@ -245,7 +267,17 @@ pub fn run_seed(seed: u64, len: usize) -> Result<Summary, Failure> {
 
 /// `run_seed`, with `bug` planted in the service.
 pub fn run_seed_with(seed: u64, len: usize, bug: Option<Bug>) -> Result<Summary, Failure> {
-    let (history, outcome) = draw_with(seed, len, bug);
+    run_seed_opts(seed, len, bug, false)
+}
+
+/// `run_seed_with`, in a hostile world when `hostile` (`draw_opts`).
+pub fn run_seed_opts(
+    seed: u64,
+    len: usize,
+    bug: Option<Bug>,
+    hostile: bool,
+) -> Result<Summary, Failure> {
+    let (history, outcome) = draw_opts(seed, len, bug, hostile);
     match outcome {
         Ok(s) => Ok(s),
         Err(violation) => {
@@ -258,6 +290,7 @@ pub fn run_seed_with(seed: u64, len: usize, bug: Option<Bug>) -> Result<Summary,
                 seed,
                 steps: len,
                 bug,
+                hostile,
                 violation,
                 history,
                 drawn,

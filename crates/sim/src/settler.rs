@@ -61,7 +61,7 @@ impl From<Error> for Stop {
 
 type Step<T = ()> = std::result::Result<T, Stop>;
 
-fn version_hash(nonce: u64, version: usize) -> String {
+pub(crate) fn version_hash(nonce: u64, version: usize) -> String {
     let mut seed = b"sim tx".to_vec();
     seed.extend_from_slice(&nonce.to_be_bytes());
     seed.extend_from_slice(&(version as u64).to_be_bytes());
@@ -69,7 +69,7 @@ fn version_hash(nonce: u64, version: usize) -> String {
 }
 
 /// The ledger's report of a chain step, in a transaction, its events rendered with it.
-fn commit<T>(node: &mut Node, f: impl FnOnce(&mut dyn Store) -> Result<T>) -> Result<T> {
+pub(crate) fn commit<T>(node: &mut Node, f: impl FnOnce(&mut dyn Store) -> Result<T>) -> Result<T> {
     node.txn(|s, _| {
         let out = f(s)?;
         wire::event::seal(s, BASE_URL)?;
@@ -86,7 +86,9 @@ pub fn round(
     if faults.node_down {
         return Ok(());
     }
-    let outcome = watch(node, chain, faults)
+    // Hook: a reorganization is followed first (`follow.rs`).
+    let outcome = crate::follow::follow(node, chain, faults)
+        .and_then(|()| watch(node, chain, faults))
         .and_then(|()| send(node, chain, faults))
         .and_then(|()| scan(node, chain));
     match outcome {
@@ -142,7 +144,12 @@ fn gas_limit(node: &Node, chain: &SimChain, tx: &SentTx, out_of_gas: u32) -> u64
 }
 
 /// Sends the latest version of `t` (again: the same bytes twice are harmless).
-fn broadcast(node: &mut Node, chain: &mut SimChain, t: &ChainTx, faults: RoundFaults) -> Step {
+pub(crate) fn broadcast(
+    node: &mut Node,
+    chain: &mut SimChain,
+    t: &ChainTx,
+    faults: RoundFaults,
+) -> Step {
     let latest = t
         .latest()
         .ok_or_else(|| Error::internal("a transaction without a version"))?;
@@ -190,7 +197,7 @@ fn watch(node: &mut Node, chain: &mut SimChain, faults: RoundFaults) -> Step {
             let m = Mined {
                 hash: r.hash.clone(),
                 block: r.block,
-                block_hash: None,
+                block_hash: chain.block_hash(r.block),
                 head: r.block,
                 success: r.success,
                 gas_used: if misread { 50_000 } else { r.gas_used },
@@ -199,7 +206,11 @@ fn watch(node: &mut Node, chain: &mut SimChain, faults: RoundFaults) -> Step {
                 released: r.released.clone(),
             };
             let ctx = node.ctx();
-            commit(node, move |s| settle::mined(s, &ctx, r.nonce, &m))?;
+            commit(node, move |s| {
+                settle::mined(s, &ctx, r.nonce, &m)?;
+                // Hook: the receipt's block is watched (`follow.rs`).
+                crate::follow::watched(s, &m, ctx.chain.finality())
+            })?;
         } else if t.state == TxState::Signed {
             broadcast(node, chain, &t, faults)?;
         } else if node.now.saturating_sub(t.sent_at.unwrap_or(0)) >= REPLACE_AFTER {
@@ -301,9 +312,11 @@ fn send(node: &mut Node, chain: &mut SimChain, faults: RoundFaults) -> Step {
 fn scan(node: &mut Node, chain: &SimChain) -> Step {
     let head = chain.block.saturating_sub(1);
     let Some(scanned) = node.store.relayer()?.scanned_block else {
+        let ctx = node.ctx();
         commit(node, move |s| {
             let mut r = s.relayer()?;
             r.scanned_block = Some(head);
+            crate::follow::checkpoint(&mut r, chain, ctx.chain.finality());
             s.put_relayer(&r)
         })?;
         return Ok(());
@@ -365,6 +378,7 @@ fn scan(node: &mut Node, chain: &SimChain) -> Step {
         tokenpad_core::ops::market::follow(s, &events)?;
         let mut r = s.relayer()?;
         r.scanned_block = Some(head);
+        crate::follow::checkpoint(&mut r, chain, ctx.chain.finality());
         s.put_relayer(&r)
     })?;
     Ok(())

@@ -79,6 +79,16 @@ impl World {
         w
     }
 
+    /// Makes this world hostile: its histories reorganize the chain, and the service waits
+    /// for `CHAIN_FINALITY` = the deepest reorganization (`chain::reorg::MAX_DEPTH`) before it
+    /// takes a receipt as final (a reverted one is acted on only then).
+    pub fn harden(&mut self) {
+        self.hostile = true;
+        if let tokenpad_core::model::chain::ChainMode::Evm(e) = &mut self.node.chain {
+            e.finality = crate::chain::reorg::MAX_DEPTH;
+        }
+    }
+
     /// Runs `step`, then checks every invariant.
     pub fn apply(&mut self, step: &Step) -> Check {
         self.steps += 1;

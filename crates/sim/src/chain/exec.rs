@@ -118,6 +118,9 @@ impl SimChain {
             .sum::<u64>();
         let mut outcome = if inject {
             Err(super::INJECTED_OUT_OF_GAS.to_string())
+        } else if tx.intents.is_empty() {
+            // A transfer of nothing (a filler, someone else's use of the nonce).
+            gas.charge(gas::TX_BASE)
         } else {
             gas.intrinsic(words)
         };

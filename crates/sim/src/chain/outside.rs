@@ -70,7 +70,7 @@ impl SimChain {
             hash,
             intents: Vec::new(),
             auth_nonces: std::collections::BTreeMap::new(),
-            gas_limit: super::gas::TX_BASE + super::gas::SELECTOR + 2 * super::gas::WORD,
+            gas_limit: super::gas::TX_BASE,
         };
         // Its movements go out again later, after newer ones that may need what they bring,
         // as if a fault had reverted them.

@@ -15,12 +15,12 @@
 use super::{Contracts, SentTx, SimChain};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use tokenpad_core::crypto::{hex0x, keccak256};
-use tokenpad_core::model::address::Address;
 
 /// How many blocks a reorganization can drop, at most (the snapshots kept).
 pub const MAX_DEPTH: u64 = 8;
 
-/// The chain as a block started.
+/// The chain as a block started. (The simulator's books of what a fault sent back,
+/// `reverted_open`, are not restored: a reorganization sends back what it drops.)
 #[derive(Clone, Debug)]
 struct Snapshot {
     block: u64,
@@ -28,8 +28,6 @@ struct Snapshot {
     nonce: u64,
     executed: BTreeMap<u64, u32>,
     natural_reverts: usize,
-    reverted_open: BTreeSet<(Address, u64)>,
-    reverted_behind: BTreeMap<u64, Vec<(Address, u64)>>,
 }
 
 /// The newest blocks' snapshots and transactions, and the forks.
@@ -66,8 +64,6 @@ impl SimChain {
             nonce: self.nonce,
             executed: self.executed.clone(),
             natural_reverts: self.natural_reverts.len(),
-            reverted_open: self.reverted_open.clone(),
-            reverted_behind: self.reverted_behind.clone(),
         };
         let b = &mut self.blocks;
         b.snapshots.push_back(s);
@@ -138,13 +134,18 @@ impl SimChain {
         self.nonce = s.nonce;
         self.executed = s.executed;
         self.natural_reverts.truncate(s.natural_reverts);
-        self.reverted_open = s.reverted_open;
-        self.reverted_behind = s.reverted_behind;
         self.receipts.retain(|_, r| r.block <= fork);
         self.logs.retain(|l| l.block <= fork);
         self.block = fork + 1;
-        if requeue {
-            for tx in gone.into_iter().rev() {
+        for tx in gone.into_iter().rev() {
+            // Sent back, as by a fault: carried out again later (by the same bytes, or sent
+            // again by the settler, maybe after newer movements that need what they bring).
+            for (id, token, _) in &tx.intents {
+                if !self.executed.contains_key(id) {
+                    self.reverted_open.insert((token.address(), *id));
+                }
+            }
+            if requeue {
                 self.mempool.entry(tx.nonce).or_default().insert(0, tx);
             }
         }
