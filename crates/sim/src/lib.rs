@@ -6,8 +6,11 @@
 //! their launches, refunds and locks, pools and trades (others' too), token creations and
 //! deployments, sessions, webhooks; with faults: the object stopping between any two steps of
 //! a settlement round or of a request, answers lost before or after a commit, requests sent
-//! twice, transactions reverted, held, dropped and replaced, the node down, a webhook
-//! receiver down or slow, the clock jumping. After every step the invariants of `check` hold.
+//! twice, transactions reverted, held (for a while or forever), dropped and replaced, the
+//! node down, a webhook receiver down or slow, the clock jumping; and a chain that says no the
+//! way chains do: every transaction charged its gas and out of gas past its limit, the gas
+//! repriced, the relayer's nonce taken from outside, and (in hostile worlds, `--hostile`)
+//! reorganizations. After every step the invariants of `check` hold.
 //!
 //! A seed names its history (`gen`): rerunning the seed runs the same history. A failing one
 //! is shrunk to the shortest history that still fails the same invariant (`shrink`), which is
@@ -142,6 +145,9 @@ fn summary(w: &World) -> Summary {
         *counts.entry(format!("receipt {outcome}")).or_default() += 1;
     }
     *counts.entry("chain reorganizations".into()).or_default() += w.chain.blocks.reorgs;
+    for (kind, n) in &w.chain.blocks.undone {
+        *counts.entry(format!("reorg undid {kind}")).or_default() += n;
+    }
     Summary {
         steps: w.steps,
         answered: w.answered,

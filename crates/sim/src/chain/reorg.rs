@@ -42,6 +42,8 @@ pub struct Blocks {
     forks: Vec<u64>,
     /// Reorganizations so far.
     pub reorgs: u64,
+    /// The movements reorganizations undid, by kind (`Deploy`, `Swap`, ...).
+    pub undone: BTreeMap<String, u64>,
 }
 
 impl Blocks {
@@ -140,7 +142,14 @@ impl SimChain {
         for tx in gone.into_iter().rev() {
             // Sent back, as by a fault: carried out again later (by the same bytes, or sent
             // again by the settler, maybe after newer movements that need what they bring).
-            for (id, token, _) in &tx.intents {
+            for (id, token, action) in &tx.intents {
+                let kind = format!("{action:?}");
+                let kind = kind
+                    .split([' ', '{'])
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                *self.blocks.undone.entry(kind).or_default() += 1;
                 if !self.executed.contains_key(id) {
                     self.reverted_open.insert((token.address(), *id));
                 }
