@@ -8,11 +8,12 @@
 //! (`ops::market::resync`). Last, receipts `CHAIN_FINALITY` deep are final.
 //!
 //! A hook of the simulator's settler (`settler.rs`), kept apart so the core's round can take
-//! it over: the scan adds a checkpoint for the block it ended at (`checkpoint`).
+//! it over: the scan adds a checkpoint for the block it ended at (`checkpoint`), and so does
+//! each receipt (`watched`). A filler is stored signed; the round's watch broadcasts it.
 
 use crate::chain::{gas, SimChain};
-use crate::node::Node;
-use crate::settler::{broadcast, commit, version_hash, RoundFaults, Stop};
+use crate::node::{Node, BASE_URL};
+use tokenpad_core::crypto::{hex0x, keccak256};
 use tokenpad_core::model::chain::ChainPoint;
 use tokenpad_core::model::settlement::{ChainTx, Relayer, TxVersion};
 use tokenpad_core::ops::settle::reorg::{self, Dropped};
@@ -40,12 +41,17 @@ pub fn watched(s: &mut dyn Store, m: &Mined, finality: u64) -> Result<()> {
     s.put_relayer(&r)
 }
 
+/// The ledger's report of what it followed, in a transaction, its events rendered with it.
+fn commit<T>(node: &mut Node, f: impl FnOnce(&mut dyn Store) -> Result<T>) -> Result<T> {
+    node.txn(|s, _| {
+        let out = f(s)?;
+        tokenpad_core::wire::event::seal(s, BASE_URL)?;
+        Ok(out)
+    })
+}
+
 /// See the module.
-pub fn follow(
-    node: &mut Node,
-    chain: &mut SimChain,
-    faults: RoundFaults,
-) -> std::result::Result<(), Stop> {
+pub fn follow(node: &mut Node, chain: &SimChain) -> Result<()> {
     let checkpoints = node.store.relayer.checkpoints.clone();
     let Some(last) = checkpoints.last() else {
         return Ok(());
@@ -54,7 +60,7 @@ pub fn follow(
         chain.block_hash(c.block).as_deref() == Some(c.hash.as_str())
     };
     if still(last) {
-        return Ok(finalize(node, chain)?);
+        return finalize(node, chain);
     }
     let fork = checkpoints
         .iter()
@@ -66,9 +72,9 @@ pub fn follow(
         );
     let ctx = node.ctx();
     commit(node, move |s| reorg::rewind(s, &ctx, fork).map(|_| ()))?;
-    fill_gaps(node, chain, faults)?;
+    fill_gaps(node, chain)?;
     resync_pools(node, chain)?;
-    Ok(finalize(node, chain)?)
+    finalize(node, chain)
 }
 
 /// A receipt `CHAIN_FINALITY` blocks deep is final: no longer followed, and a revert is acted
@@ -87,11 +93,7 @@ fn finalize(node: &mut Node, chain: &SimChain) -> Result<()> {
     Ok(())
 }
 
-fn fill_gaps(
-    node: &mut Node,
-    chain: &mut SimChain,
-    faults: RoundFaults,
-) -> std::result::Result<(), Stop> {
+fn fill_gaps(node: &mut Node, chain: &SimChain) -> Result<()> {
     let Some(next) = node.store.relayer.next_nonce else {
         return Ok(());
     };
@@ -107,9 +109,7 @@ fn fill_gaps(
         };
         if fill {
             let filler = filler(node, chain, nonce, stored);
-            let stored = filler.clone();
-            commit(node, move |s| s.put_chain_tx(&stored))?;
-            broadcast(node, chain, &filler, faults)?;
+            commit(node, move |s| s.put_chain_tx(&filler))?;
         }
     }
     Ok(())
@@ -124,8 +124,11 @@ fn filler(node: &Node, chain: &SimChain, nonce: u64, old: Option<ChainTx>) -> Ch
         cap = cap.max(v.max_fee_per_gas.saturating_mul(5) / 4 + 1);
         tip = tip.max(v.max_priority_fee_per_gas.saturating_mul(5) / 4 + 1);
     }
+    let mut seed = b"sim filler".to_vec();
+    seed.extend_from_slice(&nonce.to_be_bytes());
+    seed.extend_from_slice(&(versions.len() as u64).to_be_bytes());
     let new = TxVersion {
-        hash: version_hash(nonce, versions.len()),
+        hash: hex0x(&keccak256(&seed)),
         raw: "0x02".into(),
         max_fee_per_gas: cap,
         max_priority_fee_per_gas: tip,

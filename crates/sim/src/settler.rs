@@ -61,7 +61,7 @@ impl From<Error> for Stop {
 
 type Step<T = ()> = std::result::Result<T, Stop>;
 
-pub(crate) fn version_hash(nonce: u64, version: usize) -> String {
+fn version_hash(nonce: u64, version: usize) -> String {
     let mut seed = b"sim tx".to_vec();
     seed.extend_from_slice(&nonce.to_be_bytes());
     seed.extend_from_slice(&(version as u64).to_be_bytes());
@@ -69,7 +69,7 @@ pub(crate) fn version_hash(nonce: u64, version: usize) -> String {
 }
 
 /// The ledger's report of a chain step, in a transaction, its events rendered with it.
-pub(crate) fn commit<T>(node: &mut Node, f: impl FnOnce(&mut dyn Store) -> Result<T>) -> Result<T> {
+fn commit<T>(node: &mut Node, f: impl FnOnce(&mut dyn Store) -> Result<T>) -> Result<T> {
     node.txn(|s, _| {
         let out = f(s)?;
         wire::event::seal(s, BASE_URL)?;
@@ -87,7 +87,8 @@ pub fn round(
         return Ok(());
     }
     // Hook: a reorganization is followed first (`follow.rs`).
-    let outcome = crate::follow::follow(node, chain, faults)
+    let outcome = crate::follow::follow(node, chain)
+        .map_err(Stop::from)
         .and_then(|()| watch(node, chain, faults))
         .and_then(|()| send(node, chain, faults))
         .and_then(|()| scan(node, chain));
@@ -144,12 +145,7 @@ fn gas_limit(node: &Node, chain: &SimChain, tx: &SentTx, out_of_gas: u32) -> u64
 }
 
 /// Sends the latest version of `t` (again: the same bytes twice are harmless).
-pub(crate) fn broadcast(
-    node: &mut Node,
-    chain: &mut SimChain,
-    t: &ChainTx,
-    faults: RoundFaults,
-) -> Step {
+fn broadcast(node: &mut Node, chain: &mut SimChain, t: &ChainTx, faults: RoundFaults) -> Step {
     let latest = t
         .latest()
         .ok_or_else(|| Error::internal("a transaction without a version"))?;
