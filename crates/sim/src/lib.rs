@@ -145,6 +145,14 @@ fn summary(w: &World) -> Summary {
         *counts.entry(format!("receipt {outcome}")).or_default() += 1;
     }
     *counts.entry("chain reorganizations".into()).or_default() += w.chain.blocks.reorgs;
+    *counts
+        .entry("chain transactions held forever".into())
+        .or_default() += w.chain.held.len() as u64;
+    for t in w.node.store.chain_txs.values() {
+        *counts
+            .entry(format!("relayer tx {:?}", t.state))
+            .or_default() += 1;
+    }
     for (kind, n) in &w.chain.blocks.undone {
         *counts.entry(format!("reorg undid {kind}")).or_default() += n;
     }

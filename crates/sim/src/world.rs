@@ -92,6 +92,16 @@ impl World {
     /// Runs `step`, then checks every invariant.
     pub fn apply(&mut self, step: &Step) -> Check {
         self.steps += 1;
+        let fault = match step {
+            Step::Chain(ChainFault::HoldForever { .. }) => Some("a node holds transactions"),
+            Step::Chain(ChainFault::Reprice { .. }) => Some("gas repriced"),
+            Step::Chain(ChainFault::Reorg { .. }) => Some("a reorganization"),
+            Step::Outside(Outside::TakeNonce) => Some("the relayer's nonce taken"),
+            _ => None,
+        };
+        if let Some(f) = fault {
+            *self.statuses.entry(format!("fault {f}")).or_default() += 1;
+        }
         match step {
             Step::Call {
                 n,
