@@ -468,24 +468,4 @@ impl SimChain {
         self.log(tx, LogKind::Pool(e.clone()));
         e
     }
-
-    /// `eth_estimateGas` at the pending block: the gas `tx` needs, run on the state after
-    /// the relayer's pending transactions before its nonce (each its latest version the
-    /// node would mine), with no limit. Exact: the same state gives the same need; it is
-    /// what the transaction uses whether it succeeds or reverts.
-    pub fn estimate_gas(&self, tx: &SentTx) -> u64 {
-        let mut scratch = self.scratch();
-        let before: Vec<SentTx> = self
-            .mempool
-            .range(self.nonce..tx.nonce.max(self.nonce))
-            .filter_map(|(_, v)| v.iter().rev().find(|t| !self.held.contains(&t.hash)))
-            .cloned()
-            .collect();
-        for t in &before {
-            scratch.execute(t, false);
-        }
-        let mut probe = tx.clone();
-        probe.gas_limit = u64::MAX;
-        scratch.execute(&probe, false)
-    }
 }

@@ -26,6 +26,7 @@
 //! The chain's gas schedule can be raised (`SimChain::gas_percent`, a repricing fault): every
 //! charge is multiplied by it, so estimates taken before no longer hold.
 
+use super::SentTx;
 use std::collections::BTreeSet;
 use tokenpad_core::model::address::Address;
 
@@ -153,6 +154,28 @@ impl Meter {
     /// Contract code of `bytes` deployed (CREATE2 and the code deposit).
     pub fn create(&mut self, bytes: u64) -> Result<(), String> {
         self.charge(CREATE + CODE_BYTE * bytes)
+    }
+}
+
+impl super::SimChain {
+    /// `eth_estimateGas` at the pending block: the gas `tx` needs, run on the state after
+    /// the relayer's pending transactions before its nonce (each its latest version the
+    /// node would mine), with no limit. Exact: the same state gives the same need; it is
+    /// what the transaction uses whether it succeeds or reverts.
+    pub fn estimate_gas(&self, tx: &SentTx) -> u64 {
+        let mut scratch = self.scratch();
+        let before: Vec<SentTx> = self
+            .mempool
+            .range(self.nonce..tx.nonce.max(self.nonce))
+            .filter_map(|(_, v)| v.iter().rev().find(|t| !self.held.contains(&t.hash)))
+            .cloned()
+            .collect();
+        for t in &before {
+            scratch.execute(t, false);
+        }
+        let mut probe = tx.clone();
+        probe.gas_limit = u64::MAX;
+        scratch.execute(&probe, false)
     }
 }
 
