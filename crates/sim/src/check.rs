@@ -24,7 +24,7 @@
 //! - **webhooks**: a resource's events reach an endpoint in order; once settled, every
 //!   delivery is done.
 
-use crate::chain::{gas, SimChain};
+use crate::chain::{gas, reorg, SimChain};
 use crate::node::Node;
 use crate::webhooks::Received;
 use std::collections::BTreeMap;
@@ -159,7 +159,7 @@ pub fn authorizations_once(chain: &SimChain) -> Check {
 /// A failed transaction moved nothing on chain, and the ledger refuses a movement only on the
 /// chain's own refusal (see the module): a limit too low or a fault is ours, and its value is
 /// queued again, not refused away.
-pub fn failed_is_ours_to_send_again(store: &MemStore, chain: &SimChain) -> Check {
+pub fn failed_is_ours_to_send_again(store: &MemStore, chain: &SimChain, finality: u64) -> Check {
     let name = "no value lost or created by a failed transaction of ours";
     let failed: std::collections::BTreeSet<&str> = chain
         .receipts
@@ -186,8 +186,8 @@ pub fn failed_is_ours_to_send_again(store: &MemStore, chain: &SimChain) -> Check
                 Some("a receipt that ran out of gas")
             }
             Some(_) => None,
-            // A reorganization may have taken its receipt away.
-            None if chain.blocks.reorgs > 0 => None,
+            // A reorganization deeper than the finality waited for may have taken it away.
+            None if chain.blocks.reorgs > 0 && finality < reorg::MAX_DEPTH => None,
             None => Some("no receipt on chain"),
         };
         if let Some(why) = ours {

@@ -173,7 +173,8 @@ impl World {
         check::no_overdraft(&self.chain)?;
         check::authorizations_once(&self.chain)?;
         check::once_per_intent(&self.node.store, &self.chain)?;
-        check::failed_is_ours_to_send_again(&self.node.store, &self.chain)?;
+        let finality = self.node.chain.finality();
+        check::failed_is_ours_to_send_again(&self.node.store, &self.chain, finality)?;
         check::webhook_order(&self.received)
     }
 
