@@ -23,15 +23,23 @@ pub enum Bug {
     /// The pipeline queues follow-ups after the operation's transaction, not in it: an
     /// object that stops in between loses them (`serve::Plant::FollowupAfterCommit`).
     FollowupAfterCommit,
+    /// Settlement sends each batch with a gas limit below the chain's estimate, never more
+    /// after it ran out (as fixed limits measured once do): it runs out of gas every time.
+    GasLimitTooLow,
+    /// Settlement reads a receipt that ran out of gas as an ordinary revert (reporting less
+    /// gas used than its limit), so the ledger refuses movements the chain never refused.
+    OutOfGasAsRefusal,
 }
 
 impl Bug {
-    pub const ALL: [Bug; 5] = [
+    pub const ALL: [Bug; 7] = [
         Bug::ForgetsToMarkSent,
         Bug::UnbalancedWrite,
         Bug::SharesAuthNonces,
         Bug::ReplayAppliesTwice,
         Bug::FollowupAfterCommit,
+        Bug::GasLimitTooLow,
+        Bug::OutOfGasAsRefusal,
     ];
 
     pub fn name(self) -> &'static str {
@@ -41,6 +49,8 @@ impl Bug {
             Bug::SharesAuthNonces => "shares-auth-nonces",
             Bug::ReplayAppliesTwice => "replay-applies-twice",
             Bug::FollowupAfterCommit => "followup-after-commit",
+            Bug::GasLimitTooLow => "gas-limit-too-low",
+            Bug::OutOfGasAsRefusal => "out-of-gas-as-refusal",
         }
     }
 
@@ -49,7 +59,7 @@ impl Bug {
         match self {
             Bug::ReplayAppliesTwice => Some(Plant::ReplayAppliesTwice),
             Bug::FollowupAfterCommit => Some(Plant::FollowupAfterCommit),
-            Bug::ForgetsToMarkSent | Bug::UnbalancedWrite | Bug::SharesAuthNonces => None,
+            _ => None,
         }
     }
 

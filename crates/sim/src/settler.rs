@@ -18,7 +18,7 @@ use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::chain::PoolEvent;
 use tokenpad_core::model::ids::TokenAddress;
-use tokenpad_core::model::intent::IntentStatus;
+use tokenpad_core::model::intent::{Intent, IntentStatus};
 use tokenpad_core::model::settlement::{ChainTx, TxState, TxVersion};
 use tokenpad_core::model::token::{TokenKind, USDC_ADDRESS};
 use tokenpad_core::ops::settle::observe::{observe, Observed};
@@ -86,7 +86,10 @@ pub fn round(
     if faults.node_down {
         return Ok(());
     }
-    let outcome = watch(node, chain, faults)
+    // Hook: a reorganization is followed first (`follow.rs`).
+    let outcome = crate::follow::follow(node, chain)
+        .map_err(Stop::from)
+        .and_then(|()| watch(node, chain, faults))
         .and_then(|()| send(node, chain, faults))
         .and_then(|()| scan(node, chain));
     match outcome {
@@ -103,23 +106,42 @@ type Carried = (
 );
 
 fn intents_of(node: &Node, t: &ChainTx) -> Result<Carried> {
-    let mut nonces = BTreeMap::new();
     let intents = t
         .intents
         .iter()
         .map(|id| {
-            let i = node
-                .store
+            node.store
                 .intent(*id)?
-                .ok_or_else(|| Error::internal(format!("intent {id} is missing")))?;
-            if let Some(n) = i.auth_nonce {
-                let shared = node.bug == Some(Bug::SharesAuthNonces);
-                nonces.insert(i.id, if shared { 0 } else { n });
-            }
-            Ok((i.id, i.token, i.action))
+                .ok_or_else(|| Error::internal(format!("intent {id} is missing")))
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok((intents, nonces))
+    Ok(carried(node, &intents))
+}
+
+fn carried(node: &Node, intents: &[Intent]) -> Carried {
+    let mut nonces = BTreeMap::new();
+    for i in intents {
+        if let Some(n) = i.auth_nonce {
+            let shared = node.bug == Some(Bug::SharesAuthNonces);
+            nonces.insert(i.id, if shared { 0 } else { n });
+        }
+    }
+    let moves = intents
+        .iter()
+        .map(|i| (i.id, i.token, i.action.clone()))
+        .collect();
+    (moves, nonces)
+}
+
+/// The gas limit a batch goes with (hook: the worker's `adapters/evm/gas.rs`): the chain's
+/// estimate (`eth_estimateGas`) with a quarter and 30 k more, doubled for each time its
+/// movements ran out of gas (three times at most).
+fn gas_limit(node: &Node, chain: &SimChain, tx: &SentTx, out_of_gas: u32) -> u64 {
+    let estimate = chain.estimate_gas(tx);
+    if node.bug == Some(Bug::GasLimitTooLow) {
+        return estimate.saturating_sub(1);
+    }
+    estimate.saturating_add(estimate / 4).saturating_add(30_000) << out_of_gas.min(3)
 }
 
 /// Sends the latest version of `t` (again: the same bytes twice are harmless).
@@ -133,6 +155,7 @@ fn broadcast(node: &mut Node, chain: &mut SimChain, t: &ChainTx, faults: RoundFa
         hash: latest.hash.clone(),
         intents,
         auth_nonces,
+        gas_limit: t.gas_limit,
     });
     if faults.lose_sends {
         return Err(Stop::Node);
@@ -164,21 +187,26 @@ fn watch(node: &mut Node, chain: &mut SimChain, faults: RoundFaults) -> Step {
             .iter()
             .find_map(|v| chain.receipts.get(&v.hash).cloned());
         if let Some(r) = receipt {
-            // An injected fault is a transaction that ran out of gas: all of its limit used.
-            let out_of_gas = r.reason.as_deref() == Some(crate::chain::INJECTED_OUT_OF_GAS);
+            // A transaction that ran out of gas (or an injected fault, which is one) used all
+            // of its limit: the receipt says how much.
+            let misread = node.bug == Some(Bug::OutOfGasAsRefusal) && !r.success;
             let m = Mined {
                 hash: r.hash.clone(),
                 block: r.block,
-                block_hash: None,
+                block_hash: chain.block_hash(r.block),
                 head: r.block,
                 success: r.success,
-                gas_used: if out_of_gas { t.gas_limit } else { 50_000 },
+                gas_used: if misread { 50_000 } else { r.gas_used },
                 reason: r.reason.clone(),
                 events: r.events.clone(),
                 released: r.released.clone(),
             };
             let ctx = node.ctx();
-            commit(node, move |s| settle::mined(s, &ctx, r.nonce, &m))?;
+            commit(node, move |s| {
+                settle::mined(s, &ctx, r.nonce, &m)?;
+                // Hook: the receipt's block is watched (`follow.rs`).
+                crate::follow::watched(s, &m, ctx.chain.finality())
+            })?;
         } else if t.state == TxState::Signed {
             broadcast(node, chain, &t, faults)?;
         } else if node.now.saturating_sub(t.sent_at.unwrap_or(0)) >= REPLACE_AFTER {
@@ -228,12 +256,22 @@ fn send(node: &mut Node, chain: &mut SimChain, faults: RoundFaults) -> Step {
         .collect();
     let first = node.store.relayer()?.next_nonce.unwrap_or(chain.nonce);
     for (nonce, (signed, b)) in (first..).zip(batches.iter().enumerate()) {
+        let (intents, auth_nonces) = carried(node, &b.intents);
+        let probe = SentTx {
+            nonce,
+            hash: String::new(),
+            intents,
+            auth_nonces,
+            gas_limit: 0,
+        };
+        let out_of_gas = b.intents.iter().map(|i| i.out_of_gas).max().unwrap_or(0);
+        let limit = gas_limit(node, chain, &probe, out_of_gas);
         let record = ChainTx::signed(
             nonce,
             b.intents.iter().map(|i| i.id).collect(),
             b.token.address(),
             "0x".into(),
-            1_000_000,
+            limit,
             TxVersion {
                 hash: version_hash(nonce, 0),
                 raw: "0x02".into(),
@@ -270,9 +308,11 @@ fn send(node: &mut Node, chain: &mut SimChain, faults: RoundFaults) -> Step {
 fn scan(node: &mut Node, chain: &SimChain) -> Step {
     let head = chain.block.saturating_sub(1);
     let Some(scanned) = node.store.relayer()?.scanned_block else {
+        let ctx = node.ctx();
         commit(node, move |s| {
             let mut r = s.relayer()?;
             r.scanned_block = Some(head);
+            crate::follow::checkpoint(&mut r, chain, ctx.chain.finality());
             s.put_relayer(&r)
         })?;
         return Ok(());
@@ -334,6 +374,7 @@ fn scan(node: &mut Node, chain: &SimChain) -> Step {
         tokenpad_core::ops::market::follow(s, &events)?;
         let mut r = s.relayer()?;
         r.scanned_block = Some(head);
+        crate::follow::checkpoint(&mut r, chain, ctx.chain.finality());
         s.put_relayer(&r)
     })?;
     Ok(())

@@ -66,7 +66,7 @@ const CRATES: [(&str, &[&[&str]]); 5] = [
         &[
             &["bug", "shell", "chain"],
             &["node"],
-            &["webhooks"],
+            &["webhooks", "follow"],
             &["settler", "check"],
             &["step"],
             &["requests"],
