@@ -19,7 +19,6 @@ use tokenpad_core::Result;
 impl MerchantObject {
     pub(super) async fn api(&self, call: ApiCall) -> Result<Answer> {
         let now = self.now()?;
-        self.note_base_url(&call.base_url);
         let serving = Serving::new(self, call.base_url);
         let call = Call {
             credential: call.credential,
@@ -29,6 +28,9 @@ impl MerchantObject {
             now,
         };
         let served = serve::serve(&serving, call, |admitted, permitted| {
+            // Links rendered outside a request (webhooks, events) use the latest checked
+            // call's base URL.
+            self.note_base_url(&serving.base_url);
             // A public-key read, out of private mode: the edge may keep its answer a moment.
             let cacheable = !permitted.op().writes()
                 && matches!(permitted.caller(), Caller::Public)
