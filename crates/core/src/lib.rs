@@ -5,6 +5,8 @@
 //!
 //! Floors, each importing only from those below it (checked by `tests/it/floors`):
 //! - [`codegen`] (feature `codegen`): openapi.json and the TypeScript made from the wire types;
+//! - [`serve`]: the merchant object's request pipeline (admit, authorize, due work, replay,
+//!   apply with its record and follow-ups in one transaction), over the object's ports;
 //! - [`wire`]: requests decoded into a typed [`wire::Op`], applied, and answered as typed
 //!   responses (the JSON clients see, and the TypeScript and OpenAPI schemas made from it);
 //! - [`ops`]: the operations, one file per resource: check, then apply;
@@ -23,6 +25,7 @@ pub mod ops;
 pub mod ratelimit;
 #[cfg(feature = "codegen")]
 pub mod schema;
+pub mod serve;
 pub mod session_token;
 pub mod store;
 pub mod wire;

@@ -60,13 +60,6 @@ pub fn block_on<T>(f: impl Future<Output = T>) -> Result<T> {
     }
 }
 
-/// A block's hash: the simulated chain's blocks are never reorganized here.
-fn block_hash(number: u64) -> String {
-    let mut seed = b"sim block".to_vec();
-    seed.extend_from_slice(&number.to_be_bytes());
-    hex0x(&keccak256(&seed))
-}
-
 /// A batch's payload: the ids of the intents it carries (the simulated contracts take them
 /// from the store).
 fn ids(data: &[u8]) -> Vec<u64> {
@@ -105,24 +98,24 @@ impl<'a> SimPorts<'a> {
 
     fn head_now(&self) -> Head {
         let chain = self.chain.borrow();
-        let number = chain.block.saturating_sub(1);
+        let number = chain.head();
         Head {
             number,
-            hash: Some(block_hash(number)),
+            hash: chain.block_hash(number),
             timestamp: chain.now / 1_000,
             base_fee: 1,
             gas_limit: Some(BLOCK_GAS_LIMIT),
         }
     }
 
-    /// What `t` carries, as the chain sees it: each intent's movement, and the counted nonces
-    /// its holders signed.
-    fn carried(&self, t: &ChainTx) -> Result<SentTx> {
+    /// What the intents `ids` carry, as the chain sees them: each intent's movement, and the
+    /// counted nonces its holders signed (the builder's part: `SharesAuthNonces` is planted
+    /// here), in a transaction at `nonce` with `gas_limit`.
+    fn carried(&self, nonce: u64, ids: &[u64], hash: String, gas_limit: u64) -> Result<SentTx> {
         let node = self.node.borrow();
         let shared = node.bug == Some(Bug::SharesAuthNonces);
         let mut auth_nonces = BTreeMap::new();
-        let intents = t
-            .intents
+        let intents = ids
             .iter()
             .map(|id| {
                 let i = node
@@ -135,29 +128,13 @@ impl<'a> SimPorts<'a> {
                 Ok((i.id, i.token, i.action))
             })
             .collect::<Result<Vec<_>>>()?;
-        let hash = t
-            .latest()
-            .map(|v| v.hash.clone())
-            .ok_or_else(|| Error::internal("a transaction without a version"))?;
         Ok(SentTx {
-            nonce: t.nonce,
+            nonce,
             hash,
             intents,
             auth_nonces,
-            gas_limit: t.gas_limit,
+            gas_limit,
         })
-    }
-
-    /// The gas the intents `ids` need on the chain.
-    fn need(&self, ids: &[u64]) -> Result<u64> {
-        let node = self.node.borrow();
-        let mut actions = Vec::new();
-        for id in ids {
-            if let Some(i) = node.store.intent(*id)? {
-                actions.push(i.action);
-            }
-        }
-        Ok(gas::need(&actions))
     }
 }
 
@@ -191,7 +168,7 @@ impl Signer for SimPorts<'_> {
                 .iter()
                 .flat_map(|i| i.id.to_be_bytes())
                 .collect(),
-            floor: gas::BASE,
+            floor: gas::TX_BASE,
         })
     }
 
@@ -245,16 +222,12 @@ impl Chain for SimPorts<'_> {
     }
 
     async fn block_hash(&self, number: u64) -> Step<Option<String>> {
-        let head = self.head_now().number;
-        Ok((number <= head).then(|| block_hash(number)))
+        Ok(self.chain.borrow().block_hash(number))
     }
 
     async fn block_hashes(&self, numbers: &[u64]) -> Step<Vec<Option<String>>> {
-        let head = self.head_now().number;
-        Ok(numbers
-            .iter()
-            .map(|n| (*n <= head).then(|| block_hash(*n)))
-            .collect())
+        let chain = self.chain.borrow();
+        Ok(numbers.iter().map(|n| chain.block_hash(*n)).collect())
     }
 
     async fn receipts(&self, open: &[ChainTx], head: &Head) -> Step<Vec<Option<Mined>>> {
@@ -270,21 +243,18 @@ impl Chain for SimPorts<'_> {
                 out.push(None);
                 continue;
             };
-            // Out of gas (injected, or for want of it): all of its limit used.
-            let out_of_gas = r.reason.as_deref() == Some(crate::chain::INJECTED_OUT_OF_GAS)
-                || r.reason.as_deref() == Some(gas::OUT_OF_GAS);
-            let gas_used = if out_of_gas {
-                t.gas_limit
-            } else {
-                self.need(&t.intents)?.min(t.gas_limit)
-            };
+            // A transaction that ran out of gas (or an injected fault, which is one) used all
+            // of its limit: the receipt says how much, unless the receipt's reader misreads
+            // it (the worker's `receipts.rs`; `OutOfGasAsRefusal` is planted here).
+            let misread = self.node.borrow().bug == Some(Bug::OutOfGasAsRefusal) && !r.success;
+            let block_hash = self.chain.borrow().block_hash(r.block);
             out.push(Some(Mined {
                 hash: r.hash.clone(),
                 block: r.block,
-                block_hash: Some(block_hash(r.block)),
+                block_hash,
                 head: head.number.max(r.block),
                 success: r.success,
-                gas_used,
+                gas_used: if misread { 50_000 } else { r.gas_used },
                 reason: r.reason.clone(),
                 events: r.events.clone(),
                 released: r.released.clone(),
@@ -305,7 +275,11 @@ impl Chain for SimPorts<'_> {
                 ));
             }
         }
-        let sent = self.carried(t)?;
+        let hash = t
+            .latest()
+            .map(|v| v.hash.clone())
+            .ok_or_else(|| Error::internal("a transaction without a version"))?;
+        let sent = self.carried(t.nonce, &t.intents, hash, t.gas_limit)?;
         let answer = self.chain.borrow_mut().broadcast(sent);
         if self.faults.lose_sends {
             return Err(Stop::Node(Fail::Unreachable("the answer was lost".into())));
@@ -318,9 +292,13 @@ impl Chain for SimPorts<'_> {
     }
 
     async fn estimates(&self, payloads: &[Payload]) -> Step<Vec<Option<u64>>> {
+        // At the pending block, after every transaction the node holds (as the worker's
+        // `eth_estimateGas` runs before the round sends any).
+        let pending = self.nonce(true).await?;
         let mut out = Vec::with_capacity(payloads.len());
         for p in payloads {
-            out.push(Some(self.need(&ids(&p.data))?));
+            let probe = self.carried(pending, &ids(&p.data), String::new(), 0)?;
+            out.push(Some(self.chain.borrow().estimate_gas(&probe)));
         }
         Ok(out)
     }
@@ -414,22 +392,8 @@ impl Chain for SimPorts<'_> {
     fn planted(&self) -> Option<Plant> {
         match self.node.borrow().bug {
             Some(Bug::ForgetsToMarkSent) => Some(Plant::ForgetsToMarkSent),
-            Some(Bug::LowGasLimit) => Some(Plant::LowGasLimit),
+            Some(Bug::GasLimitTooLow) => Some(Plant::GasLimitTooLow),
             _ => None,
         }
     }
-}
-
-/// A transaction of ours that ran out of gas for want of it (not a fault the simulator
-/// injected): the settler gave it less than the chain said it needs.
-pub fn enough_gas(chain: &SimChain) -> crate::check::Check {
-    for (hash, why) in &chain.natural_reverts {
-        if why == gas::OUT_OF_GAS {
-            return Err(crate::check::violation(
-                "enough gas",
-                format!("transaction {hash} ran out of gas on chain"),
-            ));
-        }
-    }
-    Ok(())
 }

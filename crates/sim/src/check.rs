@@ -7,18 +7,24 @@
 //!   reverts on chain for want of funds (unless behind an older movement of its token that an
 //!   injected revert sent back): the ledger never moves what the chain does not hold;
 //! - **exactly once per intent**: no movement is carried out on chain twice; a confirmed one
-//!   exactly once, a failed one never; and a movement fails only for its own reason, never
+//!   exactly once (once the settler followed any reorganization), a failed one never; and a movement fails only for its own reason, never
 //!   because it reverted for want of funds behind an older movement of its token that a
 //!   fault sent back and that landed later (it may have needed what that one brings);
+//! - **no value lost or created by a failed transaction of ours**: a transaction that failed
+//!   on chain (reverted, ran out of gas) moved nothing there (no log of it is left), and a
+//!   movement fails in the ledger (refused: undone, its value given back or taken away) only
+//!   on a receipt of the chain's own refusal: never on one that ran out of gas or that a fault
+//!   reverted (those are ours: their value goes out again), never on no receipt at all;
 //! - **exactly once per idempotency key** (`world.rs`, as the answers come): every answer under
 //!   a key is the first one, and a request sent twice changes nothing the second time;
-//! - **ledger equals chain** once everything settled (`Step::Settle`): every balance the
+//! - **ledger equals chain** once everything settled (`Step::Settle`; after reorganizations
+//!   too: once the settler followed them and nothing is open): every balance the
 //!   ledger says the chain holds (`ops::settle::reconcile::expected`: holders, treasury, pools,
 //!   lock contract) is the chain's, and no holder has on chain what the ledger does not know;
 //! - **webhooks**: a resource's events reach an endpoint in order; once settled, every
 //!   delivery is done.
 
-use crate::chain::SimChain;
+use crate::chain::{gas, reorg, SimChain};
 use crate::node::Node;
 use crate::webhooks::Received;
 use std::collections::BTreeMap;
@@ -150,7 +156,65 @@ pub fn authorizations_once(chain: &SimChain) -> Check {
     Ok(())
 }
 
+/// A failed transaction moved nothing on chain, and the ledger refuses a movement only on the
+/// chain's own refusal (see the module): a limit too low or a fault is ours, and its value is
+/// queued again, not refused away.
+pub fn failed_is_ours_to_send_again(store: &MemStore, chain: &SimChain, finality: u64) -> Check {
+    let name = "no value lost or created by a failed transaction of ours";
+    let failed: std::collections::BTreeSet<&str> = chain
+        .receipts
+        .values()
+        .filter(|r| !r.success)
+        .map(|r| r.hash.as_str())
+        .collect();
+    if let Some(l) = chain.logs.iter().find(|l| failed.contains(l.tx.as_str())) {
+        return Err(violation(
+            name,
+            format!("transaction {} failed on chain and left a log: {l:?}", l.tx),
+        ));
+    }
+    for i in store
+        .intents
+        .iter()
+        .filter(|i| i.status == IntentStatus::Failed)
+    {
+        let receipt = i.hash.as_ref().and_then(|h| chain.receipts.get(h));
+        let ours = match receipt {
+            Some(r) if r.success => Some("a receipt that says it succeeded"),
+            Some(r) if r.injected => Some("a revert a fault injected"),
+            Some(r) if r.reason.as_deref() == Some(gas::OUT_OF_GAS) => {
+                Some("a receipt that ran out of gas")
+            }
+            Some(_) => None,
+            // A reorganization deeper than the finality waited for may have taken it away.
+            None if chain.blocks.reorgs > 0 && finality < reorg::MAX_DEPTH => None,
+            None => Some("no receipt on chain"),
+        };
+        if let Some(why) = ours {
+            return Err(violation(
+                name,
+                format!(
+                    "intent {} was refused (failed, undone) on {why} ({:?}): {:?}",
+                    i.id, i.hash, i.action
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the settler followed the chain: its newest checkpoint is still the chain's (a
+/// reorganization since is not followed yet).
+pub fn followed(store: &MemStore, chain: &SimChain) -> bool {
+    store
+        .relayer
+        .checkpoints
+        .last()
+        .is_none_or(|c| chain.block_hash(c.block).as_deref() == Some(c.hash.as_str()))
+}
+
 pub fn once_per_intent(store: &MemStore, chain: &SimChain) -> Check {
+    let followed = followed(store, chain);
     for (id, n) in &chain.executed {
         if *n > 1 {
             let i = store
@@ -179,6 +243,8 @@ pub fn once_per_intent(store: &MemStore, chain: &SimChain) -> Check {
         }
         let n = chain.executed.get(&i.id).copied().unwrap_or(0);
         let ok = match i.status {
+            // A reorganization the settler has not followed yet may have taken it away.
+            IntentStatus::Confirmed if !followed => n <= 1,
             IntentStatus::Confirmed => n == 1,
             IntentStatus::Failed => n == 0,
             IntentStatus::Queued | IntentStatus::Submitted => n <= 1,
@@ -263,6 +329,22 @@ pub fn webhook_order(got: &Received) -> Check {
             }
         }
         last.insert(key, *event);
+    }
+    Ok(())
+}
+
+/// Every deployment the ledger made has its follow-up (its owner in the registry) queued: a
+/// follow-up is written in its operation's transaction, so none is lost when the object
+/// stops right after a commit.
+pub fn followups_kept(node: &Node) -> Check {
+    for id in node.store.deployments.keys() {
+        let key = format!("owner:{id}");
+        if !node.followups.contains(&key) {
+            return Err(violation(
+                "a follow-up per deployment",
+                format!("deployment {id} has no follow-up queued"),
+            ));
+        }
     }
     Ok(())
 }

@@ -8,7 +8,7 @@
 //! magnitude as likely, and the edges (1 base unit, the supply) as often as any ([`amount`]).
 
 use crate::settler::RoundFaults;
-use crate::step::{Fault, Outside, Req, Step, Tokens, Usdc, Who};
+use crate::step::{ChainFault, Fault, Outside, Req, Step, Tokens, Usdc, Who};
 use crate::webhooks::Receiver;
 use crate::world::World;
 use rand::{Rng, RngCore};
@@ -273,10 +273,30 @@ pub fn next(rng: &mut impl RngCore, world: &World, n: &mut u32, lost: &mut Vec<u
                 0
             },
         },
-        85..=86 => Step::Drop {
-            mask: mask(rng, 0.2),
+        85..=87 => match rng.random_range(0..10u32) {
+            0..=3 => Step::Drop {
+                mask: mask(rng, 0.2),
+            },
+            4..=5 => Step::Chain(ChainFault::HoldForever {
+                mask: mask(rng, 0.2),
+            }),
+            6 => Step::Outside(Outside::TakeNonce),
+            7 => Step::Chain(ChainFault::Reprice {
+                percent: if rng.random_bool(0.5) {
+                    100
+                } else {
+                    rng.random_range(80..=200)
+                },
+            }),
+            _ if world.hostile => Step::Chain(ChainFault::Reorg {
+                depth: rng.random_range(1..=4),
+                requeue: rng.random_bool(0.5),
+            }),
+            _ => Step::Drop {
+                mask: mask(rng, 0.2),
+            },
         },
-        87..=91 => Step::Wait {
+        88..=91 => Step::Wait {
             ms: match rng.random_range(0..10u32) {
                 0 => rng.random_range(3_600_000..8 * 86_400_000),
                 1..=3 => rng.random_range(60_000..3_600_000),

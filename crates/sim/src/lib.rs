@@ -1,13 +1,16 @@
 //! tokenpad's seeded simulator, in the spirit of TigerBeetle's: the functional core (every
 //! operation, through the same decoding and `wire::apply` as HTTP requests) with its
 //! in-memory store, run the merchant object's way (`node`), settling on a simulated EVM chain
-//! (`chain`) through the core's settlement round, the worker's (`settler`, over `chain_port`), driven by a seed through
-//! long random histories: holders, rewards, spends, transfers, withdrawals, presales with
+//! (`chain`) through the core's settlement round, the worker's (`settler`, over the ports of
+//! `chain_port`), driven by a seed through long random histories: holders, rewards, spends, transfers, withdrawals, presales with
 //! their launches, refunds and locks, pools and trades (others' too), token creations and
 //! deployments, sessions, webhooks; with faults: the object stopping between any two steps of
 //! a settlement round or of a request, answers lost before or after a commit, requests sent
-//! twice, transactions reverted, held, dropped and replaced, the node down, a webhook
-//! receiver down or slow, the clock jumping. After every step the invariants of `check` hold.
+//! twice, transactions reverted, held (for a while or forever), dropped and replaced, the
+//! node down, a webhook receiver down or slow, the clock jumping; and a chain that says no the
+//! way chains do: every transaction charged its gas and out of gas past its limit, the gas
+//! repriced, the relayer's nonce taken from outside, and (in hostile worlds, `--hostile`)
+//! reorganizations. After every step the invariants of `check` hold.
 //!
 //! A seed names its history (`gen`): rerunning the seed runs the same history. A failing one
 //! is shrunk to the shortest history that still fails the same invariant (`shrink`), which is
@@ -78,6 +81,8 @@ pub struct Failure {
     pub steps: usize,
     /// The bug planted, if any (`--plant`).
     pub bug: Option<Bug>,
+    /// Drawn in a hostile world (`--hostile`).
+    pub hostile: bool,
     pub violation: Violation,
     /// The steps up to and including the one that failed.
     pub history: Vec<Step>,
@@ -92,8 +97,9 @@ impl Failure {
             .bug
             .map(|b| format!(" --plant {b}"))
             .unwrap_or_default();
+        let hostile = if self.hostile { " --hostile" } else { "" };
         format!(
-            "cargo run -p tokenpad-sim -- --seed {} --steps {}{plant}",
+            "cargo run -p tokenpad-sim -- --seed {} --steps {}{plant}{hostile}",
             self.seed, self.steps
         )
     }
@@ -128,6 +134,27 @@ fn summary(w: &World) -> Summary {
         *counts
             .entry(format!("movement {kind} {:?}", i.status))
             .or_default() += 1;
+    }
+    for r in w.chain.receipts.values() {
+        let outcome = match r.reason.as_deref() {
+            None => "mined",
+            Some(chain::gas::OUT_OF_GAS) => "out of gas",
+            Some(chain::INJECTED_OUT_OF_GAS) => "out of gas (injected)",
+            Some(_) => "reverted",
+        };
+        *counts.entry(format!("receipt {outcome}")).or_default() += 1;
+    }
+    *counts.entry("chain reorganizations".into()).or_default() += w.chain.blocks.reorgs;
+    *counts
+        .entry("chain transactions held forever".into())
+        .or_default() += w.chain.held.len() as u64;
+    for t in w.node.store.chain_txs.values() {
+        *counts
+            .entry(format!("relayer tx {:?}", t.state))
+            .or_default() += 1;
+    }
+    for (kind, n) in &w.chain.blocks.undone {
+        *counts.entry(format!("reorg undid {kind}")).or_default() += n;
     }
     Summary {
         steps: w.steps,
@@ -166,8 +193,21 @@ pub fn draw_with(
     len: usize,
     bug: Option<Bug>,
 ) -> (Vec<Step>, Result<Summary, Violation>) {
+    draw_opts(seed, len, bug, false)
+}
+
+/// `draw_with`, in a hostile world when `hostile` (the chain reorganizes too).
+pub fn draw_opts(
+    seed: u64,
+    len: usize,
+    bug: Option<Bug>,
+    hostile: bool,
+) -> (Vec<Step>, Result<Summary, Violation>) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut world = World::with_bug(bug);
+    if hostile {
+        world.harden();
+    }
     let (mut n, mut lost) = (0, Vec::new());
     let mut history = Vec::with_capacity(len + TAIL.len());
     for i in 0..len + TAIL.len() {
@@ -192,6 +232,11 @@ pub fn replay(history: &[Step]) -> Result<Summary, (usize, Violation)> {
 /// `replay`, with `bug` planted in the service.
 pub fn replay_with(history: &[Step], bug: Option<Bug>) -> Result<Summary, (usize, Violation)> {
     let mut world = World::with_bug(bug);
+    // A history that reorganizes the chain runs in a hostile world (from its steps alone).
+    let reorg = |s: &Step| matches!(s, Step::Chain(step::ChainFault::Reorg { .. }));
+    if history.iter().any(reorg) {
+        world.harden();
+    }
     for (i, step) in history.iter().enumerate() {
         world.apply(step).map_err(|v| (i, v))?;
     }
@@ -236,7 +281,17 @@ pub fn run_seed(seed: u64, len: usize) -> Result<Summary, Failure> {
 
 /// `run_seed`, with `bug` planted in the service.
 pub fn run_seed_with(seed: u64, len: usize, bug: Option<Bug>) -> Result<Summary, Failure> {
-    let (history, outcome) = draw_with(seed, len, bug);
+    run_seed_opts(seed, len, bug, false)
+}
+
+/// `run_seed_with`, in a hostile world when `hostile` (`draw_opts`).
+pub fn run_seed_opts(
+    seed: u64,
+    len: usize,
+    bug: Option<Bug>,
+    hostile: bool,
+) -> Result<Summary, Failure> {
+    let (history, outcome) = draw_opts(seed, len, bug, hostile);
     match outcome {
         Ok(s) => Ok(s),
         Err(violation) => {
@@ -249,6 +304,7 @@ pub fn run_seed_with(seed: u64, len: usize, bug: Option<Bug>) -> Result<Summary,
                 seed,
                 steps: len,
                 bug,
+                hostile,
                 violation,
                 history,
                 drawn,

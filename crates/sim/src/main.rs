@@ -3,15 +3,16 @@
 //! seed prints its shortest failing history and the command that reruns it, and exits 1.
 //! `--ci` (and no seed at all) runs the CI seeds, then the regression seeds
 //! (`REGRESSION_SEEDS`, each at its own length).
-//! `--plant` plants a bug in the service (`forgets-to-mark-sent`, `unbalanced-write`) to see
+//! `--plant` plants a bug in the service (`bug::Bug::ALL`, e.g. `gas-limit-too-low`) to see
 //! the checks find it; `--print` prints a passing seed's history too; `--stats` counts what
-//! the histories did (answers by route and status, events by type, movements by outcome).
+//! the histories did (answers by route and status, events by type, movements by outcome);
+//! `--hostile` draws histories in which the chain reorganizes too (`ChainFault::Reorg`).
 //! `--release` runs many seeds faster (after a longer build).
 
 use std::process::ExitCode;
 use std::time::Instant;
 use tokenpad_sim::bug::Bug;
-use tokenpad_sim::{draw_with, run_seed_with, Summary, CI_SEEDS, CI_STEPS, REGRESSION_SEEDS};
+use tokenpad_sim::{draw_opts, run_seed_opts, Summary, CI_SEEDS, CI_STEPS, REGRESSION_SEEDS};
 
 struct Args {
     seeds: std::ops::Range<u64>,
@@ -21,6 +22,7 @@ struct Args {
     bug: Option<Bug>,
     print: bool,
     stats: bool,
+    hostile: bool,
 }
 
 fn parse(args: &[String]) -> Option<Args> {
@@ -31,6 +33,7 @@ fn parse(args: &[String]) -> Option<Args> {
         bug: None,
         print: false,
         stats: false,
+        hostile: false,
     };
     let mut it = args.iter();
     let num = |v: Option<&String>| v.and_then(|v| v.parse::<u64>().ok());
@@ -58,6 +61,7 @@ fn parse(args: &[String]) -> Option<Args> {
             "--ci" => (a.seeds, a.steps, a.regressions) = (CI_SEEDS, CI_STEPS, true),
             "--print" => a.print = true,
             "--stats" => a.stats = true,
+            "--hostile" => a.hostile = true,
             _ => return None,
         }
     }
@@ -67,7 +71,14 @@ fn parse(args: &[String]) -> Option<Args> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(a) = parse(&args) else {
-        eprintln!("usage: sim [--seed N | --seeds N [--from M] | --ci] [--steps N] [--plant forgets-to-mark-sent|unbalanced-write] [--print] [--stats]");
+        let plants: Vec<&str> = tokenpad_sim::bug::Bug::ALL
+            .iter()
+            .map(|b| b.name())
+            .collect();
+        eprintln!(
+            "usage: sim [--seed N | --seeds N [--from M] | --ci] [--steps N] [--plant {}] [--print] [--stats] [--hostile]",
+            plants.join("|")
+        );
         return ExitCode::from(2);
     };
     let started = Instant::now();
@@ -80,12 +91,16 @@ fn main() -> ExitCode {
     };
     runs.extend_from_slice(regressions);
     for (seed, steps) in runs {
-        match run_seed_with(seed, steps, a.bug) {
+        match run_seed_opts(seed, steps, a.bug, a.hostile) {
             Ok(s) => {
                 passed += 1;
                 total.add(&s);
                 if a.print {
-                    for (n, step) in draw_with(seed, steps, a.bug).0.iter().enumerate() {
+                    for (n, step) in draw_opts(seed, steps, a.bug, a.hostile)
+                        .0
+                        .iter()
+                        .enumerate()
+                    {
                         println!("{n:>4}  {step}");
                     }
                     println!("seed {seed}: digest {}", s.digest);

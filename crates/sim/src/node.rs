@@ -9,23 +9,29 @@
 use crate::bug::Bug;
 use crate::shell::SimShell;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 use tokenpad_core::crypto::sha256_hex;
+use tokenpad_core::model::account::Role;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::{Units, Usdc};
 use tokenpad_core::model::chain::{ChainMode, EvmChain, Markets};
 use tokenpad_core::model::ids::MerchantId;
+use tokenpad_core::model::key::{ApiKey, KeyKind};
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::model::token::{Network, USDC_ADDRESS};
 use tokenpad_core::model::wallet::Wallet;
-use tokenpad_core::ops::idempotency::{self, Keyed};
-use tokenpad_core::ops::session::access::{self, Caller};
-use tokenpad_core::ops::{self, due, Ctx};
+use tokenpad_core::ops::due::Retry;
+use tokenpad_core::ops::session::access::Caller;
+use tokenpad_core::ops::{self, Ctx};
+use tokenpad_core::serve::{self, Call, Credential, Followup, Object, Plant, Txn};
+use tokenpad_core::session_token::SigningKey;
+use tokenpad_core::store::keys::KeyStore;
 use tokenpad_core::store::mem::MemStore;
 use tokenpad_core::store::Store;
 use tokenpad_core::wire::routes::{self, Access};
-use tokenpad_core::wire::{self, Op, Parts};
+use tokenpad_core::wire::{self, Op, Parts, Reply, Shell};
 use tokenpad_core::{Error, ErrorCode, Result};
 
 pub use crate::shell::BASE_URL;
@@ -76,6 +82,12 @@ pub struct Node {
     pub tokens: BTreeMap<String, String>,
     /// A bug planted in the service (`bug`), to show the checks find it.
     pub bug: Option<Bug>,
+    /// The merchant's secret key (the merchant's server sends it).
+    pub secret_key: String,
+    /// When idempotency records older than a day were last forgotten.
+    pub pruned_at: Millis,
+    /// The follow-ups queued (`serve::Followup`), by key: durable, as the object's table.
+    pub followups: BTreeSet<String>,
 }
 
 fn error_answer(e: &Error) -> Answer {
@@ -114,8 +126,10 @@ impl Node {
             finality: 0,
         });
         let mut store = MemStore::default();
+        let secret_key = tokenpad_core::auth::new_key(KeyKind::Secret, &merchant.id, &[0x5c; 32]);
+        let key = ops::keys::record(KeyKind::Secret, ops::keys::DEFAULT_NAME, &secret_key, T0);
         // A fresh store: init cannot meet an existing merchant.
-        let _ = ops::merchant::init(&mut store, &merchant, &[], &chain);
+        let _ = ops::merchant::init(&mut store, &merchant, &[key], &chain);
         Node {
             store,
             merchant,
@@ -124,6 +138,9 @@ impl Node {
             shell: SimShell::default(),
             tokens: BTreeMap::new(),
             bug: None,
+            secret_key,
+            pruned_at: 0,
+            followups: BTreeSet::new(),
         }
     }
 
@@ -161,46 +178,15 @@ impl Node {
         out
     }
 
-    /// Runs what is due, item by item, each in its own transaction; a failing item is
-    /// recorded (retried after a backoff, parked at last). Returns the items' errors.
+    /// Runs what is due, item by item, each in its own transaction (`serve::due`, as the
+    /// object does); a failing item is recorded (retried after a backoff, parked at last).
+    /// Returns the items' errors.
     pub fn run_due(&mut self) -> Vec<Error> {
-        let mut errors = Vec::new();
-        for _ in 0..due::MAX_ITEMS_PER_RUN {
-            let Ok(Some((stored, at))) = self.store.first_due(self.now) else {
-                break;
-            };
-            let ctx = self.ctx();
-            let key = stored.clone();
-            let ran = self.txn(|s, _| {
-                due::run_item(s, &ctx, &key, at)?;
-                wire::event::seal(s, BASE_URL)
-            });
-            if let Err(e) = ran {
-                let now = self.now;
-                let _ = self.txn(|s, _| due::record_failure(s, &stored, &e, now));
-                errors.push(e);
-            }
-        }
-        errors
-    }
-
-    /// Who the request is: the secret key, or the holder's session (checked as the object does).
-    fn caller(&self, req: &Request) -> Result<Caller> {
-        let Some(user) = &req.session else {
-            return Ok(Caller::Secret);
-        };
-        let token = self
-            .tokens
-            .get(user)
-            .ok_or_else(|| Error::new(ErrorCode::InvalidSessionToken, "Invalid session token"))?;
-        let key = self.shell.signing_key(&self.merchant.id);
-        Ok(Caller::Session(access::verify(
-            &self.store,
-            &key,
-            &self.merchant.id,
-            token,
-            self.now,
-        )?))
+        let now = self.now;
+        let merchant = self.ctx().merchant;
+        let ports = Ports::new(self, None, false);
+        serve::due::run(&ports, now, &merchant);
+        ports.failures.into_inner()
     }
 
     /// Decodes a request as the edge does: its route and access, then its typed operation.
@@ -227,110 +213,42 @@ impl Node {
             .ok_or_else(|| Error::internal("a merchant route without an operation"))
     }
 
-    /// One API call, the object's way; `cut` loses its answer (None: it arrives).
+    /// One API call, the object's way (`serve::serve`, the worker's pipeline); `cut` loses
+    /// its answer (None: it arrives).
     pub fn api(&mut self, req: &Request, cut: Option<Cut>) -> Option<Answer> {
         let op = Self::decode(req);
-        let caller = match self.caller(req) {
-            Ok(c) => c,
-            Err(e) => return cut.is_none().then(|| error_answer(&e)),
+        let credential = match &req.session {
+            None => Credential::Key(self.secret_key.clone()),
+            Some(user) => Credential::Session(self.tokens.get(user).cloned().unwrap_or_default()),
         };
-        let op = match op {
-            Ok(op) => op,
-            Err(e) => return cut.is_none().then(|| error_answer(&e)),
-        };
-        let permitted = match wire::scope::authorize(&self.store, caller, &self.merchant, op) {
-            Ok(p) => p,
-            Err(e) => return cut.is_none().then(|| error_answer(&e)),
-        };
-        let caller = permitted.caller().clone();
-        self.run_due();
         let fingerprint =
             sha256_hex(format!("{} {}\n{}", req.method, req.path, req.body).as_bytes());
-        let keyed = req
-            .key
-            .as_ref()
-            .filter(|_| permitted.op().writes())
-            .map(|k| (k.clone(), fingerprint));
-        if let Some((key, fp)) = &keyed {
-            let request = Keyed {
-                key,
-                fingerprint: fp,
-            };
-            match idempotency::replay(&self.store, &caller, &request, self.now) {
-                Ok(Some((status, body))) => {
-                    return cut.is_none().then_some(Answer {
-                        status,
-                        body,
-                        replayed: true,
-                    });
-                }
-                Ok(None) => {}
-                Err(e) => return cut.is_none().then(|| error_answer(&e)),
-            }
-        }
-        if cut == Some(Cut::BeforeCommit) {
-            return None;
-        }
-        let ctx = self.ctx();
-        let now = self.now;
+        let call = Call {
+            credential,
+            op,
+            idempotency: req.key.clone().map(|k| (k, fingerprint)),
+            client: "sim".into(),
+            now: self.now,
+        };
         let unbalanced = self.bug == Some(Bug::UnbalancedWrite) && req.path.ends_with("/spend");
-        let applied = self.txn(|s, shell| {
-            let reply = wire::apply(s, &ctx, permitted, shell)?;
-            if unbalanced && reply.status == 200 {
-                if let Some(b) = s.balances.values_mut().find(|b| !b.active.is_zero()) {
-                    b.active = b.active.saturating_add(Units::new(1));
-                }
-            }
-            let body =
-                serde_json::to_string(&reply.body).map_err(|e| Error::internal(e.to_string()))?;
-            if let Some((key, fp)) = &keyed {
-                idempotency::record(
-                    s,
-                    &caller,
-                    &Keyed {
-                        key,
-                        fingerprint: fp,
-                    },
-                    reply.status,
-                    &body,
-                    now,
-                )?;
-            }
-            Ok((reply.status, body))
-        });
-        let answer = match applied {
+        let ports = Ports::new(self, cut, unbalanced);
+        let served = serve::serve(&ports, call, |_, _| ());
+        drop(ports);
+        let answer = match served.answer {
             Ok((status, body)) => Answer {
                 status,
                 body,
-                replayed: false,
+                replayed: served.replayed,
             },
-            Err(e) => {
-                let a = error_answer(&e);
-                if (400..500).contains(&a.status) && e.code != ErrorCode::RateLimited {
-                    if let Some((key, fp)) = &keyed {
-                        let body = a.body.clone();
-                        let _ = self.txn(|s, _| {
-                            idempotency::record(
-                                s,
-                                &caller,
-                                &Keyed {
-                                    key,
-                                    fingerprint: fp,
-                                },
-                                a.status,
-                                &body,
-                                now,
-                            )
-                        });
-                    }
-                }
-                a
-            }
+            Err(e) => error_answer(&e),
         };
+        if cut.is_some() {
+            return None;
+        }
         if let Some(token) = self.session_made(req, &answer) {
             self.tokens.insert(token.0, token.1);
         }
-        (cut.is_none()).then_some(answer)
+        Some(answer)
     }
 
     /// A session token the answer made (the merchant's server hands it to the holder's browser).
@@ -359,6 +277,173 @@ impl Node {
             ops::ledger::deposit_usdc(s, &ctx, &holder.address, Usdc::new(usdc))?;
             wire::event::seal(s, BASE_URL)
         })
+    }
+}
+
+/// The object's ports (`serve::Object`) over a node, for one call: its transactions (the
+/// store taken out, restored whole when one fails), its keys, and the faults of this call.
+pub struct Ports<'a> {
+    node: RefCell<&'a mut Node>,
+    cut: Option<Cut>,
+    unbalanced: bool,
+    /// The due items that failed.
+    pub failures: RefCell<Vec<Error>>,
+}
+
+impl<'a> Ports<'a> {
+    pub fn new(node: &'a mut Node, cut: Option<Cut>, unbalanced: bool) -> Ports<'a> {
+        Ports {
+            node: RefCell::new(node),
+            cut,
+            unbalanced,
+            failures: RefCell::new(Vec::new()),
+        }
+    }
+}
+
+/// A transaction of the simulated object: the store and shell, taken out of the node.
+pub struct SimTxn {
+    store: MemStore,
+    shell: SimShell,
+    followups: BTreeSet<String>,
+    /// The object stops before its operation's transaction commits (`Cut::BeforeCommit`).
+    stops: bool,
+    /// `Bug::UnbalancedWrite` on this call.
+    unbalanced: bool,
+}
+
+impl Txn for SimTxn {
+    type Memo = ();
+
+    fn store(&mut self) -> &mut dyn Store {
+        &mut self.store
+    }
+
+    fn parts(&mut self) -> (&mut dyn Store, &mut dyn Shell) {
+        (&mut self.store, &mut self.shell)
+    }
+
+    fn queue(&mut self, ctx: &Ctx, reply: &Reply) -> Result<bool> {
+        if self.unbalanced && reply.status == 200 {
+            if let Some(b) = self
+                .store
+                .balances
+                .values_mut()
+                .find(|b| !b.active.is_zero())
+            {
+                b.active = b.active.saturating_add(Units::new(1));
+            }
+        }
+        let Some(followup) = Followup::of(ctx, reply) else {
+            return Ok(false);
+        };
+        self.followups.insert(followup.key());
+        Ok(true)
+    }
+
+    fn committing(&mut self) -> Result<()> {
+        if self.stops {
+            return Err(Error::internal("the object stopped before its commit"));
+        }
+        Ok(())
+    }
+}
+
+impl Object for Ports<'_> {
+    type Txn = SimTxn;
+
+    fn run<T: 'static>(
+        &self,
+        writes: bool,
+        f: impl FnOnce(&mut SimTxn) -> Result<T> + 'static,
+    ) -> Result<T> {
+        let mut node = self.node.borrow_mut();
+        let mut t = SimTxn {
+            store: std::mem::take(&mut node.store),
+            shell: node.shell.clone(),
+            followups: std::mem::take(&mut node.followups),
+            stops: self.cut == Some(Cut::BeforeCommit),
+            unbalanced: self.unbalanced,
+        };
+        let before = writes.then(|| (t.store.clone(), t.followups.clone()));
+        t.store.books.clear();
+        let out = f(&mut t).and_then(|v| {
+            if writes {
+                t.store.commit()?;
+            }
+            Ok(v)
+        });
+        match (out.is_ok(), before) {
+            (false, Some((store, followups))) => {
+                node.store = store;
+                node.followups = followups;
+            }
+            _ => {
+                node.store = t.store;
+                node.shell = t.shell;
+                node.followups = t.followups;
+            }
+        }
+        out
+    }
+
+    fn merchant(&self) -> Result<Option<Merchant>> {
+        self.node.borrow().store.merchant()
+    }
+
+    fn keys(&self) -> Result<Vec<ApiKey>> {
+        self.node.borrow().store.api_keys()
+    }
+
+    fn touch(&self, record: ApiKey) {
+        let _ = self.run(true, move |t| t.store.put_api_key(&record));
+    }
+
+    fn session_key(&self, merchant: &Merchant) -> Result<SigningKey> {
+        Ok(self.node.borrow().shell.signing_key(&merchant.id))
+    }
+
+    fn dashboard_role(&self, _merchant: &Merchant, _token: &str) -> Result<Role> {
+        Err(Error::new(ErrorCode::InvalidApiKey, "Invalid API key"))
+    }
+
+    fn charge(&self, _caller: &Caller, _client: &str) -> Result<()> {
+        Ok(())
+    }
+
+    fn ctx(&self, now: Millis, merchant: Merchant) -> Result<Ctx> {
+        Ok(Ctx {
+            now,
+            merchant,
+            chain: self.node.borrow().chain.clone(),
+        })
+    }
+
+    fn due_failed(&self, _item: &str, error: &Error, _retry: Retry) {
+        self.failures.borrow_mut().push(error.clone());
+    }
+
+    fn base_url(&self) -> String {
+        BASE_URL.into()
+    }
+
+    fn pruned_at(&self) -> Millis {
+        self.node.borrow().pruned_at
+    }
+
+    fn set_pruned_at(&self, at: Millis) {
+        self.node.borrow_mut().pruned_at = at;
+    }
+
+    fn committed(&self) -> Result<()> {
+        match self.cut {
+            Some(Cut::AfterCommit) => Err(Error::internal("the object stopped after its commit")),
+            _ => Ok(()),
+        }
+    }
+
+    fn planted(&self, bug: Plant) -> bool {
+        self.node.borrow().bug.and_then(Bug::plant) == Some(bug)
     }
 }
 

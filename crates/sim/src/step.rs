@@ -193,6 +193,23 @@ pub enum Outside {
         to: u8,
         amount: Tokens,
     },
+    /// Someone else uses the relayer's key and takes its next nonce (`SimChain::outside_nonce`).
+    TakeNonce,
+}
+
+/// The chain and its node say no the way chains do (`chain`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChainFault {
+    /// The node keeps the pending transactions the bits name (in nonce order) and never
+    /// mines them.
+    HoldForever { mask: u64 },
+    /// The chain's gas schedule is repriced to `percent` % of its table: limits estimated
+    /// before may be short now.
+    Reprice { percent: u16 },
+    /// The newest `depth` blocks are reorganized away; their transactions of the relayer go
+    /// back to the node's pool (`requeue`, as geth does) or are lost (a node that came back
+    /// without them). Drawn only in hostile histories (`World::hostile`).
+    Reorg { depth: u8, requeue: bool },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -232,6 +249,7 @@ pub enum Step {
         ms: u64,
     },
     Outside(Outside),
+    Chain(ChainFault),
     /// The local faucet gives a holder test USDC.
     Faucet {
         user: u8,
@@ -291,6 +309,19 @@ impl fmt::Display for Step {
             Step::Drop { mask } => write!(f, "the node drops pending {mask:#b}"),
             Step::Wait { ms } => write!(f, "wait {ms} ms"),
             Step::Outside(o) => write!(f, "outside: {o:?}"),
+            Step::Chain(ChainFault::HoldForever { mask }) => {
+                write!(f, "the node holds pending {mask:#b} forever")
+            }
+            Step::Chain(ChainFault::Reprice { percent }) => {
+                write!(f, "the chain reprices gas to {percent} %")
+            }
+            Step::Chain(ChainFault::Reorg { depth, requeue }) => {
+                let fate = if *requeue { "back to the pool" } else { "lost" };
+                write!(
+                    f,
+                    "reorg: the last {depth} blocks dropped, their transactions {fate}"
+                )
+            }
             Step::Faucet { user, usdc } => write!(f, "faucet: u{user} gets {usdc:?}"),
             Step::Settle => {
                 f.write_str("settle (heal, run until settled, compare ledger and chain)")

@@ -7,7 +7,7 @@ use crate::check::{self, violation, Check};
 use crate::node::{Answer, Cut, Node, Request};
 use crate::requests::{self, outside};
 use crate::settler::{self, RoundFaults};
-use crate::step::{Fault, Outside, Step, Who};
+use crate::step::{ChainFault, Fault, Outside, Step, Who};
 use crate::webhooks::{self, Received, Receiver};
 use std::collections::BTreeMap;
 use tokenpad_core::model::address::Address;
@@ -37,6 +37,8 @@ pub struct World {
     pub answered: u64,
     /// Answers by route and status (`POST /holder/:userId/spend 422`).
     pub statuses: BTreeMap<String, u64>,
+    /// Whether histories drawn for this world reorganize the chain (`ChainFault::Reorg`).
+    pub hostile: bool,
 }
 
 impl World {
@@ -66,6 +68,7 @@ impl World {
             steps: 0,
             answered: 0,
             statuses: BTreeMap::new(),
+            hostile: false,
         }
     }
 
@@ -76,9 +79,29 @@ impl World {
         w
     }
 
+    /// Makes this world hostile: its histories reorganize the chain, and the service waits
+    /// for `CHAIN_FINALITY` = the deepest reorganization (`chain::reorg::MAX_DEPTH`) before it
+    /// takes a receipt as final (a reverted one is acted on only then).
+    pub fn harden(&mut self) {
+        self.hostile = true;
+        if let tokenpad_core::model::chain::ChainMode::Evm(e) = &mut self.node.chain {
+            e.finality = crate::chain::reorg::MAX_DEPTH;
+        }
+    }
+
     /// Runs `step`, then checks every invariant.
     pub fn apply(&mut self, step: &Step) -> Check {
         self.steps += 1;
+        let fault = match step {
+            Step::Chain(ChainFault::HoldForever { .. }) => Some("a node holds transactions"),
+            Step::Chain(ChainFault::Reprice { .. }) => Some("gas repriced"),
+            Step::Chain(ChainFault::Reorg { .. }) => Some("a reorganization"),
+            Step::Outside(Outside::TakeNonce) => Some("the relayer's nonce taken"),
+            _ => None,
+        };
+        if let Some(f) = fault {
+            *self.statuses.entry(format!("fault {f}")).or_default() += 1;
+        }
         match step {
             Step::Call {
                 n,
@@ -130,6 +153,13 @@ impl World {
                 self.chain.now = self.chain.now.max(self.node.now);
             }
             Step::Outside(o) => self.outside(o),
+            Step::Chain(ChainFault::HoldForever { mask }) => self.chain.hold_forever(*mask),
+            Step::Chain(ChainFault::Reprice { percent }) => {
+                self.chain.gas_percent = u64::from(*percent);
+            }
+            Step::Chain(ChainFault::Reorg { depth, requeue }) => {
+                self.chain.reorg(u64::from(*depth), *requeue);
+            }
             Step::Faucet { user, usdc } => {
                 let _ = self.node.faucet(&requests::user(*user), usdc.0);
             }
@@ -142,8 +172,10 @@ impl World {
         check::conservation(&self.node.store)?;
         check::no_overdraft(&self.chain)?;
         check::authorizations_once(&self.chain)?;
-        crate::chain_port::enough_gas(&self.chain)?;
         check::once_per_intent(&self.node.store, &self.chain)?;
+        check::followups_kept(&self.node)?;
+        let finality = self.node.chain.finality();
+        check::failed_is_ours_to_send_again(&self.node.store, &self.chain, finality)?;
         check::webhook_order(&self.received)
     }
 
@@ -325,6 +357,7 @@ impl World {
     fn outside(&mut self, o: &Outside) {
         let trader = Address([0x7a; 20]);
         match o {
+            Outside::TakeNonce => self.chain.outside_nonce(),
             Outside::Trade {
                 token,
                 buy,

@@ -1,21 +1,28 @@
 //! The merchant in memory that `super::examples` runs its scenario on: a `MemStore`, a fixed
 //! clock and fixed randomness (the same ids and addresses every run), and `World::record`,
-//! which sends a request as the edge and the merchant's object handle it.
+//! which sends a request as the edge decodes it and the merchant's object serves it (the
+//! core's pipeline, `serve`, over this world's ports).
 
+use crate::model::account::Role;
 use crate::model::chain::ChainMode;
 use crate::model::holder::NewWallet;
 use crate::model::ids::MerchantId;
+use crate::model::key::ApiKey;
 use crate::model::key::KeyKind;
 use crate::model::merchant::Merchant;
 use crate::model::time::Millis;
 use crate::model::wallet::Wallet;
-use crate::ops::session::access::{self, Caller};
+use crate::ops::session::access::Caller;
 use crate::ops::{self, Ctx};
+use crate::serve::{self, Call, Credential, Object, Txn};
 use crate::session_token::SigningKey;
+use crate::store::keys::KeyStore;
 use crate::store::mem::MemStore;
+use crate::store::Store;
 use crate::wire::op::{Op, Parts};
-use crate::wire::{self, routes, Shell};
+use crate::wire::{routes, Reply, Shell};
 use serde_json::Value;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 pub(super) type R<T> = Result<T, String>;
@@ -76,6 +83,9 @@ pub(super) struct World {
     pub(super) ctx: Ctx,
     shell: ExampleShell,
     pub(super) out: BTreeMap<String, Value>,
+    /// The merchant's secret and public keys.
+    secret: String,
+    public: String,
 }
 
 /// How a request is authenticated.
@@ -96,10 +106,10 @@ impl World {
             private_mode: false,
         };
         let mut store = MemStore::default();
-        let keys = [KeyKind::Secret, KeyKind::Public].map(|kind| {
-            let key = crate::auth::new_key(kind, &merchant.id, &[0x3c; 32]);
-            ops::keys::record(kind, ops::keys::DEFAULT_NAME, &key, T0)
-        });
+        let [secret, public] = [KeyKind::Secret, KeyKind::Public]
+            .map(|kind| crate::auth::new_key(kind, &merchant.id, &[0x3c; 32]));
+        let keys = [(KeyKind::Secret, &secret), (KeyKind::Public, &public)]
+            .map(|(kind, key)| ops::keys::record(kind, ops::keys::DEFAULT_NAME, key, T0));
         ops::merchant::init(&mut store, &merchant, &keys, &ChainMode::Embedded)
             .map_err(|e| e.message)?;
         Ok(World {
@@ -111,13 +121,16 @@ impl World {
             },
             shell: ExampleShell { n: 0 },
             out: BTreeMap::new(),
+            secret,
+            public,
         })
     }
 
     /// Moves the clock on and runs what came due (mined blocks, launches).
     pub(super) fn advance(&mut self, ms: Millis) -> R<()> {
         self.ctx.now += ms;
-        ops::due::run_due(&mut self.store, &self.ctx).map_err(|e| e.message)?;
+        let (now, merchant) = (self.ctx.now, self.ctx.merchant.clone());
+        serve::due::run(&Ports(RefCell::new(self)), now, &merchant);
         Ok(())
     }
 
@@ -148,30 +161,24 @@ impl World {
         let op: Op = Op::decode(m.route, &parts)
             .map_err(|e| format!("{method} {url} does not decode: {}", e.message))?
             .ok_or_else(|| format!("{method} {url} is not an operation of the merchant"))?;
-        let caller = match who {
-            As::Secret => Caller::Secret,
-            As::Public => Caller::Public,
-            As::Session(token) => {
-                let key = self.shell.session_key().map_err(|e| e.message)?;
-                let s = access::verify(
-                    &self.store,
-                    &key,
-                    &self.ctx.merchant.id,
-                    token,
-                    self.ctx.now,
-                )
-                .map_err(|e| e.message)?;
-                Caller::Session(s)
-            }
+        let credential = match who {
+            As::Secret => Credential::Key(self.secret.clone()),
+            As::Public => Credential::Key(self.public.clone()),
+            As::Session(token) => Credential::Session(token.clone()),
         };
-        let refused =
-            |e: crate::Error| format!("{method} {url} refused: {} {}", e.code.as_str(), e.message);
-        let permitted =
-            wire::scope::authorize(&self.store, caller, &self.ctx.merchant, op).map_err(refused)?;
-        let reply =
-            wire::apply(&mut self.store, &self.ctx, permitted, &mut self.shell).map_err(refused)?;
-        let value = serde_json::to_value(&reply.body).map_err(|e| e.to_string())?;
-        Ok((reply.status, value))
+        let call = Call {
+            credential,
+            op: Ok(op),
+            idempotency: None,
+            client: "examples".into(),
+            now: self.ctx.now,
+        };
+        let served = serve::serve(&Ports(RefCell::new(self)), call, |_, _| ());
+        let (status, text) = served
+            .answer
+            .map_err(|e| format!("{method} {url} refused: {} {}", e.code.as_str(), e.message))?;
+        let value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+        Ok((status, value))
     }
 
     /// Sends it and records it as `id`'s examples: the request body (if any) and the answer.
@@ -189,6 +196,101 @@ impl World {
         let (status, answer) = self.send(method, url, body, who)?;
         self.out.insert(format!("{id}.{status}"), answer.clone());
         Ok(answer)
+    }
+}
+
+/// The world as the pipeline's object (`serve::Object`): its store and shell, taken out for
+/// a transaction and put back.
+struct Ports<'a>(RefCell<&'a mut World>);
+
+/// A transaction of the world.
+struct ExampleTxn {
+    store: MemStore,
+    shell: ExampleShell,
+}
+
+impl Txn for ExampleTxn {
+    type Memo = ();
+
+    fn store(&mut self) -> &mut dyn Store {
+        &mut self.store
+    }
+
+    fn parts(&mut self) -> (&mut dyn Store, &mut dyn Shell) {
+        (&mut self.store, &mut self.shell)
+    }
+
+    fn queue(&mut self, _ctx: &Ctx, _reply: &Reply) -> crate::Result<bool> {
+        Ok(false)
+    }
+}
+
+impl Object for Ports<'_> {
+    type Txn = ExampleTxn;
+
+    fn run<T: 'static>(
+        &self,
+        writes: bool,
+        f: impl FnOnce(&mut ExampleTxn) -> crate::Result<T> + 'static,
+    ) -> crate::Result<T> {
+        let mut w = self.0.borrow_mut();
+        let mut t = ExampleTxn {
+            store: std::mem::take(&mut w.store),
+            shell: ExampleShell { n: w.shell.n },
+        };
+        t.store.books.clear();
+        let out = f(&mut t).and_then(|v| {
+            if writes {
+                t.store.commit()?;
+            }
+            Ok(v)
+        });
+        w.store = t.store;
+        w.shell = t.shell;
+        out
+    }
+
+    fn merchant(&self) -> crate::Result<Option<Merchant>> {
+        Ok(Some(self.0.borrow().ctx.merchant.clone()))
+    }
+
+    fn keys(&self) -> crate::Result<Vec<ApiKey>> {
+        self.0.borrow().store.api_keys()
+    }
+
+    fn touch(&self, record: ApiKey) {
+        let _ = self.run(true, move |t| t.store.put_api_key(&record));
+    }
+
+    fn session_key(&self, _merchant: &Merchant) -> crate::Result<SigningKey> {
+        self.0.borrow().shell.session_key()
+    }
+
+    fn dashboard_role(&self, _merchant: &Merchant, _token: &str) -> crate::Result<Role> {
+        Err(crate::Error::new(
+            crate::ErrorCode::InvalidApiKey,
+            "Invalid API key",
+        ))
+    }
+
+    fn charge(&self, _caller: &Caller, _client: &str) -> crate::Result<()> {
+        Ok(())
+    }
+
+    fn ctx(&self, now: Millis, merchant: Merchant) -> crate::Result<Ctx> {
+        Ok(Ctx {
+            now,
+            merchant,
+            chain: ChainMode::Embedded,
+        })
+    }
+
+    fn base_url(&self) -> String {
+        self.0.borrow().shell.base_url().to_string()
+    }
+
+    fn pruned_at(&self) -> Millis {
+        self.0.borrow().ctx.now
     }
 }
 

@@ -1,13 +1,15 @@
 //! Executing a transaction on the simulated chain: each movement of its batch as the contract
 //! would carry it out, all or nothing, with its logs and its receipt; and the outside world's
-//! own transactions (a trader swapping in a pool, a wallet sending tokens to a holder).
+//! own transactions (a trader swapping in a pool, a wallet sending tokens to a holder:
+//! `outside.rs`). Each step is charged its gas (`gas.rs`) as it runs.
 
+use super::gas::{self, Meter, Slot};
 use super::pools::{self, Traded};
 use super::{AuthNonce, LogKind, Receipt, SentTx, SimChain};
 use alloy_primitives::U256;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::chain::{ChainPoint, PoolEvent, UNISWAP_V3_POOL_INIT_CODE_HASH};
-use tokenpad_core::model::ids::{LockId, TokenAddress};
+use tokenpad_core::model::ids::LockId;
 use tokenpad_core::model::intent::{Account, Action};
 use tokenpad_core::model::pool::v3::FEE_PIPS;
 
@@ -36,27 +38,41 @@ impl SimChain {
         )
     }
 
-    /// A holder-signed movement: its authorization, used once per (token, signer, nonce).
+    /// A holder-signed movement: its signature checked, its authorization used once per
+    /// (token, signer, nonce) (a new slot, and an `AuthorizationUsed` log).
     fn authorize(
         &mut self,
         token: Address,
         signer: Address,
         nonce: AuthNonce,
+        gas: &mut Meter,
     ) -> Result<(), String> {
+        gas.signature()?;
+        gas.store(Slot(token, format!("auth {signer} {nonce:?}")), true)?;
         if !self.state.used_auth.insert((token, signer, nonce)) {
             return Err("AuthorizationUsedOrCanceled".into());
         }
-        Ok(())
+        gas.log(3, 0)
     }
 
-    fn moved(
+    /// A token's transfer inside a call: the call into the token, both balances' slots (the
+    /// recipient's new when it held none), and its `Transfer` log; a token without code is
+    /// only called.
+    pub(super) fn moved(
         &mut self,
         tx: &str,
         token: Address,
-        from: Address,
-        to: Address,
+        (from, to): (Address, Address),
         amount: u128,
+        gas: &mut Meter,
     ) -> Result<(), String> {
+        gas.call(token)?;
+        if self.has_code(&token) {
+            let (had, to_had) = (self.balance(&token, &from), self.balance(&token, &to));
+            gas.store(Slot(token, format!("balance {from}")), had == 0)?;
+            gas.store(Slot(token, format!("balance {to}")), to_had == 0)?;
+            gas.log(3, 32)?;
+        }
         self.transfer(token, from, to, amount)?;
         if self.has_code(&token) && amount > 0 {
             self.log(
@@ -72,16 +88,41 @@ impl SimChain {
         Ok(())
     }
 
-    /// Applies one transaction: every movement, or (reverted) none.
-    pub(super) fn execute(&mut self, tx: &SentTx, inject: bool) {
+    /// The calldata words a movement takes (a holder's signature: 3 words more, and its
+    /// authorization's 4).
+    fn words(action: &Action) -> u64 {
+        match action {
+            Action::Transfer {
+                from: Account::Wallet(_),
+                ..
+            } => 9,
+            Action::Transfer { .. } | Action::Mint { .. } => 2,
+            Action::Deploy { .. } => 8,
+            Action::OpenPool { .. } => 19,
+            Action::Swap { .. } => 17,
+            Action::Lock { .. } => 4,
+            Action::Release { .. } => 1,
+        }
+    }
+
+    /// Applies one transaction: every movement, or (reverted, or out of gas) none. Returns
+    /// the gas it used (all of its limit when it ran out).
+    pub(super) fn execute(&mut self, tx: &SentTx, inject: bool) -> u64 {
         let before = (self.state.clone(), self.logs.len());
         let mut effects = Effects::default();
+        let mut gas = Meter::new(tx.gas_limit, self.gas_percent);
+        let words = 2 + tx
+            .intents
+            .iter()
+            .map(|(_, _, a)| Self::words(a))
+            .sum::<u64>();
         let mut outcome = if inject {
             Err(super::INJECTED_OUT_OF_GAS.to_string())
-        } else if tx.gas_limit < super::gas::need(tx.intents.iter().map(|(_, _, a)| a)) {
-            Err(super::gas::OUT_OF_GAS.to_string())
+        } else if tx.intents.is_empty() {
+            // A transfer of nothing (a filler, someone else's use of the nonce).
+            gas.charge(gas::TX_BASE)
         } else {
-            Ok(())
+            gas.intrinsic(words)
         };
         if outcome.is_ok() {
             for (id, token, action) in &tx.intents {
@@ -92,7 +133,7 @@ impl SimChain {
                     counted,
                     token.address(),
                     action,
-                    &mut effects,
+                    (&mut effects, &mut gas),
                 ) {
                     outcome = Err(e);
                     break;
@@ -100,6 +141,14 @@ impl SimChain {
             }
         }
         let success = outcome.is_ok();
+        let out_of_gas = outcome.as_ref().err().is_some_and(|e| e == gas::OUT_OF_GAS);
+        let gas_used = if inject || out_of_gas {
+            tx.gas_limit
+        } else {
+            gas.used
+        };
+        // Ours, not the chain's: a fault, or a limit too low (its movements go again).
+        let ours = inject || out_of_gas;
         if success {
             for (id, token, action) in &tx.intents {
                 let skipped = matches!(action, Action::Release { lock, .. } if !effects.released.contains(lock));
@@ -118,7 +167,7 @@ impl SimChain {
                 .as_ref()
                 .err()
                 .is_some_and(|why| why.contains("InsufficientBalance"));
-            let older: Vec<(Address, u64)> = if inject || !want {
+            let older: Vec<(Address, u64)> = if ours || !want {
                 Vec::new()
             } else {
                 self.reverted_open
@@ -134,11 +183,11 @@ impl SimChain {
             let behind = !older.is_empty();
             for (id, token, _) in &tx.intents {
                 self.reverted_behind.insert(*id, older.clone());
-                if inject || behind {
+                if ours || behind {
                     self.reverted_open.insert((token.address(), *id));
                 }
             }
-            if !inject && !behind {
+            if !ours && !behind {
                 let why = outcome.clone().err().unwrap_or_default();
                 self.natural_reverts.push((tx.hash.clone(), why));
             }
@@ -158,8 +207,10 @@ impl SimChain {
                     Vec::new()
                 },
                 injected: inject,
+                gas_used,
             },
         );
+        gas_used
     }
 
     fn at(&self) -> ChainPoint {
@@ -176,13 +227,19 @@ impl SimChain {
         counted: Option<u64>,
         token: Address,
         action: &Action,
-        fx: &mut Effects,
+        (fx, gas): (&mut Effects, &mut Meter),
     ) -> Result<(), String> {
         match action {
             Action::Deploy { supply, .. } => {
+                gas.call(self.uniswap_factory)?;
+                gas.create(gas::TOKEN_CODE)?;
                 if self.has_code(&token) {
                     return Err("the token is deployed already (CREATE2 collision)".into());
                 }
+                gas.charge(gas::TOKEN_CONSTRUCTOR)?;
+                gas.store(Slot(token, "totalSupply".into()), true)?;
+                gas.store(Slot(token, format!("balance {}", self.relayer)), true)?;
+                gas.log(3, 32)?;
                 self.state.code.insert(token);
                 self.mint(token, self.relayer, supply.raw());
                 self.log(
@@ -199,12 +256,19 @@ impl SimChain {
             Action::Transfer { from, to, amount } => {
                 if let Account::Wallet(signer) = from {
                     let nonce = counted.map_or(AuthNonce::Derived(id), AuthNonce::Counted);
-                    self.authorize(token, *signer, nonce)?;
+                    if self.has_code(&token) {
+                        self.authorize(token, *signer, nonce, gas)?;
+                    }
                 }
                 let (from, to) = (self.account(from), self.account(to));
-                self.moved(tx, token, from, to, amount.raw())
+                self.moved(tx, token, (from, to), amount.raw(), gas)
             }
             Action::Mint { to, amount } => {
+                gas.call(token)?;
+                gas.store(Slot(token, "totalSupply".into()), false)?;
+                let had = self.balance(&token, to);
+                gas.store(Slot(token, format!("balance {to}")), had == 0)?;
+                gas.log(3, 32)?;
                 self.mint(token, *to, amount.raw());
                 self.log(
                     tx,
@@ -225,8 +289,33 @@ impl SimChain {
                 tick_upper,
             } => {
                 let address = self.pool_address(&token);
+                gas.call(self.uniswap_factory)?;
                 if self.state.pools.contains_key(&token) {
                     return Err("TokenpadMarketPoolOccupied".into());
+                }
+                // The pool's code, its price and oracle, its two ticks (3 words each), the
+                // position (3) and its NFT (4); the treasury's two signed pulls; the logs of
+                // the pool's creation, its initialization, the mint and the NFT.
+                gas.create(gas::POOL_CODE)?;
+                let words = [
+                    "slot0",
+                    "observations",
+                    "lower",
+                    "lower1",
+                    "lower2",
+                    "upper",
+                ]
+                .into_iter()
+                .chain(["upper1", "upper2", "position", "position1", "position2"])
+                .chain(["nft", "nft1", "nft2", "nft3"]);
+                for w in words {
+                    gas.store(Slot(address, w.into()), true)?;
+                }
+                let treasury = self.relayer;
+                self.authorize(token, treasury, AuthNonce::Derived(id), gas)?;
+                self.authorize(self.usdc, treasury, AuthNonce::Derived(id), gas)?;
+                for (topics, data) in [(3, 64), (1, 64), (4, 128), (4, 0)] {
+                    gas.log(topics, data)?;
                 }
                 let sqrt: U256 = sqrt_price_x96
                     .parse()
@@ -239,9 +328,8 @@ impl SimChain {
                     sqrt,
                     (*tick_lower, *tick_upper),
                 )?;
-                let treasury = self.relayer;
-                self.moved(tx, token, treasury, address, o.tokens)?;
-                self.moved(tx, self.usdc, treasury, address, o.usdc)?;
+                self.moved(tx, token, (treasury, address), o.tokens, gas)?;
+                self.moved(tx, self.usdc, (treasury, address), o.usdc, gas)?;
                 self.state.positions += 1;
                 let (amount0, amount1) = if o.pool.token_is_0 {
                     (o.tokens, o.usdc)
@@ -268,8 +356,10 @@ impl SimChain {
                 limit,
                 ..
             } => {
-                self.authorize(token, *holder, AuthNonce::Derived(id))?;
-                let traded = self.swap(tx, token, *holder, *buy, *exact_in, amount.raw())?;
+                gas.call(self.uniswap_factory)?;
+                self.authorize(token, *holder, AuthNonce::Derived(id), gas)?;
+                let traded =
+                    self.swap(tx, (token, *holder), (*buy, *exact_in, amount.raw()), gas)?;
                 let bound_ok = if *exact_in {
                     traded.paid_out >= limit.raw()
                 } else {
@@ -289,10 +379,15 @@ impl SimChain {
                 lock,
             } => {
                 let (treasury, locker) = (self.relayer, self.locker);
+                gas.call(locker)?;
+                gas.store(Slot(locker, format!("lock {lock:?}")), true)?;
                 if self.state.locks.contains_key(lock) {
                     return Err("TokenpadLockerLockExists".into());
                 }
-                self.moved(tx, token, treasury, locker, amount.raw())?;
+                gas.store(Slot(locker, format!("lock1 {lock:?}")), true)?;
+                self.authorize(token, treasury, AuthNonce::Derived(id), gas)?;
+                self.moved(tx, token, (treasury, locker), amount.raw(), gas)?;
+                gas.log(3, 64)?;
                 self.state.locks.insert(
                     lock.clone(),
                     (token, *beneficiary, amount.raw(), *unlock_at),
@@ -300,6 +395,9 @@ impl SimChain {
                 Ok(())
             }
             Action::Release { lock, .. } => {
+                gas.call(self.locker)?;
+                gas.load(Slot(self.locker, format!("lock {lock:?}")))?;
+                gas.load(Slot(self.locker, format!("lock1 {lock:?}")))?;
                 let Some((t, to, amount, unlock_at)) = self.state.locks.get(lock).cloned() else {
                     return Ok(());
                 };
@@ -308,7 +406,10 @@ impl SimChain {
                 }
                 self.state.locks.remove(lock);
                 let locker = self.locker;
-                self.moved(tx, t, locker, to, amount)?;
+                gas.store(Slot(locker, format!("lock {lock:?}")), false)?;
+                gas.store(Slot(locker, format!("lock1 {lock:?}")), false)?;
+                self.moved(tx, t, (locker, to), amount, gas)?;
+                gas.log(3, 32)?;
                 fx.released.push(lock.clone());
                 Ok(())
             }
@@ -316,15 +417,14 @@ impl SimChain {
     }
 
     /// A swap of `trader` in `token`'s pool: what goes in leaves the trader, what comes out
-    /// reaches it.
-    fn swap(
+    /// reaches it. Its gas: the pool's words, each initialized tick it crosses, the two
+    /// transfers.
+    pub(super) fn swap(
         &mut self,
         tx: &str,
-        token: Address,
-        trader: Address,
-        buy: bool,
-        exact_in: bool,
-        amount: u128,
+        (token, trader): (Address, Address),
+        (buy, exact_in, amount): (bool, bool, u128),
+        gas: &mut Meter,
     ) -> Result<Traded, String> {
         let pool = self
             .state
@@ -332,21 +432,28 @@ impl SimChain {
             .get(&token)
             .cloned()
             .ok_or("no pool for the token")?;
+        gas.call(pool.address)?;
+        gas.store(Slot(pool.address, "slot0".into()), false)?;
+        gas.load(Slot(pool.address, "liquidity".into()))?;
+        gas.store(Slot(pool.address, "feeGrowth".into()), false)?;
         let traded = pool.swap(buy, exact_in, amount)?;
+        let (a, b) = (pool.state.tick, traded.after.tick);
+        let crossed = pool.ticks.range(a.min(b)..=a.max(b)).count() as u64;
+        gas.charge(gas::TICK_CROSS.saturating_mul(crossed))?;
         let (pay, get) = if buy {
             (self.usdc, token)
         } else {
             (token, self.usdc)
         };
-        self.moved(tx, pay, trader, pool.address, traded.paid_in)?;
-        self.moved(tx, get, pool.address, trader, traded.paid_out)?;
+        self.moved(tx, pay, (trader, pool.address), traded.paid_in, gas)?;
+        self.moved(tx, get, (pool.address, trader), traded.paid_out, gas)?;
         if let Some(p) = self.state.pools.get_mut(&token) {
             p.state = traded.after;
         }
         Ok(traded)
     }
 
-    fn swap_event(&mut self, tx: &str, token: Address, t: &Traded) -> PoolEvent {
+    pub(super) fn swap_event(&mut self, tx: &str, token: Address, t: &Traded) -> PoolEvent {
         let pool = self.pool_address(&token);
         let e = PoolEvent::Swap {
             pool,
@@ -360,52 +467,5 @@ impl SimChain {
         };
         self.log(tx, LogKind::Pool(e.clone()));
         e
-    }
-
-    /// An outside trader buys `token` with `usdc` of its own (minted to it first), or sells
-    /// tokens it holds, in the token's pool; mined in the current block. Refused (nothing
-    /// happens) when the pool cannot fill it.
-    pub fn outside_trade(
-        &mut self,
-        trader: Address,
-        token: &TokenAddress,
-        buy: bool,
-        amount: u128,
-    ) -> Result<(), String> {
-        let token = token.address();
-        if buy {
-            let have = self.balance(&self.usdc, &trader);
-            if have < amount {
-                self.mint(self.usdc, trader, amount - have);
-            }
-        }
-        let before = (self.state.clone(), self.logs.len());
-        let tx = self.outside_hash();
-        match self.swap(&tx, token, trader, buy, true, amount) {
-            Ok(traded) => {
-                self.swap_event(&tx, token, &traded);
-                self.block += 1;
-                Ok(())
-            }
-            Err(e) => {
-                self.state = before.0;
-                self.logs.truncate(before.1);
-                Err(e)
-            }
-        }
-    }
-
-    /// An outside wallet sends `amount` of `token` to `to` (a deposit, when `to` is a holder).
-    pub fn outside_send(
-        &mut self,
-        token: &TokenAddress,
-        from: Address,
-        to: Address,
-        amount: u128,
-    ) -> Result<(), String> {
-        let tx = self.outside_hash();
-        self.moved(&tx, token.address(), from, to, amount)?;
-        self.block += 1;
-        Ok(())
     }
 }

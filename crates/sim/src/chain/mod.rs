@@ -10,10 +10,17 @@
 //! the same signer; a treasury transfer has none (only the relayer's nonce keeps it once); a call to
 //! a token without code "succeeds" and moves nothing; a release before its unlock time is
 //! skipped, not reverted.
+//!
+//! And it can say no the way chains do: every transaction is charged its gas (`gas`) and
+//! runs out when its limit is too low (all or nothing, its nonce used); blocks can be
+//! reorganized away (`reorg`); the node can hold a transaction forever, or drop it; someone
+//! else can use the relayer's key and take its next nonce (`outside`).
 
 pub mod exec;
 pub mod gas;
+pub mod outside;
 pub mod pools;
+pub mod reorg;
 
 use pools::ChainPool;
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,7 +39,7 @@ pub struct SentTx {
     /// The counted authorization nonce each holder-signed transfer carries (by intent id;
     /// `Intent::auth_nonce`): what its holder signed.
     pub auth_nonces: BTreeMap<u64, u64>,
-    /// The gas it may use (`gas`: less than it needs runs out).
+    /// The most gas it may use: past it, it runs out (`gas`).
     pub gas_limit: u64,
 }
 
@@ -55,6 +62,8 @@ pub struct Receipt {
     pub released: Vec<LockId>,
     /// Whether the simulator made it revert (a fault), not the chain's own rules.
     pub injected: bool,
+    /// The gas it used: all of its limit when it ran out ([`gas::OUT_OF_GAS`]).
+    pub gas_used: u64,
 }
 
 /// A log the chain emitted.
@@ -132,6 +141,12 @@ pub struct SimChain {
     pub reverted_behind: BTreeMap<u64, Vec<(Address, u64)>>,
     /// Transactions of others (outside traders, senders).
     pub outside_txs: u64,
+    /// The gas schedule's multiplier, in percent (100 as `gas` says; raised by a fault).
+    pub gas_percent: u64,
+    /// Transactions the node accepted and will never mine (a fault).
+    pub held: BTreeSet<String>,
+    /// The blocks, as a reorganization needs them (`reorg`).
+    pub blocks: reorg::Blocks,
 }
 
 impl SimChain {
@@ -155,7 +170,11 @@ impl SimChain {
             reverted_open: BTreeSet::new(),
             reverted_behind: BTreeMap::new(),
             outside_txs: 0,
+            gas_percent: 100,
+            held: BTreeSet::new(),
+            blocks: reorg::Blocks::default(),
         }
+        .started()
     }
 
     pub fn balance(&self, token: &Address, owner: &Address) -> u128 {
@@ -185,6 +204,13 @@ impl SimChain {
             return Sent::AlreadyKnown;
         }
         if tx.nonce < self.nonce {
+            // Its nonce went to another transaction (taken from outside): what it carries,
+            // not carried out yet, goes out later, after newer movements that may need it.
+            for (id, token, _) in &tx.intents {
+                if !self.executed.contains_key(id) {
+                    self.reverted_open.insert((token.address(), *id));
+                }
+            }
             return Sent::NonceTooLow;
         }
         self.mempool.entry(tx.nonce).or_default().push(tx);
@@ -254,10 +280,11 @@ impl SimChain {
                 .is_some_and(|i| *i < 64 && mask & (1 << i) != 0)
         };
         while let Some(versions) = self.mempool.get(&self.nonce) {
+            let mut minable = versions.iter().filter(|t| !self.held.contains(&t.hash));
             let chosen = if older {
-                versions.first()
+                minable.next()
             } else {
-                versions.last()
+                minable.next_back()
             };
             let Some(tx) = chosen.cloned() else { break };
             if bit(hold, &tx.hash) {
@@ -266,9 +293,20 @@ impl SimChain {
             self.mempool.remove(&self.nonce);
             let inject = bit(revert, &tx.hash) && revertable(&tx);
             self.execute(&tx, inject);
+            self.blocks.mined(self.block, tx);
             self.nonce += 1;
         }
-        self.block += 1;
+        self.seal();
+    }
+
+    /// The node will never mine the pending transactions whose place in `pending()` has its
+    /// bit in `mask` (it keeps them: it says it knows them).
+    pub fn hold_forever(&mut self, mask: u64) {
+        for (i, (_, hash)) in self.pending().into_iter().enumerate() {
+            if i < 64 && mask & (1 << i) != 0 {
+                self.held.insert(hash);
+            }
+        }
     }
 
     /// Someone else's transaction (an outside trader, a sender): its own hash.

@@ -39,6 +39,7 @@ const CRATES: [(&str, &[&[&str]]); 5] = [
             &["store", "auth", "ratelimit"],
             &["ops"],
             &["wire"],
+            &["serve"],
             &["codegen"],
         ],
     ),

@@ -1,15 +1,14 @@
 //! The merchant Durable Object: one per merchant, the strongly consistent ledger.
 //!
-//! Every request for a merchant runs here, one at a time (`api.rs`). An API call is: check the
-//! credential and charge its caller's budget, once (`caller.rs`, `budgets.rs`) -> authorize
-//! the operation, once (the core's `wire::scope::authorize`) -> run due work (`due.rs`: item
-//! by item, a failing item never fails the request) -> replay an idempotent answer
-//! (`idempotency.rs`), or apply the operation inside one SQLite transaction with its
-//! idempotency record and its follow-ups (`outbox.rs`) -> do the follow-ups (`followup.rs`:
-//! the alarm, the registry), whose failure never turns the committed answer into an error ->
-//! tell live push (`objects/live`) -> answer. Nothing awaits between reading a balance and
-//! writing it, so concurrent requests can never interleave inside an operation and never
-//! overdraw. The alarm (`alarm` below) runs due work, the chain's settlement (`settle.rs`) and
+//! Every request for a merchant runs here, one at a time (`api.rs`), through the core's
+//! pipeline (`tokenpad_core::serve`: check the credential and charge its caller's budget,
+//! once -> authorize the operation, once -> run due work item by item -> replay an idempotent
+//! answer, or apply the operation inside one SQLite transaction with its idempotency record
+//! and its follow-ups), over this object's ports (`ports.rs`); then the follow-ups
+//! (`followup.rs`: the alarm, the registry), whose failure never turns the committed answer
+//! into an error -> tell live push (`objects/live`) -> answer. Nothing awaits between reading
+//! a balance and writing it, so concurrent requests can never interleave inside an operation
+//! and never overdraw. The alarm (`alarm` below) runs due work, the chain's settlement (`settle.rs`) and
 //! webhook deliveries (`webhooks.rs`); the operator's calls are in `operator.rs` (the chain's
 //! in `chain_view.rs`), the test faults in `faults.rs`, how the edge calls in `rpc.rs`.
 //!
@@ -23,11 +22,11 @@ mod chain_view;
 mod due;
 mod faults;
 mod followup;
-mod idempotency;
 mod members;
 mod memory;
 mod operator;
 mod outbox;
+mod ports;
 mod presale_texts;
 mod render;
 mod rpc;

@@ -1,10 +1,8 @@
-//! Follow-ups: work that must happen after an operation commits, outside its object, and
-//! must not be lost: today, recording a new deployment's owner in the registry (the keyless
-//! overview page finds the deployment through it). A follow-up is written in the same
-//! transaction as the operation that calls for it, so it exists exactly when the operation
-//! committed; it is delivered after the commit and, until a delivery succeeds, retried with
-//! a backoff by the alarm. Deliveries are idempotent (the registry's write is an
-//! INSERT OR IGNORE), so a delivery that landed but whose answer was lost can be repeated.
+//! The follow-ups' table: which follow-up an answer calls for, and why it is written in the
+//! operation's transaction, is the core's (`tokenpad_core::serve::Followup`); here they are
+//! stored, listed when due, and marked delivered or failed (retried with a backoff by the
+//! alarm). Deliveries are idempotent (the registry's write is an INSERT OR IGNORE), so a
+//! delivery that landed but whose answer was lost can be repeated.
 
 use crate::adapters::sql::{int, SqlStore};
 use crate::hop::RegistryCall;
@@ -12,8 +10,8 @@ use serde::Deserialize;
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::ops::due::backoff;
 use tokenpad_core::ops::Ctx;
-use tokenpad_core::wire::deployment::DeploymentAnswer;
-use tokenpad_core::wire::{Reply, Response};
+use tokenpad_core::serve;
+use tokenpad_core::wire::Reply;
 use tokenpad_core::{Error, Result};
 
 /// A follow-up waiting for delivery.
@@ -30,29 +28,25 @@ impl Followup {
     }
 }
 
-/// Queues the follow-ups an operation's answer calls for (inside its transaction); true when
-/// there was one.
+/// Queues the follow-up an operation's answer calls for (`serve::Followup`), inside its
+/// transaction; true when there was one.
 pub fn queue(store: &SqlStore, ctx: &Ctx, reply: &Reply) -> Result<bool> {
-    if let (201, Response::Deployment(DeploymentAnswer::Created(created))) =
-        (reply.status, &reply.body)
-    {
-        let call = RegistryCall::RegisterDeployment {
-            id: created.id.clone(),
-            merchant: ctx.merchant.id.clone(),
-        };
-        let text =
-            serde_json::to_string(&call).map_err(|e| Error::internal(format!("followup: {e}")))?;
-        store.exec(
-            "INSERT OR IGNORE INTO followups (key, call, attempts, next_at) VALUES (?, ?, 0, ?)",
-            vec![
-                format!("owner:{}", created.id).into(),
-                text.into(),
-                int(ctx.now),
-            ],
-        )?;
-        return Ok(true);
-    }
-    Ok(false)
+    let Some(followup) = serve::Followup::of(ctx, reply) else {
+        return Ok(false);
+    };
+    let call = match &followup {
+        serve::Followup::RegisterDeployment { id, merchant } => RegistryCall::RegisterDeployment {
+            id: id.clone(),
+            merchant: merchant.clone(),
+        },
+    };
+    let text =
+        serde_json::to_string(&call).map_err(|e| Error::internal(format!("followup: {e}")))?;
+    store.exec(
+        "INSERT OR IGNORE INTO followups (key, call, attempts, next_at) VALUES (?, ?, 0, ?)",
+        vec![followup.key().into(), text.into(), int(ctx.now)],
+    )?;
+    Ok(true)
 }
 
 /// Follow-ups due at `now`, oldest first, at most `limit`.

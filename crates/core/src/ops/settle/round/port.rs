@@ -131,8 +131,9 @@ pub enum Plant {
     /// A signed batch's intents stay queued (as if `settle::signed` did not mark them): the
     /// next round sends them again.
     ForgetsToMarkSent,
-    /// A transaction gets half the gas its estimate and floor say it needs.
-    LowGasLimit,
+    /// A transaction gets a gas limit below the chain's estimate, never more after it ran out
+    /// (as fixed limits measured once do).
+    GasLimitTooLow,
 }
 
 /// How loud a line of the round's log is.

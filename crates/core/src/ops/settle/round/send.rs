@@ -113,7 +113,7 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
     ) -> Step<Vec<u64>> {
         let cap = gas::cap(block_gas_limit);
         let estimates = self.chain.estimates(built).await?;
-        let low = self.chain.planted() == Some(Plant::LowGasLimit);
+        let low = self.chain.planted() == Some(Plant::GasLimitTooLow);
         Ok(batches
             .iter()
             .zip(built)
@@ -122,7 +122,7 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
                 let out_of_gas = b.intents.iter().map(|i| i.out_of_gas).max().unwrap_or(0);
                 let limit = gas::limit(estimate, payload.floor, out_of_gas, cap);
                 if low {
-                    estimate.unwrap_or(payload.floor) / 2
+                    estimate.unwrap_or(payload.floor).saturating_sub(1)
                 } else {
                     limit
                 }
