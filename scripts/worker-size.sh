@@ -5,12 +5,15 @@
 # this figure; a larger one also starts slower (V8 compiles the wasm at a cold start).
 #
 #   budget:  1024 KiB gzipped (docs/performance.md: the Worker's size; the target is 900)
-#   ceiling: 1245 KiB gzipped, the size at this release plus a little: the Worker is still
+#   ceiling: 1235 KiB gzipped, the size at this release plus a little: the Worker is still
 #            over its budget, so this ratchet keeps it from growing further until it is back
 #            under; lower it as the size comes down, and raise it only for a reason written here.
 #            Raised: 1150 (1,142 KiB when set, issue 44's name-section cut) -> 1245 for the
 #            merchant accounts (issue 41: the account object, login, mail, members, argon2id;
 #            1,237 KiB with them), a product the service could not be run without.
+#            Lowered: 1245 -> 1235 (1,230 KiB when set): every SQLite transaction goes through
+#            one closure type (adapters/txn.rs), so its JS glue is made once, not per call site
+#            (-19 KiB, which paid for the pipeline and the settler's round moving to the core).
 #
 #   scripts/worker-size.sh           measure crates/worker/build as built (builds it when missing)
 #   scripts/worker-size.sh --build   rebuild it first
@@ -22,7 +25,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
 BUDGET_KIB=1024
-CEILING_KIB=1245
+CEILING_KIB=1235
 if [[ "${1:-}" == "--build" || ! -f crates/worker/build/index_bg.wasm ]]; then
   "$ROOT/scripts/build-worker.sh" >&2
 fi

@@ -18,11 +18,41 @@ use tokenpad_core::{Error, Result};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
+/// Every transaction goes through one closure type: `transactionSync`'s JS glue (what
+/// `Closure::once` generates per closure type, some kilobytes each) is then made once, not for
+/// each of the few dozen places that open a transaction. The generic part only moves the
+/// value out.
+type Work = Box<dyn FnOnce() -> Result<()>>;
+
+/// Runs `f` as a value-returning [`Work`].
+fn erased<T: 'static>(f: impl FnOnce() -> Result<T> + 'static) -> (Work, Rc<RefCell<Option<T>>>) {
+    let slot = Rc::new(RefCell::new(None));
+    let inner = Rc::clone(&slot);
+    let work: Work = Box::new(move || {
+        let value = f()?;
+        *inner.borrow_mut() = Some(value);
+        Ok(())
+    });
+    (work, slot)
+}
+
+fn taken<T>(slot: &Rc<RefCell<Option<T>>>) -> Result<T> {
+    slot.borrow_mut()
+        .take()
+        .ok_or_else(|| Error::internal("transaction closure did not run"))
+}
+
 pub fn transaction<T: 'static>(
     storage: &worker::Storage,
     watch: &Watch,
     f: impl FnOnce() -> Result<T> + 'static,
 ) -> Result<T> {
+    let (work, slot) = erased(f);
+    transaction_once(storage, watch, work)?;
+    taken(&slot)
+}
+
+fn transaction_once(storage: &worker::Storage, watch: &Watch, f: Work) -> Result<()> {
     watch
         .cache
         .try_borrow_mut()
@@ -36,16 +66,18 @@ pub fn transaction<T: 'static>(
     // Events the cache still holds back (`cache/events.rs`; a path that did not seal them) go
     // into SQLite before the commit.
     let events = SqlStore::new(storage.sql()).watching(watch.clone());
-    let outcome = run(storage, move || {
-        let value = f()?;
-        // Conservation per token, once, whatever the transaction did: an error rolls it back.
-        books
-            .try_borrow_mut()
-            .map_err(|_| Error::internal("the books are busy"))?
-            .check()?;
-        events.insert_held_events()?;
-        Ok(value)
-    });
+    let outcome = run_once(
+        storage,
+        Box::new(move || {
+            f()?;
+            // Conservation per token, once, whatever the transaction did: an error rolls it back.
+            books
+                .try_borrow_mut()
+                .map_err(|_| Error::internal("the books are busy"))?
+                .check()?;
+            events.insert_held_events()
+        }),
+    );
     match watch.cache.try_borrow_mut() {
         Ok(mut cache) => cache.end(outcome.is_ok()),
         // Never (the object is single-threaded); if it were, the cache would keep nothing.
@@ -58,12 +90,18 @@ pub fn run<T: 'static>(
     storage: &worker::Storage,
     f: impl FnOnce() -> Result<T> + 'static,
 ) -> Result<T> {
+    let (work, slot) = erased(f);
+    run_once(storage, work)?;
+    taken(&slot)
+}
+
+fn run_once(storage: &worker::Storage, f: Work) -> Result<()> {
     let raw: &JsValue = storage.as_raw().as_ref();
     let func = js_sys::Reflect::get(raw, &JsValue::from_str("transactionSync"))
         .ok()
         .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
         .ok_or_else(|| Error::internal("storage.transactionSync is not available"))?;
-    let slot: Rc<RefCell<Option<Result<T>>>> = Rc::new(RefCell::new(None));
+    let slot: Rc<RefCell<Option<Result<()>>>> = Rc::new(RefCell::new(None));
     let inner = slot.clone();
     let closure = Closure::once(move || -> std::result::Result<JsValue, JsValue> {
         let outcome = f();
