@@ -200,6 +200,7 @@ fn watch(node: &mut Node, chain: &mut SimChain, faults: RoundFaults) -> Step {
                 reason: r.reason.clone(),
                 events: r.events.clone(),
                 released: r.released.clone(),
+                transfers: r.transfers.clone(),
             };
             let ctx = node.ctx();
             commit(node, move |s| {

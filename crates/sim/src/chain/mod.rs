@@ -25,10 +25,12 @@ pub mod reorg;
 use pools::ChainPool;
 use std::collections::{BTreeMap, BTreeSet};
 use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::chain::PoolEvent;
 use tokenpad_core::model::ids::{LockId, TokenAddress};
 use tokenpad_core::model::intent::Action;
 use tokenpad_core::model::time::Millis;
+use tokenpad_core::ops::settle::Transferred;
 
 /// A signed transaction version the relayer broadcast: the intents it carries, in order.
 #[derive(Clone, Debug)]
@@ -60,6 +62,8 @@ pub struct Receipt {
     pub reason: Option<String>,
     pub events: Vec<PoolEvent>,
     pub released: Vec<LockId>,
+    /// Its `Transfer` logs (a success's), as the settler reads them from a receipt.
+    pub transfers: Vec<Transferred>,
     /// Whether the simulator made it revert (a fault), not the chain's own rules.
     pub injected: bool,
     /// The gas it used: all of its limit when it ran out ([`gas::OUT_OF_GAS`]).
@@ -183,6 +187,29 @@ impl SimChain {
             .get(&(*token, *owner))
             .copied()
             .unwrap_or(0)
+    }
+
+    /// The `Transfer` logs of transaction `tx` among the logs from the `from`th on, as its
+    /// receipt carries them.
+    pub fn transfers_since(&self, from: usize, tx: &str) -> Vec<Transferred> {
+        let logs = self.logs.get(from..).unwrap_or_default();
+        logs.iter()
+            .filter(|l| l.tx == tx)
+            .filter_map(|l| match &l.kind {
+                LogKind::Transfer {
+                    token,
+                    from,
+                    to,
+                    amount,
+                } => Some(Transferred {
+                    token: *token,
+                    from: *from,
+                    to: *to,
+                    amount: Units::new(*amount),
+                }),
+                LogKind::Pool(_) => None,
+            })
+            .collect()
     }
 
     pub fn has_code(&self, token: &Address) -> bool {

@@ -8,14 +8,16 @@ use super::rpc::{Fail, Rpc};
 use super::settler::{Head, Settler, Step, FEE_BUMP_PERCENT, MAX_VERSIONS};
 use std::collections::BTreeMap;
 use tokenpad_core::crypto::hex0x;
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::ids::LockId;
 use tokenpad_core::model::intent::Action;
 use tokenpad_core::model::settlement::{ChainTx, TxState};
-use tokenpad_core::ops::settle::{self, Mined};
+use tokenpad_core::ops::settle::{self, Mined, Transferred};
 use tokenpad_core::store::Store;
 use tokenpad_core::Error;
 use tokenpad_evm::rpc::{self as r, BlockTag};
-use tokenpad_evm::{calls, reads, tx};
+use tokenpad_evm::{calls, logs, reads, tx};
 
 impl Settler<'_> {
     pub(super) async fn watch(&self, rpc: &Rpc<'_>, head: &Head) -> Step {
@@ -87,6 +89,19 @@ impl Settler<'_> {
             reason,
             events: super::pools::pool_events(&receipt.logs, market),
             released: self.released(rpc, t, &receipt).await?,
+            // What it moved: a success is proof of a movement only with its log (a call to
+            // a token without code succeeds and moves nothing).
+            transfers: receipt
+                .logs
+                .iter()
+                .filter_map(logs::decode_transfer)
+                .map(|l| Transferred {
+                    token: Address(l.token),
+                    from: Address(l.from),
+                    to: Address(l.to),
+                    amount: Units::new(l.value),
+                })
+                .collect(),
         };
         if !m.success {
             worker::console_warn!(
