@@ -235,6 +235,16 @@ impl SimChain {
         action: &Action,
         (fx, gas): (&mut Effects, &mut Meter),
     ) -> Result<(), String> {
+        let pulled = matches!(
+            action,
+            Action::OpenPool { .. } | Action::Swap { .. } | Action::Lock { .. }
+        );
+        if pulled && !self.has_code(&token) {
+            // The market and the lock contract pull the token with receiveWithAuthorization, a
+            // call that reverts on an address without code (unlike a call made to it).
+            gas.call(token)?;
+            return Err("call to a token without code".into());
+        }
         match action {
             Action::Deploy { supply, .. } => {
                 gas.call(self.uniswap_factory)?;

@@ -8,7 +8,8 @@
 //! carries its holder's counted nonce (or, queued before nonces were counted, one derived from
 //! its intent), a swap one derived from its intent, which the token refuses to use twice for
 //! the same signer; a treasury transfer has none (only the relayer's nonce keeps it once); a call to
-//! a token without code "succeeds" and moves nothing; a release before its unlock time is
+//! a token without code "succeeds" and moves nothing (the market and the lock contract, which
+//! pull a token with receiveWithAuthorization, revert); a release before its unlock time is
 //! skipped, not reverted.
 //!
 //! And it can say no the way chains do: every transaction is charged its gas (`gas`) and
