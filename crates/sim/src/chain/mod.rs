@@ -150,6 +150,9 @@ pub struct SimChain {
     pub gas_percent: u64,
     /// Transactions the node accepted and will never mine (a fault).
     pub held: BTreeSet<String>,
+    /// The movements of the relayer's transactions the node dropped (a fault), by nonce,
+    /// until that nonce is mined: if someone else takes it, they were sent back by a fault.
+    pub dropped: BTreeMap<u64, Vec<(Address, u64)>>,
     /// The blocks, as a reorganization needs them (`reorg`).
     pub blocks: reorg::Blocks,
 }
@@ -177,6 +180,7 @@ impl SimChain {
             outside_txs: 0,
             gas_percent: 100,
             held: BTreeSet::new(),
+            dropped: BTreeMap::new(),
             blocks: reorg::Blocks::default(),
         }
         .started()
@@ -262,7 +266,14 @@ impl SimChain {
             .filter(|(i, _)| *i < 64 && mask & (1 << i) != 0)
             .map(|(_, (_, h))| h)
             .collect();
-        for versions in self.mempool.values_mut() {
+        for (nonce, versions) in self.mempool.iter_mut() {
+            for t in versions.iter().filter(|t| doomed.contains(&t.hash)) {
+                let lost = t
+                    .intents
+                    .iter()
+                    .map(|(id, token, _)| (token.address(), *id));
+                self.dropped.entry(*nonce).or_default().extend(lost);
+            }
             versions.retain(|t| !doomed.contains(&t.hash));
         }
         self.mempool.retain(|_, v| !v.is_empty());
@@ -319,6 +330,7 @@ impl SimChain {
                 break;
             }
             self.mempool.remove(&self.nonce);
+            self.dropped.remove(&self.nonce);
             let inject = bit(revert, &tx.hash) && revertable(&tx);
             self.execute(&tx, inject);
             self.blocks.mined(self.block, tx);
