@@ -258,6 +258,7 @@ impl Chain for SimPorts<'_> {
                 reason: r.reason.clone(),
                 events: r.events.clone(),
                 released: r.released.clone(),
+                transfers: r.transfers.clone(),
             }));
         }
         Ok(out)

@@ -2,7 +2,8 @@
 //! [--plant BUG] [--print] [--stats]`: runs seeded histories (see the library); a failing
 //! seed prints its shortest failing history and the command that reruns it, and exits 1.
 //! `--ci` (and no seed at all) runs the CI seeds, then the regression seeds
-//! (`REGRESSION_SEEDS`, each at its own length).
+//! (`REGRESSION_SEEDS`, each at its own length), then the hostile CI seeds
+//! (`HOSTILE_CI_SEEDS`, in a hostile world).
 //! `--plant` plants a bug in the service (`bug::Bug::ALL`, e.g. `gas-limit-too-low`) to see
 //! the checks find it; `--print` prints a passing seed's history too; `--stats` counts what
 //! the histories did (answers by route and status, events by type, movements by outcome);
@@ -12,12 +13,14 @@
 use std::process::ExitCode;
 use std::time::Instant;
 use tokenpad_sim::bug::Bug;
-use tokenpad_sim::{draw_opts, run_seed_opts, Summary, CI_SEEDS, CI_STEPS, REGRESSION_SEEDS};
+use tokenpad_sim::{
+    draw_opts, run_seed_opts, Summary, CI_SEEDS, CI_STEPS, HOSTILE_CI_SEEDS, REGRESSION_SEEDS,
+};
 
 struct Args {
     seeds: std::ops::Range<u64>,
     steps: usize,
-    /// Run `REGRESSION_SEEDS` too (the CI run).
+    /// Run `REGRESSION_SEEDS` and `HOSTILE_CI_SEEDS` too (the CI run).
     regressions: bool,
     bug: Option<Bug>,
     print: bool,
@@ -83,24 +86,34 @@ fn main() -> ExitCode {
     };
     let started = Instant::now();
     let (mut passed, mut total) = (0u64, Summary::default());
-    let mut runs: Vec<(u64, usize)> = a.seeds.clone().map(|seed| (seed, a.steps)).collect();
+    let mut runs: Vec<(u64, usize, bool)> = a
+        .seeds
+        .clone()
+        .map(|seed| (seed, a.steps, a.hostile))
+        .collect();
     let regressions: &[(u64, usize)] = if a.regressions {
         &REGRESSION_SEEDS
     } else {
         &[]
     };
-    runs.extend_from_slice(regressions);
-    for (seed, steps) in runs {
-        match run_seed_opts(seed, steps, a.bug, a.hostile) {
+    runs.extend(
+        regressions
+            .iter()
+            .map(|(seed, steps)| (*seed, *steps, a.hostile)),
+    );
+    let hostile = if a.regressions {
+        HOSTILE_CI_SEEDS
+    } else {
+        0..0
+    };
+    runs.extend(hostile.clone().map(|seed| (seed, CI_STEPS, true)));
+    for (seed, steps, hostile) in runs {
+        match run_seed_opts(seed, steps, a.bug, hostile) {
             Ok(s) => {
                 passed += 1;
                 total.add(&s);
                 if a.print {
-                    for (n, step) in draw_opts(seed, steps, a.bug, a.hostile)
-                        .0
-                        .iter()
-                        .enumerate()
-                    {
+                    for (n, step) in draw_opts(seed, steps, a.bug, hostile).0.iter().enumerate() {
                         println!("{n:>4}  {step}");
                     }
                     println!("seed {seed}: digest {}", s.digest);
@@ -116,11 +129,17 @@ fn main() -> ExitCode {
         .iter()
         .map(|(seed, steps)| format!("{seed} x {steps}"))
         .collect();
-    let also = if also.is_empty() {
+    let mut also = if also.is_empty() {
         String::new()
     } else {
         format!(", regression seeds {}", also.join(", "))
     };
+    if !hostile.is_empty() {
+        also.push_str(&format!(
+            ", hostile seeds {}..{} x {CI_STEPS}",
+            hostile.start, hostile.end
+        ));
+    }
     println!(
         "{passed} seeds ({}..{} x {} steps{also}) passed in {:.1} s: {} steps, {} answers, {} chain movements, {} blocks, {} events; digest {}",
         a.seeds.start,

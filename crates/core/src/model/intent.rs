@@ -279,6 +279,10 @@ pub struct Intent {
     /// settler's builder), and past `ops::settle::MAX_OUT_OF_GAS` it is parked.
     #[serde(default)]
     pub out_of_gas: u32,
+    /// How many successful receipts of it did not show it (`ops::settle::receipt`): each
+    /// sends it again, and past `ops::settle::MAX_UNSHOWN` it is parked.
+    #[serde(default)]
+    pub unshown: u32,
     /// Why it is held for an operator (a revert of ours it cannot repair alone, gas that
     /// never sufficed): the settler does not send it until `POST /admin/merchants/:id/chain/
     /// retry` clears it. Still open: the ledger keeps the movement.
@@ -325,6 +329,7 @@ impl Intent {
             solo: false,
             attempts: 0,
             out_of_gas: 0,
+            unshown: 0,
             parked: None,
             parked_at: None,
             reorged: 0,

@@ -65,6 +65,17 @@ pub struct ChainTx {
     #[serde(default)]
     pub finalized: bool,
     pub gas_used: Option<u64>,
+    /// A success's intents whose movement its receipt does not show (no `Transfer` log of
+    /// it: a call to a token without code succeeds and moves nothing;
+    /// `ops::settle::receipt`): not confirmed, and sent again once the receipt is final.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unshown: Vec<u64>,
+    /// A revert's intents that were behind an older open movement of their token when its
+    /// receipt was first read, as of its block (`ops::settle::receipt`): they may have needed
+    /// what that one brings, and go again rather than fail. None: not judged then (stored
+    /// before this was kept): judged when the revert is acted on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behind: Option<Vec<u64>>,
     /// Why it reverted, or the last broadcast error.
     pub error: Option<String>,
     /// When it was last broadcast (service time).
@@ -97,6 +108,8 @@ impl ChainTx {
             block_hash: None,
             finalized: false,
             gas_used: None,
+            unshown: Vec::new(),
+            behind: None,
             error: None,
             sent_at: None,
             created_at: at,

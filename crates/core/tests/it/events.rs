@@ -394,7 +394,8 @@ fn mined_and_refused_movements_write_confirmed_and_failed_events() {
     let first = sign(&mut fx, n + 1, &batches[0]);
     let second = sign(&mut fx, n + 2, &batches[1]);
     settle::mined(&mut fx.store, &ctx, n + 1, &receipt(&first, false)).unwrap();
-    settle::mined(&mut fx.store, &ctx, n + 2, &receipt(&second, true)).unwrap();
+    let landed = crate::settle::landed(&fx, &second);
+    settle::mined(&mut fx.store, &ctx, n + 2, &landed).unwrap();
     // The reverted batch wrote nothing: only each movement's final outcome is an event.
     let events = log(&mut fx.store, &m);
     let of = |kind: &str| -> Vec<(String, String)> {

@@ -29,6 +29,7 @@ mod netting;
 mod openapi_codes;
 mod presale;
 mod reads;
+mod receipts;
 mod reorg;
 mod reverts;
 mod sessions;

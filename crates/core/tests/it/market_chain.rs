@@ -4,7 +4,7 @@
 //! against a real node in tests/http/markets.test.mjs.
 
 use crate::common::{assert_conserved, body, tok, usdc_address, Fx};
-use crate::settle::{evm, receipt, sign, token, LIMITS};
+use crate::settle::{evm, receipt_of, sign, token, LIMITS};
 use serde_json::json;
 use tokenpad_core::error::ErrorCode as C;
 use tokenpad_core::model::amount::{Units, Usdc};
@@ -32,7 +32,7 @@ pub(crate) fn mine_next(fx: &mut Fx, call: Call, events: Option<Vec<PoolEvent>>)
     assert_eq!(b.call, call);
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
     let tx = sign(fx, nonce, b);
-    let mut m: Mined = receipt(&tx, events.is_some());
+    let mut m: Mined = receipt_of(fx, &tx, events.is_some());
     m.events = events.unwrap_or_default();
     let ctx = fx.ctx.clone();
     settle::mined(&mut fx.store, &ctx, nonce, &m).unwrap();

@@ -5,7 +5,7 @@
 //! undone; and nothing is done about a revert before its receipt is final.
 
 use crate::common::{assert_conserved, body, tok, Fx};
-use crate::settle::{distribute, evm, receipt, settle_all, sign, token, LIMITS};
+use crate::settle::{distribute, evm, landed, receipt, settle_all, sign, token, LIMITS};
 use serde_json::json;
 use tokenpad_core::model::history::{ChainStatus, TxType};
 use tokenpad_core::model::ids::TokenAddress;
@@ -81,7 +81,8 @@ fn a_reverted_batch_splits_and_a_refused_movement_is_undone() {
     let first = sign(&mut fx, tx.nonce + 1, &batches[0]);
     let second = sign(&mut fx, tx.nonce + 2, &batches[1]);
     mine(&mut fx, &first, &receipt(&first, false));
-    mine(&mut fx, &second, &receipt(&second, true));
+    let m = landed(&fx, &second);
+    mine(&mut fx, &second, &m);
 
     // Alice's 10 never left her on chain: the ledger gave them back, visibly, with the
     // chain's reason; bob's 5 reached carol.

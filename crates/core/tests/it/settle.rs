@@ -15,7 +15,7 @@ use tokenpad_core::model::settlement::{ChainTx, TxVersion};
 use tokenpad_core::ops::ledger::{self, Outflow};
 use tokenpad_core::ops::settle::observe::{observe, Applied, Observed};
 use tokenpad_core::ops::settle::plan::{self, plan, Batch, Call, Limits};
-use tokenpad_core::ops::settle::{self, reconcile, Mined};
+use tokenpad_core::ops::settle::{self, reconcile, Mined, Transferred};
 use tokenpad_core::store::Store;
 
 pub(crate) const LIMITS: Limits = Limits {
@@ -63,6 +63,52 @@ pub(crate) fn sign(fx: &mut Fx, nonce: u64, batch: &Batch) -> ChainTx {
     tx
 }
 
+/// What the fake chain logs when `tx` lands, as the contracts do: a `Transfer` for each
+/// transfer (the treasury is the merchant's address, which the relayer is), mint (from the
+/// zero address) and lock (into the lock contract).
+pub(crate) fn logs(fx: &Fx, tx: &ChainTx) -> Vec<Transferred> {
+    let locker = fx.ctx.chain.locker().unwrap_or(Address([0xfd; 20]));
+    let account = |a: &Account| match a {
+        Account::Treasury => fx.ctx.merchant.address,
+        Account::Wallet(w) => *w,
+    };
+    let mut out = Vec::new();
+    for id in &tx.intents {
+        let i = fx.store.intent(*id).unwrap().unwrap();
+        let (from, to, amount) = match &i.action {
+            Action::Transfer { from, to, amount } => (account(from), account(to), *amount),
+            Action::Mint { to, amount } => (Address([0; 20]), *to, *amount),
+            Action::Lock { amount, .. } => (fx.ctx.merchant.address, locker, *amount),
+            _ => continue,
+        };
+        out.push(Transferred {
+            token: i.token.address(),
+            from,
+            to,
+            amount,
+        });
+    }
+    out
+}
+
+/// `tx` landed: a success with its logs.
+pub(crate) fn landed(fx: &Fx, tx: &ChainTx) -> Mined {
+    Mined {
+        transfers: logs(fx, tx),
+        ..receipt(tx, true)
+    }
+}
+
+/// `landed`, or a revert.
+pub(crate) fn receipt_of(fx: &Fx, tx: &ChainTx, success: bool) -> Mined {
+    if success {
+        landed(fx, tx)
+    } else {
+        receipt(tx, false)
+    }
+}
+
+/// A receipt of `tx` without logs (a revert's; a success that moved nothing).
 pub(crate) fn receipt(tx: &ChainTx, success: bool) -> Mined {
     Mined {
         hash: tx.versions.last().unwrap().hash.clone(),
@@ -74,6 +120,7 @@ pub(crate) fn receipt(tx: &ChainTx, success: bool) -> Mined {
         reason: (!success).then(|| "ERC20InsufficientBalance".to_string()),
         events: Vec::new(),
         released: Vec::new(),
+        transfers: Vec::new(),
     }
 }
 
@@ -89,7 +136,8 @@ pub(crate) fn settle_all(fx: &mut Fx) -> Vec<ChainTx> {
             let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
             let tx = sign(fx, nonce, b);
             let ctx = fx.ctx.clone();
-            settle::mined(&mut fx.store, &ctx, nonce, &receipt(&tx, true)).unwrap();
+            let m = landed(fx, &tx);
+            settle::mined(&mut fx.store, &ctx, nonce, &m).unwrap();
             txs.push(tx);
         }
     }
@@ -154,11 +202,12 @@ fn a_movement_is_pending_then_submitted_then_confirmed() {
     );
 
     let ctx = fx.ctx.clone();
-    settle::mined(&mut fx.store, &ctx, 1, &receipt(&tx, true)).unwrap();
+    let m = landed(&fx, &tx);
+    settle::mined(&mut fx.store, &ctx, 1, &m).unwrap();
     assert_eq!(rec(&fx).chain_status, ChainStatus::Confirmed);
     assert_eq!(rec(&fx).block, Some(2));
     // A receipt seen twice changes nothing.
-    settle::mined(&mut fx.store, &ctx, 1, &receipt(&tx, true)).unwrap();
+    settle::mined(&mut fx.store, &ctx, 1, &m).unwrap();
     assert!(fx.store.open_intents(10).unwrap().is_empty());
 }
 

@@ -151,7 +151,11 @@ impl SimChain {
         let ours = inject || out_of_gas;
         if success {
             for (id, token, action) in &tx.intents {
-                let skipped = matches!(action, Action::Release { lock, .. } if !effects.released.contains(lock));
+                // A release the contract skipped, and a call to a token without code (which
+                // "succeeds" and moves nothing), carried nothing out.
+                let skipped = matches!(action, Action::Release { lock, .. } if !effects.released.contains(lock))
+                    || (matches!(action, Action::Transfer { .. } | Action::Lock { .. })
+                        && !self.has_code(&token.address()));
                 if !skipped {
                     *self.executed.entry(*id).or_default() += 1;
                     self.reverted_open.remove(&(token.address(), *id));
@@ -192,6 +196,7 @@ impl SimChain {
                 self.natural_reverts.push((tx.hash.clone(), why));
             }
         }
+        let transfers = self.transfers_since(before.1, &tx.hash);
         self.receipts.insert(
             tx.hash.clone(),
             Receipt {
@@ -206,6 +211,7 @@ impl SimChain {
                 } else {
                     Vec::new()
                 },
+                transfers,
                 injected: inject,
                 gas_used,
             },
@@ -229,6 +235,16 @@ impl SimChain {
         action: &Action,
         (fx, gas): (&mut Effects, &mut Meter),
     ) -> Result<(), String> {
+        let pulled = matches!(
+            action,
+            Action::OpenPool { .. } | Action::Swap { .. } | Action::Lock { .. }
+        );
+        if pulled && !self.has_code(&token) {
+            // The market and the lock contract pull the token with receiveWithAuthorization, a
+            // call that reverts on an address without code (unlike a call made to it).
+            gas.call(token)?;
+            return Err("call to a token without code".into());
+        }
         match action {
             Action::Deploy { supply, .. } => {
                 gas.call(self.uniswap_factory)?;

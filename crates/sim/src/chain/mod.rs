@@ -8,7 +8,8 @@
 //! carries its holder's counted nonce (or, queued before nonces were counted, one derived from
 //! its intent), a swap one derived from its intent, which the token refuses to use twice for
 //! the same signer; a treasury transfer has none (only the relayer's nonce keeps it once); a call to
-//! a token without code "succeeds" and moves nothing; a release before its unlock time is
+//! a token without code "succeeds" and moves nothing (the market and the lock contract, which
+//! pull a token with receiveWithAuthorization, revert); a release before its unlock time is
 //! skipped, not reverted.
 //!
 //! And it can say no the way chains do: every transaction is charged its gas (`gas`) and
@@ -25,10 +26,12 @@ pub mod reorg;
 use pools::ChainPool;
 use std::collections::{BTreeMap, BTreeSet};
 use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::chain::PoolEvent;
 use tokenpad_core::model::ids::{LockId, TokenAddress};
 use tokenpad_core::model::intent::Action;
 use tokenpad_core::model::time::Millis;
+use tokenpad_core::ops::settle::Transferred;
 
 /// A signed transaction version the relayer broadcast: the intents it carries, in order.
 #[derive(Clone, Debug)]
@@ -60,6 +63,8 @@ pub struct Receipt {
     pub reason: Option<String>,
     pub events: Vec<PoolEvent>,
     pub released: Vec<LockId>,
+    /// Its `Transfer` logs (a success's), as the settler reads them from a receipt.
+    pub transfers: Vec<Transferred>,
     /// Whether the simulator made it revert (a fault), not the chain's own rules.
     pub injected: bool,
     /// The gas it used: all of its limit when it ran out ([`gas::OUT_OF_GAS`]).
@@ -145,6 +150,9 @@ pub struct SimChain {
     pub gas_percent: u64,
     /// Transactions the node accepted and will never mine (a fault).
     pub held: BTreeSet<String>,
+    /// The movements of the relayer's transactions the node dropped (a fault), by nonce,
+    /// until that nonce is mined: if someone else takes it, they were sent back by a fault.
+    pub dropped: BTreeMap<u64, Vec<(Address, u64)>>,
     /// The blocks, as a reorganization needs them (`reorg`).
     pub blocks: reorg::Blocks,
 }
@@ -172,6 +180,7 @@ impl SimChain {
             outside_txs: 0,
             gas_percent: 100,
             held: BTreeSet::new(),
+            dropped: BTreeMap::new(),
             blocks: reorg::Blocks::default(),
         }
         .started()
@@ -183,6 +192,29 @@ impl SimChain {
             .get(&(*token, *owner))
             .copied()
             .unwrap_or(0)
+    }
+
+    /// The `Transfer` logs of transaction `tx` among the logs from the `from`th on, as its
+    /// receipt carries them.
+    pub fn transfers_since(&self, from: usize, tx: &str) -> Vec<Transferred> {
+        let logs = self.logs.get(from..).unwrap_or_default();
+        logs.iter()
+            .filter(|l| l.tx == tx)
+            .filter_map(|l| match &l.kind {
+                LogKind::Transfer {
+                    token,
+                    from,
+                    to,
+                    amount,
+                } => Some(Transferred {
+                    token: *token,
+                    from: *from,
+                    to: *to,
+                    amount: Units::new(*amount),
+                }),
+                LogKind::Pool(_) => None,
+            })
+            .collect()
     }
 
     pub fn has_code(&self, token: &Address) -> bool {
@@ -234,7 +266,14 @@ impl SimChain {
             .filter(|(i, _)| *i < 64 && mask & (1 << i) != 0)
             .map(|(_, (_, h))| h)
             .collect();
-        for versions in self.mempool.values_mut() {
+        for (nonce, versions) in self.mempool.iter_mut() {
+            for t in versions.iter().filter(|t| doomed.contains(&t.hash)) {
+                let lost = t
+                    .intents
+                    .iter()
+                    .map(|(id, token, _)| (token.address(), *id));
+                self.dropped.entry(*nonce).or_default().extend(lost);
+            }
             versions.retain(|t| !doomed.contains(&t.hash));
         }
         self.mempool.retain(|_, v| !v.is_empty());
@@ -291,6 +330,7 @@ impl SimChain {
                 break;
             }
             self.mempool.remove(&self.nonce);
+            self.dropped.remove(&self.nonce);
             let inject = bit(revert, &tx.hash) && revertable(&tx);
             self.execute(&tx, inject);
             self.blocks.mined(self.block, tx);

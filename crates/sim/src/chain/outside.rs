@@ -79,6 +79,11 @@ impl SimChain {
                 self.reverted_open.insert((token.address(), *id));
             }
         }
+        // And so do those of the node dropped at that nonce (the relayer had not sent them
+        // again yet).
+        for lost in self.dropped.remove(&self.nonce).unwrap_or_default() {
+            self.reverted_open.insert(lost);
+        }
         self.execute(&tx, false);
         self.blocks.mined(self.block, tx);
         self.nonce += 1;

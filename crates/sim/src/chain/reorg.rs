@@ -183,6 +183,7 @@ impl SimChain {
             outside_txs: self.outside_txs,
             gas_percent: self.gas_percent,
             held: BTreeSet::new(),
+            dropped: BTreeMap::new(),
             blocks: Blocks::default(),
         }
     }

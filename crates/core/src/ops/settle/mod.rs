@@ -8,7 +8,8 @@
 //!   `submitted` and their history records show its hash. [`replaced`]: a same-nonce
 //!   replacement with a higher fee; the records show the new hash.
 //! - [`mined`]: a receipt, and [`finalize`]: the receipt is as deep as the chain's finality
-//!   (`receipt`): a success is applied at once, a revert only once it is final, and then it
+//!   (`receipt`): a success is applied at once (what it does not show it moved, with its
+//!   `Transfer` logs, only once it is final: `shown`), a revert only once it is final, and then it
 //!   is ours to repair (out of gas: sent again with more gas), the chain's refusal (undone,
 //!   visibly), or parked for an operator ([`retry_parked`] sends parked movements again).
 //! - [`abandoned`]: the nonce was used by something else; the intents go back to the queue.
@@ -25,8 +26,12 @@ mod receipt;
 pub mod reconcile;
 pub mod reorg;
 pub mod round;
+mod shown;
 
-pub use receipt::{finalize, mined, Mined, ATTEMPTS_BEHIND, DEPLOY_ATTEMPTS, MAX_OUT_OF_GAS};
+pub use receipt::{
+    finalize, mined, Mined, ATTEMPTS_BEHIND, DEPLOY_ATTEMPTS, MAX_OUT_OF_GAS, MAX_UNSHOWN,
+};
+pub use shown::Transferred;
 
 use intents::{intent, mark_records, requeue};
 
@@ -102,8 +107,8 @@ fn show_hash(
 }
 
 /// Every parked movement goes out again (`POST /admin/merchants/:id/chain/retry`, after the
-/// operator repaired what parked them: a relayer funded, a contract fixed), with its count of
-/// out-of-gas reverts back at 0. Returns how many.
+/// operator repaired what parked them: a relayer funded, a contract fixed), with its counts of
+/// out-of-gas reverts and of receipts that did not show it back at 0. Returns how many.
 pub fn retry_parked(store: &mut dyn Store) -> Result<u64> {
     let mut n = 0u64;
     for mut i in store.open_intents(u32::MAX)? {
@@ -113,6 +118,7 @@ pub fn retry_parked(store: &mut dyn Store) -> Result<u64> {
         i.parked = None;
         i.parked_at = None;
         i.out_of_gas = 0;
+        i.unshown = 0;
         store.put_intent(&i)?;
         n = n.saturating_add(1);
     }

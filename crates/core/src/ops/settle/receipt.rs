@@ -4,7 +4,10 @@
 //!   block), a swap's mined amounts top up what was booked, and what waited on it runs (a job
 //!   finishes, a presale notes its hash and goes on). A reorganization that drops the block
 //!   while the receipt is not final undoes exactly that (`reorg::dropped`) until the same
-//!   transaction is mined again.
+//!   transaction is mined again. A movement the receipt does not show (no `Transfer` log of
+//!   it: a call to a token without code succeeds and moves nothing; `shown`) is not
+//!   confirmed: it stays `submitted`, and once the receipt is final it goes again, as a
+//!   revert of ours does (parked after [`MAX_UNSHOWN`] such receipts; never refused).
 //! - **A revert** is acted on only once its receipt is final (`CHAIN_FINALITY` blocks deep):
 //!   before, a reorganization could drop it and the same bytes succeed, and what was done
 //!   about the revert (a movement undone, or sent again in another transaction) would then
@@ -18,11 +21,13 @@
 //!   - a movement the chain may **refuse** for a reason outside us (`Action::refusable`) is
 //!     refused: it fails, visibly, with the chain's reason, and the ledger undoes it (one
 //!     that reverted behind an older open movement of its token goes again first: it may have
-//!     needed what that one brings);
+//!     needed what that one brings. Judged when the receipt is first read, as of its block:
+//!     by the time it is final, that older movement may have landed);
 //!   - anything else (the treasury's own: rewards, refunds, locks, releases) is **parked** with
 //!     the chain's reason, for an operator: a revert of ours never takes value from a holder.
 
 use super::intents::{announce, intent, mark_records, park, requeue};
+use super::shown::{unshown, Transferred};
 use crate::error::{Error, Result};
 use crate::model::chain::PoolEvent;
 use crate::model::event::{EventType, Subject};
@@ -61,7 +66,12 @@ pub struct Mined {
     /// The locks the lock contract released in it (the settler matched its `Released`
     /// events to the transaction's releases).
     pub released: Vec<crate::model::ids::LockId>,
+    /// Its ERC-20 `Transfer` logs, of every token: what it moved (`shown`).
+    pub transfers: Vec<Transferred>,
 }
+
+/// Successful receipts that did not show a movement before it is parked (see the module).
+pub const MAX_UNSHOWN: u32 = 3;
 
 /// Out-of-gas reverts of one movement before it is parked (its gas doubled each time).
 pub const MAX_OUT_OF_GAS: u32 = 3;
@@ -91,6 +101,19 @@ pub fn mined(store: &mut dyn Store, ctx: &Ctx, nonce: u64, m: &Mined) -> Result<
     };
     tx.error = m.reason.clone();
     tx.finalized = m.block_hash.is_none() || m.head.saturating_sub(m.block) >= finality;
+    tx.unshown = if m.success {
+        unshown(store, ctx, &tx, &m.transfers)?
+    } else {
+        Vec::new()
+    };
+    // As of the revert's block: an older movement still open now was not carried out before
+    // it (a later transaction of the relayer's carries it, if any: its receipt is read after
+    // this one's).
+    tx.behind = if m.success {
+        None
+    } else {
+        Some(behind(store, &tx)?)
+    };
     store.put_chain_tx(&tx)?;
     if let (false, Some(hash)) = (tx.finalized, &m.block_hash) {
         // The block is watched from now on: a reorganization that drops it is seen.
@@ -112,9 +135,12 @@ pub fn mined(store: &mut dyn Store, ctx: &Ctx, nonce: u64, m: &Mined) -> Result<
             if unreleased {
                 // The contract skipped it: not due yet by the chain's clock. It goes again.
                 requeue(store, &mut i, false)?;
-            } else {
+            } else if !tx.unshown.contains(id) {
                 confirm(store, ctx, &mut i, m)?;
             }
+        }
+        if tx.finalized {
+            act_on_unshown(store, ctx, &tx)?;
         }
         Ok(())
     } else if tx.finalized {
@@ -135,8 +161,41 @@ pub fn finalize(store: &mut dyn Store, ctx: &Ctx, nonce: u64) -> Result<()> {
     }
     tx.finalized = true;
     store.put_chain_tx(&tx)?;
-    if tx.state == TxState::Reverted {
-        act_on_revert(store, ctx, &tx)?;
+    match tx.state {
+        TxState::Reverted => act_on_revert(store, ctx, &tx),
+        TxState::Mined => act_on_unshown(store, ctx, &tx),
+        TxState::Signed | TxState::Sent | TxState::Abandoned => Ok(()),
+    }
+}
+
+/// Whether `i` is still `submitted` in `tx` (a version of `tx` carries it): not settled, nor
+/// sent again elsewhere.
+fn carried_by(i: &Intent, tx: &ChainTx) -> bool {
+    i.status == IntentStatus::Submitted
+        && i.hash
+            .as_ref()
+            .is_some_and(|h| tx.versions.iter().any(|v| v.hash.eq_ignore_ascii_case(h)))
+}
+
+/// A final success of `tx` that did not show some of its movements: they did not happen, and
+/// go again (see the module).
+fn act_on_unshown(store: &mut dyn Store, ctx: &Ctx, tx: &ChainTx) -> Result<()> {
+    for id in &tx.unshown {
+        let mut i = intent(store, *id)?;
+        if !carried_by(&i, tx) {
+            continue;
+        }
+        i.unshown = i.unshown.saturating_add(1);
+        let why = format!(
+            "its transaction succeeded without moving it (no Transfer log of it; a token without code?) {} time(s)",
+            i.unshown
+        );
+        if i.unshown > MAX_UNSHOWN {
+            park(store, &mut i, why, ctx.now)?;
+        } else {
+            i.error = Some(format!("{why}: sent again"));
+            requeue(store, &mut i, false)?;
+        }
     }
     Ok(())
 }
@@ -155,11 +214,7 @@ fn act_on_revert(store: &mut dyn Store, ctx: &Ctx, tx: &ChainTx) -> Result<()> {
     let batch = tx.intents.len() > 1;
     for id in &tx.intents {
         let mut i = intent(store, *id)?;
-        let carried = i
-            .hash
-            .as_ref()
-            .is_some_and(|h| tx.versions.iter().any(|v| v.hash.eq_ignore_ascii_case(h)));
-        if i.status != IntentStatus::Submitted || !carried {
+        if !carried_by(&i, tx) {
             continue;
         }
         if out_of_gas {
@@ -184,7 +239,12 @@ fn act_on_revert(store: &mut dyn Store, ctx: &Ctx, tx: &ChainTx) -> Result<()> {
                 .clone()
                 .unwrap_or_else(|| "the transaction reverted".into());
             park(store, &mut i, format!("reverted on chain: {why}"), ctx.now)?;
-        } else if i.attempts < ATTEMPTS_BEHIND && behind_open(store, &i)? {
+        } else if i.attempts < ATTEMPTS_BEHIND
+            && match &tx.behind {
+                Some(ids) => ids.contains(&i.id),
+                None => behind_open(store, &i)?,
+            }
+        {
             // An older movement of its token is still open: its batch reverted and it goes
             // out again. This one may have needed what that one brings (a holder spending a
             // reward the reverted batch carried): not refused for good, it goes again after.
@@ -197,13 +257,28 @@ fn act_on_revert(store: &mut dyn Store, ctx: &Ctx, tx: &ChainTx) -> Result<()> {
     Ok(())
 }
 
+/// The intents of `tx` behind an older open movement of their token (`behind_open`).
+fn behind(store: &dyn Store, tx: &ChainTx) -> Result<Vec<u64>> {
+    let open = store.open_intents(OPEN_LOOKAHEAD)?;
+    let mut out = Vec::new();
+    for id in &tx.intents {
+        let i = intent(store, *id)?;
+        if older_open(&open, &i) {
+            out.push(i.id);
+        }
+    }
+    Ok(out)
+}
+
+fn older_open(open: &[Intent], i: &Intent) -> bool {
+    open.iter()
+        .take_while(|o| o.id < i.id)
+        .any(|o| o.token == i.token)
+}
+
 /// Whether an older movement of `i`'s token is still open (queued or sent).
 fn behind_open(store: &dyn Store, i: &Intent) -> Result<bool> {
-    Ok(store
-        .open_intents(OPEN_LOOKAHEAD)?
-        .iter()
-        .take_while(|o| o.id < i.id)
-        .any(|o| o.token == i.token))
+    Ok(older_open(&store.open_intents(OPEN_LOOKAHEAD)?, i))
 }
 
 fn confirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Result<()> {

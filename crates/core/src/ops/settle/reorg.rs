@@ -206,7 +206,8 @@ pub fn rewind(store: &mut dyn Store, ctx: &Ctx, fork: u64) -> Result<Rewound> {
 ///   (trades wait for it). What waited on it (a job, a presale's step) stays done: the same
 ///   bytes do the same on the new chain, and its receipt only updates the hash and block.
 /// - a revert not acted on yet: it is simply watched again.
-/// - a revert acted on, or a nonce another transaction took: [`Dropped::Fill`].
+/// - a revert acted on, a final success whose unshown movements went again (`receipt`), or a
+///   nonce another transaction took: [`Dropped::Fill`].
 pub fn dropped(store: &mut dyn Store, ctx: &Ctx, nonce: u64) -> Result<Dropped> {
     let Some(mut tx) = store.chain_tx(nonce)? else {
         return Ok(Dropped::Nothing);
@@ -215,6 +216,18 @@ pub fn dropped(store: &mut dyn Store, ctx: &Ctx, nonce: u64) -> Result<Dropped> 
         TxState::Signed | TxState::Sent => return Ok(Dropped::Nothing),
         TxState::Abandoned => return Ok(Dropped::Fill),
         TxState::Reverted if tx.finalized && !tx.is_filler() => return Ok(Dropped::Fill),
+        TxState::Mined if tx.finalized && !tx.unshown.is_empty() => {
+            // What it did not show went again elsewhere: the same bytes must not run (they
+            // would carry it out too); what it showed goes again as well.
+            for id in &tx.intents {
+                let mut i = intent(store, *id)?;
+                if i.status == IntentStatus::Confirmed && i.block == tx.block {
+                    unconfirm(store, ctx, &mut i, &tx)?;
+                    super::intents::requeue(store, &mut i, false)?;
+                }
+            }
+            return Ok(Dropped::Fill);
+        }
         TxState::Mined | TxState::Reverted => {}
     }
     if tx.state == TxState::Mined {
@@ -231,6 +244,8 @@ pub fn dropped(store: &mut dyn Store, ctx: &Ctx, nonce: u64) -> Result<Dropped> 
     tx.block_hash = None;
     tx.gas_used = None;
     tx.finalized = false;
+    tx.unshown = Vec::new();
+    tx.behind = None;
     tx.error = None;
     tx.sent_at = None;
     store.put_chain_tx(&tx)?;

@@ -8,7 +8,7 @@ mod pools;
 
 use crate::common::{assert_conserved, body, tok, usdc_address, Fx};
 use crate::market_chain::{buy, market_of, mine_next, pool, USDC};
-use crate::settle::{distribute, evm, receipt, settle_all, sign, token, LIMITS};
+use crate::settle::{distribute, evm, receipt_of, settle_all, sign, token, LIMITS};
 use serde_json::json;
 use tokenpad_core::model::amount::{Units, Usdc};
 use tokenpad_core::model::chain::PoolEvent;
@@ -85,7 +85,7 @@ fn mine_at(fx: &mut Fx, block: u64, events: Option<Vec<PoolEvent>>) {
     let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
     let tx = sign(fx, nonce, &batches[0]);
-    let mut m = receipt(&tx, events.is_some());
+    let mut m = receipt_of(fx, &tx, events.is_some());
     (m.block, m.events) = (block, events.unwrap_or_default());
     let ctx = fx.ctx.clone();
     settle::mined(&mut fx.store, &ctx, nonce, &m).unwrap();
@@ -202,7 +202,8 @@ fn a_chain_of_refused_transfers_ends_as_the_chain_does() {
         for (k, tx) in txs.iter().enumerate() {
             landed = landed && !c.refused[k];
             let nonce = first + k as u64;
-            settle::mined(&mut fx.store, &ctx, nonce, &receipt(tx, landed)).unwrap();
+            let m = receipt_of(&fx, tx, landed);
+            settle::mined(&mut fx.store, &ctx, nonce, &m).unwrap();
             assert_conserved(&fx.store);
         }
         let held = [

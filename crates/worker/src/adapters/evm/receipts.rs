@@ -7,14 +7,16 @@ use super::rpc::Fail;
 use super::settler::{evm, Port};
 use std::collections::BTreeMap;
 use tokenpad_core::crypto::hex0x;
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::ids::LockId;
 use tokenpad_core::model::intent::Action;
 use tokenpad_core::model::settlement::ChainTx;
 use tokenpad_core::ops::settle::round::port::{Head, Step};
-use tokenpad_core::ops::settle::Mined;
+use tokenpad_core::ops::settle::{Mined, Transferred};
 use tokenpad_core::store::Store;
 use tokenpad_evm::rpc::{self as r, BlockTag};
-use tokenpad_evm::{calls, reads};
+use tokenpad_evm::{calls, logs, reads};
 
 impl Port<'_> {
     pub(super) async fn read_receipts(
@@ -73,6 +75,19 @@ impl Port<'_> {
             reason,
             events: super::pools::pool_events(&receipt.logs, market),
             released: self.released(t, &receipt).await?,
+            // What it moved: a success is proof of a movement only with its log (a call to
+            // a token without code succeeds and moves nothing).
+            transfers: receipt
+                .logs
+                .iter()
+                .filter_map(logs::decode_transfer)
+                .map(|l| Transferred {
+                    token: Address(l.token),
+                    from: Address(l.from),
+                    to: Address(l.to),
+                    amount: Units::new(l.value),
+                })
+                .collect(),
         })
     }
 
