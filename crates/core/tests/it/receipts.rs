@@ -6,7 +6,7 @@
 //! have landed).
 
 use crate::common::{assert_conserved, tok, usdc_address, Fx};
-use crate::reverts::pass_on;
+use crate::reverts::{mine, pass_on};
 use crate::settle::{distribute, evm, landed, logs, receipt, settle_all, sign, token};
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::{Units, Usdc};
@@ -37,12 +37,6 @@ fn next(fx: &mut Fx) -> ChainTx {
     let batches = plan(&fx.store, ONE, |t| *t != usdc_address(), None).unwrap();
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
     sign(fx, nonce, &batches[0])
-}
-
-fn mine(fx: &mut Fx, tx: &ChainTx, m: &Mined) {
-    let ctx = fx.ctx.clone();
-    settle::mined(&mut fx.store, &ctx, tx.nonce, m).unwrap();
-    assert_conserved(&fx.store);
 }
 
 fn finalize(fx: &mut Fx, tx: &ChainTx) {

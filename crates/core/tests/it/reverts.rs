@@ -38,7 +38,7 @@ fn next(fx: &mut Fx, limits: Limits) -> ChainTx {
     sign(fx, nonce, &batches[0])
 }
 
-fn mine(fx: &mut Fx, tx: &ChainTx, m: &Mined) {
+pub(crate) fn mine(fx: &mut Fx, tx: &ChainTx, m: &Mined) {
     let ctx = fx.ctx.clone();
     settle::mined(&mut fx.store, &ctx, tx.nonce, m).unwrap();
     assert_conserved(&fx.store);
