@@ -31,10 +31,8 @@ pub struct Served<S> {
     pub answer: Result<(u16, String)>,
     /// The answer was kept under the Idempotency-Key and is replayed.
     pub replayed: bool,
-    /// The operation writes (its route says so), and it committed (`answer` is Ok, not
-    /// replayed).
+    /// The operation writes (its route says so).
     pub writes: bool,
-    pub committed: bool,
     /// Follow-ups were queued with it.
     pub queued: bool,
     /// How many due items ran first.
@@ -50,7 +48,6 @@ impl<S> Served<S> {
             answer: Err(e),
             replayed: false,
             writes: false,
-            committed: false,
             queued: false,
             due: 0,
             seen: None,
@@ -94,7 +91,6 @@ pub fn serve<O: Object, S>(
         answer: Err(Error::internal("not served")),
         replayed: false,
         writes,
-        committed: false,
         queued: false,
         due: ran,
         seen: Some(seen),
@@ -130,7 +126,6 @@ pub fn serve<O: Object, S>(
     }
     match apply(object, &admitted, permitted, keyed.clone(), now) {
         Ok((status, body, queued)) => {
-            served.committed = true;
             served.queued = queued;
             served.answer = Ok((status, body));
         }
