@@ -159,8 +159,13 @@ pub struct SimChain {
 
 impl SimChain {
     pub fn new(relayer: Address, usdc: Address, locker: Address, factory: Address) -> SimChain {
-        let mut state = Contracts::default();
-        state.code.insert(usdc);
+        let mut chain = SimChain::bare(relayer, usdc, locker, factory);
+        chain.state.code.insert(usdc);
+        chain.started()
+    }
+
+    /// A chain with these contracts' addresses and nothing else: no code, no history.
+    fn bare(relayer: Address, usdc: Address, locker: Address, factory: Address) -> SimChain {
         SimChain {
             now: 0,
             block: 1,
@@ -168,7 +173,7 @@ impl SimChain {
             usdc,
             locker,
             uniswap_factory: factory,
-            state,
+            state: Contracts::default(),
             nonce: 0,
             mempool: BTreeMap::new(),
             receipts: BTreeMap::new(),
@@ -183,7 +188,6 @@ impl SimChain {
             dropped: BTreeMap::new(),
             blocks: reorg::Blocks::default(),
         }
-        .started()
     }
 
     pub fn balance(&self, token: &Address, owner: &Address) -> u128 {

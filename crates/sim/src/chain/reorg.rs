@@ -13,7 +13,7 @@
 //! settler keeping checkpoints sees the reorganization.
 
 use super::{Contracts, SentTx, SimChain};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use tokenpad_core::crypto::{hex0x, keccak256};
 
 /// How many blocks a reorganization can drop, at most (the snapshots kept).
@@ -167,24 +167,11 @@ impl SimChain {
         SimChain {
             now: self.now,
             block: self.block,
-            relayer: self.relayer,
-            usdc: self.usdc,
-            locker: self.locker,
-            uniswap_factory: self.uniswap_factory,
             state: self.state.clone(),
             nonce: self.nonce,
-            mempool: BTreeMap::new(),
-            receipts: BTreeMap::new(),
-            logs: Vec::new(),
-            executed: BTreeMap::new(),
-            natural_reverts: Vec::new(),
-            reverted_open: BTreeSet::new(),
-            reverted_behind: BTreeMap::new(),
             outside_txs: self.outside_txs,
             gas_percent: self.gas_percent,
-            held: BTreeSet::new(),
-            dropped: BTreeMap::new(),
-            blocks: Blocks::default(),
+            ..SimChain::bare(self.relayer, self.usdc, self.locker, self.uniswap_factory)
         }
     }
 }
