@@ -253,8 +253,7 @@ impl DeploymentOverview {
 }
 
 /// A deployment made or looked up, decoded from one of [`ROUTES`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DeploymentOp {
     CreateDeployment(DeployRequest),
     DeploymentStatus(DeploymentKind, DeploymentId),

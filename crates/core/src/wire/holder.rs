@@ -325,8 +325,7 @@ pub enum HolderRef {
 }
 
 /// An operation on holders, decoded from one of [`ROUTES`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HolderOp {
     PutHolder(UserId),
     GetHolder(UserId),

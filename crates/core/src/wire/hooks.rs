@@ -17,7 +17,7 @@ use crate::ops::event::{self as log, EventQuery};
 use crate::ops::webhook::{self, CreateWebhookRequest, DeliveryQuery, UpdateWebhookRequest};
 use crate::ops::Ctx;
 use crate::store::Store;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// This family's routes, each named by its operationId in openapi.json (`endpoint::Route`):
 /// its rows below, its operations' `route()` and its decoding name them.
@@ -48,8 +48,7 @@ pub const ROUTES: &[Row] = &[
 ];
 
 /// An operation on the event log or the webhooks.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HookOp {
     Events(EventQuery),
     Event(String),

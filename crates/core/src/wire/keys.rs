@@ -34,8 +34,7 @@ pub const ROUTES: &[Row] = &[
 ];
 
 /// An operation on the merchant's keys, decoded from one of [`ROUTES`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KeyOp {
     List,
     Create(CreateKeyRequest),

@@ -207,8 +207,7 @@ impl TxRecord {
 }
 
 /// A movement or a holder's history, decoded from one of [`ROUTES`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LedgerOp {
     Distribute(TokenAddress, DistributeRequest),
     Reward(TokenAddress, DistributeRequest),

@@ -182,8 +182,7 @@ impl TradeResult {
 }
 
 /// A trade, a quote or a pool's opening, decoded from one of [`ROUTES`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MarketOp {
     CreateLiquidity(TokenAddress, LiquidityRequest),
     Buy(UserId, BuyRequest),

@@ -40,8 +40,7 @@ pub const ROUTES: &[Row] = &[
 ];
 
 /// An operation on the merchant's own resources, decoded from one of [`ROUTES`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MerchantOp {
     ParkedWork,
     Chain,

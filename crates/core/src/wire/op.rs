@@ -1,6 +1,6 @@
-//! The typed operation: what a merchant request asks for, decoded once at the edge from its
-//! route, path parameters, query and body, and handed to the merchant's Durable Object as
-//! itself. Nothing downstream looks at strings to decide what to do. Each resource family
+//! The typed operation: what a merchant request asks for, decoded once, in the merchant's
+//! Durable Object, from the route, path parameters, query and body the edge matched and
+//! parsed. Nothing downstream looks at strings to decide what to do. Each resource family
 //! decodes its own routes (`token::decode`, `ledger::decode`, ...); this is the list of them.
 
 use super::deployment::{self, DeploymentOp};
@@ -15,14 +15,12 @@ use super::routes::Route;
 use super::session::{self, SessionOp};
 use super::token::{self, TokenOp};
 use crate::error::Result;
-use serde::{Deserialize, Serialize};
 
 pub use super::holder::HolderRef;
 pub use super::parts::Parts;
 
 /// Every operation of a merchant's API, by resource family.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
     Token(TokenOp),
     Holder(HolderOp),

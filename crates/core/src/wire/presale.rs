@@ -370,8 +370,7 @@ impl PresaleMerchant {
 }
 
 /// An operation on presales, decoded from one of [`ROUTES`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PresaleOp {
     CreatePresale(Box<CreatePresaleRequest>),
     ListPresales,

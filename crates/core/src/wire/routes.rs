@@ -78,6 +78,14 @@ pub fn rows() -> impl Iterator<Item = &'static Row> {
     TABLE.iter().flat_map(|rows| rows.iter())
 }
 
+/// The route named `operation_id` (as [`Route::operation_id`] gives it): how a merchant's
+/// object reads the route of a request the edge matched (`hop::ApiRequest`).
+pub fn by_operation_id(operation_id: &str) -> Option<Route> {
+    rows()
+        .map(|(_, _, route, _, _)| *route)
+        .find(|route| route.operation_id() == operation_id)
+}
+
 fn segments(path: &str) -> Vec<&str> {
     path.trim_end_matches('/')
         .split('/')
@@ -200,7 +208,10 @@ mod tests {
                 route.operation_id()
             );
             assert_eq!(*effect == Effect::Writes, route.writes(), "{m} {pattern}");
+            // The object finds each route again by its name (`by_operation_id`).
+            assert_eq!(by_operation_id(route.operation_id()), Some(*route));
         }
+        assert_eq!(by_operation_id("noSuchOperation"), None);
         // Writing by HTTP's meaning: every POST, PUT, PATCH and DELETE writes, but for the
         // deployment status reads the interface also answers on POST.
         for (m, pattern, route, _, _) in rows() {

@@ -125,8 +125,7 @@ pub struct SessionsRevoked {
 }
 
 /// An operation on a holder's sessions, decoded from one of [`ROUTES`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SessionOp {
     CreateSession(UserId, CreateSessionRequest),
     RevokeSessions(UserId),

@@ -317,8 +317,7 @@ impl Job {
 }
 
 /// An operation on tokens, decoded from one of [`ROUTES`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TokenOp {
     CreateToken(CreateTokenRequest),
     Job(JobId),

@@ -20,7 +20,7 @@ mod steps;
 mod target;
 pub mod trace;
 
-use crate::hop::{self, ApiCall, Credential, Idempotency, MerchantCall};
+use crate::hop::{self, ApiCall, ApiRequest, Credential, Idempotency, MerchantCall};
 use crate::http;
 use incoming::Incoming;
 use std::collections::BTreeMap;
@@ -34,7 +34,6 @@ use tokenpad_core::wire::admin::Index;
 use tokenpad_core::wire::decode::parse_json;
 use tokenpad_core::wire::routes::{self, percent_decode, Access, Matched};
 use tokenpad_core::wire::{deployment, session};
-use tokenpad_core::wire::{Op, Parts};
 use tokenpad_core::{Error, ErrorCode, Result};
 use worker::{Env, Response};
 
@@ -229,7 +228,7 @@ struct Keyed<'a> {
     body: &'a serde_json::Value,
 }
 
-/// A merchant request: its key's kind checked, decoded, and sent to the merchant's object.
+/// A merchant request: its key's kind checked, and sent to the merchant's object to decode and apply.
 async fn keyed(
     req: &Incoming,
     env: &Env,
@@ -278,30 +277,26 @@ async fn keyed(
             merchant
         }
     };
-    let (method, path, body) = (r.method, r.path, r.body);
+    let (method, path) = (r.method, r.path);
+    // The body as canonical JSON (key order and whitespace do not matter): what the object
+    // decodes, and what makes two requests "the same" with the method and path.
+    let body = r.body.to_string();
     let idempotency = if r.matched.route.writes() {
         idempotency_key(req)?.map(|key| Idempotency {
             key,
-            // What makes two requests "the same": method, path and body (as canonical JSON,
-            // so key order and whitespace do not matter).
             fingerprint: sha256_hex(format!("{method} {path}\n{body}").as_bytes()),
         })
     } else {
         None
     };
-    let parts = Parts {
-        params: &r.matched.params,
-        query: r.query,
-        body,
-    };
-    let op = match Op::decode(r.matched.route, &parts) {
-        Ok(Some(op)) => Ok(op),
-        Ok(None) => Err(Error::internal("a merchant route without an operation")),
-        Err(e) => Err(e),
-    };
     let call = MerchantCall::Api(Box::new(ApiCall {
         credential,
-        op,
+        request: ApiRequest {
+            route: r.matched.route.operation_id().to_string(),
+            params: r.matched.params.clone(),
+            query: r.query.clone(),
+            body,
+        },
         idempotency,
         base_url: overview::base_url(env, r.url),
         client: client.to_string(),

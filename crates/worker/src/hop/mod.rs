@@ -1,7 +1,7 @@
 //! The hop between the edge and the Durable Objects: typed calls, sent as one JSON text (by
-//! RPC to a merchant's object, as a `fetch` body to the registry). The edge decodes a
-//! request once into a typed [`Op`]; the object receives that `Op` as itself and matches on
-//! it. No operation travels as a string. A merchant's object answers with an [`Answer`]:
+//! RPC to a merchant's object, as a `fetch` body to the registry). The edge matches a
+//! merchant request's route and parses its body; the object decodes the typed [`Op`] from
+//! them ([`ApiRequest`]) and matches on it. A merchant's object answers with an [`Answer`]:
 //! the client's HTTP response as data. The live channel's calls (the edge, the relays and
 //! the merchant's object) are in [`live`].
 
@@ -14,13 +14,16 @@ pub use chain::{ChainView, LaunchRaise, LedgerLock, OpenPool, StepsView};
 use crate::http::{self, Answer, Returned};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Usdc;
 use tokenpad_core::model::ids::{DeploymentId, MerchantId};
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::wire::admin::FaultKind;
+use tokenpad_core::wire::decode::parse_json;
 use tokenpad_core::wire::health::ChainReport;
-use tokenpad_core::wire::Op;
+use tokenpad_core::wire::op::Parts;
+use tokenpad_core::wire::{routes, Op};
 use tokenpad_core::{Error, ErrorCode, Result};
 use wasm_bindgen::JsCast;
 use worker::js_sys::JsString;
@@ -32,15 +35,47 @@ pub struct ApiCall {
     /// What the request carried; the object checks it (a key against its stored hash, a
     /// session token against its signing key and the session it names).
     pub credential: Credential,
-    /// The decoded operation, or why the request could not be decoded: the object answers
-    /// that error only after the key is checked, like any other refusal.
-    pub op: std::result::Result<Op, Error>,
+    /// The request as the edge matched and parsed it; the object decodes its operation
+    /// ([`ApiRequest::op`]).
+    pub request: ApiRequest,
     /// For operations that change state: the request's Idempotency-Key and fingerprint.
     pub idempotency: Option<Idempotency>,
     /// The service's public base URL, for links in answers.
     pub base_url: String,
     /// The client's address, as budgets count it (`ratelimit::client_address`).
     pub client: String,
+}
+
+/// A merchant request as the edge matched it: its route, path parameters, query, and body as
+/// canonical JSON text (the text its idempotency fingerprint hashes). It travels as these
+/// strings, not as the typed [`Op`], so that one decoder per request type is compiled into
+/// the Worker (`Op::decode`, over the parsed body), not a second one for the hop: the typed
+/// operation's own serde code had been 12 % of the Worker's code.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ApiRequest {
+    /// The route's `operationId` (`routes::by_operation_id`).
+    pub route: String,
+    pub params: Vec<String>,
+    pub query: BTreeMap<String, String>,
+    /// `null` when the request had no body.
+    pub body: String,
+}
+
+impl ApiRequest {
+    /// The operation the request asks for, or why it cannot be decoded: the object answers
+    /// that error only after the credential is checked, like any other refusal.
+    pub fn op(&self) -> Result<Op> {
+        let route = routes::by_operation_id(&self.route)
+            .ok_or_else(|| Error::internal("a merchant call names no known route"))?;
+        let body = parse_json(Some(&self.body))?;
+        let parts = Parts {
+            params: &self.params,
+            query: &self.query,
+            body: &body,
+        };
+        Op::decode(route, &parts)?
+            .ok_or_else(|| Error::internal("a merchant route without an operation"))
+    }
 }
 
 pub use tokenpad_core::serve::credential::{session_protocol, Credential, SESSION_PROTOCOL};

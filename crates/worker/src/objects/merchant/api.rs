@@ -22,7 +22,7 @@ impl MerchantObject {
         let serving = Serving::new(self, call.base_url);
         let call = Call {
             credential: call.credential,
-            op: call.op,
+            op: call.request.op(),
             idempotency: call.idempotency.map(|i| (i.key, i.fingerprint)),
             client: call.client,
             now,
