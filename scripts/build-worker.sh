@@ -39,5 +39,8 @@ worker-build --release "$@" || die "worker-build failed (see above)"
 # worker-build keeps the wasm's name section (wasm-opt --debuginfo): no part of what runs, and
 # 11 % of the gzip size. Out of the deployed wasm; the names go beside the build, for the
 # profiler (bench/profile.mjs) alone.
+# The OpenAPI document GET /openapi.json serves, among the static assets (the Worker reads it
+# through its ASSETS binding; kept out of the wasm, it does not count against its size).
+cp "$ROOT/openapi.json" "$ROOT/www/openapi.json"
 node "$ROOT/scripts/wasm-names.mjs" strip build/index_bg.wasm build-names.json || die "could not strip the wasm's name section"
 log "built $crate/build at $commit ($(( $(stat -c %s build/index_bg.wasm) / 1024 )) KiB wasm, $(( $(gzip -9c build/index_bg.wasm | wc -c) / 1024 )) KiB gzipped) in $(( ($(date +%s%N) - t0) / 1000000 )) ms"

@@ -5,7 +5,7 @@
 # this figure; a larger one also starts slower (V8 compiles the wasm at a cold start).
 #
 #   budget:  1024 KiB gzipped (docs/performance.md: the Worker's size; the target is 900)
-#   ceiling: 1150 KiB gzipped, the size at this release plus a little: the Worker is still
+#   ceiling: 1095 KiB gzipped, the size at this release plus a little: the Worker is still
 #            over its budget, so this ratchet keeps it from growing further until it is back
 #            under; lower it as the size comes down, and raise it only for a reason written here.
 #            Raised: 1150 (1,142 KiB when set, issue 44's name-section cut) -> 1245 for the
@@ -17,6 +17,8 @@
 #            Lowered: 1235 -> 1150 (1,144 KiB when set): a merchant request crosses the hop as
 #            its route, parameters, query and body text, decoded by the object with the edge's
 #            decoder (`hop::ApiRequest`), not as a serialized `Op` with serde code of its own.
+#            Lowered: 1150 -> 1095 (1,089.5 KiB when set): openapi.json is served from the
+#            static assets (`www/openapi.json`, through the ASSETS binding), not embedded.
 #
 #   scripts/worker-size.sh           measure crates/worker/build as built (builds it when missing)
 #   scripts/worker-size.sh --build   rebuild it first
@@ -28,7 +30,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
 BUDGET_KIB=1024
-CEILING_KIB=1150
+CEILING_KIB=1095
 if [[ "${1:-}" == "--build" || ! -f crates/worker/build/index_bg.wasm ]]; then
   "$ROOT/scripts/build-worker.sh" >&2
 fi

@@ -303,6 +303,21 @@ test('GET /health and GET /openapi.json need no key', async () => {
   assert.deepEqual(served, doc, 'served /openapi.json differs from the repository file (stale worker build?)');
 });
 
+test('GET /openapi.json comes from the static assets: a deployment without them answers 404 not_found', async () => {
+  // The document is kept among the assets (www/openapi.json), not in the Worker's code.
+  const bare = await startWorker({ assets: false });
+  try {
+    const r = await api(bare, 'GET', '/openapi.json');
+    assert.equal(r.status, 404, r.text);
+    assert.equal(r.json.code, 'not_found');
+    assert.match(r.json.message, /without its \[assets\] table/);
+    assertMatches('GET', '/openapi.json', 404, r.json);
+    assert.equal((await api(bare, 'GET', '/health')).status, 200, 'the API itself runs without them');
+  } finally {
+    await bare.stop();
+  }
+});
+
 test('PUT /holder with a non-JSON or oversized body: answered as documented in openapi.json',
   async () => {
     fails(await call('PUT', '/holder/bob', { key: A.secretKey, rawBody: 'hello' }), 415, 'unsupported_media_type');

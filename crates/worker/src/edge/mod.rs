@@ -39,8 +39,6 @@ use worker::{Env, Response};
 
 /// Bodies larger than this are refused with 413 before they are read.
 pub const MAX_BODY: usize = 64 * 1024;
-/// openapi.json without its indentation (build.rs).
-const OPENAPI: &str = include_str!(concat!(env!("OUT_DIR"), "/openapi.json"));
 
 /// Serves `req`, whose method (upper case) is `method`.
 pub async fn handle(
@@ -447,6 +445,32 @@ async fn read_body(req: &Incoming, method: &str) -> Result<Option<String>> {
     })
 }
 
+/// The OpenAPI document, as the build put it among the static assets (`www/openapi.json`,
+/// written by `scripts/build-worker.sh`), read through the assets binding: it is static text,
+/// and kept out of the Worker it no longer counts against the Worker's size (it was 50 KiB of
+/// its gzip upload). A deployment without its `[assets]` table has no document to serve.
+async fn openapi(env: &Env) -> Result<String> {
+    let missing = |why: &str| {
+        Error::new(
+            ErrorCode::NotFound,
+            format!("This deployment serves no openapi.json ({why}); the document is openapi.json in tokenpad's repository"),
+        )
+    };
+    let Ok(assets) = env.assets("ASSETS") else {
+        return Err(missing("it runs without its [assets] table"));
+    };
+    let mut resp = assets
+        .fetch("https://assets.invalid/openapi.json", None)
+        .await
+        .map_err(internal)?;
+    if resp.status_code() != 200 {
+        return Err(missing(
+            "its assets have no openapi.json: build with scripts/build-worker.sh",
+        ));
+    }
+    resp.text().await.map_err(internal)
+}
+
 /// The routes with no key: the index, health, the OpenAPI document, a deployment's page.
 async fn open(env: &Env, url: &Target, matched: &Matched) -> Result<Response> {
     let resp = match matched.route {
@@ -455,7 +479,7 @@ async fn open(env: &Env, url: &Target, matched: &Matched) -> Result<Response> {
             let h = health::health(env).await;
             http::json(if h.ok { 200 } else { 503 }, &h)
         }
-        routes::OPEN_API => http::json_text(200, OPENAPI.to_string()),
+        routes::OPEN_API => http::json_text(200, openapi(env).await?),
         _ => http::json(
             200,
             &Index {
