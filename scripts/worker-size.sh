@@ -5,7 +5,7 @@
 # this figure; a larger one also starts slower (V8 compiles the wasm at a cold start).
 #
 #   budget:  1024 KiB gzipped (docs/performance.md: the Worker's size; the target is 900)
-#   ceiling: 1095 KiB gzipped, the size at this release plus a little: the Worker is still
+#   ceiling: 1045 KiB gzipped, the size at this release plus a little: the Worker is still
 #            over its budget, so this ratchet keeps it from growing further until it is back
 #            under; lower it as the size comes down, and raise it only for a reason written here.
 #            Raised: 1150 (1,142 KiB when set, issue 44's name-section cut) -> 1245 for the
@@ -19,6 +19,8 @@
 #            decoder (`hop::ApiRequest`), not as a serialized `Op` with serde code of its own.
 #            Lowered: 1150 -> 1095 (1,089.5 KiB when set): openapi.json is served from the
 #            static assets (`www/openapi.json`, through the ASSETS binding), not embedded.
+#            Lowered: 1095 -> 1045 (1,039.8 KiB when set): url's IDNA back end pinned to its
+#            stub (crates/core/Cargo.toml: no ICU4X Unicode data; webhook hosts are ASCII).
 #
 #   scripts/worker-size.sh           measure crates/worker/build as built (builds it when missing)
 #   scripts/worker-size.sh --build   rebuild it first
@@ -30,7 +32,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
 BUDGET_KIB=1024
-CEILING_KIB=1095
+CEILING_KIB=1045
 if [[ "${1:-}" == "--build" || ! -f crates/worker/build/index_bg.wasm ]]; then
   "$ROOT/scripts/build-worker.sh" >&2
 fi

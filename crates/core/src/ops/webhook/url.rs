@@ -28,7 +28,15 @@ pub fn check_url(text: &str, allow_private: bool) -> Result<String> {
     if text.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(bad("must not contain spaces or control characters"));
     }
-    let mut url = Url::parse(text).map_err(|_| bad("must be an absolute http(s) URL"))?;
+    let mut url = Url::parse(text).map_err(|_| {
+        // The Worker has no Unicode tables to map an internationalized host name (UTS 46)
+        // as fetch would (`idna_adapter` in crates/core/Cargo.toml): its ASCII form is asked.
+        if text.is_ascii() {
+            bad("must be an absolute http(s) URL")
+        } else {
+            bad("must be an absolute http(s) URL with an ASCII host: write an internationalized domain name in its ASCII form (xn--...)")
+        }
+    })?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(bad("must be an http(s) URL"));
     }
@@ -170,6 +178,30 @@ mod tests {
             assert_eq!(e.details.unwrap()["field"], "url");
         }
         assert!(check_url(&format!("https://a.com/{}", "x".repeat(2048)), true).is_err());
+    }
+
+    #[test]
+    fn internationalized_host_names_are_asked_in_their_ascii_form() {
+        // No Unicode tables in the Worker (idna_adapter 1.0): a non-ASCII host is refused with
+        // what to send instead, and its ASCII (punycode) form is called as written.
+        for idn in [
+            "https://bücher.example/hook",
+            "https://例え.jp/hook",
+            "https://ｌｏｃａｌｈｏｓｔ/",
+        ] {
+            let e = check_url(idn, true).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidRequest, "{idn}");
+            assert!(e.message.contains("xn--"), "{idn}: {}", e.message);
+        }
+        assert_eq!(
+            check_url("https://xn--bcher-kva.example/hook", false).unwrap(),
+            "https://xn--bcher-kva.example/hook"
+        );
+        // Non-ASCII in the path is percent-encoded, as fetch sends it.
+        assert_eq!(
+            check_url("https://example.com/hoök", false).unwrap(),
+            "https://example.com/ho%C3%B6k"
+        );
     }
 
     #[test]
