@@ -196,7 +196,7 @@ describe('the ledger rows the object keeps', () => {
     assert.deepEqual(fresh, kept);
   });
 
-  test('a purchase reads neither its buyer\'s row nor the presale\'s first participants again, and each shows every purchase', async () => {
+  test('a purchase does not read its buyer\'s row again, and its event lists the buyer alone with every purchase of his', async () => {
     const now = (await api(w, 'GET', '/admin/time', { adminKey: w.adminKey })).json.nowUnix;
     const presale = (await ok('POST', '/merchant/presale', {
       name: 'Rows sale', description: 'kept rows', startTimestamp: now, endTimestamp: now + 30 * 86_400, targetUsdcAmount: 1000,
@@ -218,7 +218,9 @@ describe('the ledger rows the object keeps', () => {
     await buy('erin', 2);
     // Dan again: the idempotency lookup, then writes only (his USDC balance, USDC's supplies,
     // his participant row, his history record, its two events, the presale, the idempotency
-    // record). His row and the presale's first participants are not read again.
+    // record). His row is not read again; the presale's first participants, which the event
+    // listed before issue 44, are not read at all now (they were kept in memory, so the count
+    // is the same as before: 9).
     const again = await buy('dan', 3);
     assert.ok(statements(again) <= 9, `buy-presale: ${statements(again)} statements`);
     const listed = (e) => e.object.participants.map((x) => `${x.id}:${x.usdcAmount}`);
@@ -228,12 +230,12 @@ describe('the ledger rows the object keeps', () => {
       return r.json.data.filter((e) => e.resource === `presale:${presale.id}`).at(-1).data;
     };
     const event = await lastEvent();
-    assert.deepEqual(listed(event), ['dan:4', 'erin:2'], 'his place is his first purchase; the amount every one');
+    assert.deepEqual(listed(event), ['dan:4'], 'the buyer alone, with every purchase of his');
     assert.equal(event.object.participantsCount, 2);
     // What a new object reads from SQLite for the next purchase is what the kept rows gave.
     await w.restart();
     await buy('erin', 1);
-    assert.deepEqual(listed(await lastEvent()), ['dan:4', 'erin:3']);
+    assert.deepEqual(listed(await lastEvent()), ['erin:3']);
   });
 
   test('a rolled-back ledger write changes neither SQLite nor the rows the object keeps', async () => {

@@ -703,7 +703,7 @@ export interface PingEventData {
   object: Webhook;
 }
 
-/** `presale.*`: the presale's merchant form, listing its first 100 participants (`participantsCount` counts them all; `GET /merchant/presale/:id` lists every one). */
+/** `presale.*`: the presale's merchant form. `presale.purchase` lists its buyer alone in `object.participants` (their row after the purchase: their total `usdcAmount` in the presale and their `tokenPercentage` of all raised), so a purchase costs the same however many bought before; the other types list the first 100. `participantsCount` counts them all; `GET /merchant/presale/:id` lists every one. */
 export interface PresaleEventData {
   object: PresaleMerchant;
   /** `presale.status_changed`: the status before (the new one is `object.status`). */

@@ -299,14 +299,15 @@ export interface Presale {
    */
   status: PresaleStatus;
   /**
-   * In the order of their first purchase: every one in an answer; in an event
-   * (`presale.*`) the first 100, as a token's event carries its first 100 holders, so an
-   * event's size stays bounded however many buy in.
+   * In the order of their first purchase: every one in an answer; in a `presale.purchase`
+   * event its buyer alone (their total and share after it); in the other `presale.*`
+   * events the first 100, as a token's event carries its first 100 holders. An event's
+   * size stays bounded however many buy in.
    */
   participants: Array<PresaleParticipant>;
   /**
-   * How many holders bought in (all of them, also where `participants` lists only the
-   * first 100). tokenpad always sends it; absent from answers of services before it.
+   * How many holders bought in (all of them, also where `participants` lists only some).
+   * tokenpad always sends it; absent from answers of services before it.
    */
   participantsCount?: number;
   tokenInfo: PresaleTokenInfo;
@@ -411,14 +412,15 @@ export interface PresaleMerchant {
    */
   status: PresaleStatus;
   /**
-   * In the order of their first purchase: every one in an answer; in an event
-   * (`presale.*`) the first 100, as a token's event carries its first 100 holders, so an
-   * event's size stays bounded however many buy in.
+   * In the order of their first purchase: every one in an answer; in a `presale.purchase`
+   * event its buyer alone (their total and share after it); in the other `presale.*`
+   * events the first 100, as a token's event carries its first 100 holders. An event's
+   * size stays bounded however many buy in.
    */
   participants: Array<PresaleParticipant>;
   /**
-   * How many holders bought in (all of them, also where `participants` lists only the
-   * first 100). tokenpad always sends it; absent from answers of services before it.
+   * How many holders bought in (all of them, also where `participants` lists only some).
+   * tokenpad always sends it; absent from answers of services before it.
    */
   participantsCount?: number;
   tokenInfo: PresaleTokenInfo;

@@ -89,8 +89,11 @@ pub struct PresalePurchase {
     pub transaction_id: String,
 }
 
-/// `presale.*`: the presale's merchant form, listing its first 100 participants
-/// (`participantsCount` counts them all; `GET /merchant/presale/:id` lists every one).
+/// `presale.*`: the presale's merchant form. `presale.purchase` lists its buyer alone in
+/// `object.participants` (their row after the purchase: their total `usdcAmount` in the
+/// presale and their `tokenPercentage` of all raised), so a purchase costs the same however
+/// many bought before; the other types list the first 100. `participantsCount` counts them
+/// all; `GET /merchant/presale/:id` lists every one.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "codegen", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
@@ -211,19 +214,31 @@ pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Stri
             purchase,
         } => {
             let p = ops::presale::find(store, id)?;
-            let purchase = match purchase {
-                None => None,
-                Some(f) => Some(PresalePurchase {
-                    user_id: f.user_id.clone(),
-                    usdc_amount: Decimal::of(f.usdc),
-                    transaction_id: store
+            let (object, purchase) = match purchase {
+                None => {
+                    let first = Some(EVENT_PARTICIPANTS);
+                    (PresaleMerchant::read_first(store, &p, e.at, first)?, None)
+                }
+                // A purchase lists its buyer alone, read by key: its cost does not grow with
+                // the presale's other participants.
+                Some(f) => {
+                    let buyer = store
+                        .participant(&p.id, &f.user_id)?
+                        .ok_or_else(|| missing("buyer's participation"))?;
+                    let record = store
                         .history_at(f.record)?
-                        .ok_or_else(|| missing("purchase record"))?
-                        .id,
-                }),
+                        .ok_or_else(|| missing("purchase record"))?;
+                    let facts = PresalePurchase {
+                        user_id: f.user_id.clone(),
+                        usdc_amount: Decimal::of(f.usdc),
+                        transaction_id: record.id,
+                    };
+                    let object = PresaleMerchant::listing(&p, e.at, vec![buyer]);
+                    (object, Some(facts))
+                }
             };
             to_text(&PresaleEventData {
-                object: PresaleMerchant::read_first(store, &p, e.at, Some(EVENT_PARTICIPANTS))?,
+                object,
                 previous_status: previous_status.clone(),
                 purchase,
             })

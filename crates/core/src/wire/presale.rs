@@ -15,7 +15,7 @@ use crate::model::amount::percent_micro;
 use crate::model::decimal::Decimal;
 use crate::model::ids::uuid_v4;
 use crate::model::ids::{PresaleId, TokenAddress, UserId};
-use crate::model::presale::{Presale as Record, Step};
+use crate::model::presale::{Participant, Presale as Record, Step};
 use crate::model::time::{Millis, Timestamp};
 use crate::ops::presale::{self, BuyPresaleRequest, CreatePresaleRequest, ResolvePresaleRequest};
 use crate::ops::presale::{Outcome, Purchase};
@@ -90,12 +90,13 @@ pub struct Presale {
     /// completed once the target is reached or the presale launched; ended when
     /// `endTimestamp` passed below target, or after a refund.
     pub status: PresaleStatus,
-    /// In the order of their first purchase: every one in an answer; in an event
-    /// (`presale.*`) the first 100, as a token's event carries its first 100 holders, so an
-    /// event's size stays bounded however many buy in.
+    /// In the order of their first purchase: every one in an answer; in a `presale.purchase`
+    /// event its buyer alone (their total and share after it); in the other `presale.*`
+    /// events the first 100, as a token's event carries its first 100 holders. An event's
+    /// size stays bounded however many buy in.
     pub participants: Vec<PresaleParticipant>,
-    /// How many holders bought in (all of them, also where `participants` lists only the
-    /// first 100). tokenpad always sends it; absent from answers of services before it.
+    /// How many holders bought in (all of them, also where `participants` lists only some).
+    /// tokenpad always sends it; absent from answers of services before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "codegen", ts(optional))]
     pub participants_count: Option<u64>,
@@ -268,7 +269,8 @@ pub fn progress(p: &Record) -> Decimal {
     percent(p.purchased.raw(), p.target.raw())
 }
 
-/// The participants a presale's event lists (the first, in the order of their first purchase).
+/// The participants a presale's event lists (the first, in the order of their first purchase),
+/// except `presale.purchase`, which lists its buyer alone.
 pub const EVENT_PARTICIPANTS: u32 = 100;
 
 impl Presale {
@@ -290,6 +292,12 @@ impl Presale {
             None => (store.participants(&p.id)?, 0),
             Some(n) => (store.first_participants(&p.id, n)?, p.participant_count),
         };
+        Ok(Presale::listing(p, now, rows, recorded))
+    }
+
+    /// The public form listing `rows` (participants of `p`, read by the caller), counted as
+    /// `recorded` or as many as `rows`, whichever is more.
+    fn listing(p: &Record, now: Millis, rows: Vec<Participant>, recorded: u64) -> Presale {
         let participants_count = recorded.max(u64::try_from(rows.len()).unwrap_or(u64::MAX));
         let participants = rows
             .into_iter()
@@ -301,7 +309,7 @@ impl Presale {
                 token_percentage: percent(x.usdc.raw(), p.purchased.raw()),
             })
             .collect();
-        Ok(Presale {
+        Presale {
             id: p.id.clone(),
             name: p.name.clone(),
             description: p.description.clone(),
@@ -319,7 +327,7 @@ impl Presale {
             },
             created_at: Some(Timestamp::at(p.created_at)),
             updated_at: Some(Timestamp::at(p.last_change())),
-        })
+        }
     }
 }
 
@@ -342,8 +350,20 @@ impl PresaleMerchant {
         now: Millis,
         limit: Option<u32>,
     ) -> Result<PresaleMerchant> {
-        Ok(PresaleMerchant {
-            presale: Presale::read_first(store, p, now, limit)?,
+        let presale = Presale::read_first(store, p, now, limit)?;
+        Ok(PresaleMerchant::of(p, presale))
+    }
+
+    /// The merchant form listing only `rows`, participants of `p` the caller read (a
+    /// purchase's event: its buyer's row, read by key), counted by the record.
+    pub fn listing(p: &Record, now: Millis, rows: Vec<Participant>) -> PresaleMerchant {
+        let presale = Presale::listing(p, now, rows, p.participant_count);
+        PresaleMerchant::of(p, presale)
+    }
+
+    fn of(p: &Record, presale: Presale) -> PresaleMerchant {
+        PresaleMerchant {
+            presale,
             signer_address: p.signer,
             lock_duration: p.lock_days,
             auto_launch: p.auto_launch,
@@ -365,7 +385,7 @@ impl PresaleMerchant {
                 hash: d.hash.clone(),
                 amount_tokens_bought: d.amount_bought.raw().to_string(),
             }),
-        })
+        }
     }
 }
 

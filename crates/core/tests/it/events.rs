@@ -223,6 +223,62 @@ fn a_presale_tells_its_whole_life() {
 }
 
 #[test]
+fn a_purchase_event_lists_its_buyer_alone_and_the_other_presale_events_the_first() {
+    let mut p = P::new("100", json!({}));
+    let buyers = ["b0", "b1", "b2", "b3", "b4"];
+    for b in buyers {
+        p.buyer(b, "20");
+    }
+    p.open();
+    for b in buyers {
+        p.buy(b, "1").unwrap();
+        seal(&mut p.fx.store, BASE).unwrap();
+    }
+    p.buy("b2", "3").unwrap(); // b2's second: 4 of the 8 raised
+    seal(&mut p.fx.store, BASE).unwrap();
+    p.to(END * 1000); // below the threshold: ended, refunded
+    let m = p.fx.ctx.merchant.id.clone();
+    let events = log(&mut p.fx.store, &m);
+    let listed = |e: &Value| -> Vec<(String, Value, Value)> {
+        let rows = e["data"]["object"]["participants"].as_array().unwrap();
+        rows.iter()
+            .map(|x| {
+                let id = x["id"].as_str().unwrap().to_string();
+                (id, x["usdcAmount"].clone(), x["tokenPercentage"].clone())
+            })
+            .collect()
+    };
+    let row =
+        |id: &str, usdc: &str, pct: &str| (id.to_string(), common::num(usdc), common::num(pct));
+    let purchases = of_type(&events, "presale.purchase");
+    assert_eq!(purchases.len(), 6);
+    // The first: alone, all of it; the fifth: alone among five, 1 of 5.
+    assert_eq!(listed(purchases[0]), [row("b0", "1", "100")]);
+    assert_eq!(listed(purchases[4]), [row("b4", "1", "20")]);
+    assert_eq!(purchases[4]["data"]["object"]["participantsCount"], 5);
+    // b2 again: their total in the presale and its share after it, not the purchase's amount.
+    let last = purchases[5];
+    assert_eq!(listed(last), [row("b2", "4", "50")]);
+    assert_eq!(last["data"]["purchase"]["usdcAmount"], common::num("3"));
+    assert_eq!(last["data"]["object"]["participantsCount"], 5);
+    assert_eq!(
+        last["data"]["object"]["purchasedUsdcAmount"],
+        common::num("8")
+    );
+    // The refund's events list the first participants (all five here), in order.
+    let refunded = of_type(&events, "presale.refunded")[0];
+    let ids: Vec<String> = listed(refunded).into_iter().map(|r| r.0).collect();
+    assert_eq!(ids, buyers);
+    assert_eq!(
+        of_type(&events, "presale.status_changed")[1]["data"]["object"]["participants"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
+}
+
+#[test]
 fn a_presale_below_the_threshold_is_refunded_and_says_so() {
     let mut p = P::new("100", json!({}));
     p.buyer("a", "50");

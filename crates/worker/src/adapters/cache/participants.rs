@@ -1,8 +1,8 @@
 //! A presale's participants in the object's cache (`cache/mod.rs`): each buyer's row, and the
-//! first participants a presale's payload lists (`wire::presale`, its event's first 100).
-//! A purchase reads both (its buyer's row to add to it, the first ones as its event renders
-//! the presale): two statements, about an eighth of a purchase's CPU, now read from memory
-//! once a purchase or a read brought them in.
+//! first participants a presale's payload lists (`wire::presale`, the first 100 of its events
+//! other than a purchase's). A purchase reads its buyer's row (to add to it, then as its event
+//! lists the buyer alone); a status change, a launch or a refund reads the first ones. Both
+//! are read from memory once a purchase or a read brought them in.
 //!
 //! The first participants are kept as read (`First`: what a read with `limit` returned) and
 //! kept up to date by each participant written: a participant on the list is replaced in place
