@@ -41,6 +41,8 @@ step sim cargo run -p tokenpad-sim --locked -- --ci
 step build-worker "$ROOT/scripts/build-worker.sh"
 # The Worker as wrangler uploads it, gzipped, against its ceiling (scripts/worker-size.sh).
 step worker-size "$ROOT/scripts/worker-size.sh"
+# What the size comes from, by crate (bench/wasm-size.mjs), run so it cannot rot.
+step wasm-size node "$ROOT/bench/wasm-size.mjs" --top 5
 step build-pkg "$ROOT/scripts/build-pkg.sh"
 step build-dashboard "$ROOT/scripts/build-dashboard.sh"
 step pkg-size "$ROOT/scripts/size.sh"

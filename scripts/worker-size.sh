@@ -5,9 +5,9 @@
 # this figure; a larger one also starts slower (V8 compiles the wasm at a cold start).
 #
 #   budget:  1024 KiB gzipped (docs/performance.md: the Worker's size; the target is 900)
-#   ceiling: 1045 KiB gzipped, the size at this release plus a little: the Worker is still
-#            over its budget, so this ratchet keeps it from growing further until it is back
-#            under; lower it as the size comes down, and raise it only for a reason written here.
+#   ceiling: 1024 KiB gzipped, the budget itself since the Worker is back under it (a
+#            ratchet while it was over: lowered as the size came down, raised only for a
+#            reason written here).
 #            Raised: 1150 (1,142 KiB when set, issue 44's name-section cut) -> 1245 for the
 #            merchant accounts (issue 41: the account object, login, mail, members, argon2id;
 #            1,237 KiB with them), a product the service could not be run without.
@@ -21,6 +21,9 @@
 #            static assets (`www/openapi.json`, through the ASSETS binding), not embedded.
 #            Lowered: 1095 -> 1045 (1,039.8 KiB when set): url's IDNA back end pinned to its
 #            stub (crates/core/Cargo.toml: no ICU4X Unicode data; webhook hosts are ASCII).
+#            Lowered: 1045 -> 1024, the budget (1,022.7 KiB when set): wasm-opt without
+#            one-caller inlining (crates/worker/Cargo.toml). Back under its budget, the Worker
+#            may not grow past it: a change that needs more must take as much out elsewhere.
 #
 #   scripts/worker-size.sh           measure crates/worker/build as built (builds it when missing)
 #   scripts/worker-size.sh --build   rebuild it first
@@ -32,7 +35,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
 BUDGET_KIB=1024
-CEILING_KIB=1045
+TARGET_KIB=900
+CEILING_KIB=1024
 if [[ "${1:-}" == "--build" || ! -f crates/worker/build/index_bg.wasm ]]; then
   "$ROOT/scripts/build-worker.sh" >&2
 fi
@@ -54,4 +58,6 @@ awk -v g="$gzip_kib" -v c="$CEILING_KIB" 'BEGIN { exit !(g <= c) }' \
   || die "the Worker is ${gzip_kib} KiB gzipped, over its ceiling of ${CEILING_KIB} KiB (budget ${BUDGET_KIB})"
 awk -v g="$gzip_kib" -v b="$BUDGET_KIB" 'BEGIN { exit !(g > b) }' \
   && log "over its budget of ${BUDGET_KIB} KiB by $(awk -v g="$gzip_kib" -v b="$BUDGET_KIB" 'BEGIN { printf "%.1f", g - b }') KiB (under the ceiling)"
+awk -v g="$gzip_kib" -v b="$BUDGET_KIB" 'BEGIN { exit !(g <= b) }' \
+  && log "under its budget of ${BUDGET_KIB} KiB by $(awk -v g="$gzip_kib" -v b="$BUDGET_KIB" 'BEGIN { printf "%.1f", b - g }') KiB; the target is ${TARGET_KIB} KiB"
 exit 0
