@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { leb } from '../scripts/wasm-names.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -19,18 +20,6 @@ const opt = (name) => {
 const wasmPath = opt('--wasm') ?? path.join(ROOT, 'crates/worker/build/index_bg.wasm');
 const namesPath = opt('--names') ?? path.join(ROOT, 'crates/worker/build-names.json');
 const top = Number(opt('--top') ?? 0);
-
-/** Reads an unsigned LEB128 at `at`: [value, next offset]. */
-function leb(bytes, at) {
-  let value = 0;
-  let shift = 0;
-  for (;;) {
-    const b = bytes[at++];
-    value += (b & 0x7f) * 2 ** shift;
-    shift += 7;
-    if (b < 0x80) return [value, at];
-  }
-}
 
 /** The module's sections by id, and its imported functions (they come first in numbering). */
 function sections(bytes) {
@@ -133,7 +122,7 @@ const rows = [...groups].map(([group, fns]) => ({
 }));
 rows.sort((a, b) => b.raw - a.raw);
 const whole = { raw: bytes.length, gzip: gz([bytes]) };
-console.log(`${path.relative(ROOT, wasmPath)}: ${kib(whole.raw)} KiB raw, ${kib(whole.gzip)} KiB gzip -9; ` +
+console.log(`${path.relative(ROOT, wasmPath)}: ${kib(whole.raw)} KiB raw, ${kib(whole.gzip)} KiB gzipped (zlib level 9; gzip -9 makes a little less); ` +
   `code ${kib(code.length)} KiB raw (${funcs.length} functions) ${kib(gz([code]))} KiB gzip; data ${kib(data.length)} KiB raw ${kib(gz([data]))} KiB gzip\n`);
 console.log('| what | functions | code KiB | gzip KiB (alone) |\n|---|---:|---:|---:|');
 for (const r of rows) console.log(`| ${r.group} | ${r.functions} | ${kib(r.raw)} | ${kib(r.gzip)} |`);

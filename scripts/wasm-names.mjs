@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
 /** Reads an unsigned LEB128 at `at`: [value, next offset]. */
-function leb(bytes, at) {
+export function leb(bytes, at) {
   let value = 0;
   let shift = 0;
   for (;;) {
