@@ -209,8 +209,7 @@ impl Node {
             query: &query,
             body: &req.body,
         };
-        Op::decode(matched.route, &parts)?
-            .ok_or_else(|| Error::internal("a merchant route without an operation"))
+        Op::decode_routed(matched.route, &parts)
     }
 
     /// One API call, the object's way (`serve::serve`, the worker's pipeline); `cut` loses

@@ -14,7 +14,7 @@ use super::presale::{self, PresaleOp};
 use super::routes::Route;
 use super::session::{self, SessionOp};
 use super::token::{self, TokenOp};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 pub use super::holder::HolderRef;
 pub use super::parts::Parts;
@@ -74,5 +74,12 @@ impl Op {
             hooks::decode(route, parts)?.map(Op::Hooks),
         ];
         Ok(decoded.into_iter().flatten().next())
+    }
+
+    /// Decodes a request the edge routed to the merchant's object: every such route has an
+    /// operation, so a route without one is an internal error, not the caller's.
+    pub fn decode_routed(route: Route, parts: &Parts) -> Result<Op> {
+        Op::decode(route, parts)?
+            .ok_or_else(|| Error::internal("a merchant route without an operation"))
     }
 }

@@ -73,8 +73,7 @@ impl ApiRequest {
             query: &self.query,
             body: &body,
         };
-        Op::decode(route, &parts)?
-            .ok_or_else(|| Error::internal("a merchant route without an operation"))
+        Op::decode_routed(route, &parts)
     }
 }
 
