@@ -88,6 +88,17 @@ test('the webhook URL filter refuses every IPv6 form of a private address: 400 u
   }
 });
 
+test('a webhook URL with a non-ASCII host is refused, asking for its xn-- form, which is accepted: 400 invalid_request', async () => {
+  // The Worker carries no Unicode tables to map an internationalized name (idna_adapter 1.0).
+  for (const url of ['https://bücher.example/hook', 'https://例え.jp/hook', 'https://ｌｏｃａｌｈｏｓｔ/hook']) {
+    const body = fails(await call('POST', '/merchant/webhooks', { key: A.secretKey, body: { url, events: ['*'] } }), 400, 'invalid_request');
+    assert.match(body.message, /xn--/, url);
+    assert.equal(body.details.field, 'url', url);
+  }
+  const hook = ok(await call('POST', '/merchant/webhooks', { key: A.secretKey, body: { url: 'https://xn--bcher-kva.example/hook', events: ['*'] } }), 201);
+  assert.equal(hook.url, 'https://xn--bcher-kva.example/hook');
+});
+
 test('imageUrl must be a real http(s) URL in URL characters, at most 2048 bytes: 400 invalid_image_url', async () => {
   const bad = [
     'https://example.com/a\u0000b.png',
