@@ -14,12 +14,20 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
 t_all=$(date +%s)
+# A step that hangs (a process left running keeps a test file's process alive, say) fails
+# after STEP_TIMEOUT_S instead of using up CI's whole time with nothing said (the longest step,
+# the http suites, takes ~9 minutes on a 2-core machine). timeout signals the step's whole process group.
+STEP_TIMEOUT_S="${STEP_TIMEOUT_S:-1800}"
 step() {
   local name="$1"; shift
   local t0; t0=$(date +%s)
   log "── $name: $*"
-  if ! "$@"; then
-    printf '\n%s[test] FAILED at step "%s"%s (command: %s)\n' "$_c2" "$name" "$_c0" "$*" >&2
+  local rc=0
+  timeout --kill-after=30s "$STEP_TIMEOUT_S" "$@" || rc=$?
+  if (( rc != 0 )); then
+    local why=""
+    (( rc == 124 || rc == 137 )) && why=" after ${STEP_TIMEOUT_S} s without finishing (STEP_TIMEOUT_S)"
+    printf '\n%s[test] FAILED at step "%s"%s%s (command: %s)\n' "$_c2" "$name" "$why" "$_c0" "$*" >&2
     exit 1
   fi
   log "── $name ok ($(( $(date +%s) - t0 )) s)"

@@ -422,7 +422,13 @@ export async function deployContracts(rpcUrl, keys, { known = {}, account = DEPL
     }
     nonce++;
   }
-  const hashes = await rpcBatch(rpcUrl, txs.map((t) => t.call));
+  // One call at a time, in nonce order. anvil answers a batch's calls concurrently, and with
+  // automine a transaction that arrives before the one whose nonce precedes it can stay in the
+  // pool's queue for good: the block that takes its predecessor does not promote it, and no
+  // later block (evm_mine included) takes it (foundry-rs/foundry#10122). Seen in CI: the
+  // batch's last, TokenpadLocker, waited the whole 120 s.
+  const hashes = [];
+  for (const t of txs) hashes.push((await rpcBatch(rpcUrl, [t.call]))[0]);
   // automine: mined at once; with a block time (scripts/anvil.mjs --block-time), at the next block
   const sent = Date.now();
   const deadline = sent + 120_000;
@@ -431,11 +437,13 @@ export async function deployContracts(rpcUrl, keys, { known = {}, account = DEPL
   for (let wait = 10; ; wait = Math.min(wait * 2, 250)) {
     receipts = await rpcBatch(rpcUrl, hashes.map((h) => ['eth_getTransactionReceipt', [h]]));
     if (receipts.every(Boolean)) break;
-    if (Date.now() > deadline) throw new Error(`deployments not mined in 120 s: ${txs.filter((_, i) => !receipts[i]).map((t) => t.name)}`);
+    if (Date.now() > deadline) {
+      // What the node holds says why: queued behind a nonce (the pool's bug above) or pending.
+      const pool = await rpcBatch(rpcUrl, [['txpool_inspect']]).catch((e) => [String(e)]);
+      throw new Error(`deployments not mined in 120 s: ${txs.filter((_, i) => !receipts[i]).map((t) => t.name)}; the pool: ${JSON.stringify(pool[0]).slice(0, 2000)}`);
+    }
     // automine mines a block when a transaction comes in, with what fits of the pool: one left
-    // out of a full block waits for the next arrival, and none comes (seen once on a loaded
-    // machine, the likely cause: TokenpadLocker, the batch's last, waited 120 s). A block now
-    // and then mines it.
+    // out of a full block would wait for the next arrival. A block now and then mines it.
     if (Date.now() - nudged > 2000) {
       nudged = Date.now();
       await rpcBatch(rpcUrl, [['evm_mine']]);

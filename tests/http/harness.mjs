@@ -60,7 +60,15 @@ export const FAST_CHAIN_VARS = Object.freeze({
 async function startChain() {
   const { startAnvil, deployBase, chainConfig } = await import('../chain/anvil.mjs');
   const anvil = await startAnvil();
-  const base = await deployBase(anvil.rpcUrl);
+  let base;
+  try {
+    base = await deployBase(anvil.rpcUrl);
+  } catch (e) {
+    // A node left running keeps this test file's process alive after its last test: the run
+    // would wait for it for good instead of reporting the failure.
+    await anvil.stop();
+    throw e;
+  }
   return {
     kind: 'evm', ...chainConfig(base, anvil.rpcUrl, anvil.chainId),
     stop: anvil.stop,
@@ -473,7 +481,13 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
     },
   };
 
-  await launch();
+  try {
+    await launch();
+  } catch (e) {
+    // Nothing of a start that failed is left behind: not the node it started, not its dirs.
+    await handle.stop().catch(() => {});
+    throw e;
+  }
   return handle;
 }
 
