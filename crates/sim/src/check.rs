@@ -4,11 +4,11 @@
 //!   Σ balances`, with Σ recomputed from every balance, and `held = Σ`;
 //! - **no overdraft**: no balance or reserve below zero in the ledger (its arithmetic is
 //!   checked, so a negative would have been an error), and no transaction the ledger sent
-//!   reverts on chain for want of funds (unless behind an older movement of its token that an
+//!   reverts on chain for want of funds (unless behind an older movement of a token it needs that an
 //!   injected revert sent back): the ledger never moves what the chain does not hold;
 //! - **exactly once per intent**: no movement is carried out on chain twice; a confirmed one
 //!   exactly once (once the settler followed any reorganization), a failed one never; and a movement fails only for its own reason, never
-//!   because it reverted for want of funds behind an older movement of its token that a
+//!   because it reverted for want of funds behind an older movement of a token it needs that a
 //!   fault sent back and that landed later (it may have needed what that one brings);
 //! - **no value lost or created by a failed transaction of ours**: a transaction that failed
 //!   on chain (reverted, ran out of gas) moved nothing there (no log of it is left), and a

@@ -270,3 +270,52 @@ fn an_outside_sell_mined_before_a_refused_sell() {
     ];
     replays("seed 4045's history", &h);
 }
+
+/// Seed 213, `--hostile`: u6's buy reverted for want of the test USDC an older mint brings,
+/// the mint reverted by a fault; only an older open movement of the buy's own token counted,
+/// so the buy was refused (an on-chain overdraft the ledger had sent).
+#[test]
+fn a_buy_behind_the_reverted_mint_that_funds_it() {
+    let h = [
+        call(
+            108,
+            Req::Airdrop {
+                wallets: 1,
+                each: Tokens::whole(339),
+            },
+        ),
+        Step::Settle,
+        call(137, Req::PutHolder { user: 6 }),
+        faulty(
+            140,
+            Req::OpenPool {
+                token: 2,
+                cents: 2,
+                amount: Tokens(84_333_748_414_765_656_721_419),
+            },
+            Fault::LostBefore,
+        ),
+        alarm(1),
+        mine(0, 0, 0),
+        Step::Outside(Outside::TakeNonce),
+        Step::Faucet {
+            user: 6,
+            usdc: Usdc::whole(1_000_000),
+        },
+        alarm(2),
+        faulty(
+            185,
+            Req::Buy {
+                user: 6,
+                token: 1,
+                usdc: Usdc::whole(13),
+                slippage_bps: 722,
+            },
+            Fault::LostBefore,
+        ),
+        alarm(3),
+        mine(0b1000, 0, 367),
+        Step::Settle,
+    ];
+    replays("seed 213's history", &h);
+}

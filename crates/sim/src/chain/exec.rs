@@ -12,6 +12,7 @@ use tokenpad_core::model::chain::{ChainPoint, PoolEvent, UNISWAP_V3_POOL_INIT_CO
 use tokenpad_core::model::ids::LockId;
 use tokenpad_core::model::intent::{Account, Action};
 use tokenpad_core::model::pool::v3::FEE_PIPS;
+use tokenpad_core::ops::settle::needs;
 
 /// What one movement did: pool events, a released lock.
 #[derive(Default)]
@@ -177,9 +178,9 @@ impl SimChain {
                 self.reverted_open
                     .iter()
                     .filter(|(t, older)| {
-                        tx.intents
-                            .iter()
-                            .any(|(id, token, _)| *t == token.address() && older < id)
+                        tx.intents.iter().any(|(id, token, action)| {
+                            older < id && needs(*token, action).iter().any(|n| *t == n.address())
+                        })
                     })
                     .copied()
                     .collect()

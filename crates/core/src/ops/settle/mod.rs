@@ -29,7 +29,7 @@ pub mod round;
 mod shown;
 
 pub use receipt::{
-    finalize, mined, Mined, ATTEMPTS_BEHIND, DEPLOY_ATTEMPTS, MAX_OUT_OF_GAS, MAX_UNSHOWN,
+    finalize, mined, needs, Mined, ATTEMPTS_BEHIND, DEPLOY_ATTEMPTS, MAX_OUT_OF_GAS, MAX_UNSHOWN,
 };
 pub use shown::Transferred;
 

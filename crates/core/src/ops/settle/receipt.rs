@@ -20,7 +20,8 @@
 //!   - a **deployment** goes again, up to `DEPLOY_ATTEMPTS`;
 //!   - a movement the chain may **refuse** for a reason outside us (`Action::refusable`) is
 //!     refused: it fails, visibly, with the chain's reason, and the ledger undoes it (one
-//!     that reverted behind an older open movement of its token goes again first: it may have
+//!     that reverted behind an older open movement of a token it needs (its own; USDC too for a
+//!     swap: [`needs`]) goes again first: it may have
 //!     needed what that one brings. Judged when the receipt is first read, as of its block:
 //!     by the time it is final, that older movement may have landed);
 //!   - anything else (the treasury's own: rewards, refunds, locks, releases) is **parked** with
@@ -32,8 +33,10 @@ use crate::error::{Error, Result};
 use crate::model::chain::PoolEvent;
 use crate::model::event::{EventType, Subject};
 use crate::model::history::ChainStatus;
+use crate::model::ids::TokenAddress;
 use crate::model::intent::{Action, Intent, IntentStatus, Then};
 use crate::model::settlement::{ChainTx, TxState};
+use crate::model::token::USDC_ADDRESS;
 use crate::ops::{deployment, event, job, market, presale, undo, Ctx};
 use crate::store::Store;
 
@@ -245,7 +248,7 @@ fn act_on_revert(store: &mut dyn Store, ctx: &Ctx, tx: &ChainTx) -> Result<()> {
                 None => behind_open(store, &i)?,
             }
         {
-            // An older movement of its token is still open: its batch reverted and it goes
+            // An older movement of a token it needs is still open: its batch reverted and it goes
             // out again. This one may have needed what that one brings (a holder spending a
             // reward the reverted batch carried): not refused for good, it goes again after.
             i.error = reason.clone();
@@ -270,13 +273,26 @@ fn behind(store: &dyn Store, tx: &ChainTx) -> Result<Vec<u64>> {
     Ok(out)
 }
 
-fn older_open(open: &[Intent], i: &Intent) -> bool {
-    open.iter()
-        .take_while(|o| o.id < i.id)
-        .any(|o| o.token == i.token)
+/// The tokens whose balances on chain a movement of `own` (its intent's token) may need: its
+/// own, and USDC too for a swap (a buy pays with it). A movement that reverts for want of
+/// funds while an older movement of one of them is open may have needed what that one brings
+/// (a swap right after the test-USDC mint that funds it).
+pub fn needs(own: TokenAddress, action: &Action) -> [TokenAddress; 2] {
+    match action {
+        Action::Swap { .. } => [own, USDC_ADDRESS],
+        _ => [own, own],
+    }
 }
 
-/// Whether an older movement of `i`'s token is still open (queued or sent).
+fn older_open(open: &[Intent], i: &Intent) -> bool {
+    let needs = needs(i.token, &i.action);
+    open.iter()
+        .take_while(|o| o.id < i.id)
+        .any(|o| needs.contains(&o.token))
+}
+
+/// Whether an older movement of a token `i` needs (its own; USDC for a swap) is still open
+/// (queued or sent).
 fn behind_open(store: &dyn Store, i: &Intent) -> Result<bool> {
     Ok(older_open(&store.open_intents(OPEN_LOOKAHEAD)?, i))
 }
