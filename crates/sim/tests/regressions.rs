@@ -4,7 +4,7 @@
 //! `REGRESSION_SEEDS`, in full.)
 
 use tokenpad_sim::settler::RoundFaults;
-use tokenpad_sim::step::{Fault, Outside, Req, Step, Tokens, Usdc, Who};
+use tokenpad_sim::step::{ChainFault, Fault, Outside, Req, Step, Tokens, Usdc, Who};
 use tokenpad_sim::webhooks::Receiver;
 
 /// Request `n`: with its key or not, from the backend or the holder's session, with a fault.
@@ -318,4 +318,84 @@ fn a_buy_behind_the_reverted_mint_that_funds_it() {
         Step::Settle,
     ];
     replays("seed 213's history", &h);
+}
+
+/// Seed 435, `--hostile`: u0's sell mined, then a reorganization dropped its block and it was
+/// mined again; the ledger ended with 62 units of USDC the chain did not give.
+#[test]
+fn a_sell_mined_again_after_a_reorganization() {
+    let h = [
+        faulty(
+            1,
+            Req::CreateToken {
+                n: 51,
+                supply: Tokens(524),
+            },
+            Fault::LostAfter,
+        ),
+        faulty(
+            2,
+            Req::CreateToken {
+                n: 85,
+                supply: MILLION,
+            },
+            Fault::LostBefore,
+        ),
+        call(
+            3,
+            Req::CreateToken {
+                n: 11,
+                supply: MILLION,
+            },
+        ),
+        call(
+            7,
+            Req::CreateToken {
+                n: 63,
+                supply: MILLION,
+            },
+        ),
+        unkeyed(11, Req::PutHolder { user: 0 }),
+        Step::Settle,
+        call(
+            45,
+            Req::OpenPool {
+                token: 3,
+                cents: 2,
+                amount: Tokens::whole(123_733),
+            },
+        ),
+        call(
+            94,
+            Req::Distribute {
+                token: 3,
+                user: 0,
+                amount: Tokens::whole(168),
+            },
+        ),
+        alarm(4),
+        mine(0, 0, 0),
+        Step::Outside(Outside::Trade {
+            token: 3,
+            buy: false,
+            usdc: Usdc::whole(177),
+            tokens: Tokens::whole(94),
+        }),
+        Step::Settle,
+        faulty(
+            172,
+            Req::Sell {
+                user: 0,
+                token: 3,
+                amount: Tokens(2_758_932_356_103_342),
+            },
+            Fault::LostAfter,
+        ),
+        Step::Chain(ChainFault::Reorg {
+            depth: 2,
+            requeue: true,
+        }),
+        Step::Settle,
+    ];
+    replays("seed 435's history", &h);
 }

@@ -243,6 +243,10 @@ pub enum OwedSince {
     TopUp(u64),
     /// Following this Transfer log (a reorganization that removes it forgives the debt).
     Log { block: u64, log_index: u64 },
+    /// A reorganization removed this Transfer log, and what it brought was no longer all
+    /// where it arrived (the ledger had booked some of it onward: a pool's USDC to a sell not
+    /// mined yet, a holder's deposit to a transfer).
+    Rewound { block: u64, log_index: u64 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -20,9 +20,12 @@
 //!
 //! A debt grows the history records that show the movement owed as it is paid, or writes them
 //! at its first payment when its undo could take nothing back, so a holder's `reversal` shows
-//! all it undid in the end and its history adds up to its balance. A debt that no undo pays
-//! (the movement built on the refused one was mined after all, with what the holder got on
-//! chain from elsewhere meanwhile) stays, and shows as a difference in reconciliation.
+//! all it undid in the end and its history adds up to its balance. What arrives at a side that
+//! owes from a Transfer log the settler follows (a deposit, another trader's swap) pays its
+//! debts first ([`pay_debts`]): the movement built on the refused one may be mined after all,
+//! with what the side got on chain from elsewhere meanwhile. A debt that nothing pays stays,
+//! and shows as a difference in reconciliation. A reorganization owes too: what it cannot
+//! take back of a removed log (`ops::settle::reorg`).
 
 use crate::error::Result;
 use crate::model::address::Address;
@@ -215,7 +218,7 @@ fn pay(
                 records = reversals(store, t, &i, ids, from, to, paid, now)?;
             }
         }
-        (true, OwedSince::Log { .. } | OwedSince::TopUp(_)) => {}
+        (true, OwedSince::Log { .. } | OwedSince::Rewound { .. } | OwedSince::TopUp(_)) => {}
     }
     let left = debt.amount.minus(paid)?;
     if left.is_zero() {
@@ -259,6 +262,18 @@ fn credit(
     now: Millis,
     depth: usize,
 ) -> Result<()> {
+    let left = pay_debts_at(store, t, side, n, now, depth)?;
+    shift(store, t, side, left, true)
+}
+
+fn pay_debts_at(
+    store: &mut dyn Store,
+    t: &mut Token,
+    side: &Side,
+    n: Units,
+    now: Millis,
+    depth: usize,
+) -> Result<Units> {
     let mut left = n;
     while !left.is_zero() && depth < MAX_DEPTH {
         let Some(k) = t.owed.iter().position(|d| &d.by == side) else {
@@ -270,7 +285,21 @@ fn credit(
         credit(store, t, &to, paid, now, depth + 1)?;
         left = left.minus(paid)?;
     }
-    shift(store, t, side, left, true)
+    Ok(left)
+}
+
+/// Out of `n` arriving at `side` from outside the ledger's own movements (a Transfer log the
+/// settler follows), pays `side`'s debts first, oldest first; returns the rest, for the
+/// caller to give to `side`. A side owes when the ledger booked onward what it no longer has
+/// (see the module): what arrives on chain is what the movement built on it spends there.
+pub fn pay_debts(
+    store: &mut dyn Store,
+    t: &mut Token,
+    side: &Side,
+    n: Units,
+    now: Millis,
+) -> Result<Units> {
+    pay_debts_at(store, t, side, n, now, 0)
 }
 
 /// Records that `by` owes `amount` to `to` (see the module).

@@ -190,10 +190,17 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
         Place::Pool(_) => o.amount.minus(taken)?,
         Place::MerchantSupply | Place::Row(_) => Units::ZERO,
     };
+    // What the receiver owes (`ops::undo`: the ledger booked onward what it no longer had) is
+    // paid first: on chain, what arrives is what the movement built on it spends.
+    let kept = if gone {
+        amount
+    } else {
+        undo::pay_debts(store, &mut t, &side(&to), amount, ctx.now)?
+    };
     match &to {
-        Place::MerchantSupply => t.merchant_supply = t.merchant_supply.plus(amount)?,
+        Place::MerchantSupply => t.merchant_supply = t.merchant_supply.plus(kept)?,
         Place::Pool(pool_token) => {
-            shift_pool(store, &mut t, pool_token, amount, true)?;
+            shift_pool(store, &mut t, pool_token, kept, true)?;
         }
         // USDC a pool paid to an outside address leaves what the ledger follows.
         Place::Row(_) if gone => {
@@ -201,8 +208,8 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
         }
         Place::Row(a) => {
             let mut b = store.balance(&t.address, a)?;
-            b.active = b.active.plus(amount)?;
-            t.held = t.held.plus(amount)?;
+            b.active = b.active.plus(kept)?;
+            t.held = t.held.plus(kept)?;
             store.put_balance(&t.address, a, &b)?;
         }
     }

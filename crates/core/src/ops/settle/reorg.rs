@@ -6,9 +6,11 @@
 //! transfers again: those are done again, once).
 //!
 //! - Transfer logs from outside (deposits, other addresses' moves, pools' reserves), newest
-//!   first: exactly what the journal says each did is undone, as far as it is still there (a
-//!   holder who spent a deposit keeps what it spent; the rest shows in reconciliation, as an
-//!   undone movement's does); a holder's deposit gets a `reversal` record. What a pool could
+//!   first: exactly what the journal says each did is undone, as far as it is still there; a
+//!   holder's deposit gets a `reversal` record. What is no longer there (the ledger booked it
+//!   onward: a holder spent the deposit, a pool's USDC went to a sell not mined yet) is owed by
+//!   where it arrived (`ops::undo`), and paid by the refusal of what was booked onward (the
+//!   chain never had it) or by what arrives there from elsewhere. What a pool could
 //!   not pay of such a log, and owed since (`ops::undo`), is forgiven, and what an undo already
 //!   paid of it comes back to the pool.
 //! - tokenpad's own transactions mined in those blocks, of every kind, are [`dropped`]: they
@@ -132,11 +134,72 @@ fn undo(store: &mut dyn Store, ctx: &Ctx, o: &Observation) -> Result<()> {
     t.total_supply = t.total_supply.minus(back.minus(returned)?)?;
     let regained = forgive(store, &mut t, o)?;
     store.put_token(&t)?;
-    let (Some(seq), Holding::Row(owner)) = (o.record, &o.to) else {
+    let record = reversal(store, ctx, &t, o, back.plus(regained)?)?;
+    let short = o.given.minus(back)?;
+    if short.is_zero() {
         return Ok(());
+    }
+    let mut t = token::find(store, &o.token)?;
+    owe_short(&mut t, o, short, returned, record)?;
+    store.put_token(&t)
+}
+
+/// What the log `o` brought and a rewind could not take back (the ledger booked it onward: a
+/// pool's USDC to a sell not mined yet, a holder's deposit to its transfer) is owed by where
+/// it arrived: to where it came from, and what was new supply, out of the supply. The chain
+/// refuses what was booked onward (it never had it), and that refusal's undo, or what
+/// arrives there from elsewhere, pays it (`ops::undo`). `record`: the holder's `reversal`,
+/// which grows as the debt is paid.
+fn owe_short(
+    t: &mut Token,
+    o: &Observation,
+    short: Units,
+    returned: Units,
+    record: Option<u64>,
+) -> Result<()> {
+    let since = OwedSince::Rewound {
+        block: o.block,
+        log_index: o.log_index,
+    };
+    let to_sender = o.taken.minus(returned)?.min(short);
+    let by = side_of(&o.to);
+    let records: Vec<u64> = record.into_iter().collect();
+    undo::owe(
+        t,
+        by.clone(),
+        side_of(&o.from),
+        to_sender,
+        since,
+        records.clone(),
+    );
+    let fresh = short.minus(to_sender)?;
+    undo::owe(t, by, Side::Reserve(Reserve::Minted), fresh, since, records);
+    Ok(())
+}
+
+/// The ledger side of a holding.
+fn side_of(h: &Holding) -> Side {
+    match h {
+        Holding::MerchantSupply => Side::Reserve(Reserve::Merchant),
+        Holding::Row(a) => Side::Row(*a),
+        Holding::Pool(p) => Side::Reserve(Reserve::Pooled(*p)),
+        Holding::Outside => Side::Reserve(Reserve::Minted),
+    }
+}
+
+/// A holder's `reversal` of the deposit the log `o` was, for `amount`; its sequence number.
+fn reversal(
+    store: &mut dyn Store,
+    ctx: &Ctx,
+    t: &Token,
+    o: &Observation,
+    amount: Units,
+) -> Result<Option<u64>> {
+    let (Some(seq), Holding::Row(owner)) = (o.record, &o.to) else {
+        return Ok(None);
     };
     let Some(deposit) = store.history_at(seq)? else {
-        return Ok(());
+        return Ok(None);
     };
     crate::ops::history::append(
         store,
@@ -150,14 +213,14 @@ fn undo(store: &mut dyn Store, ctx: &Ctx, o: &Observation) -> Result<()> {
             token: t.address,
             symbol: t.symbol.clone(),
             decimals: t.decimals,
-            amount: back.plus(regained)?,
+            amount,
             from: *owner,
             to: deposit.from,
             at: ctx.now,
             reason: None,
         },
-    )?;
-    Ok(())
+    )
+    .map(Some)
 }
 
 /// The blocks after `fork` are gone: undo what the ledger took from them (see the module).
