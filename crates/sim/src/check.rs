@@ -4,8 +4,11 @@
 //!   Σ balances`, with Σ recomputed from every balance, and `held = Σ`;
 //! - **no overdraft**: no balance or reserve below zero in the ledger (its arithmetic is
 //!   checked, so a negative would have been an error), and no transaction the ledger sent
-//!   reverts on chain for want of funds (unless behind an older movement of a token it needs that an
-//!   injected revert sent back): the ledger never moves what the chain does not hold;
+//!   reverts on chain for want of funds, unless behind an older movement of a token it needs
+//!   that an injected revert sent back, or built on an older movement to its spender that the
+//!   chain refused for its own reason and that was never carried out (a holder passing on what
+//!   a buy was to bring, the buy refused: the ledger books optimistically, and both refusals
+//!   net): the ledger never moves what the chain does not hold;
 //! - **exactly once per intent**: no movement is carried out on chain twice; a confirmed one
 //!   exactly once (once the settler followed any reorganization), a failed one never; and a movement fails only for its own reason, never
 //!   because it reverted for want of funds behind an older movement of a token it needs that a

@@ -319,7 +319,7 @@ pub const CI_SEEDS: std::ops::Range<u64> = 0..24;
 pub const CI_STEPS: usize = 400;
 /// The seeds CI also runs in a hostile world (`--hostile`: the chain reorganizes, and the
 /// service waits `CHAIN_FINALITY` blocks), at `CI_STEPS`.
-pub const HOSTILE_CI_SEEDS: std::ops::Range<u64> = 0..24;
+pub const HOSTILE_CI_SEEDS: std::ops::Range<u64> = 0..100;
 /// The few `cargo test -p tokenpad-sim` runs on every build (the CI seeds run in their own
 /// step).
 pub const SMOKE_SEEDS: std::ops::Range<u64> = 0..3;

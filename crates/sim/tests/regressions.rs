@@ -399,3 +399,84 @@ fn a_sell_mined_again_after_a_reorganization() {
     ];
     replays("seed 435's history", &h);
 }
+
+/// Seed 298, `--hostile`: u7 buys and passes 7 of what the buy brings on; dropped and
+/// reverted by faults, both go again, and an outside trader's buy, mined first, moves the
+/// market past the buy's bound: the chain refuses the buy, and then the transfer built on it
+/// for want of the tokens. Both refused, the ledger nets them (its debt); the overdraft check
+/// once counted the second refusal as the ledger moving what the chain does not hold.
+#[test]
+fn a_transfer_built_on_a_buy_the_chain_refused() {
+    let h = [
+        call(
+            2,
+            Req::CreateToken {
+                n: 0,
+                supply: MILLION,
+            },
+        ),
+        Step::Alarm {
+            round: RoundFaults {
+                crash_after_sign: None,
+                lose_sends: false,
+                node_down: false,
+                per_batch: 3,
+            },
+            receiver: Receiver::Down,
+        },
+        mine(0, 0, 0),
+        Step::Alarm {
+            round: RoundFaults {
+                crash_after_sign: None,
+                lose_sends: false,
+                node_down: false,
+                per_batch: 4,
+            },
+            receiver: Receiver::Down,
+        },
+        call(7, Req::PutHolder { user: 7 }),
+        Step::Faucet {
+            user: 7,
+            usdc: Usdc(231_348_520),
+        },
+        call(
+            104,
+            Req::OpenPool {
+                token: 2,
+                cents: 20,
+                amount: Tokens::whole(166_723),
+            },
+        ),
+        Step::Settle,
+        faulty(
+            172,
+            Req::Buy {
+                user: 7,
+                token: 2,
+                usdc: Usdc::whole(39),
+                slippage_bps: 102,
+            },
+            Fault::Twice,
+        ),
+        faulty(
+            174,
+            Req::Spend {
+                user: 7,
+                token: 2,
+                amount: Tokens::whole(7),
+            },
+            Fault::LostAfter,
+        ),
+        alarm(5),
+        Step::Drop { mask: 0b110 },
+        mine(0b11, 0, 0),
+        Step::Outside(Outside::Trade {
+            token: 2,
+            buy: true,
+            usdc: Usdc::whole(182),
+            tokens: Tokens::whole(64),
+        }),
+        Step::Settle,
+    ];
+    replays("seed 298's history", &h);
+}

@@ -141,6 +141,9 @@ pub struct SimChain {
     /// Movements whose transaction reverted by a fault, or behind one, neither carried out
     /// since nor failed by the ledger: (token, intent).
     pub reverted_open: BTreeSet<(Address, u64)>,
+    /// Movements the chain refused for their own reason (reverted, neither by a fault nor
+    /// behind one): (a token they move, their recipient, intent).
+    pub refused: BTreeSet<(Address, Address, u64)>,
     /// Per intent, when its last revert was for want of funds behind a fault: the older
     /// movements of its token (in `reverted_open` then) it may have waited for.
     pub reverted_behind: BTreeMap<u64, Vec<(Address, u64)>>,
@@ -182,6 +185,7 @@ impl SimChain {
             natural_reverts: Vec::new(),
             reverted_open: BTreeSet::new(),
             reverted_behind: BTreeMap::new(),
+            refused: BTreeSet::new(),
             outside_txs: 0,
             gas_percent: 100,
             held: BTreeSet::new(),
