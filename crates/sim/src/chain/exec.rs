@@ -12,7 +12,6 @@ use tokenpad_core::model::chain::{ChainPoint, PoolEvent, UNISWAP_V3_POOL_INIT_CO
 use tokenpad_core::model::ids::LockId;
 use tokenpad_core::model::intent::{Account, Action};
 use tokenpad_core::model::pool::v3::FEE_PIPS;
-use tokenpad_core::ops::settle::needs;
 
 /// What one movement did: pool events, a released lock.
 #[derive(Default)]
@@ -165,61 +164,7 @@ impl SimChain {
         } else {
             self.state = before.0;
             self.logs.truncate(before.1);
-            // Behind a fault: it reverted for want of funds while an older movement of a token
-            // it needs, reverted by a fault (or behind one), had not been carried out: this one
-            // may have needed what that one brings.
-            let want = outcome
-                .as_ref()
-                .err()
-                .is_some_and(|why| why.contains("InsufficientBalance"));
-            let older: Vec<(Address, u64)> = if ours || !want {
-                Vec::new()
-            } else {
-                self.reverted_open
-                    .iter()
-                    .filter(|(t, older)| {
-                        tx.intents.iter().any(|(id, token, action)| {
-                            older < id && needs(*token, action).iter().any(|n| *t == n.address())
-                        })
-                    })
-                    .copied()
-                    .collect()
-            };
-            let behind = !older.is_empty();
-            for (id, token, _) in &tx.intents {
-                self.reverted_behind.insert(*id, older.clone());
-                if ours || behind {
-                    self.reverted_open.insert((token.address(), *id));
-                }
-            }
-            // Built on a refusal: it spends what an older movement to its spender was to
-            // bring, which the chain refused for its own reason (a swap the market moved past
-            // its bound) and which was never carried out. The ledger books optimistically, so
-            // the spend fails too (and its undo nets the debt the refusal left).
-            let built_on_refused = want
-                && tx.intents.iter().any(|(id, token, action)| {
-                    action.spender().is_some_and(|spender| {
-                        self.refused.iter().any(|(t, to, older)| {
-                            older < id
-                                && *to == spender
-                                && !self.executed.contains_key(older)
-                                && needs(*token, action).iter().any(|n| *t == n.address())
-                        })
-                    })
-                });
-            if !ours && !behind {
-                for (id, token, action) in &tx.intents {
-                    if let Some(to) = action.recipient() {
-                        for t in needs(*token, action) {
-                            self.refused.insert((t.address(), to, *id));
-                        }
-                    }
-                }
-            }
-            if !ours && !behind && !built_on_refused {
-                let why = outcome.clone().err().unwrap_or_default();
-                self.natural_reverts.push((tx.hash.clone(), why));
-            }
+            self.judge_revert(tx, ours, outcome.as_ref().err().map(String::as_str));
         }
         let transfers = self.transfers_since(before.1, &tx.hash);
         self.receipts.insert(

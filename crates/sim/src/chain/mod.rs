@@ -22,6 +22,7 @@ pub mod gas;
 pub mod outside;
 pub mod pools;
 pub mod reorg;
+mod reverts;
 
 use pools::ChainPool;
 use std::collections::{BTreeMap, BTreeSet};

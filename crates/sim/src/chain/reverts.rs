@@ -1,0 +1,65 @@
+//! What a revert of the relayer's leaves for the invariants (`check`): whether it reverted for
+//! want of funds behind a fault, or built on a movement the chain refused, or is the chain's
+//! own refusal (`SimChain::natural_reverts`, which the overdraft check reads).
+
+use super::{SentTx, SimChain};
+use tokenpad_core::model::address::Address;
+use tokenpad_core::ops::settle::needs;
+
+impl SimChain {
+    /// `tx` reverted: `ours` by a fault (injected, or out of gas), `why` the chain's reason.
+    pub(super) fn judge_revert(&mut self, tx: &SentTx, ours: bool, why: Option<&str>) {
+        // Behind a fault: it reverted for want of funds while an older movement of a token
+        // it needs, reverted by a fault (or behind one), had not been carried out: this one
+        // may have needed what that one brings.
+        let want = why.is_some_and(|why| why.contains("InsufficientBalance"));
+        let older: Vec<(Address, u64)> = if ours || !want {
+            Vec::new()
+        } else {
+            self.reverted_open
+                .iter()
+                .filter(|(t, older)| {
+                    tx.intents.iter().any(|(id, token, action)| {
+                        older < id && needs(*token, action).iter().any(|n| *t == n.address())
+                    })
+                })
+                .copied()
+                .collect()
+        };
+        let behind = !older.is_empty();
+        for (id, token, _) in &tx.intents {
+            self.reverted_behind.insert(*id, older.clone());
+            if ours || behind {
+                self.reverted_open.insert((token.address(), *id));
+            }
+        }
+        // Built on a refusal: it spends what an older movement to its spender was to
+        // bring, which the chain refused for its own reason (a swap the market moved past
+        // its bound) and which was never carried out. The ledger books optimistically, so
+        // the spend fails too (and its undo nets the debt the refusal left).
+        let built_on_refused = want
+            && tx.intents.iter().any(|(id, token, action)| {
+                action.spender().is_some_and(|spender| {
+                    self.refused.iter().any(|(t, to, older)| {
+                        older < id
+                            && *to == spender
+                            && !self.executed.contains_key(older)
+                            && needs(*token, action).iter().any(|n| *t == n.address())
+                    })
+                })
+            });
+        if !ours && !behind {
+            for (id, token, action) in &tx.intents {
+                if let Some(to) = action.recipient() {
+                    for t in needs(*token, action) {
+                        self.refused.insert((t.address(), to, *id));
+                    }
+                }
+            }
+        }
+        if !ours && !behind && !built_on_refused {
+            let why = why.unwrap_or_default().to_string();
+            self.natural_reverts.push((tx.hash.clone(), why));
+        }
+    }
+}
