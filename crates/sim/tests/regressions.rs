@@ -37,6 +37,11 @@ fn faulty(n: u32, req: Req, fault: Fault) -> Step {
 const MILLION: Tokens = Tokens(1_000_000 * 1_000_000_000_000_000_000);
 
 fn alarm(per_batch: u8) -> Step {
+    alarm_to(per_batch, Receiver::Up)
+}
+
+/// An alarm with no fault in its round, the webhook receiver `receiver`.
+fn alarm_to(per_batch: u8, receiver: Receiver) -> Step {
     Step::Alarm {
         round: RoundFaults {
             crash_after_sign: None,
@@ -44,7 +49,7 @@ fn alarm(per_batch: u8) -> Step {
             node_down: false,
             per_batch,
         },
-        receiver: Receiver::Up,
+        receiver,
     }
 }
 
@@ -415,25 +420,9 @@ fn a_transfer_built_on_a_buy_the_chain_refused() {
                 supply: MILLION,
             },
         ),
-        Step::Alarm {
-            round: RoundFaults {
-                crash_after_sign: None,
-                lose_sends: false,
-                node_down: false,
-                per_batch: 3,
-            },
-            receiver: Receiver::Down,
-        },
+        alarm_to(3, Receiver::Down),
         mine(0, 0, 0),
-        Step::Alarm {
-            round: RoundFaults {
-                crash_after_sign: None,
-                lose_sends: false,
-                node_down: false,
-                per_batch: 4,
-            },
-            receiver: Receiver::Down,
-        },
+        alarm_to(4, Receiver::Down),
         call(7, Req::PutHolder { user: 7 }),
         Step::Faucet {
             user: 7,
