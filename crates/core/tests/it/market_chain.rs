@@ -7,6 +7,7 @@ use crate::common::{assert_conserved, body, tok, usdc_address, Fx};
 use crate::settle::{evm, receipt_of, sign, token, LIMITS};
 use serde_json::json;
 use tokenpad_core::error::ErrorCode as C;
+use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::{Units, Usdc};
 use tokenpad_core::model::chain::{ChainPoint, PoolEvent};
 use tokenpad_core::model::history::ChainStatus;
@@ -15,7 +16,9 @@ use tokenpad_core::model::intent::{Action, IntentStatus};
 use tokenpad_core::model::pool::Pool;
 use tokenpad_core::ops::ledger;
 use tokenpad_core::ops::market::{self, BuyRequest, LiquidityRequest, SellRequest};
+use tokenpad_core::ops::settle::observe::{observe, Observed};
 use tokenpad_core::ops::settle::plan::{plan, Call};
+use tokenpad_core::ops::settle::reorg::rewind;
 use tokenpad_core::ops::settle::{self, Mined};
 use tokenpad_core::store::Store;
 
@@ -303,4 +306,102 @@ fn a_buy_that_reverts_behind_the_mint_that_funds_it_goes_again_after_it() {
         .history
         .iter()
         .all(|h| h.kind.as_str() != "reversal"));
+}
+
+/// An outside buy's USDC in the pool, booked in part to dave's sell not mined yet; a
+/// reorganization drops the outside buy and the new chain mines it again, then the sell. The
+/// rewind cannot take back what the sell took (the pool owes it), and the outside buy's
+/// arrival on the new chain pays that first: the ledger's pool ends at the chain's.
+#[test]
+fn a_pool_that_owes_since_a_reorganization_is_paid_by_the_trade_mined_again() {
+    let (mut fx, t) = market();
+    let ctx = fx.ctx.clone();
+    let dave = fx.holder("dave");
+    let outside = Address([0x99; 20]);
+    let p0 = pool(&fx, &t);
+    let r = buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": 50})).unwrap();
+    let b = i128::try_from(r.trade.tokens.raw()).unwrap();
+    let event = swap_event(&p0, -b, 50 * USDC as i128, &r.trade.after, at(11, 0));
+    mine_next(&mut fx, Call::Swap, Some(vec![event]));
+    // The outside buy of 1,000 USDC, in block 13: its Transfer logs and the pool's event.
+    let before = pool(&fx, &t);
+    let outside_buy = before.buy_with(Usdc::new(1_000 * USDC)).unwrap();
+    let logs = |block: u64| {
+        [
+            Observed {
+                token: usdc_address(),
+                from: outside,
+                to: before.address,
+                amount: Units::new(1_000 * USDC),
+                hash: format!("0x{:064x}", 0x0b0b_0000 + block),
+                block,
+                log_index: 0,
+            },
+            Observed {
+                token: t,
+                from: before.address,
+                to: outside,
+                amount: outside_buy.tokens,
+                hash: format!("0x{:064x}", 0x0b0b_0000 + block),
+                block,
+                log_index: 1,
+            },
+        ]
+    };
+    let followed = |fx: &mut Fx, block: u64| {
+        for o in logs(block) {
+            observe(&mut fx.store, &ctx, &o).unwrap();
+        }
+        let tokens = i128::try_from(outside_buy.tokens.raw()).unwrap();
+        let e = swap_event(
+            &before,
+            -tokens,
+            1_000 * USDC as i128,
+            &outside_buy.after,
+            at(block, 2),
+        );
+        market::follow(&mut fx.store, &[e]).unwrap();
+    };
+    followed(&mut fx, 13);
+    // dave sells all he bought, at the higher price: more USDC than his buy put in.
+    let moved = pool(&fx, &t);
+    let held = fx.active(&t, &dave.address);
+    let sell: SellRequest =
+        body(&json!({"tokenAddress": t, "tokenAmount": units_text(held)})).unwrap();
+    let user = crate::common::user("dave").unwrap();
+    let s = market::sell(&mut fx.store, &ctx, &user, &sell).unwrap();
+    assert!(
+        s.booked.usdc.raw() > 50 * USDC,
+        "the setup: the sell takes some of the outside buy's USDC"
+    );
+    // Block 13 is gone: the pool had less than the 1,000 USDC to give back.
+    rewind(&mut fx.store, &ctx, 12).unwrap();
+    assert_conserved(&fx.store);
+    let owed: u128 = fx
+        .token(&usdc_address())
+        .owed
+        .iter()
+        .map(|d| d.amount.raw())
+        .sum();
+    assert_eq!(owed, s.booked.usdc.raw() - 50 * USDC);
+    // The new chain mines the outside buy again (block 14), then dave's sell.
+    followed(&mut fx, 14);
+    assert!(
+        fx.token(&usdc_address()).owed.is_empty(),
+        "its arrival paid the pool's debt"
+    );
+    let sold = i128::try_from(s.trade.tokens.raw()).unwrap();
+    let usdc_out = i128::try_from(s.trade.usdc.raw()).unwrap();
+    let event = swap_event(&moved, sold, -usdc_out, &s.trade.after, at(15, 0));
+    mine_next(&mut fx, Call::Swap, Some(vec![event]));
+    // On chain the pool holds 50 + 1,000 USDC less what the sell paid out.
+    let chain = 1_050 * USDC - s.trade.usdc.raw();
+    assert_eq!(pool(&fx, &t).usdc_reserve.raw(), chain);
+    assert_conserved(&fx.store);
+}
+
+/// `n` base units of an 18-decimal token as decimal text.
+fn units_text(n: u128) -> String {
+    let e18 = 10u128.pow(18);
+    format!("{}.{:018}", n / e18, n % e18)
 }
