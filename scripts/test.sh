@@ -17,16 +17,26 @@ t_all=$(date +%s)
 # A step that hangs (a process left running keeps a test file's process alive, say) fails
 # after STEP_TIMEOUT_S instead of using up CI's whole time with nothing said (the longest step,
 # the http suites, takes ~9 minutes on a 2-core machine). timeout signals the step's whole process group.
+# Setup on a fresh machine downloads and compiles its tools: it gets twice as long.
 STEP_TIMEOUT_S="${STEP_TIMEOUT_S:-1800}"
+STEP_PID=""
+trap 'if [[ -n "$STEP_PID" ]]; then kill -TERM "$STEP_PID" 2>/dev/null || true; wait "$STEP_PID" 2>/dev/null || true; fi; exit 130' INT TERM
 step() {
   local name="$1"; shift
   local t0; t0=$(date +%s)
   log "── $name: $*"
+  local limit="$STEP_TIMEOUT_S"
+  [[ "$name" == setup ]] && limit=$(( STEP_TIMEOUT_S * 2 ))
   local rc=0
-  timeout --kill-after=30s "$STEP_TIMEOUT_S" "$@" || rc=$?
+  # In the background, so the trap below can pass an interrupt on: timeout runs the step in a
+  # process group of its own, which a Ctrl-C on this script would not reach.
+  timeout --kill-after=30s "$limit" "$@" &
+  STEP_PID=$!
+  wait "$STEP_PID" || rc=$?
+  STEP_PID=""
   if (( rc != 0 )); then
     local why=""
-    (( rc == 124 || rc == 137 )) && why=" after ${STEP_TIMEOUT_S} s without finishing (STEP_TIMEOUT_S)"
+    (( rc == 124 || rc == 137 )) && why=" after ${limit} s without finishing (STEP_TIMEOUT_S)"
     printf '\n%s[test] FAILED at step "%s"%s%s (command: %s)\n' "$_c2" "$name" "$why" "$_c0" "$*" >&2
     exit 1
   fi
