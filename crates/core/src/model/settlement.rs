@@ -8,6 +8,7 @@
 use super::address::Address;
 use super::amount::Units;
 use super::ids::TokenAddress;
+use super::intent::{Reserve, Side};
 use super::time::Millis;
 use serde::{Deserialize, Serialize};
 
@@ -245,6 +246,18 @@ pub enum Holding {
     Row(Address),
     /// Outside what the ledger follows (USDC new to it, or gone from it).
     Outside,
+}
+
+impl Holding {
+    /// The ledger side that holds it (`ops::undo`'s debts and undos name sides).
+    pub fn side(&self) -> Side {
+        match self {
+            Holding::MerchantSupply => Side::Reserve(Reserve::Merchant),
+            Holding::Pool(p) => Side::Reserve(Reserve::Pooled(*p)),
+            Holding::Row(a) => Side::Row(*a),
+            Holding::Outside => Side::Reserve(Reserve::Minted),
+        }
+    }
 }
 
 /// What the ledger did with one Transfer log from outside (`ops::settle::observe`), kept so a

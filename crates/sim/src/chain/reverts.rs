@@ -33,6 +33,9 @@ impl SimChain {
                 self.reverted_open.insert((token.address(), *id));
             }
         }
+        if ours || behind {
+            return;
+        }
         // Built on a refusal: it spends what an older movement to its spender was to
         // bring, which the chain refused for its own reason (a swap the market moved past
         // its bound) and which was never carried out. The ledger books optimistically, so
@@ -48,16 +51,14 @@ impl SimChain {
                     })
                 })
             });
-        if !ours && !behind {
-            for (id, token, action) in &tx.intents {
-                if let Some(to) = action.recipient() {
-                    for t in needs(*token, action) {
-                        self.refused.insert((t.address(), to, *id));
-                    }
+        for (id, token, action) in &tx.intents {
+            if let Some(to) = action.recipient() {
+                for t in needs(*token, action) {
+                    self.refused.insert((t.address(), to, *id));
                 }
             }
         }
-        if !ours && !behind && !built_on_refused {
+        if !built_on_refused {
             let why = why.unwrap_or_default().to_string();
             self.natural_reverts.push((tx.hash.clone(), why));
         }

@@ -195,7 +195,7 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
     let kept = if gone {
         amount
     } else {
-        undo::pay_debts(store, &mut t, &side(&to), amount, ctx.now)?
+        undo::pay_debts(store, &mut t, &to.holding().side(), amount, ctx.now)?
     };
     match &to {
         Place::MerchantSupply => t.merchant_supply = t.merchant_supply.plus(kept)?,
@@ -262,25 +262,16 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
     Ok(Applied::Deposit)
 }
 
-/// The ledger side of a place.
-fn side(p: &Place) -> Side {
-    match p {
-        Place::MerchantSupply => Side::Reserve(Reserve::Merchant),
-        Place::Pool(t) => Side::Reserve(Reserve::Pooled(*t)),
-        Place::Row(a) => Side::Row(*a),
-    }
-}
-
 /// Records what `from` could not give of log `o` (see `observe`).
 fn owe(t: &mut Token, from: &Place, to: &Place, usdc: bool, o: &Observed, n: Units) {
     let to = if usdc {
         Side::Reserve(Reserve::Minted)
     } else {
-        side(to)
+        to.holding().side()
     };
     let since = OwedSince::Log {
         block: o.block,
         log_index: o.log_index,
     };
-    undo::owe(t, side(from), to, n, since, Vec::new());
+    undo::owe(t, from.holding().side(), to, n, since, Vec::new());
 }

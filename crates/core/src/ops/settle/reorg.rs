@@ -109,11 +109,10 @@ fn forgive(store: &mut dyn Store, t: &mut Token, o: &Observation) -> Result<Unit
     };
     let left = undo::forgive(t, o.block, o.log_index);
     let paid = o.owed.minus(left.min(o.owed))?;
-    let payee = match (&o.to, t.kind) {
-        (_, TokenKind::Usdc) | (Holding::Outside, _) => Side::Reserve(Reserve::Minted),
-        (Holding::MerchantSupply, _) => Side::Reserve(Reserve::Merchant),
-        (Holding::Pool(p), _) => Side::Reserve(Reserve::Pooled(*p)),
-        (Holding::Row(a), _) => Side::Row(*a),
+    let payee = if t.kind == TokenKind::Usdc {
+        Side::Reserve(Reserve::Minted)
+    } else {
+        o.to.side()
     };
     let pool = Side::Reserve(Reserve::Pooled(*pool_token));
     let regained = undo::give_back(store, t, &payee, &pool, paid)?;
@@ -133,14 +132,8 @@ fn undo(store: &mut dyn Store, ctx: &Ctx, o: &Observation) -> Result<()> {
     give(store, &mut t, &o.from, returned)?;
     t.total_supply = t.total_supply.minus(back.minus(returned)?)?;
     let regained = forgive(store, &mut t, o)?;
-    store.put_token(&t)?;
     let record = reversal(store, ctx, &t, o, back.plus(regained)?)?;
-    let short = o.given.minus(back)?;
-    if short.is_zero() {
-        return Ok(());
-    }
-    let mut t = token::find(store, &o.token)?;
-    owe_short(&mut t, o, short, returned, record)?;
+    owe_short(&mut t, o, o.given.minus(back)?, returned, record)?;
     store.put_token(&t)
 }
 
@@ -149,7 +142,7 @@ fn undo(store: &mut dyn Store, ctx: &Ctx, o: &Observation) -> Result<()> {
 /// it arrived: to where it came from, and what was new supply, out of the supply. The chain
 /// refuses what was booked onward (it never had it), and that refusal's undo, or what
 /// arrives there from elsewhere, pays it (`ops::undo`). `record`: the holder's `reversal`,
-/// which grows as the debt is paid.
+/// which grows as the debt is paid. Nothing short, nothing owed.
 fn owe_short(
     t: &mut Token,
     o: &Observation,
@@ -162,12 +155,12 @@ fn owe_short(
         log_index: o.log_index,
     };
     let to_sender = o.taken.minus(returned)?.min(short);
-    let by = side_of(&o.to);
+    let by = o.to.side();
     let records: Vec<u64> = record.into_iter().collect();
     undo::owe(
         t,
         by.clone(),
-        side_of(&o.from),
+        o.from.side(),
         to_sender,
         since,
         records.clone(),
@@ -175,16 +168,6 @@ fn owe_short(
     let fresh = short.minus(to_sender)?;
     undo::owe(t, by, Side::Reserve(Reserve::Minted), fresh, since, records);
     Ok(())
-}
-
-/// The ledger side of a holding.
-fn side_of(h: &Holding) -> Side {
-    match h {
-        Holding::MerchantSupply => Side::Reserve(Reserve::Merchant),
-        Holding::Row(a) => Side::Row(*a),
-        Holding::Pool(p) => Side::Reserve(Reserve::Pooled(*p)),
-        Holding::Outside => Side::Reserve(Reserve::Minted),
-    }
 }
 
 /// A holder's `reversal` of the deposit the log `o` was, for `amount`; its sequence number.
