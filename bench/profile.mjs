@@ -1,10 +1,6 @@
-// Where a route's time goes: a CPU profile of one of workerd's isolates, taken through the
-// inspector wrangler opens while autocannon loads one route. tokenpad runs as two Workers
-// (the front, and the ledger where the merchant's object runs), and wrangler's inspector
-// proxies one of them: in wrangler 4.86, the ledger's, where a write's work is. This says which
-// it profiled. workerd's own inspector lists both isolates, but leaves Profiler.enable
-// unanswered for the one wrangler's proxy holds (docs/performance.md). Prints the functions
-// with the most self time, and the share of the whole.
+// Where a route's time goes: a CPU profile of workerd (the edge and the merchant's object run in
+// the same isolate locally) taken through its inspector while autocannon loads one route.
+// Prints the functions with the most self time, and the share of the whole.
 //
 //   ./scripts/bench.sh --profile holder        (builds first when needed, then runs this)
 //   node bench/profile.mjs [holder|token|history|spend|distribute|transfer|buy|buy-crowded|replay|health] [--seconds 5]
@@ -16,8 +12,7 @@
 // The .cpuprofile written with --json opens in Chromium's DevTools (Performance panel). Wasm
 // functions appear under their Rust names: the deployed wasm has no name section
 // (./scripts/build-worker.sh takes it out, 11 % of the gzip size), so the runtime numbers them,
-// and this reads their names from crates/worker/build-ledger-names.json (or build-names.json
-// for the front), which the build writes.
+// and this reads their names from crates/worker/build-names.json, which the build writes.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { nameFromIndex } from '../scripts/wasm-names.mjs';
@@ -43,10 +38,8 @@ for (let i = 0; i < argv.length; i++) {
 // (the bundle's glue) is named by the source text around its start, which says what it is.
 const sources = new Map();
 /** A frame's name: Rust's without its hash suffix, or an anonymous JS function's code. */
-const names = (file) => {
-  const p = path.join(import.meta.dirname, '..', 'crates', 'worker', file);
-  return existsSync(p) ? JSON.parse(readFileSync(p, 'utf8')) : {};
-};
+const namesFile = path.join(import.meta.dirname, '..', 'crates', 'worker', 'build-names.json');
+const wasmNames = existsSync(namesFile) ? JSON.parse(readFileSync(namesFile, 'utf8')) : {};
 const nameOf = (f) => (f.functionName || anonymous(f)).replace(/::h[0-9a-f]{16}$/, '');
 const anonymous = (f) => {
   const where = `${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber}`;
@@ -136,11 +129,6 @@ try {
     if (got) sources.set(id, got.scriptSource.split('\n'));
   }
   ws.close();
-  // Which Worker's isolate this is (wrangler's inspector picks one; in wrangler 4.86 the
-  // ledger's): the ledger's glue constructs the merchant's object, the front's never does.
-  const ledger = [...sources.values()].some((lines) => lines.some((l) => l.includes('merchantobject_new')));
-  const wasmNames = names(ledger ? 'build-ledger-names.json' : 'build-names.json');
-  log(`profiled the ${ledger ? 'ledger Worker\'s isolate (the merchant\'s object)' : 'front Worker\'s isolate'}; the other is not profiled`);
   // Rust names on the wasm frames, in the tables below and in the file --json writes.
   for (const n of profile.nodes) {
     const named = nameFromIndex(wasmNames, n.callFrame.functionName);
