@@ -14,6 +14,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
 t_all=$(date +%s)
+# One clean pass keeps nothing for a next build to reuse: incremental state would only take disk
+# (1.6 GB of target/debug on a clean run). Cargo.toml keeps debug builds to line tables for the
+# same reason. The free space is logged so a full disk is seen before a step dies of it.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+log "disk: $(df -Ph "$ROOT" | awk 'NR==2 {print $4 " free of " $2}')"
 # A step that hangs (a process left running keeps a test file's process alive, say) fails
 # after STEP_TIMEOUT_S instead of using up CI's whole time with nothing said (the longest step,
 # the http suites, takes ~9 minutes on a 2-core machine). timeout signals the step's whole process group.
