@@ -6,7 +6,8 @@
 # library: its package build, size and publish dry run, wasm tests in headless Chromium, the www end-to-end test,
 # the npm package installed from its tarball (Node ESM/CJS, the server client, an edge Worker in
 # workerd) and bundled by vite (React), esbuild and webpack into pages loaded in Chromium.
-# Stops at the first failing step. SKIP_SETUP=1 skips scripts/setup.sh.
+# Stops at the first failing step. SKIP_SETUP=1 skips scripts/setup.sh; FROM_STEP=<step> starts
+# at that step (the names are the ones it logs).
 set -euo pipefail
 LOG_TAG=test
 # shellcheck source=scripts/common.sh
@@ -28,6 +29,11 @@ STEP_PID=""
 trap 'if [[ -n "$STEP_PID" ]]; then kill -TERM "$STEP_PID" 2>/dev/null || true; wait "$STEP_PID" 2>/dev/null || true; fi; exit 130' INT TERM
 step() {
   local name="$1"; shift
+  # FROM_STEP=<name> skips the steps before that one (a rerun after a failure).
+  if [[ -n "${FROM_STEP:-}" ]]; then
+    [[ "$name" == "$FROM_STEP" ]] || { log "── $name: skipped (FROM_STEP=$FROM_STEP)"; return 0; }
+    FROM_STEP=""
+  fi
   local t0; t0=$(date +%s)
   log "── $name: $*"
   local limit="$STEP_TIMEOUT_S"
