@@ -68,8 +68,11 @@ step openapi-lint env REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true 
 # busy 2-core machine).
 step sim cargo run -p tokenpad-sim --locked -- --ci
 step build-worker "$ROOT/scripts/build-worker.sh"
-# The Worker as wrangler uploads it, gzipped, against its ceiling (scripts/worker-size.sh).
+# The two Workers as wrangler uploads them, gzipped, each against its ceiling
+# (scripts/worker-size.sh), and their two configurations in agreement (the same vars in every
+# environment, the front's bindings on the ledger's classes: scripts/check-wrangler.mjs).
 step worker-size "$ROOT/scripts/worker-size.sh"
+step check-wrangler node "$ROOT/scripts/check-wrangler.mjs"
 # What the size comes from, by crate (bench/wasm-size.mjs), run so it cannot rot.
 step wasm-size node "$ROOT/bench/wasm-size.mjs" --top 5
 step build-pkg "$ROOT/scripts/build-pkg.sh"

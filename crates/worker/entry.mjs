@@ -4,9 +4,9 @@
 // (src/objects/merchant/rpc.rs), and the merchant's object calls its relays by RPC
 // (src/objects/live/relay.rs); worker-build 0.8.7 sets this up only for emscripten builds.
 import { DurableObject } from 'cloudflare:workers';
-import { AccountObject, MerchantObject, RegistryObject, RelayObject } from './build/index.js';
+import { AccountObject } from './build/index.js';
 
-for (const cls of [AccountObject, MerchantObject, RegistryObject, RelayObject]) {
+for (const cls of [AccountObject]) {
   Object.setPrototypeOf(cls.prototype, DurableObject.prototype);
   Object.setPrototypeOf(cls, DurableObject);
 }
