@@ -12,8 +12,8 @@
 // that line after one RPC call to a SQLite-backed Durable Object that reads a row or updates it:
 // the floor this runtime sets for a route that reaches a merchant's ledger, against which each
 // read and write is also shown. Then it times a presale launch with --buyers
-// buyers (resolve -> `completed`), reports the gzip sizes of the Worker and of the npm package,
-// and the cold start (V8 compiling the Worker's wasm, in Chromium; the first answers of a freshly started
+// buyers (resolve -> `completed`), reports the gzip sizes of the two Workers and of the npm package,
+// and the cold start (V8 compiling each Worker's wasm, in Chromium; the first answers of a freshly started
 // worker: /health, then a merchant read that has to create its Durable Object). Every route
 // is loaded a second time with tokenpad restarted under REQUEST_LOG=off, against floors
 // without the log line: what the line costs in this runtime.
@@ -307,10 +307,11 @@ async function main() {
     const pr = launch.presaleRead;
     lines.push(`before it, the presale's public read: GET /token/presales/:id (${launch.buyers} participants, ${kib(pr.bytes)}) ${pr.reqPerSec} req/s (${pct(pr.reqPerSec)}), p99 ${pr.p99} ms`);
   }
-  lines.push(`worker: ${kib(sizes.worker.raw)} raw, ${kib(sizes.worker.gzip)} gzip (${sizes.worker.files} files in crates/worker/build; budget 1024 KiB)`);
+  lines.push(`front Worker: ${kib(sizes.worker.raw)} raw, ${kib(sizes.worker.gzip)} gzip (${sizes.worker.files} files in crates/worker/build; budget 900 KiB)`);
+  lines.push(`ledger Worker: ${kib(sizes.ledger.raw)} raw, ${kib(sizes.ledger.gzip)} gzip (${sizes.ledger.files} files in crates/worker/build-ledger; budget 900 KiB)`);
   if (sizes.pkg) lines.push(`npm package @tokenpad/client: ${kib(sizes.pkg.gzip)} packed tarball (gzip), ${kib(sizes.pkg.unpacked)} unpacked`);
   else lines.push('npm package: pkg/ not built (./scripts/build-pkg.sh)');
-  lines.push(`cold start: V8 compiles the worker's wasm in ${cold.compileMs.toFixed(1)} ms (Chromium); after a restart, ` +
+  lines.push(`cold start: V8 compiles the front's wasm in ${cold.compileMs.toFixed(1)} ms and the ledger's in ${cold.ledgerCompileMs.toFixed(1)} ms (Chromium); after a restart, ` +
     `first GET /health ${cold.healthMs.toFixed(0)} ms, first merchant read (new Durable Object) ${cold.objectMs.toFixed(0)} ms, then ${cold.warmMs.toFixed(1)} ms warm`);
   console.log(lines.join('\n'));
   if (opts.json) {
@@ -386,22 +387,29 @@ async function timeLaunch(w, sk, pk, now) {
 }
 
 function measureSizes() {
-  const files = [];
-  const walk = (dir) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else files.push(p);
+  // Each Worker's build directory: the front's (crates/worker/build) and the ledger's
+  // (crates/worker/build-ledger), every file gzipped alone.
+  const measure = (build) => {
+    const files = [];
+    const walk = (dir) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else files.push(p);
+      }
+    };
+    walk(path.join(ROOT, 'crates', 'worker', build));
+    let raw = 0;
+    let gzip = 0;
+    for (const f of files) {
+      const bytes = readFileSync(f);
+      raw += bytes.length;
+      gzip += gzipSync(bytes, { level: 9 }).length;
     }
+    return { raw, gzip, files: files.length };
   };
-  walk(path.join(ROOT, 'crates', 'worker', 'build'));
-  let raw = 0;
-  let gzip = 0;
-  for (const f of files) {
-    const bytes = readFileSync(f);
-    raw += bytes.length;
-    gzip += gzipSync(bytes, { level: 9 }).length;
-  }
+  const worker = measure('build');
+  const ledger = measure('build-ledger');
   let pkg = null;
   try {
     const out = execFileSync('npm', ['pack', '--dry-run', '--json', path.join(ROOT, 'pkg')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -410,11 +418,12 @@ function measureSizes() {
   } catch {
     /* pkg/ not built */
   }
-  return { worker: { raw, gzip, files: files.length }, pkg };
+  return { worker, ledger, pkg };
 }
 
 async function coldStart(w, pk) {
   const compileMs = await compileInChromium(path.join(ROOT, 'crates', 'worker', 'build', 'index_bg.wasm'));
+  const ledgerCompileMs = await compileInChromium(path.join(ROOT, 'crates', 'worker', 'build-ledger', 'index_bg.wasm'));
   await w.restart();
   const time = async (p) => {
     const t = performance.now();
@@ -427,7 +436,7 @@ async function coldStart(w, pk) {
   const warm = [];
   for (let i = 0; i < 20; i++) warm.push(await time(`/holder/h0?publicKey=${pk}`));
   warm.sort((a, b) => a - b);
-  return { compileMs, healthMs, objectMs, warmMs: warm[10] };
+  return { compileMs, ledgerCompileMs, healthMs, objectMs, warmMs: warm[10] };
 }
 
 /**

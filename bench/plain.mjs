@@ -30,18 +30,31 @@ for (let i = 0; i < argv.length; i++) {
 const log = (m) => process.stderr.write(`[plain] ${m}\n`);
 const ADMIN = 'plain-bench-admin-key';
 
-/** A worker from its directory's wrangler.toml, its JavaScript and wasm as modules. */
-async function start(dir, bindings = {}) {
-  const { workerOptions: o } = workerOptions(path.join(dir, 'wrangler.toml'));
-  delete o.assets;
-  const main = readFileSync(path.join(dir, 'wrangler.toml'), 'utf8').match(/^main = "(.+)"/m)[1];
+/**
+ * Workers from their directories' wrangler.toml, their JavaScript and wasm as modules, in one
+ * Miniflare: the first serves, the others run beside it (tokenpad's ledger, whose Durable
+ * Objects the front binds by script name).
+ */
+async function start(dirs, bindings = {}) {
+  const workers = dirs.map((dir) => {
+    const { workerOptions: o } = workerOptions(path.join(dir, 'wrangler.toml'));
+    delete o.assets;
+    const config = readFileSync(path.join(dir, 'wrangler.toml'), 'utf8');
+    const main = config.match(/^main = "(.+)"/m)[1];
+    return {
+      ...o,
+      name: config.match(/^name = "(.+)"/m)[1],
+      modules: true,
+      scriptPath: path.join(dir, main),
+      // The ledger's entry (crates/worker/ledger) imports ../build-ledger: the modules' root
+      // is the first Worker's directory, the crate, for both.
+      modulesRoot: dirs[0],
+      modulesRules: [{ type: 'ESModule', include: ['**/*.js', '**/*.mjs'] }, { type: 'CompiledWasm', include: ['**/*.wasm'] }],
+      bindings: { ...o.bindings, ...bindings },
+    };
+  });
   const mf = new Miniflare({
-    ...o,
-    modules: true,
-    scriptPath: path.join(dir, main),
-    modulesRoot: dir,
-    modulesRules: [{ type: 'ESModule', include: ['**/*.js', '**/*.mjs'] }, { type: 'CompiledWasm', include: ['**/*.wasm'] }],
-    bindings: { ...o.bindings, ...bindings },
+    workers,
     port: 0,
     // Each log line is read and dropped, as a deployment's log pipeline takes it away; printed
     // here it would cost this process, and flood the terminal.
@@ -53,7 +66,7 @@ async function start(dir, bindings = {}) {
 
 /** tokenpad with a token, 100 holders holding it, as bench.mjs seeds it. */
 async function tokenpad(requestLog) {
-  const w = await start(path.join(ROOT, 'crates/worker'), {
+  const w = await start([path.join(ROOT, 'crates/worker'), path.join(ROOT, 'crates/worker/ledger')], {
     ADMIN_API_KEY: ADMIN, WALLET_ENCRYPTION_KEY: TEST_WALLET_ENCRYPTION_KEY,
     RATE_LIMIT_PER_SECOND: '0', PUBLIC_RATE_LIMIT_PER_SECOND: '0', SESSION_RATE_LIMIT_PER_SECOND: '0', REQUEST_LOG: requestLog, ALLOW_TIME_TRAVEL: 'true',
   });
@@ -93,7 +106,7 @@ async function measure(name, url, route) {
   return { name, rps: r.requests.average, ms, p99: r.latency.p99, failed };
 }
 
-const hello = await start(path.join(ROOT, 'bench/hello'));
+const hello = await start([path.join(ROOT, 'bench/hello')]);
 const [logged, quiet] = [await tokenpad('all'), await tokenpad('off')];
 const rows = [];
 try {

@@ -46,14 +46,14 @@ stale() {
   [[ -n "$(find "$@" -newer "$built" -type f -print -quit 2>/dev/null)" ]]
 }
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  if stale crates/worker/build/index_bg.wasm crates/core/src crates/worker/src crates/evm/src crates/*/Cargo.toml Cargo.toml Cargo.lock openapi.json; then
+  if stale crates/worker/build-ledger/index_bg.wasm crates/worker/ledger crates/worker/entry.mjs crates/core/src crates/worker/src crates/evm/src crates/*/Cargo.toml Cargo.toml Cargo.lock openapi.json; then
     "$ROOT/scripts/build-worker.sh" || die "worker build failed (see above)"
   fi
   if stale pkg/tokenpad_bg.wasm src crates/core/src Cargo.toml Cargo.lock; then
     "$ROOT/scripts/build-pkg.sh" || die "package build failed (see above)"
   fi
 fi
-[[ -f crates/worker/build/worker/shim.mjs ]] || die "no worker build (run without SKIP_BUILD=1)"
+[[ -f crates/worker/build/worker/shim.mjs && -f crates/worker/build-ledger/worker/shim.mjs ]] || die "no worker build (run without SKIP_BUILD=1)"
 # The Rust yardstick (bench/hello-rs) is built when missing even with SKIP_BUILD=1: it is not
 # what is measured.
 if [[ "${SKIP_BUILD:-0}" != 1 || ! -f bench/hello-rs/build/index_bg.wasm ]] \

@@ -10,7 +10,7 @@
 #                                    the ledger's state in .tokenpad/state-anvil)
 #   ADMIN_API_KEY=mykey ./scripts/dev.sh   (overrides the generated admin key)
 #   SKIP_SEED=1 ./scripts/dev.sh     (do not seed)
-#   SKIP_BUILD=1 ./scripts/dev.sh    (serve the existing crates/worker/build, no cargo)
+#   SKIP_BUILD=1 ./scripts/dev.sh    (serve the existing crates/worker/build*, no cargo)
 #   TOKENPAD_DIR=/tmp/tp ./scripts/dev.sh  (keys, state and demo.json there, not in .tokenpad)
 #   RATE_LIMIT_PER_SECOND=0 ./scripts/dev.sh   (each merchant's secret-key budget: 0 turns it off;
 #                                    default 200; RATE_LIMIT_BURST too, default twice the rate;
@@ -56,8 +56,8 @@ done
 [[ "$CHAIN_KIND" == embedded || "$CHAIN_KIND" == anvil ]] || die "--chain takes embedded or anvil, not '$CHAIN_KIND'"
 
 "$ROOT/scripts/setup.sh" || die "setup failed (see above)"
-if [[ "${SKIP_BUILD:-0}" == 1 && -f crates/worker/build/worker/shim.mjs ]]; then
-  log "SKIP_BUILD=1: serving the existing crates/worker/build"
+if [[ "${SKIP_BUILD:-0}" == 1 && -f crates/worker/build/worker/shim.mjs && -f crates/worker/build-ledger/worker/shim.mjs ]]; then
+  log "SKIP_BUILD=1: serving the existing crates/worker/build and build-ledger"
 else
   "$ROOT/scripts/build-worker.sh" || die "worker build failed (see above)"
 fi
@@ -162,16 +162,31 @@ MAX_RESTARTS="${DEV_MAX_RESTARTS:-5}"
 RESTART_WINDOW=600
 [[ "$MAX_RESTARTS" =~ ^[0-9]+$ ]] || die "DEV_MAX_RESTARTS must be a whole number, not '$MAX_RESTARTS'"
 WRANGLER_PID=""
+DEV_VARS=(--var ALLOW_TIME_TRAVEL:true --var ENABLE_FAUCET:true --var ALLOW_PRIVATE_WEBHOOK_URLS:true
+  --var LOCAL_MAILBOX:true "${CHAIN_VARS[@]}" "${LIMIT_VARS[@]}")
+# The two Workers run in one wrangler dev: the front (crates/worker/wrangler.toml) serves,
+# the ledger (crates/worker/ledger/wrangler.toml) holds the merchants' objects beside it.
+# wrangler gives `--var` and `--env-file` to the first alone; the ledger reads the same vars
+# and secrets from crates/worker/ledger/.dev.vars (git-ignored, mode 600), written here.
+LEDGER_VARS="$ROOT/crates/worker/ledger/.dev.vars"
+write_ledger_vars() {
+  (umask 077
+    printf '# Written by scripts/dev.sh on every start: the ledger Worker'"'"'s vars and secrets.\n'
+    grep -v '^#' "$SECRETS_FILE"
+    for ((i = 1; i < ${#DEV_VARS[@]}; i += 2)); do printf '%s=%s\n' "${DEV_VARS[i]%%:*}" "${DEV_VARS[i]#*:}"; done
+  ) > "$LEDGER_VARS"
+  chmod 600 "$LEDGER_VARS"
+}
 start_wrangler() {
   log "starting wrangler dev on $BASE_URL (state: $STATE_DIR)"
+  write_ledger_vars
   (cd "$ROOT/crates/worker" && exec setsid node "$(wrangler_js)" dev \
+    --config wrangler.toml --config ledger/wrangler.toml \
     --ip 127.0.0.1 --port "$PORT" \
     --persist-to "$STATE_DIR" \
     --env-file "$SECRETS_FILE" \
     --show-interactive-dev-session=false \
-    --var ALLOW_TIME_TRAVEL:true --var ENABLE_FAUCET:true --var ALLOW_PRIVATE_WEBHOOK_URLS:true \
-    --var LOCAL_MAILBOX:true \
-    "${CHAIN_VARS[@]}" "${LIMIT_VARS[@]}" \
+    "${DEV_VARS[@]}" \
     </dev/null) &
   WRANGLER_PID=$!
 }

@@ -28,6 +28,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const WORKER_DIR = path.join(ROOT, 'crates', 'worker');
 const WRANGLER = path.join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
 const BUILT_SHIM = path.join(WORKER_DIR, 'build', 'worker', 'shim.mjs');
+const BUILT_LEDGER = path.join(WORKER_DIR, 'build-ledger', 'worker', 'shim.mjs');
 const WWW_DIR = path.join(ROOT, 'www');
 
 /** Vars that are secrets: passed in the env file, never with `--var`. */
@@ -91,14 +92,18 @@ function marketVars(chain) {
 }
 
 /**
- * Copies the built worker and www/ into `runDir` with a wrangler config pointing at the
- * copies; returns the config's path. Without `assets`, the config has no [assets] table: the
- * API alone, with no assets router in front (what scripts/bench.sh measures).
+ * Copies the two built Workers (the front and the ledger) and www/ into `runDir` with wrangler
+ * configs pointing at the copies; returns the configs' paths, the front's first (wrangler dev
+ * serves the first and runs the others beside it). Without `assets`, the front's config has no
+ * [assets] table: the API alone, with no assets router in front (what scripts/bench.sh
+ * measures).
  */
 async function snapshot(runDir, withAssets = true) {
   const workerDir = path.join(runDir, 'worker');
-  await cp(path.join(WORKER_DIR, 'build'), path.join(workerDir, 'build'), { recursive: true });
-  await cp(path.join(WORKER_DIR, 'entry.mjs'), path.join(workerDir, 'entry.mjs'));
+  for (const part of ['build', 'build-ledger', 'entry.mjs', 'ledger']) {
+    await cp(path.join(WORKER_DIR, part), path.join(workerDir, part), { recursive: true });
+  }
+  await rm(path.join(workerDir, 'ledger', '.dev.vars'), { force: true });
   await cp(WWW_DIR, path.join(runDir, 'www'), { recursive: true });
   const config = await readFile(path.join(WORKER_DIR, 'wrangler.toml'), 'utf8');
   const assets = /^directory = "\.\.\/\.\.\/www"$/m;
@@ -110,7 +115,7 @@ async function snapshot(runDir, withAssets = true) {
     written = written.replace(table, '');
   }
   await writeFile(path.join(workerDir, 'wrangler.toml'), written);
-  return path.join(workerDir, 'wrangler.toml');
+  return [path.join(workerDir, 'wrangler.toml'), path.join(workerDir, 'ledger', 'wrangler.toml')];
 }
 
 /** Writes the secrets as a dotenv file readable by this user only. */
@@ -282,7 +287,7 @@ async function freePort() {
  */
 export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, logLevel = 'warn', workerDir = WORKER_DIR, chain = TEST_CHAIN, assets = true } = {}) {
   if (!existsSync(WRANGLER)) throw new Error(`wrangler not installed (${WRANGLER}): run scripts/setup.sh`);
-  if (workerDir === WORKER_DIR && !existsSync(BUILT_SHIM)) throw new Error(`worker not built (${BUILT_SHIM}): run scripts/build-worker.sh`);
+  if (workerDir === WORKER_DIR && !(existsSync(BUILT_SHIM) && existsSync(BUILT_LEDGER))) throw new Error(`worker not built (${BUILT_SHIM}, ${BUILT_LEDGER}): run scripts/build-worker.sh`);
 
   const ownsPersistDir = !persistDir;
   const dir = persistDir ?? (await mkdtemp(path.join(tmpdir(), 'tokenpad-test-')));
@@ -314,9 +319,18 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
   // The run directory (mode 700): the snapshot, its wrangler config, the secrets file.
   const runDir = await mkdtemp(path.join(tmpdir(), 'tokenpad-run-'));
   tempDirs.add(runDir);
-  const configPath = workerDir === WORKER_DIR ? await snapshot(runDir, assets) : path.join(workerDir, 'wrangler.toml');
+  const configs = workerDir === WORKER_DIR ? await snapshot(runDir, assets) : [path.join(workerDir, 'wrangler.toml')];
+  const configPath = configs[0];
   const envFile = path.join(runDir, 'secrets.env');
-  await writeSecrets(envFile, Object.fromEntries(Object.entries(vars).filter(([k]) => SECRET_VARS.includes(k))));
+  // wrangler dev gives `--var` and `--env-file` to the first Worker only; the ledger reads its
+  // vars, the secrets among them, from the .dev.vars beside its config (mode 600, in the run
+  // directory of mode 700, removed with it).
+  const ledgerVars = configs[1] && path.join(path.dirname(configs[1]), '.dev.vars');
+  async function writeVars() {
+    await writeSecrets(envFile, Object.fromEntries(Object.entries(vars).filter(([k]) => SECRET_VARS.includes(k))));
+    if (ledgerVars) await writeSecrets(ledgerVars, vars);
+  }
+  await writeVars();
 
   let child = null;
   let output = '';
@@ -340,7 +354,7 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
     const port = await freePort();
     const inspectorPort = await freePort();
     const args = [
-      WRANGLER, 'dev', '--config', configPath, '--env-file', envFile,
+      WRANGLER, 'dev', ...configs.flatMap((c) => ['--config', c]), '--env-file', envFile,
       '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
       '--persist-to', dir,
       '--show-interactive-dev-session=false', '--live-reload=false',
@@ -469,9 +483,7 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
         if (v === null || v === undefined) delete vars[k];
         else vars[k] = v;
       }
-      if (Object.keys(changed).some((k) => SECRET_VARS.includes(k))) {
-        await writeSecrets(envFile, Object.fromEntries(Object.entries(vars).filter(([k]) => SECRET_VARS.includes(k))));
-      }
+      await writeVars();
       await launch();
     },
     /** Kills wrangler and workerd with SIGKILL mid-flight, then starts anew on the same state. */
