@@ -46,7 +46,7 @@ stale() {
   [[ -n "$(find "$@" -newer "$built" -type f -print -quit 2>/dev/null)" ]]
 }
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  if stale crates/worker/build-ledger/index_bg.wasm crates/worker/ledger crates/worker/entry.mjs crates/core/src crates/worker/src crates/evm/src crates/*/Cargo.toml Cargo.toml Cargo.lock openapi.json; then
+  if stale crates/worker/build-ledger/index_bg.wasm crates/core/src crates/worker/src crates/evm/src crates/*/Cargo.toml Cargo.toml Cargo.lock openapi.json; then
     "$ROOT/scripts/build-worker.sh" || die "worker build failed (see above)"
   fi
   if stale pkg/tokenpad_bg.wasm src crates/core/src Cargo.toml Cargo.lock; then

@@ -165,23 +165,32 @@ WRANGLER_PID=""
 DEV_VARS=(--var ALLOW_TIME_TRAVEL:true --var ENABLE_FAUCET:true --var ALLOW_PRIVATE_WEBHOOK_URLS:true
   --var LOCAL_MAILBOX:true "${CHAIN_VARS[@]}" "${LIMIT_VARS[@]}")
 # The two Workers run in one wrangler dev: the front (crates/worker/wrangler.toml) serves,
-# the ledger (crates/worker/ledger/wrangler.toml) holds the merchants' objects beside it.
-# wrangler gives `--var` and `--env-file` to the first alone; the ledger reads the same vars
-# and secrets from crates/worker/ledger/.dev.vars (git-ignored, mode 600), written here.
-LEDGER_VARS="$ROOT/crates/worker/ledger/.dev.vars"
-write_ledger_vars() {
+# the ledger holds the merchants' objects beside it. wrangler gives `--var` and `--env-file`
+# to the first alone, and the ledger reads its vars and secrets from the .dev.vars beside its
+# config. So the ledger runs from a copy of its config in $TP_DIR/ledger (its `main` made
+# absolute), with that .dev.vars (mode 600) beside it: the secrets stay in $TP_DIR, never in
+# the source tree.
+LEDGER_DIR="$TP_DIR/ledger"
+write_ledger_config() {
+  mkdir -p "$LEDGER_DIR"
+  local line found=0
+  while IFS= read -r line; do
+    if [[ "$line" == 'main = "entry.mjs"' ]]; then line="main = \"$ROOT/crates/worker/ledger/entry.mjs\""; found=1; fi
+    printf '%s\n' "$line"
+  done < "$ROOT/crates/worker/ledger/wrangler.toml" > "$LEDGER_DIR/wrangler.toml"
+  ((found)) || die "crates/worker/ledger/wrangler.toml no longer has main = \"entry.mjs\""
   (umask 077
     printf '# Written by scripts/dev.sh on every start: the ledger Worker'"'"'s vars and secrets.\n'
     grep -v '^#' "$SECRETS_FILE"
     for ((i = 1; i < ${#DEV_VARS[@]}; i += 2)); do printf '%s=%s\n' "${DEV_VARS[i]%%:*}" "${DEV_VARS[i]#*:}"; done
-  ) > "$LEDGER_VARS"
-  chmod 600 "$LEDGER_VARS"
+  ) > "$LEDGER_DIR/.dev.vars"
+  chmod 600 "$LEDGER_DIR/.dev.vars"
 }
 start_wrangler() {
   log "starting wrangler dev on $BASE_URL (state: $STATE_DIR)"
-  write_ledger_vars
+  write_ledger_config
   (cd "$ROOT/crates/worker" && exec setsid node "$(wrangler_js)" dev \
-    --config wrangler.toml --config ledger/wrangler.toml \
+    --config wrangler.toml --config "$LEDGER_DIR/wrangler.toml" \
     --ip 127.0.0.1 --port "$PORT" \
     --persist-to "$STATE_DIR" \
     --env-file "$SECRETS_FILE" \
