@@ -25,7 +25,7 @@ const read = (config, env) => readConfig({ config, env }, { hideWarnings: true }
 const envs = (config) => Object.keys(readRaw({ config }).rawConfig.env ?? {});
 const problems = [];
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-const sorted = (o) => Object.fromEntries(Object.entries(o ?? {}).sort(([a], [b]) => a.localeCompare(b)));
+const bindings = (config) => Object.fromEntries(config.durable_objects.bindings.map((b) => [b.name, b]));
 const created = (config) => new Set(config.migrations.flatMap((m) => m.new_sqlite_classes ?? []));
 
 const frontEnvs = envs(FRONT).sort();
@@ -38,12 +38,9 @@ for (const env of [undefined, ...frontEnvs]) {
   const ledger = read(LEDGER, env);
   const ledgerName = env ? `tokenpad-ledger-${env}` : 'tokenpad-ledger';
   if (ledger.name !== ledgerName) problems.push(`${at}: the ledger Worker is named ${ledger.name}, not ${ledgerName}`);
-  if (!same(sorted(front.vars), sorted(ledger.vars))) {
-    const keys = new Set([...Object.keys(front.vars ?? {}), ...Object.keys(ledger.vars ?? {})]);
-    const differ = [...keys].filter((k) => front.vars?.[k] !== ledger.vars?.[k]);
-    problems.push(`${at}: vars differ: ${differ.join(', ')}`);
-  }
-  const bindings = (config) => Object.fromEntries(config.durable_objects.bindings.map((b) => [b.name, b]));
+  const keys = new Set([...Object.keys(front.vars ?? {}), ...Object.keys(ledger.vars ?? {})]);
+  const differ = [...keys].filter((k) => !same(front.vars?.[k], ledger.vars?.[k]));
+  if (differ.length) problems.push(`${at}: vars differ: ${differ.join(', ')}`);
   const fb = bindings(front);
   const lb = bindings(ledger);
   for (const [name, cls] of Object.entries(LEDGER_CLASSES)) {

@@ -1,5 +1,5 @@
 // worker-build's module, its Durable Object class made to derive from the runtime's
-// DurableObject so that its stub offers RPC, as crates/worker/entry.mjs does for tokenpad's.
+// DurableObject so that its stub offers RPC, as crates/worker/durable.mjs does for tokenpad's.
 import { DurableObject } from 'cloudflare:workers';
 import { Ledger } from './build/index.js';
 

@@ -100,7 +100,7 @@ function marketVars(chain) {
  */
 async function snapshot(runDir, withAssets = true) {
   const workerDir = path.join(runDir, 'worker');
-  for (const part of ['build', 'build-ledger', 'entry.mjs', 'ledger']) {
+  for (const part of ['build', 'build-ledger', 'entry.mjs', 'durable.mjs', 'ledger']) {
     await cp(path.join(WORKER_DIR, part), path.join(workerDir, part), { recursive: true });
   }
   await rm(path.join(workerDir, 'ledger', '.dev.vars'), { force: true });
