@@ -1,7 +1,10 @@
-// Where a route's time goes: a CPU profile of each of workerd's isolates (the front Worker's,
-// and the ledger Worker's, where the merchant's object runs) taken through the inspector while
-// autocannon loads one route. Prints, per isolate, the functions with the most self time, and
-// the share of that isolate's whole.
+// Where a route's time goes: a CPU profile of one of workerd's isolates, taken through the
+// inspector wrangler opens while autocannon loads one route. tokenpad runs as two Workers
+// (the front, and the ledger where the merchant's object runs), and wrangler's inspector
+// proxies one of them: in wrangler 4.86, the ledger's, where a write's work is. This says which
+// it profiled. workerd's own inspector lists both isolates, but leaves Profiler.enable
+// unanswered for the one wrangler's proxy holds (docs/performance.md). Prints the functions
+// with the most self time, and the share of the whole.
 //
 //   ./scripts/bench.sh --profile holder        (builds first when needed, then runs this)
 //   node bench/profile.mjs [holder|token|history|spend|distribute|transfer|buy|buy-crowded|replay|health] [--seconds 5]
@@ -10,15 +13,13 @@
 // As the benchmark: a token with 100 holders, h0's history 50 records or more, every request
 // logged unless --request-log says otherwise.
 //
-// The .cpuprofile files written with --json (<file> for the front, <file> with `-ledger` before
-// its extension for the ledger) open in Chromium's DevTools (Performance panel). Wasm
+// The .cpuprofile written with --json opens in Chromium's DevTools (Performance panel). Wasm
 // functions appear under their Rust names: the deployed wasm has no name section
 // (./scripts/build-worker.sh takes it out, 11 % of the gzip size), so the runtime numbers them,
-// and this reads their names from crates/worker/build-names.json and build-ledger-names.json,
-// which the build writes.
-import { existsSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+// and this reads their names from crates/worker/build-ledger-names.json (or build-names.json
+// for the front), which the build writes.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { nameFromIndex } from '../scripts/wasm-names.mjs';
 import WebSocket from 'ws';
 import { api, createMerchant, createToken, startWorker } from '../tests/http/harness.mjs';
@@ -38,10 +39,9 @@ for (let i = 0; i < argv.length; i++) {
   else if (!a.startsWith('-')) opts.route = a;
   else throw new Error(`unknown option ${a}`);
 }
-// Script sources by id, as lines, of the isolate being reported, filled after the profile is
-// taken: an anonymous JS function (the bundle's glue) is named by the source text around its
-// start, which says what it is.
-let sources = new Map();
+// Script sources by id, as lines, filled after the profile is taken: an anonymous JS function
+// (the bundle's glue) is named by the source text around its start, which says what it is.
+const sources = new Map();
 /** A frame's name: Rust's without its hash suffix, or an anonymous JS function's code. */
 const names = (file) => {
   const p = path.join(import.meta.dirname, '..', 'crates', 'worker', file);
@@ -105,52 +105,9 @@ try {
   if (!route) throw new Error(`unknown route ${opts.route}: one of ${Object.keys(routes).join(', ')}`);
   await load(w, route, opts.connections, 1); // warm: JIT, the object, connections
 
-  // One inspector target per Worker, from workerd's own inspector (wrangler's proxies the
-  // first Worker's alone): `core:user:tokenpad` and `core:user:tokenpad-ledger`.
-  const targets = await workerTargets(w);
-  // workerd's inspector answers for the front's isolate but, in this runtime, not for the
-  // ledger's (a Worker of Durable Objects alone): its Profiler.enable goes unanswered. Each
-  // isolate that does not answer in 5 s is left out, and said so.
-  const opened = await Promise.all(targets.map(open));
-  const sessions = (await Promise.all(opened.map(async (x) => {
-    const answered = await Promise.race([x.send('Profiler.enable').then(() => true), sleep(5_000).then(() => false)]);
-    if (!answered) {
-      log(`${x.target.id}: its inspector does not answer; not profiled`);
-      x.ws.terminate();
-    }
-    return answered ? x : null;
-  }))).filter(Boolean);
-  if (!sessions.length) throw new Error('no Worker isolate answers its inspector');
-  await Promise.all(sessions.map(async (x) => {
-    await x.send('Profiler.setSamplingInterval', { interval: 200 });
-    await x.send('Profiler.start');
-  }));
-  const r = await load(w, route, opts.connections, opts.seconds);
-  const taken = await Promise.all(sessions.map(async (x) => {
-    const { profile } = await x.send('Profiler.stop');
-    await x.send('Debugger.enable').catch(() => {});
-    const scripts = new Map();
-    for (const id of new Set(profile.nodes.map((n) => n.callFrame.scriptId))) {
-      if (id === '0') continue;
-      const got = await x.send('Debugger.getScriptSource', { scriptId: id }).catch(() => null);
-      if (got) scripts.set(id, got.scriptSource.split('\n'));
-    }
-    x.ws.close();
-    return { profile, scripts, ledger: /ledger/.test(x.target.id) };
-  }));
-  log(`${opts.route}: ${Math.round(r['2xx'] / r.duration)} req/s while profiled (${r.non2xx} non-2xx)`);
-  for (const { profile, scripts, ledger } of taken) {
-    sources = scripts;
-    report(ledger ? 'the ledger Worker (the merchant\'s object)' : 'the front Worker', profile,
-      names(ledger ? 'build-ledger-names.json' : 'build-names.json'), r,
-      opts.json && (ledger ? opts.json.replace(/(\.\w+)?$/, '-ledger$1') : opts.json));
-  }
-} finally {
-  await w.stop();
-}
-
-/** An inspector session on `target`: its socket and a `send(method, params)` for its calls. */
-async function open(target) {
+  const targets = await (await fetch(`http://127.0.0.1:${w.inspectorPort}/json`)).json();
+  const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
+  if (!target) throw new Error('no inspector target');
   const ws = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
   let nextId = 1;
@@ -167,50 +124,23 @@ async function open(target) {
     pending.set(id, (msg) => (msg.error ? reject(new Error(`${method}: ${msg.error.message}`)) : resolve(msg.result)));
     ws.send(JSON.stringify({ id, method, params }));
   });
-  return { ws, send, target };
-}
-
-/**
- * The Workers' inspector targets: workerd's own inspector listens on a port it picks itself
- * (`--inspector-addr=localhost:0`), found among the listening sockets of the workerd in
- * wrangler's process group (/proc), and lists one target per Worker. Without it, the target
- * wrangler's inspector proxy offers: the front's alone.
- */
-async function workerTargets(w) {
-  const group = w.pid();
-  const listening = new Map(); // socket inode -> port
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    if (!existsSync(table)) continue;
-    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
-      const f = line.trim().split(/\s+/);
-      if (f[3] === '0A') listening.set(f[9], parseInt(f[1].split(':').pop(), 16)); // 0A: LISTEN
-    }
+  await send('Profiler.enable');
+  await send('Profiler.setSamplingInterval', { interval: 200 });
+  await send('Profiler.start');
+  const r = await load(w, route, opts.connections, opts.seconds);
+  const { profile } = await send('Profiler.stop');
+  await send('Debugger.enable').catch(() => {});
+  for (const id of new Set(profile.nodes.map((n) => n.callFrame.scriptId))) {
+    if (id === '0') continue;
+    const got = await send('Debugger.getScriptSource', { scriptId: id }).catch(() => null);
+    if (got) sources.set(id, got.scriptSource.split('\n'));
   }
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== group) continue; // its process group
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--inspector-addr')) continue;
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-        const inode = readlinkSync(`/proc/${pid}/fd/${fd}`).match(/^socket:\[(\d+)\]$/)?.[1];
-        const port = inode && listening.get(inode);
-        if (!port) continue;
-        const list = await fetch(`http://127.0.0.1:${port}/json`).then((r) => r.json()).catch(() => null);
-        const workers = Array.isArray(list) ? list.filter((t) => /^core:user:/.test(t.id) && t.webSocketDebuggerUrl) : [];
-        if (workers.length) return workers;
-      }
-    } catch {
-      /* gone, or not ours to read */
-    }
-  }
-  log('workerd\'s inspector not found: profiling the front Worker alone, through wrangler\'s');
-  const proxied = (await (await fetch(`http://127.0.0.1:${w.inspectorPort}/json`)).json()).filter((t) => t.webSocketDebuggerUrl);
-  if (!proxied.length) throw new Error('no inspector target');
-  return proxied.map((t) => ({ ...t, id: 'core:user:tokenpad' }));
-}
-
-/** One isolate's profile: its busy time per request, the tables, the file --json writes. */
-function report(title, profile, wasmNames, r, jsonFile) {
+  ws.close();
+  // Which Worker's isolate this is (wrangler's inspector picks one; in wrangler 4.86 the
+  // ledger's): the ledger's glue constructs the merchant's object, the front's never does.
+  const ledger = [...sources.values()].some((lines) => lines.some((l) => l.includes('merchantobject_new')));
+  const wasmNames = names(ledger ? 'build-ledger-names.json' : 'build-names.json');
+  log(`profiled the ${ledger ? 'ledger Worker\'s isolate (the merchant\'s object)' : 'front Worker\'s isolate'}; the other is not profiled`);
   // Rust names on the wasm frames, in the tables below and in the file --json writes.
   for (const n of profile.nodes) {
     const named = nameFromIndex(wasmNames, n.callFrame.functionName);
@@ -219,8 +149,9 @@ function report(title, profile, wasmNames, r, jsonFile) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const idleUs = profile.samples.reduce((sum, id, i) => sum + (byId.get(id).callFrame.functionName === '(idle)' ? profile.timeDeltas[i] ?? 0 : 0), 0);
   const spanUs = profile.endTime - profile.startTime;
-  console.log(`\n## ${title}\n\nthe isolate busy ${((spanUs - idleUs) / 1000 / r.requests.total).toFixed(2)} ms per request`);
-  if (jsonFile) writeFileSync(jsonFile, JSON.stringify(profile));
+  log(`${opts.route}: ${Math.round(r['2xx'] / r.duration)} req/s while profiled (${r.non2xx} non-2xx); ` +
+    `the isolate busy ${((spanUs - idleUs) / 1000 / r.requests.total).toFixed(2)} ms per request`);
+  if (opts.json) writeFileSync(opts.json, JSON.stringify(profile));
 
   // Self time per function: each sample's time goes to the node it landed on.
   const self = new Map();
@@ -281,4 +212,6 @@ function report(title, profile, wasmNames, r, jsonFile) {
       return k < 0 ? null : stack.slice(Math.max(0, k - 2), k + 1);
     }));
   }
+} finally {
+  await w.stop();
 }
