@@ -19,9 +19,10 @@
 // without the log line: what the line costs in this runtime.
 //
 //   node bench/bench.mjs [--seconds 3] [--connections 32] [--buyers 10000] [--crowd 100] [--quick]
-//                        [--only <substring of a route name>] [--no-launch] [--json <file>]
+//                        [--only <substring of a route name>] [--no-launch] [--cold 5] [--json <file>]
 //
-// --quick: 1 second per route, 200 buyers (a smoke run: the figures mean little).
+// --quick: 1 second per route, 200 buyers, one cold start (a smoke run: the figures mean little).
+// --cold N: restarts for the cold start's medians.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -40,7 +41,7 @@ const CLOCK_TICKS = (() => {
 })();
 
 // --- options ----------------------------------------------------------------------------------
-const opts = { seconds: 3, connections: 32, buyers: 10_000, crowd: 100, only: '', json: '', launch: true };
+const opts = { seconds: 3, connections: 32, buyers: 10_000, crowd: 100, only: '', json: '', launch: true, cold: 5 };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
@@ -49,7 +50,7 @@ for (let i = 0; i < argv.length; i++) {
     if (v === undefined) fail(`${a} needs a value`);
     return v;
   };
-  if (a === '--quick') Object.assign(opts, { seconds: 1, buyers: 200 });
+  if (a === '--quick') Object.assign(opts, { seconds: 1, buyers: 200, cold: 1 });
   else if (a === '--seconds') opts.seconds = Number(value());
   else if (a === '--connections') opts.connections = Number(value());
   else if (a === '--buyers') opts.buyers = Number(value());
@@ -57,8 +58,9 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--only') opts.only = value();
   else if (a === '--json') opts.json = value();
   else if (a === '--no-launch') opts.launch = false;
+  else if (a === '--cold') opts.cold = Math.max(1, Number(value()));
   else if (a === '-h' || a === '--help') {
-    console.log(readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(0, 16).join('\n'));
+    console.log(readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(0, 25).join('\n'));
     process.exit(0);
   } else fail(`unknown argument ${a}`);
 }
@@ -312,7 +314,8 @@ async function main() {
   if (sizes.pkg) lines.push(`npm package @tokenpad/client: ${kib(sizes.pkg.gzip)} packed tarball (gzip), ${kib(sizes.pkg.unpacked)} unpacked`);
   else lines.push('npm package: pkg/ not built (./scripts/build-pkg.sh)');
   lines.push(`cold start: V8 compiles the front's wasm in ${cold.compileMs.toFixed(1)} ms and the ledger's in ${cold.ledgerCompileMs.toFixed(1)} ms (Chromium); after a restart, ` +
-    `first GET /health ${cold.healthMs.toFixed(0)} ms, first merchant read (new Durable Object) ${cold.objectMs.toFixed(0)} ms, then ${cold.warmMs.toFixed(1)} ms warm; ` +
+    `medians of ${cold.runs}: first GET /health ${cold.healthMs.toFixed(0)} ms, first merchant read (new Durable Object) ${cold.objectMs.toFixed(0)} ms, ` +
+    `a second merchant's first read after it ${cold.otherMs.toFixed(0)} ms, then ${cold.warmMs.toFixed(1)} ms warm; ` +
     `the runtime's floor, restarted the same way: first object read ${cold.floorMs.toFixed(0)} ms (bench/hello, JavaScript), ${cold.floorRsMs.toFixed(0)} ms (bench/hello-rs, Rust)`);
   console.log(lines.join('\n'));
   if (opts.json) {
@@ -425,33 +428,37 @@ function measureSizes() {
 async function coldStart(w, pk) {
   const compileMs = await compileInChromium(path.join(ROOT, 'crates', 'worker', 'build', 'index_bg.wasm'));
   const ledgerCompileMs = await compileInChromium(path.join(ROOT, 'crates', 'worker', 'build-ledger', 'index_bg.wasm'));
-  await w.restart();
-  const time = async (p) => {
+  // A second merchant, read only after the first: its first read makes a new object in an
+  // isolate that has already run the read's code.
+  const other = await createMerchant(w, 'Cold');
+  const firstAnswer = async (h, p) => {
     const t = performance.now();
-    const r = await fetch(w.baseUrl + p);
-    await r.arrayBuffer();
+    await (await fetch(h.baseUrl + p)).arrayBuffer();
     return performance.now() - t;
   };
-  const healthMs = await time('/health');
-  const objectMs = await time(`/holder/h0?publicKey=${pk}`);
-  const warm = [];
-  for (let i = 0; i < 20; i++) warm.push(await time(`/holder/h0?publicKey=${pk}`));
-  warm.sort((a, b) => a - b);
-  // The runtime's own floor for the same first read: each baseline Worker restarted, its first
-  // `/`, then its first object read (one SQL row, the object's class constructed first).
-  const floor = async (h) => {
-    await h.restart();
-    const first = async (p) => {
-      const t = performance.now();
-      await (await fetch(h.baseUrl + p)).arrayBuffer();
-      return performance.now() - t;
+  const runs = [];
+  for (let i = 0; i < opts.cold; i++) {
+    await w.restart();
+    const healthMs = await firstAnswer(w, '/health');
+    const objectMs = await firstAnswer(w, `/holder/h0?publicKey=${pk}`);
+    const otherMs = await firstAnswer(w, `/holder/h0?publicKey=${other.publicKey}`);
+    // The runtime's own floor for the same first read: each baseline Worker restarted, its
+    // first `/`, then its first object read (one SQL row, the object's class constructed first).
+    const floor = async (h) => {
+      await h.restart();
+      await firstAnswer(h, '/');
+      return firstAnswer(h, '/object');
     };
-    await first('/');
-    return first('/object');
+    runs.push({ healthMs, objectMs, otherMs, floorMs: await floor(hello), floorRsMs: await floor(helloRs) });
+  }
+  const warm = [];
+  for (let i = 0; i < 20; i++) warm.push(await firstAnswer(w, `/holder/h0?publicKey=${pk}`));
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const of = (k) => median(runs.map((r) => r[k]));
+  return {
+    compileMs, ledgerCompileMs, runs: runs.length, healthMs: of('healthMs'), objectMs: of('objectMs'), otherMs: of('otherMs'),
+    warmMs: median(warm), floorMs: of('floorMs'), floorRsMs: of('floorRsMs'),
   };
-  const floorMs = await floor(hello);
-  const floorRsMs = await floor(helloRs);
-  return { compileMs, ledgerCompileMs, healthMs, objectMs, warmMs: warm[10], floorMs, floorRsMs };
 }
 
 /**

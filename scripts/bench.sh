@@ -17,6 +17,8 @@
 #   ./scripts/bench.sh --connections 64 --buyers 1000 --only spend --json out.json
 #   ./scripts/bench.sh --no-launch         every route, no 10,000-buyer launch (about 2 minutes)
 #   ./scripts/bench.sh --quick             1 s per route, 200 buyers: a smoke run
+#   ./scripts/bench.sh --no-launch --only history --cold 9
+#                                          the cold start's medians over 9 restarts (default 5)
 #   ./scripts/bench.sh --no-launch --only buy-presale --crowd 1000
 #                                          a purchase after 1,000 buyers (default 100)
 #   ./scripts/bench.sh watchers            a launch everyone watches (bench/watchers.mjs): buys
@@ -35,7 +37,7 @@ LOG_TAG=bench
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
-[[ " $* " == *" -h "* || " $* " == *" --help "* ]] && { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+[[ " $* " == *" -h "* || " $* " == *" --help "* ]] && { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
 
 [[ -d node_modules/autocannon && -f "$(wrangler_js)" ]] || "$ROOT/scripts/setup.sh" || die "setup failed (see above)"
 
