@@ -30,6 +30,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { ROOT, api, createMerchant, createToken, groupProcesses, startWorker } from '../tests/http/harness.mjs';
 import { buyIn, load, ok, openPresale } from './common.mjs';
+import { coldStart } from './cold.mjs';
 
 // Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux).
 const CLOCK_TICKS = (() => {
@@ -267,7 +268,7 @@ async function main() {
 
   // --- sizes and cold start ---------------------------------------------------------------------
   const sizes = measureSizes();
-  const cold = await coldStart(tp, pk);
+  const cold = await coldStart(tp, pk, { floors: [hello, helloRs], runs: opts.cold, log });
 
   // --- report -----------------------------------------------------------------------------------
   const base = (helloFirst.reqPerSec + helloLast.reqPerSec) / 2;
@@ -423,75 +424,6 @@ function measureSizes() {
     /* pkg/ not built */
   }
   return { worker, ledger, pkg };
-}
-
-async function coldStart(w, pk) {
-  const compileMs = await compileInChromium(path.join(ROOT, 'crates', 'worker', 'build', 'index_bg.wasm'));
-  const ledgerCompileMs = await compileInChromium(path.join(ROOT, 'crates', 'worker', 'build-ledger', 'index_bg.wasm'));
-  // A second merchant, read only after the first: its first read makes a new object in an
-  // isolate that has already run the read's code.
-  const other = await createMerchant(w, 'Cold');
-  const firstAnswer = async (h, p) => {
-    const t = performance.now();
-    await (await fetch(h.baseUrl + p)).arrayBuffer();
-    return performance.now() - t;
-  };
-  const runs = [];
-  for (let i = 0; i < opts.cold; i++) {
-    await w.restart();
-    const healthMs = await firstAnswer(w, '/health');
-    const objectMs = await firstAnswer(w, `/holder/h0?publicKey=${pk}`);
-    const otherMs = await firstAnswer(w, `/holder/h0?publicKey=${other.publicKey}`);
-    // The runtime's own floor for the same first read: each baseline Worker restarted, its
-    // first `/`, then its first object read (one SQL row, the object's class constructed first).
-    const floor = async (h) => {
-      await h.restart();
-      await firstAnswer(h, '/');
-      return firstAnswer(h, '/object');
-    };
-    runs.push({ healthMs, objectMs, otherMs, floorMs: await floor(hello), floorRsMs: await floor(helloRs) });
-  }
-  const warm = [];
-  for (let i = 0; i < 20; i++) warm.push(await firstAnswer(w, `/holder/h0?publicKey=${pk}`));
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const of = (k) => median(runs.map((r) => r[k]));
-  return {
-    compileMs, ledgerCompileMs, runs: runs.length, healthMs: of('healthMs'), objectMs: of('objectMs'), otherMs: of('otherMs'),
-    warmMs: median(warm), floorMs: of('floorMs'), floorRsMs: of('floorRsMs'),
-  };
-}
-
-/**
- * V8 compiling the Worker's wasm, best of 5 (Chromium's V8, as new as workerd's: Node 20's
- * cannot read this wasm's exception-handling opcodes). NaN when Chromium is not there.
- */
-async function compileInChromium(wasmPath) {
-  let browser;
-  try {
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_BIN ?? '/usr/bin/chromium',
-      args: ['--disable-gpu', '--no-first-run', '--disable-background-networking', '--no-sandbox'],
-      headless: true,
-    });
-    const page = await browser.newPage();
-    const b64 = readFileSync(wasmPath).toString('base64');
-    return await page.evaluate(async (data) => {
-      const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
-      let best = Infinity;
-      for (let i = 0; i < 5; i++) {
-        const t = performance.now();
-        await WebAssembly.compile(bytes);
-        best = Math.min(best, performance.now() - t);
-      }
-      return best;
-    }, b64);
-  } catch (e) {
-    log(`cold start: could not compile the wasm in Chromium (${e.message.split('\n')[0]})`);
-    return NaN;
-  } finally {
-    await browser?.close();
-  }
 }
 
 function kib(bytes) {
