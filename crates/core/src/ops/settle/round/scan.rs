@@ -19,7 +19,8 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
             .block_number()
             .await?
             .saturating_sub(confirmations);
-        let Some(scanned) = self.ledger.read(|s| s.relayer())?.scanned_block else {
+        let relayer = self.ledger.read(|s| s.relayer())?;
+        let Some(scanned) = relayer.scanned_block else {
             // The first scan starts at the head: nothing before the merchant is its.
             self.ledger.commit(move |s| {
                 let mut r = s.relayer()?;
@@ -33,10 +34,24 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
             return Ok(());
         }
         let to = head.min(from.saturating_add(SCAN_SPAN - 1));
+        // The hash at `to` is read before the logs, with the newest checkpoint's. A
+        // reorganization after this read leaves `to` with the old chain's hash, which the next
+        // round's `follow` finds changed. One since this round's `follow` (the newest
+        // checkpoint no longer the chain's) stops the scan, and the next `follow` rewinds.
+        // Read after the logs, a new chain's hash became the newest checkpoint, and `follow`,
+        // which compares the newest alone, never saw the blocks the reorganization dropped.
+        let last = relayer.checkpoints.last();
+        let numbers: Vec<u64> = last.map(|c| c.block).into_iter().chain([to]).collect();
+        let mut hashes = self.chain.block_hashes(&numbers).await?;
+        let checkpoint = hashes.pop().flatten();
+        if let (Some(c), Some(now)) = (last, hashes.first()) {
+            if now.as_deref() != Some(c.hash.as_str()) {
+                return Ok(());
+            }
+        }
         let mut found = self.chain.logs(from, to).await?;
         found.transfers.sort_by_key(|t| (t.block, t.log_index));
         found.transfers.dedup_by_key(|t| (t.block, t.log_index));
-        let checkpoint = self.chain.block_hash(to).await?;
         let ctx = self.ctx.clone();
         let (chain_head, finality) = (head.saturating_add(confirmations), ctx.chain.finality());
         self.ledger.commit(move |s| {
