@@ -221,10 +221,6 @@ impl Chain for SimPorts<'_> {
         Some(1)
     }
 
-    async fn block_hash(&self, number: u64) -> Step<Option<String>> {
-        Ok(self.chain.borrow().block_hash(number))
-    }
-
     async fn block_hashes(&self, numbers: &[u64]) -> Step<Vec<Option<String>>> {
         let chain = self.chain.borrow();
         Ok(numbers.iter().map(|n| chain.block_hash(*n)).collect())

@@ -153,9 +153,10 @@ pub struct Relayer {
     /// by `GET /admin/merchants/:id/chain` and logged; cleared once a transaction goes out.
     pub error: Option<String>,
     pub error_at: Option<Millis>,
-    /// The last blocks the scans ended at, with their hashes, oldest first (at most
-    /// [`CHECKPOINTS`]): a block whose hash changed since was reorganized away, and so was
-    /// everything after the newest checkpoint that still holds.
+    /// The last blocks the scans ended at and the relayer's receipts came from, with their
+    /// hashes, oldest first (see [`Relayer::checkpoint`]): a block whose hash changed since
+    /// was reorganized away, and so was everything after the newest checked checkpoint that
+    /// still holds.
     #[serde(default)]
     pub checkpoints: Vec<Checkpoint>,
     /// The relayer's ETH balance in wei (digits), as a settler's round last read it (in the
@@ -187,6 +188,16 @@ pub const MAX_CHECKPOINTS: usize = 512;
 pub struct Checkpoint {
     pub block: u64,
     pub hash: String,
+    /// Taken since the settler's last comparison with the chain (`round::follow`): it may
+    /// come from a chain that reorganized under the round that took it, so until a round
+    /// finds it and the newest checked one both still the chain's, it does not vouch for the
+    /// blocks below it. (Absent in records from before: checked.)
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub unchecked: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A balance read again is written at least this often even when it did not change (so
@@ -209,14 +220,30 @@ impl Relayer {
         true
     }
 
-    /// Notes that `block` had `hash`: the checkpoints stay in block order, one per block
-    /// (a newer hash of a block replaces the older), and those a reorganization can no
-    /// longer reach go: older than `finality` blocks below `head`, beyond the newest
-    /// [`CHECKPOINTS`], or past [`MAX_CHECKPOINTS`].
+    /// Notes that `block` had `hash`, unchecked; the checkpoints stay in block order. Another
+    /// hash of a block already noted is kept beside the first: the ledger took from two
+    /// chains at that block, and one of them is not the chain's any more, which the next
+    /// round's `follow` sees (a rewind takes away the checkpoints above its fork first, so a
+    /// block is noted again only then). Those a reorganization can no longer reach go: older
+    /// than `finality` blocks below `head`, beyond the newest [`CHECKPOINTS`], or past
+    /// [`MAX_CHECKPOINTS`].
     pub fn checkpoint(&mut self, block: u64, hash: String, head: u64, finality: u64) {
-        self.checkpoints.retain(|c| c.block != block);
-        let at = self.checkpoints.partition_point(|c| c.block < block);
-        self.checkpoints.insert(at, Checkpoint { block, hash });
+        if !self
+            .checkpoints
+            .iter()
+            .any(|c| c.block == block && c.hash == hash)
+        {
+            let at = self.checkpoints.partition_point(|c| c.block <= block);
+            let unchecked = true;
+            self.checkpoints.insert(
+                at,
+                Checkpoint {
+                    block,
+                    hash,
+                    unchecked,
+                },
+            );
+        }
         let floor = head.saturating_sub(finality);
         let mut keep = self.checkpoints.len();
         while keep > CHECKPOINTS {
@@ -310,6 +337,44 @@ mod tests {
         assert_eq!(
             (old.next_nonce, old.balance_wei, old.balance_at),
             (Some(3), None, None)
+        );
+    }
+
+    /// A checkpoint at `block` with hash `hash`, checked or not.
+    fn cp(block: u64, hash: &str, unchecked: bool) -> Checkpoint {
+        Checkpoint {
+            block,
+            hash: hash.into(),
+            unchecked,
+        }
+    }
+
+    #[test]
+    fn a_checkpoint_stored_before_the_flag_reads_as_checked() {
+        let old: Option<Checkpoint> = serde_json::from_str(r#"{"block":3,"hash":"0xab"}"#).ok();
+        assert_eq!(old, Some(cp(3, "0xab", false)));
+        let json = serde_json::to_string(&cp(3, "0xab", false)).ok();
+        assert_eq!(json.as_deref(), Some(r#"{"block":3,"hash":"0xab"}"#));
+    }
+
+    #[test]
+    fn a_second_hash_of_a_block_is_kept_beside_the_first() {
+        let mut r = Relayer::default();
+        r.checkpoint(5, "a".into(), 10, 64);
+        for c in &mut r.checkpoints {
+            c.unchecked = false;
+        }
+        r.checkpoint(5, "a".into(), 10, 64);
+        assert_eq!(
+            r.checkpoints,
+            vec![cp(5, "a", false)],
+            "the same: kept checked"
+        );
+        r.checkpoint(5, "b".into(), 10, 64);
+        r.checkpoint(3, "c".into(), 10, 64);
+        assert_eq!(
+            r.checkpoints,
+            vec![cp(3, "c", true), cp(5, "a", false), cp(5, "b", true)]
         );
     }
 }

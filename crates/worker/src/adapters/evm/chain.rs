@@ -100,17 +100,6 @@ impl Chain for Port<'_> {
         answer.ok().and_then(|v| r::u128_result(&v).ok())
     }
 
-    async fn block_hash(&self, number: u64) -> Step<Option<String>> {
-        let id = self.rpc.id();
-        let block = self
-            .call(r::eth_get_block_by_number(id, BlockTag::Number(number)))
-            .await?;
-        Ok(r::parse_block(&block)
-            .map_err(evm)?
-            .and_then(|b| b.hash)
-            .map(|h| hex0x(&h)))
-    }
-
     async fn block_hashes(&self, numbers: &[u64]) -> Step<Vec<Option<String>>> {
         let requests = numbers
             .iter()

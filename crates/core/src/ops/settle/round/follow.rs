@@ -2,10 +2,14 @@
 //!
 //! - **Reorganizations.** The relayer keeps checkpoints (`model::settlement::Checkpoint`): the
 //!   block each deposit scan ended at and, while `CHAIN_FINALITY` > 0, every block a receipt
-//!   of its own came from. Each round compares the newest with the chain (one block read, or
-//!   none when it is the head); when its hash changed (or the block is gone: a node that came
-//!   back without its last blocks), the newest checkpoint still the chain's is the fork, and
-//!   the ledger undoes what it took from the blocks after it (`ops::settle::reorg::rewind`:
+//!   of its own came from. Each round compares with the chain, in one read (none for the
+//!   head's block), the newest checkpoint an earlier round checked, and every one taken since
+//!   (usually one to three blocks): a checkpoint taken after this step read the chain may
+//!   come from a chain that reorganized under the round, and the newest alone would then hide
+//!   the older checkpoints of the dropped blocks. When a hash changed (or the block is gone:
+//!   a node that came back without its last blocks), the newest checked checkpoint still the
+//!   chain's below every changed one is the fork, and the ledger undoes what it took from the
+//!   blocks after it (`ops::settle::reorg::rewind`:
 //!   followed transfers undone, its own transactions of every kind sent again). Then every
 //!   nonce the new chain lacks below the relayer's next is taken again: the same bytes, or a
 //!   transaction that does nothing where the old one must not run again (`fill_gaps`), so no
@@ -17,8 +21,9 @@ use super::port::{Chain, Head, Ledger, Level, Signer, Step, Unsigned};
 use super::{bump, Round, FEE_BUMP_PERCENT};
 use crate::error::Error;
 use crate::model::chain::ChainPoint;
-use crate::model::settlement::ChainTx;
+use crate::model::settlement::{ChainTx, Checkpoint};
 use crate::ops::settle::{self, reorg};
+use std::cmp::Ordering;
 
 /// A filler's gas: a plain transfer of nothing.
 pub const FILLER_GAS: u64 = 21_000;
@@ -48,29 +53,27 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
     /// the blocks after the fork is undone (see the module).
     async fn reorganized(&self, head: &Head) -> Step<bool> {
         let checkpoints = self.ledger.read(|s| s.relayer())?.checkpoints;
-        let Some(last) = checkpoints.last() else {
-            return Ok(false);
-        };
-        let now = if last.block == head.number {
-            head.hash.clone()
-        } else if last.block > head.number {
-            None
-        } else {
-            self.chain.block_hash(last.block).await?
-        };
-        if now.as_deref() == Some(last.hash.as_str()) {
+        let compared = to_compare(&checkpoints);
+        if compared.is_empty() {
             return Ok(false);
         }
-        let numbers: Vec<u64> = checkpoints.iter().map(|c| c.block).collect();
-        let hashes = self.chain.block_hashes(&numbers).await?;
-        let mut fork = checkpoints.first().map_or(0, |c| c.block.saturating_sub(1));
-        for (c, hash) in checkpoints.iter().zip(hashes) {
-            if hash.as_deref() == Some(c.hash.as_str()) {
-                fork = c.block;
-            } else {
-                break;
+        let now = self.hashes_at(&compared, head).await?;
+        if compared.iter().zip(&now).all(|(c, h)| same(c, h)) {
+            if compared.iter().any(|c| c.unchecked) {
+                self.ledger.commit(move |s| {
+                    let mut r = s.relayer()?;
+                    for c in &mut r.checkpoints {
+                        if compared.contains(c) {
+                            c.unchecked = false;
+                        }
+                    }
+                    s.put_relayer(&r)
+                })?;
             }
+            return Ok(false);
         }
+        let now = self.hashes_at(&checkpoints, head).await?;
+        let fork = fork(&checkpoints, &now);
         let ctx = self.ctx.clone();
         let done = self.ledger.commit(move |s| reorg::rewind(s, &ctx, fork))?;
         self.chain.log(
@@ -81,6 +84,34 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
             ),
         );
         Ok(true)
+    }
+
+    /// The chain's hashes of the checkpoints' blocks now, in one read (none for the head's,
+    /// and a block past the head has none: a node that came back without its last blocks).
+    async fn hashes_at(
+        &self,
+        checkpoints: &[Checkpoint],
+        head: &Head,
+    ) -> Step<Vec<Option<String>>> {
+        let below: Vec<u64> = checkpoints
+            .iter()
+            .map(|c| c.block)
+            .filter(|b| *b < head.number)
+            .collect();
+        let mut read = if below.is_empty() {
+            Vec::new()
+        } else {
+            self.chain.block_hashes(&below).await?
+        }
+        .into_iter();
+        Ok(checkpoints
+            .iter()
+            .map(|c| match c.block.cmp(&head.number) {
+                Ordering::Less => read.next().flatten(),
+                Ordering::Equal => head.hash.clone(),
+                Ordering::Greater => None,
+            })
+            .collect())
     }
 
     /// Takes again every nonce below the relayer's next that the chain has not used: the
@@ -186,5 +217,128 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
                 Ok(())
             })
             .map_err(|e| Error::internal(format!("pool resync: {}", e.message)).into())
+    }
+}
+
+/// What a round compares with the chain: the newest checked checkpoint (it holds, and so do
+/// the blocks below it, or it does not) and every unchecked one, which may come from a chain
+/// that reorganized under the round that took it (a receipt read after `follow`, a scan's
+/// logs): compared alone, the newest of those would hide the older checkpoints of the blocks
+/// the reorganization dropped.
+fn to_compare(checkpoints: &[Checkpoint]) -> Vec<Checkpoint> {
+    let newest_checked = checkpoints.iter().rposition(|c| !c.unchecked);
+    checkpoints
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| c.unchecked || Some(*i) == newest_checked)
+        .map(|(_, c)| c.clone())
+        .collect()
+}
+
+fn same(c: &Checkpoint, now: &Option<String>) -> bool {
+    now.as_deref() == Some(c.hash.as_str())
+}
+
+/// The fork, from the checkpoints and the chain's hashes of their blocks now: the newest
+/// checked checkpoint still the chain's below every one that is not. An unchecked one is no
+/// fork even when it holds: it may be the new chain's, above blocks the ledger took from the
+/// old one. With none, the block before the oldest checkpoint.
+pub(super) fn fork(checkpoints: &[Checkpoint], now: &[Option<String>]) -> u64 {
+    let pairs = || checkpoints.iter().zip(now);
+    let lowest_gone = pairs()
+        .filter(|(c, h)| !same(c, h))
+        .map(|(c, _)| c.block)
+        .min()
+        .unwrap_or(u64::MAX);
+    pairs()
+        .filter(|(c, h)| !c.unchecked && c.block < lowest_gone && same(c, h))
+        .map(|(c, _)| c.block)
+        .max()
+        .unwrap_or_else(|| checkpoints.first().map_or(0, |c| c.block.saturating_sub(1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fork, to_compare};
+    use crate::model::settlement::Checkpoint;
+
+    /// A checkpoint at `block` with hash `hash`, checked or not.
+    fn cp(block: u64, hash: &str, unchecked: bool) -> Checkpoint {
+        Checkpoint {
+            block,
+            hash: hash.into(),
+            unchecked,
+        }
+    }
+
+    fn blocks(c: &[Checkpoint]) -> Vec<u64> {
+        c.iter().map(|c| c.block).collect()
+    }
+
+    #[test]
+    fn a_round_compares_the_newest_checked_checkpoint_and_every_unchecked_one() {
+        let cases: [(&[Checkpoint], &[u64]); 5] = [
+            (&[], &[]),
+            (&[cp(1, "a", false), cp(2, "b", false)], &[2]),
+            (&[cp(1, "a", false), cp(2, "b", true)], &[1, 2]),
+            // A receipt's block below the newest checked one is compared too.
+            (
+                &[cp(1, "a", false), cp(3, "x", true), cp(5, "c", false)],
+                &[3, 5],
+            ),
+            // None checked yet (a new relayer's first round): every one.
+            (&[cp(7, "a", true), cp(9, "b", true)], &[7, 9]),
+        ];
+        for (checkpoints, compared) in cases {
+            assert_eq!(
+                blocks(&to_compare(checkpoints)),
+                compared,
+                "{checkpoints:?}"
+            );
+        }
+    }
+
+    /// Checkpoints, the chain's hashes of their blocks now, the fork.
+    type Case<'a> = (&'a [Checkpoint], &'a [Option<&'a str>], u64);
+
+    #[test]
+    fn the_fork_is_the_newest_checked_checkpoint_below_every_changed_one() {
+        let cases: [Case; 5] = [
+            // The newest changed: the one before holds.
+            (
+                &[cp(4, "a", false), cp(6, "b", false)],
+                &[Some("a"), Some("B")],
+                4,
+            ),
+            // An unchecked checkpoint that holds is no fork: the new chain's, above blocks
+            // taken from the old one (a receipt read after the chain reorganized).
+            (
+                &[cp(4, "a", false), cp(5, "x", true), cp(6, "b", false)],
+                &[Some("a"), Some("x"), Some("B")],
+                4,
+            ),
+            // Two hashes of one block: the ledger took from two chains there.
+            (
+                &[cp(4, "a", false), cp(6, "b", false), cp(6, "c", true)],
+                &[Some("a"), Some("c"), Some("c")],
+                4,
+            ),
+            // A block gone (a node that lost its last blocks).
+            (
+                &[cp(4, "a", false), cp(6, "b", false)],
+                &[Some("a"), None],
+                4,
+            ),
+            // Nothing holds: the block before the oldest.
+            (
+                &[cp(4, "a", false), cp(6, "b", false)],
+                &[Some("A"), Some("B")],
+                3,
+            ),
+        ];
+        for (checkpoints, now, expected) in cases {
+            let now: Vec<Option<String>> = now.iter().map(|h| h.map(String::from)).collect();
+            assert_eq!(fork(checkpoints, &now), expected, "{checkpoints:?} {now:?}");
+        }
     }
 }

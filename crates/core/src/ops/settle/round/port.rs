@@ -157,8 +157,6 @@ pub trait Chain {
     async fn nonce(&self, pending: bool) -> Step<u64>;
     /// The node's suggested priority fee; None when it cannot suggest one.
     async fn tip(&self) -> Option<u128>;
-    /// The hash of block `number`; None if the node has no such block.
-    async fn block_hash(&self, number: u64) -> Step<Option<String>>;
     /// The hashes of blocks `numbers` in one go; a block the node did not give is None.
     async fn block_hashes(&self, numbers: &[u64]) -> Step<Vec<Option<String>>>;
     /// For each of `open`, the receipt of any of its versions, as the ledger reads it.

@@ -34,13 +34,11 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
             return Ok(());
         }
         let to = head.min(from.saturating_add(SCAN_SPAN - 1));
-        // The hash at `to` is read before the logs, with the newest checkpoint's. A
-        // reorganization after this read leaves `to` with the old chain's hash, which the next
-        // round's `follow` finds changed. One since this round's `follow` (the newest
-        // checkpoint no longer the chain's) stops the scan, and the next `follow` rewinds.
-        // Read after the logs, a new chain's hash became the newest checkpoint, and `follow`,
-        // which compares the newest alone, never saw the blocks the reorganization dropped.
-        let last = relayer.checkpoints.last();
+        // The hash at `to` is read before the logs, with the newest checked checkpoint's
+        // (`follow`). A reorganization after this read leaves `to` with the old chain's hash,
+        // which the next round's `follow` finds changed. One since this round's `follow` (that
+        // checkpoint no longer the chain's) stops the scan here: the next `follow` rewinds.
+        let last = relayer.checkpoints.iter().rev().find(|c| !c.unchecked);
         let numbers: Vec<u64> = last.map(|c| c.block).into_iter().chain([to]).collect();
         let mut hashes = self.chain.block_hashes(&numbers).await?;
         let checkpoint = hashes.pop().flatten();
