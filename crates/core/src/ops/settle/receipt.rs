@@ -21,7 +21,7 @@
 //!   - a movement the chain may **refuse** for a reason outside us (`Action::refusable`) is
 //!     refused: it fails, visibly, with the chain's reason, and the ledger undoes it (one
 //!     that reverted behind an older open movement of a token it needs (its own; USDC too for a
-//!     swap: [`needs`]) goes again first: it may have
+//!     swap or a pool's opening: [`needs`]) goes again first: it may have
 //!     needed what that one brings. Judged when the receipt is first read, as of its block:
 //!     by the time it is final, that older movement may have landed);
 //!   - anything else (the treasury's own: rewards, refunds, locks, releases) is **parked** with
@@ -274,12 +274,14 @@ fn behind(store: &dyn Store, tx: &ChainTx) -> Result<Vec<u64>> {
 }
 
 /// The tokens whose balances on chain a movement of `own` (its intent's token) may need: its
-/// own, and USDC too for a swap (a buy pays with it). A movement that reverts for want of
-/// funds while an older movement of one of them is open may have needed what that one brings
-/// (a swap right after the test-USDC mint that funds it).
+/// own, and USDC too for a swap (a buy pays with it) and a pool's opening (it pays in the
+/// USDC a presale raised). A movement that reverts for want of funds while an older movement
+/// of one of them is open may have needed what that one brings (a swap right after the
+/// test-USDC mint that funds it; a launch's pool opening behind a buyer's USDC on its way to
+/// the treasury).
 pub fn needs(own: TokenAddress, action: &Action) -> [TokenAddress; 2] {
     match action {
-        Action::Swap { .. } => [own, USDC_ADDRESS],
+        Action::Swap { .. } | Action::OpenPool { .. } => [own, USDC_ADDRESS],
         _ => [own, own],
     }
 }
