@@ -49,6 +49,29 @@ pub struct RoundFaults {
     pub node_down: bool,
     /// Movements per batch this round (CHAIN_BATCH).
     pub per_batch: u8,
+    /// The chain reorganizes while the round runs, after its first step read the chain
+    /// (hostile worlds only).
+    pub reorg: Option<MidRound>,
+}
+
+/// A reorganization in the middle of a round: the newest `depth` blocks dropped (their
+/// transactions of the relayer back to the node's pool when `requeue`), then `mined` blocks of
+/// the new chain made, just before the round reads receipts (`at` [`When::Watch`]) or the
+/// scan's logs ([`When::Scan`]). What the round read before is the old chain's, what it reads
+/// after the new one's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MidRound {
+    pub depth: u8,
+    pub requeue: bool,
+    pub mined: u8,
+    pub at: When,
+}
+
+/// Where in the round a [`MidRound`] reorganization lands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    Watch,
+    Scan,
 }
 
 /// Runs a future whose every await is ready at once (the simulated ports').
@@ -75,6 +98,8 @@ pub struct SimPorts<'a> {
     faults: RoundFaults,
     /// Transactions signed this round (`crash_after_sign`).
     signed: Cell<u8>,
+    /// Whether the round's reorganization (`RoundFaults::reorg`) happened.
+    reorged: Cell<bool>,
 }
 
 impl<'a> SimPorts<'a> {
@@ -84,6 +109,22 @@ impl<'a> SimPorts<'a> {
             chain: RefCell::new(chain),
             faults,
             signed: Cell::new(0),
+            reorged: Cell::new(false),
+        }
+    }
+
+    /// The round's reorganization, once, if it lands `at` this point.
+    fn reorg_at(&self, at: When) {
+        let Some(r) = self.faults.reorg.filter(|r| r.at == at) else {
+            return;
+        };
+        if self.reorged.replace(true) {
+            return;
+        }
+        let mut chain = self.chain.borrow_mut();
+        chain.reorg(u64::from(r.depth), r.requeue);
+        for _ in 0..r.mined {
+            chain.mine(0, 0, false, |_| false);
         }
     }
 
@@ -227,6 +268,7 @@ impl Chain for SimPorts<'_> {
     }
 
     async fn receipts(&self, open: &[ChainTx], head: &Head) -> Step<Vec<Option<Mined>>> {
+        self.reorg_at(When::Watch);
         let mut out = Vec::with_capacity(open.len());
         for t in open {
             let receipt = {
@@ -334,6 +376,7 @@ impl Chain for SimPorts<'_> {
     /// The new blocks' logs the worker's scan reads: Transfers of the merchant's tokens,
     /// USDC to its holders and into and out of its pools, and its pools' own events.
     async fn logs(&self, from: u64, to: u64) -> Step<Scanned> {
+        self.reorg_at(When::Scan);
         let node = self.node.borrow();
         let chain = self.chain.borrow();
         let tokens: Vec<Address> = node

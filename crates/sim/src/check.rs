@@ -206,14 +206,15 @@ pub fn failed_is_ours_to_send_again(store: &MemStore, chain: &SimChain, finality
     Ok(())
 }
 
-/// Whether the settler followed the chain: its newest checkpoint is still the chain's (a
-/// reorganization since is not followed yet).
+/// Whether the settler followed the chain: every checkpoint is still the chain's (a
+/// reorganization since is not followed yet; the newest alone may be the new chain's, taken
+/// by a round the chain reorganized under).
 pub fn followed(store: &MemStore, chain: &SimChain) -> bool {
     store
         .relayer
         .checkpoints
-        .last()
-        .is_none_or(|c| chain.block_hash(c.block).as_deref() == Some(c.hash.as_str()))
+        .iter()
+        .all(|c| chain.block_hash(c.block).as_deref() == Some(c.hash.as_str()))
 }
 
 pub fn once_per_intent(store: &MemStore, chain: &SimChain) -> Check {

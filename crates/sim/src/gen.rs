@@ -7,6 +7,7 @@
 //! whole units, as clients mostly send, the rest any number of base units, every order of
 //! magnitude as likely, and the edges (1 base unit, the supply) as often as any ([`amount`]).
 
+use crate::chain_port::{MidRound, When};
 use crate::settler::RoundFaults;
 use crate::step::{ChainFault, Fault, Outside, Req, Step, Tokens, Usdc, Who};
 use crate::webhooks::Receiver;
@@ -256,6 +257,17 @@ pub fn next(rng: &mut impl RngCore, world: &World, n: &mut u32, lost: &mut Vec<u
                 lose_sends: rng.random_bool(0.06),
                 node_down: rng.random_bool(0.04),
                 per_batch: rng.random_range(1..6),
+                // Drawn last, and only in hostile worlds: other worlds draw what they drew.
+                reorg: (world.hostile && rng.random_bool(0.1)).then(|| MidRound {
+                    depth: rng.random_range(1..=4),
+                    requeue: rng.random_bool(0.5),
+                    mined: rng.random_range(0..=6),
+                    at: if rng.random_bool(0.5) {
+                        When::Watch
+                    } else {
+                        When::Scan
+                    },
+                }),
             },
             receiver: match rng.random_range(0..10u32) {
                 0 => Receiver::Down,

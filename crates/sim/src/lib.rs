@@ -10,7 +10,8 @@
 //! node down, a webhook receiver down or slow, the clock jumping; and a chain that says no the
 //! way chains do: every transaction charged its gas and out of gas past its limit, the gas
 //! repriced, the relayer's nonce taken from outside, and (in hostile worlds, `--hostile`)
-//! reorganizations. After every step the invariants of `check` hold.
+//! reorganizations, between rounds and in the middle of one (`chain_port::MidRound`). After
+//! every step the invariants of `check` hold.
 //!
 //! A seed names its history (`gen`): rerunning the seed runs the same history. A failing one
 //! is shrunk to the shortest history that still fails the same invariant (`shrink`), which is
@@ -233,7 +234,11 @@ pub fn replay(history: &[Step]) -> Result<Summary, (usize, Violation)> {
 pub fn replay_with(history: &[Step], bug: Option<Bug>) -> Result<Summary, (usize, Violation)> {
     let mut world = World::with_bug(bug);
     // A history that reorganizes the chain runs in a hostile world (from its steps alone).
-    let reorg = |s: &Step| matches!(s, Step::Chain(step::ChainFault::Reorg { .. }));
+    let reorg = |s: &Step| match s {
+        Step::Chain(step::ChainFault::Reorg { .. }) => true,
+        Step::Alarm { round, .. } => round.reorg.is_some(),
+        _ => false,
+    };
     if history.iter().any(reorg) {
         world.harden();
     }

@@ -7,7 +7,8 @@
 //! `--plant` plants a bug in the service (`bug::Bug::ALL`, e.g. `gas-limit-too-low`) to see
 //! the checks find it; `--print` prints a passing seed's history too; `--stats` counts what
 //! the histories did (answers by route and status, events by type, movements by outcome);
-//! `--hostile` draws histories in which the chain reorganizes too (`ChainFault::Reorg`).
+//! `--hostile` draws histories in which the chain reorganizes too (`ChainFault::Reorg`, and
+//! in the middle of a settlement round: `chain_port::MidRound`).
 //! `--release` runs many seeds faster (after a longer build).
 
 use std::process::ExitCode;

@@ -296,6 +296,18 @@ impl fmt::Display for Step {
                 if round.node_down {
                     f.write_str(", node down")?;
                 }
+                if let Some(r) = round.reorg {
+                    let fate = if r.requeue {
+                        "back to the pool"
+                    } else {
+                        "lost"
+                    };
+                    write!(
+                        f,
+                        ", before {:?} the chain drops its last {} blocks (their transactions {fate}) and mines {}",
+                        r.at, r.depth, r.mined
+                    )?;
+                }
                 write!(f, ", receiver {receiver:?})")
             }
             Step::Mine {

@@ -96,6 +96,9 @@ impl World {
             Step::Chain(ChainFault::HoldForever { .. }) => Some("a node holds transactions"),
             Step::Chain(ChainFault::Reprice { .. }) => Some("gas repriced"),
             Step::Chain(ChainFault::Reorg { .. }) => Some("a reorganization"),
+            Step::Alarm { round, .. } if round.reorg.is_some() => {
+                Some("a reorganization mid-round")
+            }
             Step::Outside(Outside::TakeNonce) => Some("the relayer's nonce taken"),
             _ => None,
         };

@@ -3,81 +3,11 @@
 //! changes and the seeds that found them draw other histories. (`--ci` also runs those seeds,
 //! `REGRESSION_SEEDS`, in full.)
 
-use tokenpad_sim::settler::RoundFaults;
+mod histories;
+
+use histories::*;
 use tokenpad_sim::step::{ChainFault, Fault, Outside, Req, Step, Tokens, Usdc, Who};
 use tokenpad_sim::webhooks::Receiver;
-
-/// Request `n`: with its key or not, from the backend or the holder's session, with a fault.
-fn request(n: u32, req: Req, keyed: bool, who: Who, fault: Fault) -> Step {
-    Step::Call {
-        n,
-        req,
-        who,
-        keyed,
-        fault,
-    }
-}
-
-/// Request `n` from the backend, with its key.
-fn call(n: u32, req: Req) -> Step {
-    request(n, req, true, Who::Secret, Fault::None)
-}
-
-/// The same, without a key.
-fn unkeyed(n: u32, req: Req) -> Step {
-    request(n, req, false, Who::Secret, Fault::None)
-}
-
-/// The same, with its key and `fault`.
-fn faulty(n: u32, req: Req, fault: Fault) -> Step {
-    request(n, req, true, Who::Secret, fault)
-}
-
-/// The supply every token of these histories was made with (before supplies were drawn).
-const MILLION: Tokens = Tokens(1_000_000 * 1_000_000_000_000_000_000);
-
-fn alarm(per_batch: u8) -> Step {
-    alarm_to(per_batch, Receiver::Up)
-}
-
-/// An alarm with no fault in its round, the webhook receiver `receiver`.
-fn alarm_to(per_batch: u8, receiver: Receiver) -> Step {
-    Step::Alarm {
-        round: RoundFaults {
-            crash_after_sign: None,
-            lose_sends: false,
-            node_down: false,
-            per_batch,
-        },
-        receiver,
-    }
-}
-
-fn mine(revert: u64, hold: u64, lag_s: u32) -> Step {
-    Step::Mine {
-        revert,
-        hold,
-        older: false,
-        lag_s,
-    }
-}
-
-fn replays(name: &str, history: &[Step]) {
-    let broke = tokenpad_sim::replay(history)
-        .err()
-        .map(|(at, v)| format!("step {at} breaks {v}"));
-    let printed: Vec<String> = history
-        .iter()
-        .enumerate()
-        .map(|(i, s)| format!("{i:>4}  {s}"))
-        .collect();
-    assert!(
-        broke.is_none(),
-        "{name}: {}\n{}",
-        broke.unwrap_or_default(),
-        printed.join("\n")
-    );
-}
 
 /// Seed 2055, `--steps 600`: u4's buy and its sell of 420 of what it bought both revert (the
 /// buy first); the ledger ended 420 tokens above the chain.

@@ -1,0 +1,121 @@
+//! Settlement's findings in histories the simulator shrank, replayed from their steps alone
+//! (as `regressions.rs`'s): what the ledger took from a chain that reorganized in the middle
+//! of a round, and a launch's pool opening behind its buyers' USDC.
+
+mod histories;
+
+use histories::*;
+use tokenpad_sim::chain_port::{MidRound, When};
+use tokenpad_sim::settler::RoundFaults;
+use tokenpad_sim::step::{Fault, Outside, Req, Step, Tokens, Usdc, Who};
+use tokenpad_sim::webhooks::Receiver;
+
+/// Hostile seed 57 (with reorganizations mid-round): a deposit from outside is scanned; the
+/// chain then drops its block while a round runs, after the round compared its newest
+/// checkpoint, and mines six more; the round reads a receipt from the new chain, whose block
+/// became a checkpoint that matched ever after. The rounds that followed compared it alone,
+/// never saw the older checkpoint of the dropped block, and the ledger kept the deposit the
+/// chain no longer had. Now a round compares every checkpoint taken since the last one it
+/// checked (`round::follow`).
+#[test]
+fn a_receipt_from_a_chain_that_reorganized_mid_round_does_not_hide_the_reorganization() {
+    let h = [
+        call(
+            136,
+            Req::Airdrop {
+                wallets: 3,
+                each: Tokens::whole(307),
+            },
+        ),
+        call(198, Req::PutHolder { user: 3 }),
+        Step::Settle,
+        call(
+            212,
+            Req::OpenPool {
+                token: 1,
+                cents: 1,
+                amount: Tokens(76_274_143_536_682_183_795_461),
+            },
+        ),
+        Step::Outside(Outside::Send {
+            from: 0,
+            token: 3,
+            to: 3,
+            amount: Tokens(9),
+        }),
+        Step::Alarm {
+            round: RoundFaults {
+                crash_after_sign: Some(2),
+                per_batch: 5,
+                ..RoundFaults::default()
+            },
+            receiver: Receiver::Up,
+        },
+        Step::Wait { ms: 6_377 },
+        alarm_to(1, Receiver::Slow),
+        mine(0b100, 0b100_0010, 0),
+        alarm_reorg(
+            3,
+            MidRound {
+                depth: 2,
+                requeue: false,
+                mined: 6,
+                at: When::Watch,
+            },
+            Receiver::Slow,
+        ),
+        Step::Settle,
+    ];
+    replays("a receipt from a reorganized chain", &h);
+}
+
+/// Seed 972 (hostile draw, shrunk to a history without a reorganization): someone takes the
+/// relayer's nonce that a holder's test-USDC mint was to use, so the holder's presale buy
+/// (its USDC to the treasury) reverts behind it, and so does the launch's pool opening,
+/// which pays in that USDC. The opening was refused for good: the ledger judged it behind
+/// older movements of its own token only. Now a pool's opening needs USDC too
+/// (`settle::needs`): it goes again after the buy lands.
+#[test]
+fn a_launch_pool_opening_behind_its_buyers_usdc_goes_again() {
+    let h = [
+        call(9, Req::PutHolder { user: 7 }),
+        call(
+            10,
+            Req::CreateToken {
+                n: 99,
+                supply: MILLION,
+            },
+        ),
+        alarm(3),
+        Step::Faucet {
+            user: 7,
+            usdc: Usdc(454_985_854),
+        },
+        call(
+            131,
+            Req::CreatePresale {
+                target: Usdc::whole(48),
+                minutes: 600,
+                lockup: 19,
+                auto: true,
+                lock_days: 1,
+            },
+        ),
+        mine(0b1000_0000, 0, 0),
+        request(
+            149,
+            Req::BuyPresale {
+                user: 7,
+                presale: 2,
+                usdc: Usdc::whole(36),
+            },
+            false,
+            Who::Secret,
+            Fault::None,
+        ),
+        Step::Outside(Outside::TakeNonce),
+        call(167, Req::Resolve { presale: 1 }),
+        Step::Settle,
+    ];
+    replays("a pool opening behind its buyers' USDC", &h);
+}
