@@ -405,3 +405,46 @@ fn units_text(n: u128) -> String {
     let e18 = 10u128.pow(18);
     format!("{}.{:018}", n / e18, n % e18)
 }
+
+#[test]
+fn a_pool_opening_that_reverts_behind_an_older_usdc_movement_goes_again_after_it() {
+    let mut fx = evm();
+    let t = token(&mut fx);
+    let mut tk = fx.token(&t);
+    tk.can_lp = true;
+    fx.store.put_token(&tk).unwrap();
+    // A USDC movement older than the opening, still open (a faucet mint here; a presale
+    // buyer's USDC to the treasury, which a launch's opening pays with, in the simulator's
+    // seed 972).
+    let erin = fx.holder("erin");
+    ledger::deposit_usdc(&mut fx.store, &fx.ctx, &erin.address, Usdc::new(50 * USDC)).unwrap();
+    let req: LiquidityRequest =
+        body(&json!({"initialStartingPrice": "0.01", "amount": 1_000_000})).unwrap();
+    market::open_liquidity(&mut fx.store, &fx.ctx, &t, &req).unwrap();
+    let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
+    let calls: Vec<Call> = batches.iter().map(|b| b.call).collect();
+    assert_eq!(calls, [Call::Mint, Call::OpenPool]);
+    let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
+    let mint = sign(&mut fx, nonce, &batches[0]);
+    let opening = sign(&mut fx, nonce + 1, &batches[1]);
+    // The mint runs out of gas (ours); the opening, mined after it, reverts for want of funds.
+    let oog = Mined {
+        gas_used: mint.gas_limit,
+        reason: Some("out of gas".into()),
+        ..receipt_of(&fx, &mint, false)
+    };
+    let ctx = fx.ctx.clone();
+    settle::mined(&mut fx.store, &ctx, mint.nonce, &oog).unwrap();
+    let reverted = Mined {
+        reason: Some("ERC20InsufficientBalance".into()),
+        ..receipt_of(&fx, &opening, false)
+    };
+    settle::mined(&mut fx.store, &ctx, opening.nonce, &reverted).unwrap();
+    assert_conserved(&fx.store);
+    // Not refused: the pool stays, pending, and its opening goes again after the mint.
+    assert!(fx.store.failed_intents(10).unwrap().is_empty());
+    assert!(fx.store.pool(&t).unwrap().is_some());
+    let again = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
+    let calls: Vec<Call> = again.iter().map(|b| b.call).collect();
+    assert_eq!(calls, [Call::Mint, Call::OpenPool]);
+}
