@@ -6,6 +6,7 @@ use tokenpad_sim::chain_port::MidRound;
 use tokenpad_sim::settler::RoundFaults;
 use tokenpad_sim::step::{Fault, Req, Step, Tokens, Who};
 use tokenpad_sim::webhooks::Receiver;
+use tokenpad_sim::Summary;
 
 /// Request `n`: with its key or not, from the backend or the holder's session, with a fault.
 pub fn request(n: u32, req: Req, keyed: bool, who: Who, fault: Fault) -> Step {
@@ -63,21 +64,17 @@ pub fn mine(revert: u64, hold: u64, lag_s: u32) -> Step {
     }
 }
 
-pub fn replays(name: &str, history: &[Step]) {
-    let broke = tokenpad_sim::replay(history)
-        .err()
-        .map(|(at, v)| format!("step {at} breaks {v}"));
+/// Replays `history`; fails with it printed when a step breaks an invariant. What it did.
+pub fn replays(name: &str, history: &[Step]) -> Summary {
     let printed: Vec<String> = history
         .iter()
         .enumerate()
         .map(|(i, s)| format!("{i:>4}  {s}"))
         .collect();
-    assert!(
-        broke.is_none(),
-        "{name}: {}\n{}",
-        broke.unwrap_or_default(),
-        printed.join("\n")
-    );
+    match tokenpad_sim::replay(history) {
+        Ok(summary) => summary,
+        Err((at, v)) => unreachable!("{name}: step {at} breaks {v}\n{}", printed.join("\n")),
+    }
 }
 
 /// An alarm whose round the chain reorganizes in (`RoundFaults::reorg`).

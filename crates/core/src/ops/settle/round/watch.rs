@@ -122,7 +122,13 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
 
     /// Sends the latest version of `t` (again: sending the same bytes twice is harmless).
     pub(super) async fn broadcast(&self, t: &ChainTx) -> Step {
-        let error = match self.chain.send(t).await? {
+        let answer = self.chain.send(t).await?;
+        self.answered(t, answer).await
+    }
+
+    /// Notes what the node answered to `t`: sent (or known, or its nonce used), or why not.
+    pub(super) async fn answered(&self, t: &ChainTx, answer: Sent) -> Step {
+        let error = match answer {
             // Known already, or its nonce used (by this very transaction, which the next
             // receipt check finds, or by another: then it is abandoned after a while).
             Sent::Accepted | Sent::AlreadyKnown | Sent::NonceTooLow => None,
