@@ -41,7 +41,7 @@ fn a_receipt_from_a_chain_that_reorganized_mid_round_does_not_hide_the_reorganiz
             from: 0,
             token: 3,
             to: 3,
-            amount: Tokens(9),
+            amount: Tokens::whole(9),
         }),
         Step::Alarm {
             round: RoundFaults {
@@ -127,6 +127,79 @@ fn a_nonce_taken_from_outside_sends_nothing_behind_it() {
     assert_eq!(
         done.counts.get("relayer tx Abandoned"),
         Some(&1),
+        "{done:?}"
+    );
+}
+
+/// Seed 836 (`--seeds 1000`, not hostile): a reward's transaction went out, then someone took
+/// its nonce (a transaction not ours mined at it); the holder's transfer of that reward,
+/// signed before and sent after, was mined and reverted for want of it, and so again at each
+/// round, until after `ATTEMPTS_BEHIND` sends it was refused: watch abandoned the taken
+/// transaction only `replace_after_ms` after it went out, and the history's rounds came
+/// sooner. Now a later nonce of ours mined, with no version of an earlier one mined nor
+/// known to the node, abandons the earlier one at once (`round::watch`).
+#[test]
+fn a_nonce_taken_after_its_transaction_went_out_is_abandoned_when_a_later_one_is_mined() {
+    let crash = |per_batch, receiver| Step::Alarm {
+        round: RoundFaults {
+            crash_after_sign: Some(1),
+            per_batch,
+            ..RoundFaults::default()
+        },
+        receiver,
+    };
+    let h = [
+        faulty(1, Req::PutHolder { user: 5 }, Fault::LostBefore),
+        call(3, Req::PutHolder { user: 7 }),
+        call(18, Req::PutHolder { user: 4 }),
+        faulty(
+            34,
+            Req::CreateToken {
+                n: 83,
+                supply: Tokens::whole(1_512_425),
+            },
+            Fault::Twice,
+        ),
+        Step::Settle,
+        call(
+            101,
+            Req::Distribute {
+                token: 3,
+                user: 5,
+                amount: Tokens::whole(8),
+            },
+        ),
+        call(
+            150,
+            Req::Transfer {
+                user: 5,
+                token: 3,
+                to: 4,
+                amount: Tokens::whole(8),
+            },
+        ),
+        crash(5, Receiver::Slow),
+        Step::Outside(Outside::TakeNonce),
+        alarm(2),
+        mine(0b100_0000, 0b100, 0),
+        alarm(5),
+        mine(0, 0, 6_826),
+        alarm(3),
+        Step::Mine {
+            revert: 0b100,
+            hold: 0,
+            older: true,
+            lag_s: 0,
+        },
+        alarm(4),
+        mine(0b1_0000, 0, 0),
+        crash(2, Receiver::Up),
+        Step::Settle,
+    ];
+    let done = replays("a nonce taken after its transaction went out", &h);
+    assert_eq!(
+        done.counts.get("movement Transfer Failed"),
+        None,
         "{done:?}"
     );
 }

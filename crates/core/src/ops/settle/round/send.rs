@@ -7,7 +7,7 @@
 //! another transaction: that one is abandoned at once, and the round sends nothing more.
 
 use super::gas;
-use super::port::{Chain, Head, Ledger, Level, Payload, Plant, Sent, Signer, Step, Stop, Unsigned};
+use super::port::{Chain, Head, Ledger, Payload, Plant, Sent, Signer, Step, Stop, Unsigned};
 use super::{Round, BATCHES_PER_ROUND};
 use crate::crypto::hex0x;
 use crate::error::Result;
@@ -100,44 +100,19 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
             }
             let answer = self.chain.send(&record).await?;
             if answer == Sent::NonceTooLow {
-                // What this round planned after it may need what it brings: the next round
-                // plans again, it first.
-                self.taken(nonce).await?;
+                // No version of it went out before: another transaction took its nonce (the
+                // relayer's key used elsewhere). Abandoned now (left to `watch`, only after
+                // `replace_after_ms`, while what went out behind it reverted for want of what
+                // it brings, again each round). What this round planned after it may need
+                // what it brings: the next round plans again, it first.
+                let count = self.chain.nonce(false).await?;
+                self.abandon(nonce, count.max(nonce.saturating_add(1)))?;
                 break;
             }
             self.answered(&record, answer).await?;
             nonce = nonce.saturating_add(1);
         }
         held.map_or(Ok(()), |why| Err(Stop::Held(why)))
-    }
-
-    /// The node says the nonce of a transaction this round signed, at the relayer's next, is
-    /// used already. No version of ours was sent before, so another transaction took it (the
-    /// relayer's key used elsewhere): it is abandoned at once, its movements queued again, and
-    /// the relayer's next nonce moves up to the chain's. (Left to `watch`, it was abandoned
-    /// only after `replace_after_ms`, and what was sent behind it meanwhile reverted for want
-    /// of what it brings, again at each round, a holder's movement refused after
-    /// `ATTEMPTS_BEHIND` of them.)
-    async fn taken(&self, nonce: u64) -> Step {
-        let count = self.chain.nonce(false).await?;
-        self.ledger.commit(move |s| {
-            settle::abandoned(s, nonce, "its nonce was used by another transaction")?;
-            let mut r = s.relayer()?;
-            let next = count.max(nonce.saturating_add(1));
-            if r.next_nonce.is_none_or(|n| n < next) {
-                r.next_nonce = Some(next);
-                s.put_relayer(&r)?;
-            }
-            Ok(())
-        })?;
-        self.chain.log(
-            Level::Warn,
-            &format!(
-                "merchant {}: nonce {nonce} was used by a transaction not ours: its movements go again",
-                self.ctx.merchant.id
-            ),
-        );
-        Ok(())
     }
 
     /// Each payload's gas limit (see `gas`), in the order given, under a block's gas limit of

@@ -1,7 +1,9 @@
 //! The round's watch: what it sent. A receipt of any version of a transaction settles its
 //! intents in the ledger; a transaction never broadcast is sent now (the same bytes); one
 //! unmined for long is sent again if the node lost it, or replaced with the same nonce and a
-//! higher fee; if its nonce went to another transaction, its intents go back to the queue.
+//! higher fee; if its nonce went to another transaction, its intents go back to the queue:
+//! found then, or as soon as a later nonce of the relayer's is mined while no version of it
+//! is, nor known to the node.
 
 use super::port::{Chain, Head, Ledger, Level, Sent, Signer, Step, Stop, Unsigned};
 use super::{bump, Round, FEE_BUMP_PERCENT, MAX_VERSIONS};
@@ -16,6 +18,13 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
             return Ok(());
         }
         let receipts = self.chain.receipts(&open, head).await?;
+        // The highest nonce of ours with a receipt: every nonce below it is used on chain.
+        let mined_above = open
+            .iter()
+            .zip(&receipts)
+            .filter(|(_, r)| r.is_some())
+            .map(|(t, _)| t.nonce)
+            .max();
         for (t, receipt) in open.iter().zip(receipts) {
             match receipt {
                 Some(m) => {
@@ -44,6 +53,11 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
                     self.ledger
                         .commit(move |s| settle::mined(s, &ctx, nonce, &m))?;
                 }
+                // No version of it mined, yet a later nonce of ours is: another transaction
+                // took its nonce, or the node lost it and it is known nowhere (both abandon it
+                // now, not `replace_after_ms` on, so nothing more reverts behind it), or the
+                // node still holds it (then it is watched as before).
+                None if mined_above.is_some_and(|n| n > t.nonce) && self.taken(t).await? => {}
                 None if t.state == TxState::Signed => self.broadcast(t).await?,
                 None => {
                     let waited = self.ctx.now.saturating_sub(t.sent_at.unwrap_or(0));
@@ -66,11 +80,7 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
             let count = self.chain.nonce(false).await?;
             if count > t.nonce {
                 // No version of ours has a receipt (watch asked), yet the nonce is used.
-                let nonce = t.nonce;
-                self.ledger.commit(move |s| {
-                    settle::abandoned(s, nonce, "its nonce was used by another transaction")
-                })?;
-                return Ok(());
+                return self.abandon(t.nonce, count);
             }
             if count < t.nonce {
                 // A nonce below it is free on the chain (a reorganization, a node that lost
@@ -84,6 +94,46 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
             return self.broadcast(t).await;
         }
         self.replace(t).await
+    }
+
+    /// Whether `t`'s nonce went to another transaction: the node knows no version of it, and
+    /// the chain's count of the relayer's transactions is past its nonce. Then it is abandoned.
+    async fn taken(&self, t: &ChainTx) -> Step<bool> {
+        let latest = t
+            .latest()
+            .ok_or_else(|| Error::internal("a transaction without a version"))?;
+        if self.chain.known(&latest.hash).await? {
+            return Ok(false);
+        }
+        let count = self.chain.nonce(false).await?;
+        if count <= t.nonce {
+            return Ok(false);
+        }
+        self.abandon(t.nonce, count)?;
+        Ok(true)
+    }
+
+    /// Abandons the transaction at `nonce`, which another transaction took (its movements go
+    /// back to the queue), and moves the relayer's next nonce up to `count`, the chain's count
+    /// of its transactions, if it is below.
+    pub(super) fn abandon(&self, nonce: u64, count: u64) -> Step {
+        self.ledger.commit(move |s| {
+            settle::abandoned(s, nonce, "its nonce was used by another transaction")?;
+            let mut r = s.relayer()?;
+            if r.next_nonce.is_none_or(|n| n < count) {
+                r.next_nonce = Some(count);
+                s.put_relayer(&r)?;
+            }
+            Ok(())
+        })?;
+        self.chain.log(
+            Level::Warn,
+            &format!(
+                "merchant {}: nonce {nonce} was used by a transaction not ours: its movements go again",
+                self.ctx.merchant.id
+            ),
+        );
+        Ok(())
     }
 
     /// Signs `unsigned`: a version of a transaction at the round's time.
