@@ -264,29 +264,10 @@ fn a_buy_that_reverts_behind_the_mint_that_funds_it_goes_again_after_it() {
     let user = crate::common::user("erin").unwrap();
     let req: BuyRequest = body(&json!({"tokenAddress": t, "usdcAmount": 20})).unwrap();
     let bought = market::buy(&mut fx.store, &fx.ctx, &user, &req).unwrap();
-    let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
-    let calls: Vec<Call> = batches.iter().map(|b| b.call).collect();
-    assert_eq!(calls, [Call::Mint, Call::Swap]);
-    let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
-    let mint = sign(&mut fx, nonce, &batches[0]);
-    let swap = sign(&mut fx, nonce + 1, &batches[1]);
     // The mint runs out of gas (ours); the swap, mined after it, reverts for want of the USDC
     // it brings. Found by the simulator (crates/sim, seed 213 --hostile): only an older open
     // movement of the swap's own token counted, so the buy was refused and undone.
-    let oog = Mined {
-        gas_used: mint.gas_limit,
-        reason: Some("out of gas".into()),
-        ..receipt_of(&fx, &mint, false)
-    };
-    let ctx = fx.ctx.clone();
-    settle::mined(&mut fx.store, &ctx, mint.nonce, &oog).unwrap();
-    let reverted = Mined {
-        reason: Some("ERC20InsufficientBalance".into()),
-        ..receipt_of(&fx, &swap, false)
-    };
-    settle::mined(&mut fx.store, &ctx, swap.nonce, &reverted).unwrap();
-    assert_conserved(&fx.store);
-    assert!(fx.store.failed_intents(10).unwrap().is_empty());
+    revert_behind_a_mint_out_of_gas(&mut fx, Call::Swap);
     // Both go again, in their order, and land.
     mine_next(&mut fx, Call::Mint, Some(Vec::new()));
     let tokens = i128::try_from(bought.trade.tokens.raw()).unwrap();
@@ -421,30 +402,37 @@ fn a_pool_opening_that_reverts_behind_an_older_usdc_movement_goes_again_after_it
     let req: LiquidityRequest =
         body(&json!({"initialStartingPrice": "0.01", "amount": 1_000_000})).unwrap();
     market::open_liquidity(&mut fx.store, &fx.ctx, &t, &req).unwrap();
+    // The mint runs out of gas (ours); the opening, mined after it, reverts for want of funds.
+    revert_behind_a_mint_out_of_gas(&mut fx, Call::OpenPool);
+    // Not refused: the pool stays, pending, and its opening goes again after the mint.
+    assert!(fx.store.pool(&t).unwrap().is_some());
+    let again = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
+    let calls: Vec<Call> = again.iter().map(|b| b.call).collect();
+    assert_eq!(calls, [Call::Mint, Call::OpenPool]);
+}
+
+/// Plans what is queued, a test-USDC mint then a `then` (`Call`s in that order), signs both,
+/// and reads their receipts: the mint out of gas (ours), the other reverted for want of funds
+/// after it. Nothing is refused.
+fn revert_behind_a_mint_out_of_gas(fx: &mut Fx, then: Call) {
     let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
     let calls: Vec<Call> = batches.iter().map(|b| b.call).collect();
-    assert_eq!(calls, [Call::Mint, Call::OpenPool]);
+    assert_eq!(calls, [Call::Mint, then]);
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
-    let mint = sign(&mut fx, nonce, &batches[0]);
-    let opening = sign(&mut fx, nonce + 1, &batches[1]);
-    // The mint runs out of gas (ours); the opening, mined after it, reverts for want of funds.
+    let mint = sign(fx, nonce, &batches[0]);
+    let second = sign(fx, nonce + 1, &batches[1]);
     let oog = Mined {
         gas_used: mint.gas_limit,
         reason: Some("out of gas".into()),
-        ..receipt_of(&fx, &mint, false)
+        ..receipt_of(fx, &mint, false)
     };
     let ctx = fx.ctx.clone();
     settle::mined(&mut fx.store, &ctx, mint.nonce, &oog).unwrap();
     let reverted = Mined {
         reason: Some("ERC20InsufficientBalance".into()),
-        ..receipt_of(&fx, &opening, false)
+        ..receipt_of(fx, &second, false)
     };
-    settle::mined(&mut fx.store, &ctx, opening.nonce, &reverted).unwrap();
+    settle::mined(&mut fx.store, &ctx, second.nonce, &reverted).unwrap();
     assert_conserved(&fx.store);
-    // Not refused: the pool stays, pending, and its opening goes again after the mint.
     assert!(fx.store.failed_intents(10).unwrap().is_empty());
-    assert!(fx.store.pool(&t).unwrap().is_some());
-    let again = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
-    let calls: Vec<Call> = again.iter().map(|b| b.call).collect();
-    assert_eq!(calls, [Call::Mint, Call::OpenPool]);
 }
