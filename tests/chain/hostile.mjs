@@ -141,6 +141,7 @@ export async function hostileWorld({ env = {}, stateFile } = {}) {
      */
     async endsClean(M, { settleMs = 60_000 } = {}) {
       await c.settled(M, settleMs);
+      await h.scannedTo(M);
       const r = await c.reconciled(M);
       for (const p of r.pools ?? []) assert.equal(p.matches, true, `pool of ${p.symbol}: ${JSON.stringify(p)}`);
       const v = await h.view(M);
@@ -150,6 +151,23 @@ export async function hostileWorld({ env = {}, stateFile } = {}) {
         assert.equal(v.relayer.nextNonce, await h.nonce(M, 'pending'), 'the relayer\'s next nonce is the chain\'s (no gap, none ahead)');
       }
       return r;
+    },
+    /**
+     * Waits until `M`'s deposit scan has passed the chain's newest block now (less the
+     * confirmations it waits for). Reconcile reads the chain at its newest block, and the
+     * ledger has followed it only up to its last scan: an outside transfer in the last blocks
+     * (liquidity an outsider added to a pool) would read as a difference until then.
+     */
+    async scannedTo(M, timeoutMs = 30_000) {
+      const confirmations = BigInt(env.CHAIN_CONFIRMATIONS ?? 0);
+      const head = BigInt(await node('eth_blockNumber'));
+      const t0 = Date.now();
+      for (;;) {
+        const scanned = (await h.view(M)).relayer?.scannedBlock;
+        if (scanned === undefined || BigInt(scanned) + confirmations >= head) return;
+        if (Date.now() - t0 > timeoutMs) assert.fail(`merchant ${M.id}: its scan stayed at block ${scanned}, the chain at ${head}`);
+        await sleep(100);
+      }
     },
     /** No record of `userId` failed or was undone. */
     async noReversal(M, userId) {
