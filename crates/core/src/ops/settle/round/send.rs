@@ -106,7 +106,7 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
                 // it brings, again each round). What this round planned after it may need
                 // what it brings: the next round plans again, it first.
                 let count = self.chain.nonce(false).await?;
-                self.abandon(nonce, count.max(nonce.saturating_add(1)))?;
+                self.abandon(nonce, count)?;
                 break;
             }
             self.answered(&record, answer).await?;

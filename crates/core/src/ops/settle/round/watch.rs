@@ -57,7 +57,8 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
                 // took its nonce, or the node lost it and it is known nowhere (both abandon it
                 // now, not `replace_after_ms` on, so nothing more reverts behind it), or the
                 // node still holds it (then it is watched as before).
-                None if mined_above.is_some_and(|n| n > t.nonce) && self.taken(t).await? => {}
+                None if mined_above.is_some_and(|n| n > t.nonce)
+                    && self.whereabouts(t).await? == Whereabouts::Taken => {}
                 None if t.state == TxState::Signed => self.broadcast(t).await?,
                 None => {
                     let waited = self.ctx.now.saturating_sub(t.sent_at.unwrap_or(0));
@@ -73,44 +74,38 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
     /// A transaction unmined for long: sent again if the node lost it, else replaced with a
     /// higher fee; abandoned if its nonce went to another transaction.
     async fn unstick(&self, t: &ChainTx) -> Step {
-        let latest = t
-            .latest()
-            .ok_or_else(|| Error::internal("a transaction without a version"))?;
-        if !self.chain.known(&latest.hash).await? {
-            let count = self.chain.nonce(false).await?;
-            if count > t.nonce {
-                // No version of ours has a receipt (watch asked), yet the nonce is used.
-                return self.abandon(t.nonce, count);
+        match self.whereabouts(t).await? {
+            Whereabouts::Taken => Ok(()),
+            Whereabouts::Lost { count } => {
+                if count < t.nonce {
+                    // A nonce below it is free on the chain (a reorganization, a node that
+                    // lost its last blocks): it waits behind that gap until it is taken again.
+                    self.fill_gaps().await?;
+                }
+                // Dropped from the node's pool: the same bytes again.
+                self.broadcast(t).await
             }
-            if count < t.nonce {
-                // A nonce below it is free on the chain (a reorganization, a node that lost
-                // its last blocks): it waits behind that gap until it is taken again.
-                self.fill_gaps().await?;
-            }
-            // Dropped from the node's pool: the same bytes again.
-            return self.broadcast(t).await;
+            Whereabouts::Known if t.versions.len() >= MAX_VERSIONS => self.broadcast(t).await,
+            Whereabouts::Known => self.replace(t).await,
         }
-        if t.versions.len() >= MAX_VERSIONS {
-            return self.broadcast(t).await;
-        }
-        self.replace(t).await
     }
 
-    /// Whether `t`'s nonce went to another transaction: the node knows no version of it, and
-    /// the chain's count of the relayer's transactions is past its nonce. Then it is abandoned.
-    async fn taken(&self, t: &ChainTx) -> Step<bool> {
+    /// Where `t` is, no version of it mined (watch asked): still known to the node, or not,
+    /// and then whether the chain's count of the relayer's transactions is past its nonce:
+    /// another transaction took it, and it is abandoned here.
+    async fn whereabouts(&self, t: &ChainTx) -> Step<Whereabouts> {
         let latest = t
             .latest()
             .ok_or_else(|| Error::internal("a transaction without a version"))?;
         if self.chain.known(&latest.hash).await? {
-            return Ok(false);
+            return Ok(Whereabouts::Known);
         }
         let count = self.chain.nonce(false).await?;
         if count <= t.nonce {
-            return Ok(false);
+            return Ok(Whereabouts::Lost { count });
         }
         self.abandon(t.nonce, count)?;
-        Ok(true)
+        Ok(Whereabouts::Taken)
     }
 
     /// Abandons the transaction at `nonce`, which another transaction took (its movements go
@@ -213,4 +208,16 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
         })?;
         Ok(())
     }
+}
+
+/// Where an unmined transaction of the relayer's is (`Round::whereabouts`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Whereabouts {
+    /// The node knows its latest version.
+    Known,
+    /// The node knows it not, and the chain's count of the relayer's transactions (`count`)
+    /// is not past its nonce: the node lost it.
+    Lost { count: u64 },
+    /// Another transaction took its nonce: abandoned.
+    Taken,
 }
