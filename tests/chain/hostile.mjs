@@ -158,16 +158,13 @@ export async function hostileWorld({ env = {}, stateFile } = {}) {
      * ledger has followed it only up to its last scan: an outside transfer in the last blocks
      * (liquidity an outsider added to a pool) would read as a difference until then.
      */
-    async scannedTo(M, timeoutMs = 30_000) {
+    async scannedTo(M) {
       const confirmations = BigInt(env.CHAIN_CONFIRMATIONS ?? 0);
       const head = BigInt(await node('eth_blockNumber'));
-      const t0 = Date.now();
-      for (;;) {
+      await eventually(`merchant ${M.id}'s scan at the chain's block ${head}`, async () => {
         const scanned = (await h.view(M)).relayer?.scannedBlock;
-        if (scanned === undefined || BigInt(scanned) + confirmations >= head) return;
-        if (Date.now() - t0 > timeoutMs) assert.fail(`merchant ${M.id}: its scan stayed at block ${scanned}, the chain at ${head}`);
-        await sleep(100);
-      }
+        if (scanned !== undefined) assert.ok(BigInt(scanned) + confirmations >= head, `its scan is at block ${scanned}`);
+      }, { every: 100 });
     },
     /** No record of `userId` failed or was undone. */
     async noReversal(M, userId) {

@@ -51,11 +51,7 @@ fn market() -> (Fx, TokenAddress) {
 
 /// `market`, with a pool of `tokens` tokens (fewer: each trade moves the price more).
 pub(crate) fn market_of(tokens: u64) -> (Fx, TokenAddress) {
-    let mut fx = evm();
-    let t = token(&mut fx);
-    let mut tk = fx.token(&t);
-    tk.can_lp = true;
-    fx.store.put_token(&tk).unwrap();
+    let (mut fx, t) = lp_token();
     let req: LiquidityRequest =
         body(&json!({"initialStartingPrice": "0.01", "amount": tokens})).unwrap();
     let (_, p) = market::open_liquidity(&mut fx.store, &fx.ctx, &t, &req).unwrap();
@@ -79,6 +75,16 @@ pub(crate) fn market_of(tokens: u64) -> (Fx, TokenAddress) {
     let p = pool(&fx, &t);
     assert_eq!(p.position.id, Some(7));
     assert_eq!(p.chain.as_ref().map(|c| c.at), Some(at(10, 3)));
+    (fx, t)
+}
+
+/// A fixture on an EVM chain with a token whose merchant may open its pool.
+fn lp_token() -> (Fx, TokenAddress) {
+    let mut fx = evm();
+    let t = token(&mut fx);
+    let mut tk = fx.token(&t);
+    tk.can_lp = true;
+    fx.store.put_token(&tk).unwrap();
     (fx, t)
 }
 
@@ -237,12 +243,8 @@ fn another_traders_swap_moves_the_price_and_a_refused_sell_is_undone() {
 
 #[test]
 fn an_opening_the_chain_refuses_puts_the_tokens_back() {
-    let mut fx = evm();
-    let t = token(&mut fx);
-    let mut tk = fx.token(&t);
-    tk.can_lp = true;
-    fx.store.put_token(&tk).unwrap();
-    let reserve = tk.liquidity_supply;
+    let (mut fx, t) = lp_token();
+    let reserve = fx.token(&t).liquidity_supply;
     let req: LiquidityRequest = body(&json!({"initialStartingPrice": "0.5"})).unwrap();
     market::open_liquidity(&mut fx.store, &fx.ctx, &t, &req).unwrap();
     assert!(fx.token(&t).pooled > Units::ZERO);
@@ -389,11 +391,7 @@ fn units_text(n: u128) -> String {
 
 #[test]
 fn a_pool_opening_that_reverts_behind_an_older_usdc_movement_goes_again_after_it() {
-    let mut fx = evm();
-    let t = token(&mut fx);
-    let mut tk = fx.token(&t);
-    tk.can_lp = true;
-    fx.store.put_token(&tk).unwrap();
+    let (mut fx, t) = lp_token();
     // A USDC movement older than the opening, still open (a faucet mint here; a presale
     // buyer's USDC to the treasury, which a launch's opening pays with, in the simulator's
     // seed 972).
