@@ -24,9 +24,10 @@ import { nameFromIndex } from '../scripts/wasm-names.mjs';
 import WebSocket from 'ws';
 import { api, createMerchant, createToken, startWorker } from '../tests/http/harness.mjs';
 import { buyIn, load, ok, openPresale } from './common.mjs';
+import { inspectorUrl } from './inspector.mjs';
 
 const argv = process.argv.slice(2);
-const opts = { route: 'holder', seconds: 5, top: 40, json: '', connections: 32, requestLog: 'all' };
+const opts = { route: 'holder', seconds: 5, top: 40, json: '', connections: 32, requestLog: 'all', isolate: 'ledger' };
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   if (a === '--seconds') opts.seconds = Number(argv[++i]);
@@ -36,6 +37,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--callees') opts.callees = argv[++i];
   else if (a === '--connections') opts.connections = Number(argv[++i]);
   else if (a === '--request-log') opts.requestLog = argv[++i];
+  else if (a === '--isolate') opts.isolate = argv[++i];
   else if (!a.startsWith('-')) opts.route = a;
   else throw new Error(`unknown option ${a}`);
 }
@@ -105,10 +107,7 @@ try {
   if (!route) throw new Error(`unknown route ${opts.route}: one of ${Object.keys(routes).join(', ')}`);
   await load(w, route, opts.connections, 1); // warm: JIT, the object, connections
 
-  const targets = await (await fetch(`http://127.0.0.1:${w.inspectorPort}/json`)).json();
-  const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
-  if (!target) throw new Error('no inspector target');
-  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  const ws = new WebSocket(await inspectorUrl(w, opts.isolate));
   await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
   let nextId = 1;
   const pending = new Map();

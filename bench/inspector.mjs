@@ -1,0 +1,69 @@
+// Which inspector to profile an isolate through. wrangler's inspector proxies one of
+// tokenpad's two Workers (in wrangler 4.86 the ledger's), and holds that isolate's session;
+// workerd's own inspector lists both, as `core:user:<name>`, and answers the profiler for the
+// one wrangler's proxy does not hold: the front. wrangler does not print workerd's port, so it
+// is found through /proc: the ports workerd's processes (wrangler's descendants) listen on,
+// the one whose /json lists the Worker.
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+
+/** Process ids below `pid`, read from /proc. */
+function descendants(pid) {
+  const parent = new Map();
+  for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch { /* gone meanwhile */ }
+  }
+  const out = [];
+  const walk = (p) => {
+    for (const [child, pp] of parent) if (pp === p) { out.push(child); walk(child); }
+  };
+  walk(pid);
+  return out;
+}
+
+/** The TCP ports process `pid` listens on. */
+function listening(pid) {
+  const inodes = new Set();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = readlinkSync(`/proc/${pid}/fd/${fd}`).match(/^socket:\[(\d+)\]$/);
+      if (m) inodes.add(m[1]);
+    } catch { /* closed meanwhile */ }
+  }
+  const ports = [];
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const c = line.trim().split(/\s+/);
+      if (c.length > 9 && c[3] === '0A' && inodes.has(c[9])) ports.push(parseInt(c[1].split(':')[1], 16));
+    }
+  }
+  return ports;
+}
+
+/**
+ * The DevTools WebSocket URL of `isolate` ('ledger' or 'front') of the Workers `w` runs
+ * (`startWorker`'s handle): the ledger's through wrangler's proxy, the front's through
+ * workerd's own inspector.
+ */
+export async function inspectorUrl(w, isolate) {
+  if (isolate === 'ledger') {
+    const targets = await (await fetch(`http://127.0.0.1:${w.inspectorPort}/json`)).json();
+    const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
+    if (!target) throw new Error('no inspector target');
+    return target.webSocketDebuggerUrl;
+  }
+  if (isolate !== 'front') throw new Error(`--isolate is front or ledger, not ${isolate}`);
+  for (const pid of descendants(w.pid())) {
+    let ports = [];
+    try { ports = listening(pid); } catch { continue; }
+    for (const port of ports) {
+      const targets = await fetch(`http://127.0.0.1:${port}/json`, { signal: AbortSignal.timeout(2000) })
+        .then((r) => (r.ok ? r.json() : [])).catch(() => []);
+      const front = Array.isArray(targets) && targets.find((t) => t.id === 'core:user:tokenpad');
+      if (front) return front.webSocketDebuggerUrl;
+    }
+  }
+  throw new Error("workerd's inspector with the front Worker (core:user:tokenpad) not found");
+}
