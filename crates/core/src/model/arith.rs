@@ -87,9 +87,18 @@ impl DecimalParts {
             }
         };
         let frac_len = i64::try_from(frac_part.len()).map_err(|_| AmountError::Overflow)?;
-        let digits = format!("{int_part}{frac_part}");
+        // The digits without leading zeros, in one allocation (a request's every amount).
+        let int_part = int_part.trim_start_matches('0');
+        let frac_part = if int_part.is_empty() {
+            frac_part.trim_start_matches('0')
+        } else {
+            frac_part
+        };
+        let mut digits = String::with_capacity(int_part.len() + frac_part.len());
+        digits.push_str(int_part);
+        digits.push_str(frac_part);
         Ok(DecimalParts {
-            digits: digits.trim_start_matches('0').to_string(),
+            digits,
             exp: exp - frac_len,
         })
     }

@@ -61,19 +61,28 @@ impl Op {
 
     /// Decodes a merchant route's request. `None` for routes the edge serves itself.
     pub fn decode(route: Route, parts: &Parts) -> Result<Option<Op>> {
-        let decoded = [
-            token::decode(route, parts)?.map(Op::Token),
-            holder::decode(route, parts)?.map(Op::Holder),
-            ledger::decode(route, parts)?.map(Op::Ledger),
-            deployment::decode(route, parts)?.map(Op::Deployment),
-            presale::decode(route, parts)?.map(Op::Presale),
-            market::decode(route, parts)?.map(Op::Market),
-            session::decode(route, parts)?.map(Op::Session),
-            merchant::decode(route, parts)?.map(Op::Merchant),
-            keys::decode(route, parts)?.map(Op::Keys),
-            hooks::decode(route, parts)?.map(Op::Hooks),
-        ];
-        Ok(decoded.into_iter().flatten().next())
+        // Each family in turn, stopping at the one that knows the route: every request pays
+        // for the families before its own, not for all ten (and their answers' moves).
+        macro_rules! first {
+            ($($family:ident => $variant:ident),* $(,)?) => {
+                $(if let Some(op) = $family::decode(route, parts)? {
+                    return Ok(Some(Op::$variant(op)));
+                })*
+            };
+        }
+        first!(
+            ledger => Ledger,
+            presale => Presale,
+            market => Market,
+            holder => Holder,
+            token => Token,
+            deployment => Deployment,
+            session => Session,
+            merchant => Merchant,
+            keys => Keys,
+            hooks => Hooks,
+        );
+        Ok(None)
     }
 
     /// Decodes a request the edge routed to the merchant's object: every such route has an
