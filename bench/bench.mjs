@@ -19,7 +19,7 @@
 // without the log line: what the line costs in this runtime.
 //
 //   node bench/bench.mjs [--seconds 3] [--connections 32] [--buyers 10000] [--crowd 100] [--quick]
-//                        [--only <substring of a route name>] [--no-launch] [--cold 5] [--json <file>]
+//                        [--only <substring of a route name, or several joined by |>] [--no-launch] [--cold 5] [--json <file>]
 //
 // --quick: 1 second per route, 200 buyers, one cold start (a smoke run: the figures mean little).
 // --cold N: restarts for the cold start's medians.
@@ -67,6 +67,11 @@ for (let i = 0; i < argv.length; i++) {
 }
 for (const k of ['seconds', 'connections', 'buyers', 'crowd']) {
   if (!Number.isInteger(opts[k]) || opts[k] < 1) fail(`--${k} takes a whole number >= 1`);
+}
+
+/** Whether `--only` picks the route named `name` (any of its |-separated parts in the name). */
+function picked(name) {
+  return !opts.only || opts.only.split('|').some((part) => name.includes(part));
 }
 
 function fail(message) {
@@ -223,11 +228,11 @@ async function main() {
     rust.push(await measure(helloRs, { name: `Rust hello-world${name}`, method: p === '/object-write' ? 'POST' : 'GET', path: p, kind: 'floor' }));
   }
   for (const route of routes) {
-    if (opts.only && !route.name.includes(opts.only)) continue;
+    if (!picked(route.name)) continue;
     results.push(await measure(tp, route));
   }
   const withAssets = { name: 'GET /health, with the demo frontend (assets router in front)', path: '/health' };
-  if (!opts.only || withAssets.name.includes(opts.only)) {
+  if (picked(withAssets.name)) {
     const tpAssets = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0', PUBLIC_RATE_LIMIT_PER_SECOND: '0', SESSION_RATE_LIMIT_PER_SECOND: '0' } });
     try {
       await load(tpAssets, { path: '/health' }, opts.connections, 1);
@@ -240,7 +245,7 @@ async function main() {
   // line: what the line costs tokenpad in this runtime, where each line crosses wrangler's
   // inspector. The default (every request logged) is what the table above measures.
   const quiet = { floors: [], results: [] };
-  const quietRoutes = routes.filter((route) => !opts.only || route.name.includes(opts.only));
+  const quietRoutes = routes.filter((route) => picked(route.name));
   if (quietRoutes.length) {
     await tp.restart({ env: { REQUEST_LOG: 'off' } });
     try {
@@ -264,7 +269,7 @@ async function main() {
 
   // --- a presale launch with --buyers buyers ----------------------------------------------------
   let launch = null;
-  if (opts.launch && (!opts.only || 'launch'.includes(opts.only))) launch = await timeLaunch(tp, sk, pk, now);
+  if (opts.launch && (!opts.only || opts.only.split('|').some((part) => 'launch'.includes(part)))) launch = await timeLaunch(tp, sk, pk, now);
 
   // --- sizes and cold start ---------------------------------------------------------------------
   const sizes = measureSizes();
