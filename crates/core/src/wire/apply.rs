@@ -107,6 +107,10 @@ fn reply<T>(answer: Result<(u16, T)>, family: fn(T) -> Response) -> Result<Reply
     })
 }
 
+/// Each family's `apply` (and `decode`, `op.rs`) is `#[inline(never)]`: inlined here, they
+/// made one 71 KB function, which V8 compiles whole at its first call after a Worker starts
+/// (it compiles wasm lazily, a function at a time), so the first read after a restart paid
+/// for compiling every family's code. Apart, a request compiles its own family's alone.
 fn run(
     store: &mut dyn Store,
     ctx: &Ctx,

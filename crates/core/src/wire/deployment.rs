@@ -281,6 +281,7 @@ impl DeploymentOp {
 
 /// Decodes a route of this family; None for any other route (the overview page is the
 /// edge's).
+#[inline(never)]
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<DeploymentOp>> {
     Ok(Some(match route {
         // The rules across a deployment's fields are checked here, with its decoding: a
@@ -333,6 +334,7 @@ fn status_id(parts: &Parts) -> Result<DeploymentId> {
 }
 
 /// Applies `op`: its HTTP status and answer.
+#[inline(never)]
 pub fn apply(
     store: &mut dyn Store,
     ctx: &Ctx,

@@ -352,6 +352,7 @@ impl HolderOp {
 }
 
 /// Decodes a route of this family; None for any other route.
+#[inline(never)]
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<HolderOp>> {
     Ok(Some(match route {
         PUT_HOLDER => HolderOp::PutHolder(parts.user(0)?),
@@ -369,6 +370,7 @@ pub fn decode(route: Route, parts: &Parts) -> Result<Option<HolderOp>> {
 }
 
 /// Applies `op`: its HTTP status and answer.
+#[inline(never)]
 pub fn apply(
     store: &mut dyn Store,
     ctx: &Ctx,

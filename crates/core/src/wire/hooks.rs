@@ -99,6 +99,7 @@ fn webhook_id(parts: &Parts) -> Result<WebhookId> {
 }
 
 /// Decodes a route of this module; None for any other route.
+#[inline(never)]
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<HookOp>> {
     let q = |name: &str| parts.query(name);
     Ok(Some(match route {
@@ -132,6 +133,7 @@ fn new_webhook_id(shell: &mut dyn Shell) -> Result<WebhookId> {
 }
 
 /// Applies `op`: its HTTP status and answer.
+#[inline(never)]
 pub fn apply(
     store: &mut dyn Store,
     ctx: &Ctx,

@@ -65,6 +65,7 @@ impl KeyOp {
 }
 
 /// Decodes a route of this family; None for any other route.
+#[inline(never)]
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<KeyOp>> {
     Ok(Some(match route {
         LIST_KEYS => KeyOp::List,
@@ -85,6 +86,7 @@ fn random32(shell: &mut dyn Shell) -> Result<[u8; 32]> {
 }
 
 /// Applies `op`: its HTTP status and answer.
+#[inline(never)]
 pub fn apply(
     store: &mut dyn Store,
     ctx: &Ctx,

@@ -242,6 +242,7 @@ impl LedgerOp {
 }
 
 /// Decodes a route of this family; None for any other route.
+#[inline(never)]
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<LedgerOp>> {
     Ok(Some(match route {
         DISTRIBUTE => LedgerOp::Distribute(parts.token(0)?, parts.body()?),
@@ -262,6 +263,7 @@ pub fn decode(route: Route, parts: &Parts) -> Result<Option<LedgerOp>> {
 }
 
 /// Applies `op`: its HTTP status and answer.
+#[inline(never)]
 pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: LedgerOp) -> Result<(u16, LedgerAnswer)> {
     Ok(match op {
         LedgerOp::Distribute(address, req) => {

@@ -214,6 +214,7 @@ impl MarketOp {
 }
 
 /// Decodes a route of this family; None for any other route.
+#[inline(never)]
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<MarketOp>> {
     Ok(Some(match route {
         CREATE_LIQUIDITY => MarketOp::CreateLiquidity(parts.token(0)?, parts.body()?),
@@ -226,6 +227,7 @@ pub fn decode(route: Route, parts: &Parts) -> Result<Option<MarketOp>> {
 }
 
 /// Applies `op`: its HTTP status and answer.
+#[inline(never)]
 pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: MarketOp) -> Result<(u16, MarketAnswer)> {
     Ok(match op {
         MarketOp::CreateLiquidity(address, req) => {

@@ -70,6 +70,7 @@ impl MerchantOp {
 }
 
 /// Decodes a route of this family; None for any other route.
+#[inline(never)]
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<MerchantOp>> {
     Ok(Some(match route {
         PARKED_WORK => MerchantOp::ParkedWork,
@@ -81,6 +82,7 @@ pub fn decode(route: Route, parts: &Parts) -> Result<Option<MerchantOp>> {
 }
 
 /// Applies `op`: its HTTP status and answer.
+#[inline(never)]
 pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: MerchantOp) -> Result<(u16, MerchantAnswer)> {
     Ok(match op {
         MerchantOp::ParkedWork => {

@@ -426,6 +426,7 @@ impl PresaleOp {
 }
 
 /// Decodes a route of this family; None for any other route.
+#[inline(never)]
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<PresaleOp>> {
     Ok(Some(match route {
         CREATE_PRESALE => PresaleOp::CreatePresale(Box::new(parts.body()?)),
@@ -443,6 +444,7 @@ pub fn decode(route: Route, parts: &Parts) -> Result<Option<PresaleOp>> {
 }
 
 /// Applies `op`: its HTTP status and answer.
+#[inline(never)]
 pub fn apply(
     store: &mut dyn Store,
     ctx: &Ctx,

@@ -153,6 +153,7 @@ impl SessionOp {
 }
 
 /// Decodes a route of this family; None for any other route.
+#[inline(never)]
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<SessionOp>> {
     Ok(Some(match route {
         CREATE_SESSION => SessionOp::CreateSession(parts.user(0)?, parts.body()?),
@@ -163,6 +164,7 @@ pub fn decode(route: Route, parts: &Parts) -> Result<Option<SessionOp>> {
 }
 
 /// Applies `op` as `caller`: its HTTP status and answer.
+#[inline(never)]
 pub fn apply(
     store: &mut dyn Store,
     ctx: &Ctx,

@@ -350,6 +350,7 @@ impl TokenOp {
 }
 
 /// Decodes a route of this family; None for any other route.
+#[inline(never)]
 pub fn decode(route: Route, parts: &Parts) -> Result<Option<TokenOp>> {
     Ok(Some(match route {
         CREATE_TOKEN => TokenOp::CreateToken(parts.body()?),
@@ -370,6 +371,7 @@ pub fn decode(route: Route, parts: &Parts) -> Result<Option<TokenOp>> {
 }
 
 /// Applies `op`: its HTTP status and answer.
+#[inline(never)]
 pub fn apply(
     store: &mut dyn Store,
     ctx: &Ctx,

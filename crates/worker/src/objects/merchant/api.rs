@@ -79,6 +79,7 @@ impl MerchantObject {
     /// A relay asks to admit a client's socket (`objects/live`): the credential checked and
     /// its opener's budget charged once, as a request's (`serve::admit`); the hub answers who
     /// opened it with each topic's current message, or the refusal.
+    #[inline(never)]
     pub(super) fn admit_socket(&self, call: WatchCall) -> Result<Answer> {
         let store = self.store()?;
         let now = self.now()?;

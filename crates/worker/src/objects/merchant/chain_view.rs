@@ -76,6 +76,7 @@ impl MerchantObject {
     }
 
     /// What the ledger says, for the edge's chain and reconciliation routes.
+    #[inline(never)]
     pub(super) fn chain_view(&self) -> Result<Answer> {
         let merchant = self.merchant()?;
         let store = self.store()?;
@@ -102,6 +103,7 @@ impl MerchantObject {
     /// What the ledger says each completed step left on chain: the locks in the lock
     /// contract (still locked, or released), the open pools and the launched presales' raises.
     /// What an open movement is still changing is left out (it is not done yet).
+    #[inline(never)]
     pub(super) fn steps_view(&self) -> Result<Answer> {
         let merchant = self.merchant()?;
         let store = self.store()?;

@@ -55,6 +55,7 @@ impl Faults {
 
 impl MerchantObject {
     /// The next `count` fallible chain submissions fail.
+    #[inline(never)]
     pub(super) fn chain_faults(&self, count: u32) -> Result<Answer> {
         let mut store = self.store()?;
         self.merchant()?;

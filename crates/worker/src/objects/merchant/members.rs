@@ -105,6 +105,7 @@ impl MerchantObject {
         role_of(store, &claims.account)?.ok_or_else(invalid)
     }
 
+    #[inline(never)]
     pub(super) fn members(&self, call: MembersCall) -> Result<Answer> {
         let merchant = self.merchant()?;
         let store = self.store()?;

@@ -25,6 +25,7 @@ use tokenpad_core::wire::settlement::Settlement;
 use tokenpad_core::Result;
 
 impl MerchantObject {
+    #[inline(never)]
     pub(super) fn init(&self, args: InitArgs) -> Result<Answer> {
         let wallet = WalletMaker::from_env(&self.env).new_wallet()?;
         self.set_offset(args.offset_ms)?;
@@ -124,6 +125,7 @@ impl MerchantObject {
         )
     }
 
+    #[inline(never)]
     pub(super) fn page(&self, id: &DeploymentId, base_url: &str) -> Result<Answer> {
         self.merchant()?;
         let store = self.store()?;
