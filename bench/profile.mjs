@@ -1,14 +1,16 @@
-// Where a route's time goes: a CPU profile of one of workerd's isolates, taken through the
-// inspector wrangler opens while autocannon loads one route. tokenpad runs as two Workers
-// (the front, and the ledger where the merchant's object runs), and wrangler's inspector
-// proxies one of them: in wrangler 4.86, the ledger's, where a write's work is. This says which
-// it profiled. workerd's own inspector lists both isolates, but leaves Profiler.enable
-// unanswered for the one wrangler's proxy holds (docs/performance.md). Prints the functions
-// with the most self time, and the share of the whole.
+// Where a route's time goes: a CPU profile of one of tokenpad's two isolates (the front, and
+// the ledger where the merchant's object runs) while autocannon loads one route. The ledger's
+// (the default) is taken through the inspector wrangler opens, which proxies that one in
+// wrangler 4.86; the front's (`--isolate front`) through workerd's own inspector, which lists
+// both but answers the profiler only for the one wrangler's proxy does not hold
+// (bench/inspector.mjs). This checks which isolate it profiled and says so. Prints the
+// functions with the most self time and the most total time, Rust functions under their own
+// names.
 //
 //   ./scripts/bench.sh --profile holder        (builds first when needed, then runs this)
 //   node bench/profile.mjs [holder|token|history|spend|distribute|transfer|buy|buy-crowded|replay|health] [--seconds 5]
 //                          [--top 40] [--json profile.cpuprofile] [--request-log all|errors|off]
+//                          [--isolate ledger|front]
 //
 // As the benchmark: a token with 100 holders, h0's history 50 records or more, every request
 // logged unless --request-log says otherwise.

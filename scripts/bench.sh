@@ -27,7 +27,8 @@
 #                                          read (--quick: 0 and 200 watchers, 200 pollers)
 #   ./scripts/bench.sh --profile spend     where one route's time goes (bench/profile.mjs: holder,
 #                                          token, history, spend, transfer, distribute, replay, health;
-#                                          --request-log off profiles it without the log line)
+#                                          --request-log off profiles it without the log line,
+#                                          --isolate front the front Worker's isolate, not the ledger's)
 #
 # ./scripts/test.sh runs it once with --quick so it cannot rot, and checks none of its figures:
 # they depend on the machine and what else runs on it.

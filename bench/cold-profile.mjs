@@ -1,0 +1,89 @@
+// Where a Worker's first merchant read after a restart spends its time: CPU profiles of both
+// isolates (the front's and the ledger's, bench/inspector.mjs) over that one request, each
+// restart's written as .cpuprofile files (Rust names on the wasm frames) and the functions
+// with the most self time printed. At a first call V8 compiles a wasm function (lazily, one
+// at a time), and the compile's time falls on the caller's frame: a large self time here on
+// a function that is cheap warm names a large function it calls for the first time.
+//
+//   node bench/cold-profile.mjs [--runs 3] [--out /tmp] [--top 15]
+//
+// Needs the built Workers (./scripts/build-worker.sh). Figures are one request each: compare
+// runs, and time the cold start with ./scripts/bench.sh --cold (medians of restarts).
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { nameFromIndex } from '../scripts/wasm-names.mjs';
+import { ROOT, api, createMerchant, startWorker } from '../tests/http/harness.mjs';
+import { inspectorUrl } from './inspector.mjs';
+
+const opts = { runs: 3, out: '/tmp', top: 15 };
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; i++) {
+  if (argv[i] === '--runs') opts.runs = Number(argv[++i]);
+  else if (argv[i] === '--out') opts.out = argv[++i];
+  else if (argv[i] === '--top') opts.top = Number(argv[++i]);
+  else throw new Error(`unknown option ${argv[i]}`);
+}
+
+async function session(url) {
+  const ws = new WebSocket(url);
+  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  let next = 1;
+  const pending = new Map();
+  ws.on('message', (data) => {
+    const msg = JSON.parse(data.toString());
+    if (msg.id && pending.has(msg.id)) { pending.get(msg.id)(msg); pending.delete(msg.id); }
+  });
+  const send = (method, params = {}) => new Promise((resolve, reject) => {
+    const id = next++;
+    pending.set(id, (msg) => (msg.error ? reject(new Error(`${method}: ${msg.error.message}`)) : resolve(msg.result)));
+    ws.send(JSON.stringify({ id, method, params }));
+  });
+  return { ws, send };
+}
+
+const NAMES = { front: 'build-names.json', ledger: 'build-ledger-names.json' };
+const w = await startWorker({ env: { REQUEST_LOG: 'off' }, assets: false });
+try {
+  const m = await createMerchant(w, 'Cold');
+  await api(w, 'PUT', '/holder/h0', { key: m.secretKey });
+  for (let run = 0; run < opts.runs; run++) {
+    await w.restart();
+    await (await fetch(`${w.baseUrl}/health`)).arrayBuffer(); // the front's isolate, started
+    const sessions = {};
+    for (const isolate of ['front', 'ledger']) {
+      sessions[isolate] = await session(await inspectorUrl(w, isolate));
+      await sessions[isolate].send('Profiler.enable');
+      await sessions[isolate].send('Profiler.setSamplingInterval', { interval: 50 });
+      await sessions[isolate].send('Profiler.start');
+    }
+    const t = performance.now();
+    const r = await fetch(`${w.baseUrl}/holder/h0?publicKey=${m.publicKey}`);
+    await r.arrayBuffer();
+    console.log(`run ${run}: the first merchant read took ${(performance.now() - t).toFixed(1)} ms (${r.status})`);
+    for (const [isolate, s] of Object.entries(sessions)) {
+      const { profile } = await s.send('Profiler.stop');
+      s.ws.close();
+      const names = JSON.parse(readFileSync(path.join(ROOT, 'crates', 'worker', NAMES[isolate]), 'utf8'));
+      for (const n of profile.nodes) {
+        const named = nameFromIndex(names, n.callFrame.functionName);
+        if (named) n.callFrame.functionName = named;
+      }
+      const file = path.join(opts.out, `cold-${isolate}-${run}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      const self = new Map();
+      const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+      profile.samples.forEach((id, i) => {
+        const f = byId.get(id).callFrame;
+        const name = (f.functionName || `(anonymous ${f.url.split('/').pop()}:${f.lineNumber})`).replace(/::h[0-9a-f]{16}$/, '');
+        self.set(name, (self.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0));
+      });
+      console.log(`  ${isolate} (${file}), self ms:`);
+      for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, opts.top)) {
+        console.log(`    ${(us / 1000).toFixed(2).padStart(7)}  ${name.slice(0, 130)}`);
+      }
+    }
+  }
+} finally {
+  await w.stop();
+}
