@@ -142,6 +142,7 @@ try {
   const ledger = [...sources.values()].some((lines) => lines.some((l) => l.includes('merchantobject_new')));
   const wasmNames = names(ledger ? 'build-ledger-names.json' : 'build-names.json');
   log(`profiled the ${ledger ? 'ledger Worker\'s isolate (the merchant\'s object)' : 'front Worker\'s isolate'}; the other is not profiled`);
+  if (ledger !== (opts.isolate === 'ledger')) throw new Error(`asked for the ${opts.isolate}'s isolate, profiled the other`);
   // Rust names on the wasm frames, in the tables below and in the file --json writes.
   for (const n of profile.nodes) {
     const named = nameFromIndex(wasmNames, n.callFrame.functionName);

@@ -133,6 +133,8 @@ mkdir -p "$ROOT/target/bench-smoke"
 step bench-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --quick --json "$ROOT/target/bench-smoke/1-B.json"
 step ab-table-smoke node "$ROOT/bench/ab.mjs" --table "$ROOT/target/bench-smoke"
 step profile-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --profile spend --seconds 1 --top 5
+step profile-front-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --profile spend --seconds 1 --top 5 --isolate front
+step cold-profile-smoke node "$ROOT/bench/cold-profile.mjs" --runs 1 --top 5 --out "$ROOT/target/bench-smoke"
 step plain-smoke node "$ROOT/bench/plain.mjs" --seconds 1
 step sqlite-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2
 step sqlite-each-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2 --each --only "seq given"
