@@ -141,8 +141,13 @@ export async function hostileWorld({ env = {}, stateFile } = {}) {
      */
     async endsClean(M, { settleMs = 60_000 } = {}) {
       await c.settled(M, settleMs);
-      await h.scannedTo(M);
+      const head = await h.scannedTo(M);
       const r = await c.reconciled(M);
+      // The report says where the ledger has followed others' transfers to: past the block
+      // waited for above, and not past the block it read.
+      const confirmations = BigInt(env.CHAIN_CONFIRMATIONS ?? 0);
+      assert.ok(BigInt(r.scannedBlock) + confirmations >= head && BigInt(r.scannedBlock) <= BigInt(r.blockNumber),
+        `reconcile's scannedBlock ${r.scannedBlock} (head ${head}, read at ${r.blockNumber})`);
       for (const p of r.pools ?? []) assert.equal(p.matches, true, `pool of ${p.symbol}: ${JSON.stringify(p)}`);
       const v = await h.view(M);
       assert.equal(v.relayer?.error ?? null, null, `the relayer of ${M.id} is halted: ${v.relayer?.error}`);
@@ -156,7 +161,8 @@ export async function hostileWorld({ env = {}, stateFile } = {}) {
      * Waits until `M`'s deposit scan has passed the chain's newest block now (less the
      * confirmations it waits for). Reconcile reads the chain at its newest block, and the
      * ledger has followed it only up to its last scan: an outside transfer in the last blocks
-     * (liquidity an outsider added to a pool) would read as a difference until then.
+     * (liquidity an outsider added to a pool) would read as a difference until then (the
+     * report's `scannedBlock` says so). Returns that newest block.
      */
     async scannedTo(M) {
       const confirmations = BigInt(env.CHAIN_CONFIRMATIONS ?? 0);
@@ -165,6 +171,7 @@ export async function hostileWorld({ env = {}, stateFile } = {}) {
         const scanned = (await h.view(M)).relayer?.scannedBlock;
         if (scanned !== undefined) assert.ok(BigInt(scanned) + confirmations >= head, `its scan is at block ${scanned}`);
       }, { every: 100 });
+      return head;
     },
     /** No record of `userId` failed or was undone. */
     async noReversal(M, userId) {

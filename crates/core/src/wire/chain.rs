@@ -193,9 +193,16 @@ pub struct ReconcileReport {
     /// (nothing to compare: `checked` is 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chain_id: Option<u64>,
-    /// The block the balances were read at.
+    /// The block the balances were read at: the chain's newest when asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_number: Option<u64>,
+    /// The last block the ledger has scanned for transfers it did not send (deposits, and
+    /// anyone else's transfers of the merchant's tokens or of its holders' USDC), which stays
+    /// `CHAIN_CONFIRMATIONS` behind the chain's newest. Such a transfer mined after it is not
+    /// in the ledger yet: a difference it makes is the scan's lag, gone once the next scan
+    /// (every `CHAIN_SCAN_MS`) passes its block. Absent before the first scan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scanned_block: Option<u64>,
     /// Movements not settled yet: while there are any, ledger and chain differ by them.
     pub open_movements: u64,
     /// Balances compared: every holder's of every token it has, and the treasury's of each
