@@ -9,12 +9,10 @@
 //
 // Needs the built Workers (./scripts/build-worker.sh). Figures are one request each: compare
 // runs, and time the cold start with ./scripts/bench.sh --cold (medians of restarts).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import WebSocket from 'ws';
-import { nameFromIndex } from '../scripts/wasm-names.mjs';
-import { ROOT, api, createMerchant, startWorker } from '../tests/http/harness.mjs';
-import { inspectorUrl } from './inspector.mjs';
+import { api, createMerchant, startWorker } from '../tests/http/harness.mjs';
+import { inspect, nameWasmFrames } from './inspector.mjs';
 
 const opts = { runs: 3, out: '/tmp', top: 15 };
 const argv = process.argv.slice(2);
@@ -25,24 +23,6 @@ for (let i = 0; i < argv.length; i++) {
   else throw new Error(`unknown option ${argv[i]}`);
 }
 
-async function session(url) {
-  const ws = new WebSocket(url);
-  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
-  let next = 1;
-  const pending = new Map();
-  ws.on('message', (data) => {
-    const msg = JSON.parse(data.toString());
-    if (msg.id && pending.has(msg.id)) { pending.get(msg.id)(msg); pending.delete(msg.id); }
-  });
-  const send = (method, params = {}) => new Promise((resolve, reject) => {
-    const id = next++;
-    pending.set(id, (msg) => (msg.error ? reject(new Error(`${method}: ${msg.error.message}`)) : resolve(msg.result)));
-    ws.send(JSON.stringify({ id, method, params }));
-  });
-  return { ws, send };
-}
-
-const NAMES = { front: 'build-names.json', ledger: 'build-ledger-names.json' };
 const w = await startWorker({ env: { REQUEST_LOG: 'off' }, assets: false });
 try {
   const m = await createMerchant(w, 'Cold');
@@ -52,7 +32,7 @@ try {
     await (await fetch(`${w.baseUrl}/health`)).arrayBuffer(); // the front's isolate, started
     const sessions = {};
     for (const isolate of ['front', 'ledger']) {
-      sessions[isolate] = await session(await inspectorUrl(w, isolate));
+      sessions[isolate] = await inspect(w, isolate);
       await sessions[isolate].send('Profiler.enable');
       await sessions[isolate].send('Profiler.setSamplingInterval', { interval: 50 });
       await sessions[isolate].send('Profiler.start');
@@ -63,12 +43,8 @@ try {
     console.log(`run ${run}: the first merchant read took ${(performance.now() - t).toFixed(1)} ms (${r.status})`);
     for (const [isolate, s] of Object.entries(sessions)) {
       const { profile } = await s.send('Profiler.stop');
-      s.ws.close();
-      const names = JSON.parse(readFileSync(path.join(ROOT, 'crates', 'worker', NAMES[isolate]), 'utf8'));
-      for (const n of profile.nodes) {
-        const named = nameFromIndex(names, n.callFrame.functionName);
-        if (named) n.callFrame.functionName = named;
-      }
+      s.close();
+      nameWasmFrames(profile, isolate);
       const file = path.join(opts.out, `cold-${isolate}-${run}.cpuprofile`);
       writeFileSync(file, JSON.stringify(profile));
       const self = new Map();

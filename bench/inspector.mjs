@@ -4,7 +4,10 @@
 // one wrangler's proxy does not hold: the front. wrangler does not print workerd's port, so it
 // is found through /proc: the ports workerd's processes (wrangler's descendants) listen on,
 // the one whose /json lists the Worker.
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { nameFromIndex } from '../scripts/wasm-names.mjs';
 
 /** Process ids below `pid`, read from /proc. */
 function descendants(pid) {
@@ -66,4 +69,42 @@ export async function inspectorUrl(w, isolate) {
     }
   }
   throw new Error("workerd's inspector with the front Worker (core:user:tokenpad) not found");
+}
+
+/**
+ * A DevTools protocol session on `isolate` ('ledger' or 'front') of the Workers `w` runs:
+ * `send(method, params)` resolves with the method's result, `close()` ends it.
+ */
+export async function inspect(w, isolate) {
+  const ws = new WebSocket(await inspectorUrl(w, isolate));
+  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  let nextId = 1;
+  const pending = new Map();
+  ws.on('message', (data) => {
+    const msg = JSON.parse(data.toString());
+    if (msg.id && pending.has(msg.id)) {
+      pending.get(msg.id)(msg);
+      pending.delete(msg.id);
+    }
+  });
+  const send = (method, params = {}) => new Promise((resolve, reject) => {
+    const id = nextId++;
+    pending.set(id, (msg) => (msg.error ? reject(new Error(`${method}: ${msg.error.message}`)) : resolve(msg.result)));
+    ws.send(JSON.stringify({ id, method, params }));
+  });
+  return { send, close: () => ws.close() };
+}
+
+/**
+ * Puts Rust names on `profile`'s wasm frames, from the names file the build writes beside
+ * `isolate`'s Worker (the deployed wasm has no name section; without the file, the frames keep
+ * the runtime's numbers).
+ */
+export function nameWasmFrames(profile, isolate) {
+  const file = path.join(import.meta.dirname, '..', 'crates', 'worker', isolate === 'ledger' ? 'build-ledger-names.json' : 'build-names.json');
+  const names = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  for (const n of profile.nodes) {
+    const named = nameFromIndex(names, n.callFrame.functionName);
+    if (named) n.callFrame.functionName = named;
+  }
 }

@@ -20,13 +20,10 @@
 // (./scripts/build-worker.sh takes it out, 11 % of the gzip size), so the runtime numbers them,
 // and this reads their names from crates/worker/build-ledger-names.json (or build-names.json
 // for the front), which the build writes.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { nameFromIndex } from '../scripts/wasm-names.mjs';
-import WebSocket from 'ws';
+import { writeFileSync } from 'node:fs';
 import { api, createMerchant, createToken, startWorker } from '../tests/http/harness.mjs';
 import { buyIn, load, ok, openPresale } from './common.mjs';
-import { inspectorUrl } from './inspector.mjs';
+import { inspect, nameWasmFrames } from './inspector.mjs';
 
 const argv = process.argv.slice(2);
 const opts = { route: 'holder', seconds: 5, top: 40, json: '', connections: 32, requestLog: 'all', isolate: 'ledger' };
@@ -47,10 +44,6 @@ for (let i = 0; i < argv.length; i++) {
 // (the bundle's glue) is named by the source text around its start, which says what it is.
 const sources = new Map();
 /** A frame's name: Rust's without its hash suffix, or an anonymous JS function's code. */
-const names = (file) => {
-  const p = path.join(import.meta.dirname, '..', 'crates', 'worker', file);
-  return existsSync(p) ? JSON.parse(readFileSync(p, 'utf8')) : {};
-};
 const nameOf = (f) => (f.functionName || anonymous(f)).replace(/::h[0-9a-f]{16}$/, '');
 const anonymous = (f) => {
   const where = `${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber}`;
@@ -109,22 +102,7 @@ try {
   if (!route) throw new Error(`unknown route ${opts.route}: one of ${Object.keys(routes).join(', ')}`);
   await load(w, route, opts.connections, 1); // warm: JIT, the object, connections
 
-  const ws = new WebSocket(await inspectorUrl(w, opts.isolate));
-  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
-  let nextId = 1;
-  const pending = new Map();
-  ws.on('message', (data) => {
-    const msg = JSON.parse(data.toString());
-    if (msg.id && pending.has(msg.id)) {
-      pending.get(msg.id)(msg);
-      pending.delete(msg.id);
-    }
-  });
-  const send = (method, params = {}) => new Promise((resolve, reject) => {
-    const id = nextId++;
-    pending.set(id, (msg) => (msg.error ? reject(new Error(`${method}: ${msg.error.message}`)) : resolve(msg.result)));
-    ws.send(JSON.stringify({ id, method, params }));
-  });
+  const { send, close } = await inspect(w, opts.isolate);
   await send('Profiler.enable');
   await send('Profiler.setSamplingInterval', { interval: 200 });
   await send('Profiler.start');
@@ -136,18 +114,14 @@ try {
     const got = await send('Debugger.getScriptSource', { scriptId: id }).catch(() => null);
     if (got) sources.set(id, got.scriptSource.split('\n'));
   }
-  ws.close();
+  close();
   // Which Worker's isolate this is (wrangler's inspector picks one; in wrangler 4.86 the
   // ledger's): the ledger's glue constructs the merchant's object, the front's never does.
   const ledger = [...sources.values()].some((lines) => lines.some((l) => l.includes('merchantobject_new')));
-  const wasmNames = names(ledger ? 'build-ledger-names.json' : 'build-names.json');
   log(`profiled the ${ledger ? 'ledger Worker\'s isolate (the merchant\'s object)' : 'front Worker\'s isolate'}; the other is not profiled`);
   if (ledger !== (opts.isolate === 'ledger')) throw new Error(`asked for the ${opts.isolate}'s isolate, profiled the other`);
   // Rust names on the wasm frames, in the tables below and in the file --json writes.
-  for (const n of profile.nodes) {
-    const named = nameFromIndex(wasmNames, n.callFrame.functionName);
-    if (named) n.callFrame.functionName = named;
-  }
+  nameWasmFrames(profile, opts.isolate);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const idleUs = profile.samples.reduce((sum, id, i) => sum + (byId.get(id).callFrame.functionName === '(idle)' ? profile.timeDeltas[i] ?? 0 : 0), 0);
   const spanUs = profile.endTime - profile.startTime;

@@ -65,6 +65,8 @@ export async function hostileWorld({ env = {}, stateFile } = {}) {
   let proxy;
   let w;
   const c = checkedClient(() => w);
+  // The blocks the ledger's deposit scan stays behind the chain's newest.
+  const confirmations = BigInt(env.CHAIN_CONFIRMATIONS ?? 0);
   try {
     base = await deployBase(anvil.rpcUrl);
     proxy = await startProxy(anvil.rpcUrl);
@@ -145,7 +147,6 @@ export async function hostileWorld({ env = {}, stateFile } = {}) {
       const r = await c.reconciled(M);
       // The report says where the ledger has followed others' transfers to: past the block
       // waited for above, and not past the block it read.
-      const confirmations = BigInt(env.CHAIN_CONFIRMATIONS ?? 0);
       assert.ok(BigInt(r.scannedBlock) + confirmations >= head && BigInt(r.scannedBlock) <= BigInt(r.blockNumber),
         `reconcile's scannedBlock ${r.scannedBlock} (head ${head}, read at ${r.blockNumber})`);
       for (const p of r.pools ?? []) assert.equal(p.matches, true, `pool of ${p.symbol}: ${JSON.stringify(p)}`);
@@ -165,7 +166,6 @@ export async function hostileWorld({ env = {}, stateFile } = {}) {
      * report's `scannedBlock` says so). Returns that newest block.
      */
     async scannedTo(M) {
-      const confirmations = BigInt(env.CHAIN_CONFIRMATIONS ?? 0);
       const head = BigInt(await node('eth_blockNumber'));
       await eventually(`merchant ${M.id}'s scan at the chain's block ${head}`, async () => {
         const scanned = (await h.view(M)).relayer?.scannedBlock;
