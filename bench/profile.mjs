@@ -40,6 +40,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (!a.startsWith('-')) opts.route = a;
   else throw new Error(`unknown option ${a}`);
 }
+if (!['ledger', 'front'].includes(opts.isolate)) throw new Error(`--isolate is ledger or front, not ${opts.isolate}`);
 // Script sources by id, as lines, filled after the profile is taken: an anonymous JS function
 // (the bundle's glue) is named by the source text around its start, which says what it is.
 const sources = new Map();
