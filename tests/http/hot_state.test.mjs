@@ -166,6 +166,9 @@ describe('the ledger rows the object keeps', () => {
     assert.deepEqual(await history('bob'), { ...records, statements: 0 });
     // A smaller page is the kept page's first records; a cursor's page comes from SQLite.
     assert.deepEqual((await history('bob', '?limit=2')).ids, records.ids.slice(0, 2));
+    // The object keeps the text a page was last answered with (objects/merchant/page_texts.rs):
+    // the default page asked again is its own, not the smaller one answered last.
+    assert.deepEqual(await history('bob'), { ...records, statements: 0 });
     const older = await history('bob', `?limit=2&cursor=c1`);
     assert.ok(older.statements > 0);
     // A record of bob's, written by a transfer to him, is on his next read; carol's stay kept.

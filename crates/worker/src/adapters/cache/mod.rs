@@ -33,6 +33,7 @@ mod participants;
 mod table;
 
 use self::events::EventLog;
+pub use self::pages::TextKey;
 use self::pages::{insert_capped, Pages};
 use self::participants::Participants;
 use self::table::{Pending, Table};

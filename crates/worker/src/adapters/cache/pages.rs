@@ -13,6 +13,11 @@
 //!
 //! A page of `limit` rows answers any smaller limit with its first rows (the order is the
 //! same), and any limit at all when it holds fewer rows than it asked for (the whole list).
+//!
+//! A holder's page also keeps the JSON text the last read answered from it
+//! (`objects/merchant/page_texts.rs`): a wallet polling its newest page is then answered with
+//! a copy of that text, its records neither converted, looked up in the rendered-row memo
+//! nor written again. The text lives in its page, so whatever forgets the page forgets it.
 
 use std::collections::HashMap;
 use tokenpad_core::model::history::TxRecord;
@@ -24,9 +29,11 @@ use tokenpad_core::model::token::HolderRow;
 const MAX_TOKEN_PAGES: usize = 20;
 const MAX_HOLDER_ROWS: usize = 1_000;
 /// Holders whose history pages are kept (a record is a few hundred bytes, a page at most
-/// 201 of them): about 10 MB at most.
+/// 201 of them, and its text about as large again): about 20 MB at most.
 const MAX_HISTORY_HOLDERS: usize = 100;
 const MAX_HISTORY_ROWS: usize = 201;
+/// The longest answer text a history page keeps (201 records are about 140 KB).
+const MAX_TEXT_BYTES: usize = 256 << 10;
 
 struct Page<T> {
     /// The limit it was read with.
@@ -48,8 +55,20 @@ impl<T: Clone> Page<T> {
     }
 }
 
-/// A holder's newest records, each with its sequence number (`Store::history`).
-type HistoryPage = Page<(u64, TxRecord)>;
+/// A holder's newest records, each with its sequence number (`Store::history`), and the
+/// answer last written from them.
+struct HistoryPage {
+    page: Page<(u64, TxRecord)>,
+    text: Option<(TextKey, String)>,
+}
+
+/// What a history page's answer text was written for besides the page's records: the limit
+/// the read asked for, and what else the answer showed (why settlement is stopped, if it is).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextKey {
+    pub limit: u32,
+    pub note: Option<String>,
+}
 
 #[derive(Default)]
 pub struct Pages {
@@ -104,7 +123,43 @@ impl Pages {
         self.history
             .get(user_id)?
             .get(&token.copied())?
+            .page
             .first(limit)
+    }
+
+    /// The answer text kept with a holder's page for `key`, while the page is kept.
+    pub fn history_text(
+        &self,
+        user_id: &UserId,
+        token: Option<&TokenAddress>,
+        key: &TextKey,
+    ) -> Option<String> {
+        let kept = self.history.get(user_id)?.get(&token.copied())?;
+        match &kept.text {
+            Some((k, text)) if k == key => Some(text.clone()),
+            _ => None,
+        }
+    }
+
+    /// Keeps `text`, written from the holder's page as it is kept now, with that page (in place
+    /// of the one kept before); nothing when no page is kept or the text is too long.
+    pub fn keep_history_text(
+        &mut self,
+        user_id: &UserId,
+        token: Option<&TokenAddress>,
+        key: TextKey,
+        text: &str,
+    ) {
+        if text.len() > MAX_TEXT_BYTES {
+            return;
+        }
+        if let Some(kept) = self
+            .history
+            .get_mut(user_id)
+            .and_then(|pages| pages.get_mut(&token.copied()))
+        {
+            kept.text = Some((key, text.to_string()));
+        }
     }
 
     pub fn keep_history(
@@ -117,9 +172,12 @@ impl Pages {
         if rows.len() > MAX_HISTORY_ROWS {
             return;
         }
-        let page = Page {
-            limit,
-            rows: rows.to_vec(),
+        let page = HistoryPage {
+            page: Page {
+                limit,
+                rows: rows.to_vec(),
+            },
+            text: None,
         };
         match self.history.get_mut(user_id) {
             Some(pages) => {
@@ -212,6 +270,44 @@ mod tests {
         assert_eq!(p.history(&alice, None, 51), None);
         assert_eq!(p.history(&alice, Some(&t), 51), None);
         assert_eq!(p.history(&bob, None, 51), Some(vec![]));
+    }
+
+    #[test]
+    fn a_history_text_is_kept_with_its_page_for_its_key_and_forgotten_with_it() {
+        let (mut p, t) = (Pages::default(), TokenAddress(Address([9; 20])));
+        let alice = UserId::new_unchecked("alice");
+        let key = |limit, note: Option<&str>| TextKey {
+            limit,
+            note: note.map(str::to_string),
+        };
+        // No page kept: no text either.
+        p.keep_history_text(&alice, None, key(50, None), "{}");
+        assert_eq!(p.history_text(&alice, None, &key(50, None)), None);
+        p.keep_history(&alice, None, 51, &[]);
+        p.keep_history_text(&alice, None, key(50, None), "{\"data\":[]}");
+        assert_eq!(
+            p.history_text(&alice, None, &key(50, None)).as_deref(),
+            Some("{\"data\":[]}")
+        );
+        // Another limit, another note, another token's page: not this text.
+        assert_eq!(p.history_text(&alice, None, &key(10, None)), None);
+        assert_eq!(
+            p.history_text(&alice, None, &key(50, Some("out of gas"))),
+            None
+        );
+        assert_eq!(p.history_text(&alice, Some(&t), &key(50, None)), None);
+        // The page read again from SQLite: its old text goes with the old page.
+        p.keep_history(&alice, None, 51, &[]);
+        assert_eq!(p.history_text(&alice, None, &key(50, None)), None);
+        // A record of the holder written: page and text forgotten.
+        p.keep_history_text(&alice, None, key(50, None), "{}");
+        p.forget_history(&alice);
+        assert_eq!(p.history_text(&alice, None, &key(50, None)), None);
+        // Too long to keep.
+        p.keep_history(&alice, None, 51, &[]);
+        let long = "x".repeat(MAX_TEXT_BYTES + 1);
+        p.keep_history_text(&alice, None, key(50, None), &long);
+        assert_eq!(p.history_text(&alice, None, &key(50, None)), None);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! never leaves a stale copy. `store.rs` implements the storage port with these.
 
 use super::db::{addr, amount, amount_key, parse, text, tok, BalanceRow, SqlStore, CHAIN_KEY};
-use crate::adapters::cache::Cache;
+use crate::adapters::cache::{Cache, TextKey};
 use serde::Deserialize;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
@@ -29,6 +29,34 @@ impl SqlStore {
         let watch = self.watch.as_ref()?;
         let cache = watch.cache.try_borrow().ok()?;
         f(&cache)
+    }
+
+    /// The answer text kept with a holder's newest page for `key` (`cache/pages.rs`), while
+    /// that page is kept; never inside a transaction.
+    pub(crate) fn history_text(
+        &self,
+        user_id: &UserId,
+        token: Option<&TokenAddress>,
+        key: &TextKey,
+    ) -> Option<String> {
+        self.look(|c| c.pages()?.history_text(user_id, token, key))
+    }
+
+    /// Keeps the answer text just written from a holder's newest page with that page, when
+    /// one is kept (outside a transaction).
+    pub(crate) fn keep_history_text(
+        &self,
+        user_id: &UserId,
+        token: Option<&TokenAddress>,
+        key: TextKey,
+        text: &str,
+    ) {
+        // A busy cache keeps nothing: the next read writes the page again.
+        let _ = self.tell(|c| {
+            if let Some(pages) = c.keep_pages() {
+                pages.keep_history_text(user_id, token, key, text);
+            }
+        });
     }
 
     /// Tells the object's cache what was read or is about to be written. A cache that

@@ -26,6 +26,7 @@ mod members;
 mod memory;
 mod operator;
 mod outbox;
+mod page_texts;
 mod ports;
 mod presale_texts;
 mod render;

@@ -1,11 +1,11 @@
 //! The merchant object as the core's pipeline sees it (`tokenpad_core::serve::Object`): its
 //! SQLite transactions (`transactionSync`, with the row cache and the books checked at each
 //! commit: `adapters/txn.rs`), the records it keeps hot (`memory.rs`), the rendered texts it
-//! keeps (`render.rs`, `presale_texts.rs`), its callers' budgets (`budgets.rs`), the
+//! keeps (`render.rs`, `presale_texts.rs`, `page_texts.rs`), its callers' budgets (`budgets.rs`), the
 //! dashboard's members (`members.rs`) and its follow-ups (`outbox.rs`). What a request goes
 //! through is the core's (`serve`); only how each step touches the platform is here.
 
-use super::{outbox, presale_texts, render, MerchantObject};
+use super::{outbox, page_texts, presale_texts, render, MerchantObject};
 use crate::adapters::sql::{SqlStore, Watch};
 use crate::adapters::txn::transaction;
 use crate::adapters::wallet::{session_key, WalletMaker, WorkerShell};
@@ -59,8 +59,15 @@ pub(super) struct WorkerTxn {
     presale_texts: Rc<RefCell<presale_texts::PresaleTexts>>,
 }
 
+/// Where a read's kept text is found (`Txn::recall`): a presale's reads, or a holder's newest
+/// history page.
+pub enum Memo {
+    Presale(presale_texts::Key),
+    Page(page_texts::Key),
+}
+
 impl Txn for WorkerTxn {
-    type Memo = presale_texts::Key;
+    type Memo = Memo;
 
     fn store(&mut self) -> &mut dyn Store {
         &mut self.store
@@ -89,18 +96,29 @@ impl Txn for WorkerTxn {
     }
 
     fn recall(&mut self, ctx: &Ctx, p: &Permitted) -> (Option<Self::Memo>, Option<String>) {
+        if let Some(key) = page_texts::Key::of(&self.store, ctx, p.op()) {
+            return match key.get(&self.store) {
+                Some(text) => (None, Some(text)),
+                None => (Some(Memo::Page(key)), None),
+            };
+        }
         let key = presale_texts::Key::of(&self.store, ctx, p.caller(), p.op());
         if let (Some(k), Ok(mut texts)) = (&key, self.presale_texts.try_borrow_mut()) {
             if let Some(text) = texts.get(&self.watch, k) {
                 return (None, Some(text));
             }
         }
-        (key, None)
+        (key.map(Memo::Presale), None)
     }
 
     fn remember(&mut self, memo: Self::Memo, text: &str) {
-        if let Ok(mut texts) = self.presale_texts.try_borrow_mut() {
-            texts.keep(&self.watch, memo, text);
+        match memo {
+            Memo::Page(key) => key.keep(&self.store, text),
+            Memo::Presale(key) => {
+                if let Ok(mut texts) = self.presale_texts.try_borrow_mut() {
+                    texts.keep(&self.watch, key, text);
+                }
+            }
         }
     }
 
