@@ -7,7 +7,8 @@
 //!   hold the live channel's sockets, and the registry;
 //! - `hop`: the typed calls between the edge and the objects;
 //! - `adapters`: the core's storage port on Durable Object SQLite, transactions, randomness;
-//! - `http` (the one error-to-HTTP mapping), `config` and `clock`.
+//! - `http` (the one error-to-HTTP mapping), `config`, `clock` and `key_hashes` (API keys'
+//!   hashes, remembered per isolate).
 //!
 //! Deployed as two Workers, one build of this crate each (Cargo.toml's features): the front
 //! (`front`: `edge` and the account object) and the ledger (`ledger`: the merchants' objects,
@@ -27,6 +28,7 @@ mod config;
 mod edge;
 mod hop;
 mod http;
+mod key_hashes;
 mod objects;
 
 #[cfg(feature = "front")]

@@ -122,12 +122,24 @@ pub fn check(
     key: &str,
     now: Millis,
 ) -> Result<(KeyKind, String, Option<ApiKey>)> {
+    check_with(keys, merchant, key, now, key_hash)
+}
+
+/// [`check`], the key's hash given by `hash` (`auth::key_hash` or a memo of it:
+/// `serve::Object::key_hash`), asked only of a well-formed key of `merchant`.
+pub fn check_with(
+    keys: &[ApiKey],
+    merchant: &MerchantId,
+    key: &str,
+    now: Millis,
+    hash: impl FnOnce(&str) -> String,
+) -> Result<(KeyKind, String, Option<ApiKey>)> {
     let invalid = || Error::new(ErrorCode::InvalidApiKey, "Invalid API key");
     let (kind, id) = parse_key(key).ok_or_else(invalid)?;
     if &id != merchant {
         return Err(invalid());
     }
-    let hash = key_hash(key);
+    let hash = hash(key);
     let found = keys
         .iter()
         .find(|k| k.kind == kind && hashes_equal(&k.hash, &hash))

@@ -41,7 +41,9 @@ pub fn admit<O: Object>(
             (Caller::Secret, None, Some(role))
         }
         Credential::Key(key) => {
-            let (kind, id, touch) = keys::check(&object.keys()?, &merchant.id, key, now)?;
+            let keys = object.keys()?;
+            let (kind, id, touch) =
+                keys::check_with(&keys, &merchant.id, key, now, |k| object.key_hash(k, &keys))?;
             if let Some(record) = touch {
                 object.touch(record);
             }

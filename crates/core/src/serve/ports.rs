@@ -86,6 +86,11 @@ pub trait Object {
     fn merchant(&self) -> Result<Option<Merchant>>;
     /// The merchant's API keys (their hashes and states).
     fn keys(&self) -> Result<Vec<ApiKey>>;
+    /// A key's hash (`auth::key_hash`), which an object may remember for the keys among
+    /// `keys` (the merchant's): the hash depends on the key alone.
+    fn key_hash(&self, key: &str, _keys: &[ApiKey]) -> String {
+        crate::auth::key_hash(key)
+    }
     /// Writes a key's last use (`ops::keys::check` says when); a failure is the object's to
     /// log, never the request's.
     fn touch(&self, record: ApiKey);

@@ -26,9 +26,9 @@
 use crate::config;
 
 use super::incoming::Incoming;
+use crate::key_hashes;
 use std::cell::RefCell;
 use std::collections::{HashSet, VecDeque};
-use tokenpad_core::auth::key_hash;
 use tokenpad_core::ratelimit::{Buckets, Limit};
 use tokenpad_core::Result;
 use worker::Env;
@@ -88,7 +88,7 @@ pub fn client(req: &Incoming) -> String {
 /// then gives it back unless the key turned out bad (`observe`). Returns whether it took one.
 pub fn admit(env: &Env, client: &str, key: &str) -> Result<bool> {
     with(env, |g| {
-        if g.good.contains(&key_hash(key)) {
+        if g.good.contains(&key_hashes::of(key, |_| false)) {
             return Ok(false);
         }
         match g.failures.take(client, now()) {
@@ -110,13 +110,13 @@ pub fn observe(env: &Env, client: &str, key: &str, took: bool, invalid_key: bool
             g.failures.refund(client, now());
         }
         if invalid_key {
-            let hash = key_hash(key);
+            let hash = key_hashes::of(key, |_| false);
             if g.good.remove(&hash) {
                 g.good_order.retain(|h| *h != hash);
             }
         }
         if checked {
-            let hash = key_hash(key);
+            let hash = key_hashes::of(key, |_| true);
             if g.good.insert(hash.clone()) {
                 g.good_order.push_back(hash);
                 if g.good_order.len() > MAX_GOOD_KEYS {

@@ -46,7 +46,7 @@ const CRATES: [(&str, &[&[&str]]); 5] = [
     (
         "crates/worker/src",
         &[
-            &["clock", "config", "http"],
+            &["clock", "config", "http", "key_hashes"],
             &["hop", "adapters"],
             &["edge", "objects"],
         ],

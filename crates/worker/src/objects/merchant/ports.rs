@@ -163,6 +163,13 @@ impl Object for Serving<'_> {
         self.object.hot_keys(&self.object.store()?)
     }
 
+    fn key_hash(&self, key: &str, keys: &[ApiKey]) -> String {
+        crate::key_hashes::of(key, |hash| {
+            keys.iter()
+                .any(|k| tokenpad_core::auth::hashes_equal(&k.hash, hash))
+        })
+    }
+
     fn touch(&self, record: ApiKey) {
         let written = self.run(true, move |t| t.store.put_api_key(&record));
         if let Err(e) = written {
