@@ -28,9 +28,28 @@ try {
   const m = await createMerchant(w, 'Cold');
   await api(w, 'PUT', '/holder/h0', { key: m.secretKey });
   for (let run = 0; run < opts.runs; run++) {
-    await w.restart();
-    await (await fetch(`${w.baseUrl}/health`)).arrayBuffer(); // the front's isolate, started
-    const sessions = {};
+    // Right after a restart an inspector may still be the old process's, and close under the
+    // session (inspector.mjs then fails its calls): that run is taken again, from a restart.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await profileRun(w, m, run);
+        break;
+      } catch (e) {
+        if (attempt >= 3) throw e;
+        console.error(`run ${run}: ${e.message}; restarting to take it again`);
+      }
+    }
+  }
+} finally {
+  await w.stop();
+}
+
+/** One restart and the first merchant read after it, both isolates profiled. */
+async function profileRun(w, m, run) {
+  await w.restart();
+  await (await fetch(`${w.baseUrl}/health`)).arrayBuffer(); // the front's isolate, started
+  const sessions = {};
+  try {
     for (const isolate of ['front', 'ledger']) {
       sessions[isolate] = await inspect(w, isolate);
       await sessions[isolate].send('Profiler.enable');
@@ -40,10 +59,11 @@ try {
     const t = performance.now();
     const r = await fetch(`${w.baseUrl}/holder/h0?publicKey=${m.publicKey}`);
     await r.arrayBuffer();
-    console.log(`run ${run}: the first merchant read took ${(performance.now() - t).toFixed(1)} ms (${r.status})`);
-    for (const [isolate, s] of Object.entries(sessions)) {
-      const { profile } = await s.send('Profiler.stop');
-      s.close();
+    const took = performance.now() - t;
+    const profiles = {};
+    for (const [isolate, s] of Object.entries(sessions)) profiles[isolate] = (await s.send('Profiler.stop')).profile;
+    console.log(`run ${run}: the first merchant read took ${took.toFixed(1)} ms (${r.status})`);
+    for (const [isolate, profile] of Object.entries(profiles)) {
       nameWasmFrames(profile, isolate);
       const file = path.join(opts.out, `cold-${isolate}-${run}.cpuprofile`);
       writeFileSync(file, JSON.stringify(profile));
@@ -59,7 +79,7 @@ try {
         console.log(`    ${(us / 1000).toFixed(2).padStart(7)}  ${name.slice(0, 130)}`);
       }
     }
+  } finally {
+    for (const s of Object.values(sessions)) s.close();
   }
-} finally {
-  await w.stop();
 }

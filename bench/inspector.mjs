@@ -77,9 +77,24 @@ export async function inspectorUrl(w, isolate) {
  */
 export async function inspect(w, isolate) {
   const ws = new WebSocket(await inspectorUrl(w, isolate));
-  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+    ws.once('close', () => reject(new Error(`the ${isolate} isolate's inspector closed before it opened`)));
+  });
   let nextId = 1;
   const pending = new Map();
+  // A session that ends with calls unanswered fails them: left pending, nothing would keep
+  // node's event loop alive and a script awaiting one would exit silently (code 13), as
+  // cold-profile.mjs did when an inspector closed just after a restart.
+  let ended = null;
+  const end = (why) => {
+    ended ??= why;
+    for (const done of pending.values()) done({ error: { message: why } });
+    pending.clear();
+  };
+  ws.on('close', () => end(`the ${isolate} isolate's inspector closed`));
+  ws.on('error', (e) => end(`the ${isolate} isolate's inspector failed: ${e.message}`));
   ws.on('message', (data) => {
     const msg = JSON.parse(data.toString());
     if (msg.id && pending.has(msg.id)) {
@@ -88,6 +103,7 @@ export async function inspect(w, isolate) {
     }
   });
   const send = (method, params = {}) => new Promise((resolve, reject) => {
+    if (ended) return reject(new Error(`${method}: ${ended}`));
     const id = nextId++;
     pending.set(id, (msg) => (msg.error ? reject(new Error(`${method}: ${msg.error.message}`)) : resolve(msg.result)));
     ws.send(JSON.stringify({ id, method, params }));

@@ -103,19 +103,38 @@ try {
   if (!route) throw new Error(`unknown route ${opts.route}: one of ${Object.keys(routes).join(', ')}`);
   await load(w, route, opts.connections, 1); // warm: JIT, the object, connections
 
-  const { send, close } = await inspect(w, opts.isolate);
-  await send('Profiler.enable');
-  await send('Profiler.setSamplingInterval', { interval: 200 });
-  await send('Profiler.start');
-  const r = await load(w, route, opts.connections, opts.seconds);
-  const { profile } = await send('Profiler.stop');
-  await send('Debugger.enable').catch(() => {});
-  for (const id of new Set(profile.nodes.map((n) => n.callFrame.scriptId))) {
-    if (id === '0') continue;
-    const got = await send('Debugger.getScriptSource', { scriptId: id }).catch(() => null);
-    if (got) sources.set(id, got.scriptSource.split('\n'));
+  // The profile under load, with the sources of its scripts. An inspector may close under the
+  // session (inspector.mjs then fails its calls): the profile is taken again, three times at most.
+  const take = async () => {
+    const { send, close } = await inspect(w, opts.isolate);
+    try {
+      await send('Profiler.enable');
+      await send('Profiler.setSamplingInterval', { interval: 200 });
+      await send('Profiler.start');
+      const r = await load(w, route, opts.connections, opts.seconds);
+      const { profile } = await send('Profiler.stop');
+      sources.clear();
+      await send('Debugger.enable').catch(() => {});
+      for (const id of new Set(profile.nodes.map((n) => n.callFrame.scriptId))) {
+        if (id === '0') continue;
+        const got = await send('Debugger.getScriptSource', { scriptId: id }).catch(() => null);
+        if (got) sources.set(id, got.scriptSource.split('\n'));
+      }
+      return { r, profile };
+    } finally {
+      close();
+    }
+  };
+  let taken;
+  for (let attempt = 1; !taken; attempt++) {
+    try {
+      taken = await take();
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      log(`${e.message}; profiling again`);
+    }
   }
-  close();
+  const { r, profile } = taken;
   // Which Worker's isolate this is (wrangler's inspector picks one; in wrangler 4.86 the
   // ledger's): the ledger's glue constructs the merchant's object, the front's never does.
   const ledger = [...sources.values()].some((lines) => lines.some((l) => l.includes('merchantobject_new')));

@@ -48,7 +48,9 @@ step() {
   if (( rc != 0 )); then
     local why=""
     (( rc == 124 || rc == 137 )) && why=" after ${limit} s without finishing (STEP_TIMEOUT_S)"
-    printf '\n%s[test] FAILED at step "%s"%s%s (command: %s)\n' "$_c2" "$name" "$why" "$_c0" "$*" >&2
+    # The exit code too: a node script whose awaited promise can never settle exits 13 and
+    # prints nothing (cold-profile-smoke did, when an inspector closed under its session).
+    printf '\n%s[test] FAILED at step "%s"%s%s (exit %d; command: %s)\n' "$_c2" "$name" "$why" "$_c0" "$rc" "$*" >&2
     exit 1
   fi
   log "── $name ok ($(( $(date +%s) - t0 )) s)"
