@@ -12,7 +12,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, createMerchant, startWorker } from '../tests/http/harness.mjs';
-import { inspect, nameWasmFrames } from './inspector.mjs';
+import { inspect, nameWasmFrames, retried } from './inspector.mjs';
 
 const opts = { runs: 3, out: '/tmp', top: 15 };
 const argv = process.argv.slice(2);
@@ -28,17 +28,8 @@ try {
   const m = await createMerchant(w, 'Cold');
   await api(w, 'PUT', '/holder/h0', { key: m.secretKey });
   for (let run = 0; run < opts.runs; run++) {
-    // Right after a restart an inspector may still be the old process's, and close under the
-    // session (inspector.mjs then fails its calls): that run is taken again, from a restart.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await profileRun(w, m, run);
-        break;
-      } catch (e) {
-        if (attempt >= 3) throw e;
-        console.error(`run ${run}: ${e.message}; restarting to take it again`);
-      }
-    }
+    // A run whose inspector closed under it is taken again, from a restart (`retried`).
+    await retried(() => profileRun(w, m, run), (why) => console.error(`run ${run}: ${why}; restarting to take it again`));
   }
 } finally {
   await w.stop();

@@ -112,6 +112,22 @@ export async function inspect(w, isolate) {
 }
 
 /**
+ * `take()`'s result, taken again when it fails, three times at most (an inspector may close
+ * under its session right after a restart: `inspect` then fails its calls); `say(why)` is told
+ * each failure taken again.
+ */
+export async function retried(take, say) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await take();
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      say(e.message);
+    }
+  }
+}
+
+/**
  * Puts Rust names on `profile`'s wasm frames, from the names file the build writes beside
  * `isolate`'s Worker (the deployed wasm has no name section; without the file, the frames keep
  * the runtime's numbers).

@@ -23,7 +23,7 @@
 import { writeFileSync } from 'node:fs';
 import { api, createMerchant, createToken, startWorker } from '../tests/http/harness.mjs';
 import { buyIn, load, ok, openPresale } from './common.mjs';
-import { inspect, nameWasmFrames } from './inspector.mjs';
+import { inspect, nameWasmFrames, retried } from './inspector.mjs';
 
 const argv = process.argv.slice(2);
 const opts = { route: 'holder', seconds: 5, top: 40, json: '', connections: 32, requestLog: 'all', isolate: 'ledger' };
@@ -103,8 +103,8 @@ try {
   if (!route) throw new Error(`unknown route ${opts.route}: one of ${Object.keys(routes).join(', ')}`);
   await load(w, route, opts.connections, 1); // warm: JIT, the object, connections
 
-  // The profile under load, with the sources of its scripts. An inspector may close under the
-  // session (inspector.mjs then fails its calls): the profile is taken again, three times at most.
+  // The profile under load, with the sources of its scripts; taken again if its inspector
+  // closes under it (`retried`).
   const take = async () => {
     const { send, close } = await inspect(w, opts.isolate);
     try {
@@ -125,16 +125,7 @@ try {
       close();
     }
   };
-  let taken;
-  for (let attempt = 1; !taken; attempt++) {
-    try {
-      taken = await take();
-    } catch (e) {
-      if (attempt >= 3) throw e;
-      log(`${e.message}; profiling again`);
-    }
-  }
-  const { r, profile } = taken;
+  const { r, profile } = await retried(take, (why) => log(`${why}; profiling again`));
   // Which Worker's isolate this is (wrangler's inspector picks one; in wrangler 4.86 the
   // ledger's): the ledger's glue constructs the merchant's object, the front's never does.
   const ledger = [...sources.values()].some((lines) => lines.some((l) => l.includes('merchantobject_new')));
