@@ -42,8 +42,10 @@ async function profileRun(w, m, run) {
   const sessions = {};
   try {
     for (const isolate of ['front', 'ledger']) {
-      sessions[isolate] = await inspect(w, isolate);
-      await sessions[isolate].send('Profiler.enable');
+      // The front through workerd's own inspector, the ledger through wrangler's proxy, which
+      // usually holds it (`inspect`); when it holds the front instead, the front's profiler is
+      // silent and the run is taken again.
+      sessions[isolate] = await inspect(w, isolate, isolate === 'front' ? 'own' : 'proxy');
       await sessions[isolate].send('Profiler.setSamplingInterval', { interval: 50 });
       await sessions[isolate].send('Profiler.start');
     }

@@ -1,7 +1,7 @@
 // Which inspector to profile an isolate through. wrangler's inspector proxies one of
-// tokenpad's two Workers (in wrangler 4.86 the ledger's), and holds that isolate's session;
-// workerd's own inspector lists both, as `core:user:<name>`, and answers the profiler for the
-// one wrangler's proxy does not hold: the front. wrangler does not print workerd's port, so it
+// tokenpad's two Workers (in wrangler 4.86 usually the ledger's), and holds that isolate's
+// session; workerd's own inspector lists both, as `core:user:<name>`, and answers the profiler
+// for the one wrangler's proxy does not hold. wrangler does not print workerd's port, so it
 // is found through /proc: the ports workerd's processes (wrangler's descendants) listen on,
 // the one whose /json lists the Worker.
 import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
@@ -45,38 +45,76 @@ function listening(pid) {
   return ports;
 }
 
+// The Worker script each isolate runs, as workerd's inspector names its target
+// (`core:user:<script>`).
+const SCRIPTS = { front: 'tokenpad', ledger: 'tokenpad-ledger' };
+
 /**
- * The DevTools WebSocket URL of `isolate` ('ledger' or 'front') of the Workers `w` runs
- * (`startWorker`'s handle): the ledger's through wrangler's proxy, the front's through
- * workerd's own inspector.
+ * The DevTools WebSocket URL of `isolate`'s target in workerd's own inspector, found through
+ * the ports wrangler's descendants listen on; null when no port lists it.
  */
-export async function inspectorUrl(w, isolate) {
-  if (isolate === 'ledger') {
-    const targets = await (await fetch(`http://127.0.0.1:${w.inspectorPort}/json`)).json();
-    const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
-    if (!target) throw new Error('no inspector target');
-    return target.webSocketDebuggerUrl;
-  }
-  if (isolate !== 'front') throw new Error(`--isolate is front or ledger, not ${isolate}`);
+async function ownTargetUrl(w, isolate) {
   for (const pid of descendants(w.pid())) {
     let ports = [];
     try { ports = listening(pid); } catch { continue; }
     for (const port of ports) {
       const targets = await fetch(`http://127.0.0.1:${port}/json`, { signal: AbortSignal.timeout(2000) })
         .then((r) => (r.ok ? r.json() : [])).catch(() => []);
-      const front = Array.isArray(targets) && targets.find((t) => t.id === 'core:user:tokenpad');
-      if (front) return front.webSocketDebuggerUrl;
+      const target = Array.isArray(targets) && targets.find((t) => t.id === `core:user:${SCRIPTS[isolate]}`);
+      if (target) return target.webSocketDebuggerUrl;
     }
   }
-  throw new Error("workerd's inspector with the front Worker (core:user:tokenpad) not found");
+  return null;
+}
+
+/** The DevTools WebSocket URL wrangler's inspector proxy serves (one isolate, its choice). */
+async function proxyUrl(w) {
+  const targets = await (await fetch(`http://127.0.0.1:${w.inspectorPort}/json`)).json();
+  const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
+  if (!target) throw new Error('no inspector target');
+  return target.webSocketDebuggerUrl;
 }
 
 /**
- * A DevTools protocol session on `isolate` ('ledger' or 'front') of the Workers `w` runs:
- * `send(method, params)` resolves with the method's result, `close()` ends it.
+ * A DevTools protocol session on `isolate` ('ledger' or 'front') of the Workers `w` runs
+ * (`startWorker`'s handle), its profiler enabled, through `via`: 'own' (workerd's own
+ * inspector, its target for that Worker) or 'proxy' (wrangler's inspector proxy, which holds
+ * one of the two isolates' sessions, usually the ledger's, and then workerd's own answers only
+ * for the other). `send(method, params)` resolves with the method's result, `close()` ends it.
+ * A session whose profiler does not answer within `timeoutMs` (an isolate whose session the
+ * other inspector holds) fails rather than waits. The caller checks which isolate it profiled
+ * and takes the other way when it was the wrong one (profile.mjs).
  */
-export async function inspect(w, isolate) {
-  const ws = new WebSocket(await inspectorUrl(w, isolate));
+export async function inspect(w, isolate, via, { timeoutMs = 5000 } = {}) {
+  if (!SCRIPTS[isolate]) throw new Error(`the isolate is front or ledger, not ${isolate}`);
+  let url;
+  if (via === 'own') {
+    url = await ownTargetUrl(w, isolate);
+    if (!url) throw new Error(`workerd's inspector with the ${isolate} Worker (core:user:${SCRIPTS[isolate]}) not found`);
+  } else if (via === 'proxy') {
+    url = await proxyUrl(w);
+  } else {
+    throw new Error(`an inspector is 'own' or 'proxy', not ${via}`);
+  }
+  const s = await session(url, isolate);
+  let timer;
+  const silent = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the ${isolate} isolate's profiler did not answer through ${via === 'own' ? "workerd's own inspector" : "wrangler's proxy"} within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([s.send('Profiler.enable'), silent]);
+  } catch (e) {
+    s.close();
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+  return s;
+}
+
+/** A DevTools protocol session on the inspector at `url` (`isolate` names it in errors). */
+async function session(url, isolate) {
+  const ws = new WebSocket(url);
   await new Promise((resolve, reject) => {
     ws.once('open', resolve);
     ws.once('error', reject);

@@ -1,9 +1,8 @@
 // Where a route's time goes: a CPU profile of one of tokenpad's two isolates (the front, and
-// the ledger where the merchant's object runs) while autocannon loads one route. The ledger's
-// (the default) is taken through the inspector wrangler opens, which proxies that one in
-// wrangler 4.86; the front's (`--isolate front`) through workerd's own inspector, which lists
-// both but answers the profiler only for the one wrangler's proxy does not hold
-// (bench/inspector.mjs). This checks which isolate it profiled and says so. Prints the
+// the ledger where the merchant's object runs) while autocannon loads one route: the ledger's
+// by default, the front's with `--isolate front`, through workerd's own inspector or, for the
+// isolate wrangler's inspector proxy holds, through that proxy (bench/inspector.mjs). This
+// checks which isolate it profiled and says so. Prints the
 // functions with the most self time and the most total time, Rust functions under their own
 // names.
 //
@@ -101,14 +100,18 @@ try {
   };
   const route = routes[opts.route];
   if (!route) throw new Error(`unknown route ${opts.route}: one of ${Object.keys(routes).join(', ')}`);
-  await load(w, route, opts.connections, 1); // warm: JIT, the object, connections
+  await load(w, route, opts.connections, 1); // warm
 
-  // The profile under load, with the sources of its scripts; taken again if its inspector
-  // closes under it (`retried`).
+  // The profile under load, with the sources of its scripts. Taken again if its inspector
+  // closes under it or profiled the other isolate, the other way the second time: wrangler's
+  // proxy usually holds the ledger's isolate (workerd's own inspector then answers for the
+  // front alone), but not always (`inspect`).
+  const ways = opts.isolate === 'ledger' ? ['proxy', 'own'] : ['own', 'proxy'];
+  let attempt = 0;
   const take = async () => {
-    const { send, close } = await inspect(w, opts.isolate);
+    const via = ways[attempt++ % 2];
+    const { send, close } = await inspect(w, opts.isolate, via);
     try {
-      await send('Profiler.enable');
       await send('Profiler.setSamplingInterval', { interval: 200 });
       await send('Profiler.start');
       const r = await load(w, route, opts.connections, opts.seconds);
@@ -120,17 +123,17 @@ try {
         const got = await send('Debugger.getScriptSource', { scriptId: id }).catch(() => null);
         if (got) sources.set(id, got.scriptSource.split('\n'));
       }
+      // Which Worker's isolate this is: the ledger's glue constructs the merchant's object,
+      // the front's never does.
+      const ledger = [...sources.values()].some((lines) => lines.some((l) => l.includes('merchantobject_new')));
+      if (ledger !== (opts.isolate === 'ledger')) throw new Error(`asked for the ${opts.isolate}'s isolate, the ${via} inspector profiled the other`);
+      log(`profiled the ${ledger ? 'ledger Worker\'s isolate (the merchant\'s object)' : 'front Worker\'s isolate'} through the ${via} inspector; the other is not profiled`);
       return { r, profile };
     } finally {
       close();
     }
   };
   const { r, profile } = await retried(take, (why) => log(`${why}; profiling again`));
-  // Which Worker's isolate this is (wrangler's inspector picks one; in wrangler 4.86 the
-  // ledger's): the ledger's glue constructs the merchant's object, the front's never does.
-  const ledger = [...sources.values()].some((lines) => lines.some((l) => l.includes('merchantobject_new')));
-  log(`profiled the ${ledger ? 'ledger Worker\'s isolate (the merchant\'s object)' : 'front Worker\'s isolate'}; the other is not profiled`);
-  if (ledger !== (opts.isolate === 'ledger')) throw new Error(`asked for the ${opts.isolate}'s isolate, profiled the other`);
   // Rust names on the wasm frames, in the tables below and in the file --json writes.
   nameWasmFrames(profile, opts.isolate);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
