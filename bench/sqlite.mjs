@@ -11,7 +11,7 @@
 //
 // docs/performance.md's per-statement figures (a balance write, a history or event insert) come from it.
 import path from 'node:path';
-import { ROOT, startWorker } from '../tests/http/harness.mjs';
+import { ROOT, groupProcesses, startWorker } from '../tests/http/harness.mjs';
 import { load } from './common.mjs';
 
 const opts = { n: 20, seconds: 4, rounds: 2, only: '', each: false };
@@ -26,18 +26,32 @@ for (let i = 0; i < argv.length; i++) {
   else throw new Error(`unknown option ${a}`);
 }
 
+// workerd's CPU (user + system, ms) from /proc, steadier than req/s on a shared machine; null
+// where there is no /proc. USER_HZ is 100 on Linux.
+function workerdCpuMs() {
+  try {
+    return (groupProcesses(w.pid()).filter((p) => p.name === 'workerd').reduce((sum, p) => sum + p.ticks, 0) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
 const w = await startWorker({ workerDir: path.join(ROOT, 'bench', 'sqlite') });
 try {
   const kinds = await (await fetch(`${w.baseUrl}/none`)).json();
-  const chosen = kinds.filter((k) => k === 'none' || !opts.only || k.includes(opts.only));
+  const chosen = kinds.filter((k) => k === 'none' || !opts.only || opts.only.split('|').some((o) => k.includes(o)));
   await load(w, { path: '/none' }, 32, 1); // warm
   const ms = new Map();
+  const cpu = new Map();
   for (let round = 0; round < opts.rounds; round++) {
     for (const kind of chosen) {
       const n = kind === 'none' && !opts.each ? 0 : opts.n;
+      const before = workerdCpuMs();
       const r = await load(w, { path: `/${encodeURIComponent(kind)}?n=${n}${opts.each ? '&each' : ''}` }, 32, opts.seconds);
+      const after = workerdCpuMs();
       if (r.non2xx || r.errors) throw new Error(`${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
       ms.set(kind, [...(ms.get(kind) ?? []), 1000 / (r['2xx'] / r.duration)]);
+      if (before !== null && after !== null) cpu.set(kind, [...(cpu.get(kind) ?? []), (after - before) / r['2xx']]);
     }
   }
   const none = ms.get('none');
@@ -46,6 +60,14 @@ try {
   for (const kind of chosen.filter((k) => k !== 'none')) {
     const us = ms.get(kind).map((m, i) => (((m - none[i]) * 1000) / opts.n).toFixed(1));
     console.log(`| ${kind} | ${us.join(' | ')} |`);
+  }
+  if (cpu.has('none')) {
+    console.log(`\n| statement, by workerd's CPU | ${none.map((_, i) => `µs each, round ${i + 1}`).join(' | ')} |`);
+    console.log(`|---|${none.map(() => '---:').join('|')}|`);
+    for (const kind of chosen.filter((k) => k !== 'none')) {
+      const us = cpu.get(kind).map((m, i) => (((m - cpu.get('none')[i]) * 1000) / opts.n).toFixed(1));
+      console.log(`| ${kind} | ${us.join(' | ')} |`);
+    }
   }
   console.log('\n(a "two rows" kind runs one statement for two rows: its figure is per row)');
   console.log(`none: ${none.map((m) => `${(1000 / m).toFixed(0)} req/s`).join(', ')}`);

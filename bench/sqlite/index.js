@@ -4,7 +4,9 @@
 // a change to the schema can be priced before it is made: a balance row with and without the
 // holder-count trigger, a history row with and without its user index or `RETURNING`, an event
 // row with and without its time index, two rows in one statement, and history and event rows
-// numbered by the caller (as tokenpad inserts them) in tables with and without AUTOINCREMENT.
+// numbered by the caller (as tokenpad inserts them) in tables with and without AUTOINCREMENT;
+// the idempotency table; and whole requests' sets: the floor's one update (bench/hello's
+// /object-write), a spend's six statements, one journal row holding as many bytes.
 import { DurableObject } from 'cloudflare:workers';
 
 const ZERO = '0'.repeat(39);
@@ -46,6 +48,13 @@ const SCHEMA = [
     `CREATE INDEX IF NOT EXISTS ${t}_unsealed ON ${t} (seq) WHERE data IS NULL`,
   ]),
   'CREATE INDEX IF NOT EXISTS events_by_time ON events (at)',
+  'CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL)',
+  'CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (created_at)',
+  'CREATE TABLE IF NOT EXISTS idempotency_ageless (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL)',
+  'CREATE TABLE IF NOT EXISTS idempotency_slim (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID',
+  'CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY, data TEXT NOT NULL)',
+  'CREATE TABLE IF NOT EXISTS floor (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)',
+  'INSERT OR IGNORE INTO floor (id, n) VALUES (1, 0)',
   'CREATE INDEX IF NOT EXISTS events_numbered_by_time ON events_numbered (at)',
   'CREATE INDEX IF NOT EXISTS events_plain_by_time ON events_plain (at)',
 ];
@@ -58,6 +67,8 @@ const KINDS = {
   'balance upsert, no trigger': (sql, i) => sql.exec(UPSERT('balances_untriggered'), TOKEN, owner(i % 1000), String(i), '0', key(i)),
   'balance upsert, two rows': (sql, i) => i % 2 === 0 && sql.exec(UPSERT('balances_untriggered', 2),
     TOKEN, owner(i % 1000), String(i), '0', key(i), TOKEN, owner((i + 1) % 1000), String(i), '0', key(i)),
+  // The same row written by a plain UPDATE, as a write may when it knows the row is there.
+  'balance update, no trigger': (sql, i) => sql.exec('UPDATE balances_untriggered SET active = ?, locked = ?, total_key = ? WHERE token = ? AND owner = ?', String(i), '0', key(i), TOKEN, owner(i % 1000)),
   'token upsert': (sql) => sql.exec('INSERT INTO tokens (address, data) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET data = excluded.data', TOKEN, DOC),
   'history insert': (sql, i) => sql.exec('INSERT INTO history (user_id, token, data) VALUES (?, ?, ?)', `h${i % 100}`, TOKEN, DOC),
   'history insert, RETURNING seq': (sql, i) => sql.exec('INSERT INTO history (user_id, token, data) VALUES (?, ?, ?) RETURNING seq', `h${i % 100}`, TOKEN, DOC).toArray(),
@@ -70,7 +81,32 @@ const KINDS = {
   'event insert, seq given, no time index': (sql, i) => sql.exec(NUMBERED_EVENT('events_untimed'), i, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
   'event insert, two rows': (sql, i) => i % 2 === 0 && sql.exec(EVENT('events', 2),
     'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
+  'floor update': (sql) => sql.exec('UPDATE floor SET n = n + 1 WHERE id = 1'),
+  'idempotency select': (sql, i) => sql.exec('SELECT key, fingerprint, status, body, created_at FROM idempotency WHERE key IN (?) AND created_at >= ?', `merchant:key-${i}`, 1700000000).toArray(),
+  'idempotency insert': (sql, i) => sql.exec('INSERT OR REPLACE INTO idempotency (key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?)', `merchant:key-${i}`, 'f'.repeat(64), 200, BODY, 1700000000 + i),
+  'idempotency insert, no age index, WITHOUT ROWID': (sql, i) => sql.exec('INSERT OR REPLACE INTO idempotency_slim (key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?)', `merchant:key-${i}`, 'f'.repeat(64), 200, BODY, 1700000000 + i),
+  'journal row': (sql, i) => sql.exec('INSERT INTO journal (seq, data) VALUES (?, ?)', i, DOC + DOC + DOC + BODY),
+  "a spend's statements": (sql, i) => spend(sql, i, false),
+  "a spend's statements, slimmer tables": (sql, i) => spend(sql, i, true),
+  "a spend's statements, no time or age index": (sql, i) => spend(sql, i, 'indexes'),
 };
+
+const BODY = JSON.stringify({ transaction: { id: 'x'.repeat(36), amount: '1000000', status: 'completed' } });
+/** The statements a spend runs, in its order (`x-sql-statements`: 6): its key looked up, the
+ * holder's balance, the token row, a history record, an event, the key's answer kept. `slim`:
+ * the same in tables with an index or a counter less (history and events without AUTOINCREMENT's
+ * counter, events without their time index, keys WITHOUT ROWID and without their age index),
+ * to price what those cost a write. Run with `--n 1`, a request's one commit. */
+function spend(sql, i, slim) {
+  const idem = slim === 'indexes' ? 'idempotency_ageless' : slim ? 'idempotency_slim' : 'idempotency';
+  const k = `merchant:key-${i}`;
+  sql.exec(`SELECT key, fingerprint, status, body, created_at FROM ${idem} WHERE key IN (?) AND created_at >= ?`, k, 1700000000).toArray();
+  sql.exec(UPSERT('balances_untriggered'), TOKEN, owner(i % 1000), String(i), '0', key(i));
+  sql.exec('INSERT INTO tokens (address, data) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET data = excluded.data', TOKEN, DOC);
+  sql.exec(`INSERT INTO ${slim === true ? 'history_plain' : 'history_numbered'} (seq, user_id, token, data) VALUES (?, ?, ?, ?)`, i, `h${i % 100}`, TOKEN, DOC);
+  sql.exec(NUMBERED_EVENT(slim ? 'events_untimed' : 'events_numbered'), i, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC);
+  sql.exec(`INSERT OR REPLACE INTO ${idem} (key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?)`, k, 'f'.repeat(64), 200, BODY, 1700000000 + i);
+}
 
 export class Tables extends DurableObject {
   constructor(ctx, env) {
