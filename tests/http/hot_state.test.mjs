@@ -144,7 +144,7 @@ describe('the ledger rows the object keeps', () => {
     const history = async (user, query = '') => {
       const r = await api(w, 'GET', `/holder/${user}/transactions${query}`, { key: n.secretKey });
       assert.equal(r.status, 200, r.text);
-      return { statements: statements(r), ids: r.json.data.map((t) => t.id) };
+      return { statements: statements(r), kept: Number(r.headers.get('x-kept-texts')), ids: r.json.data.map((t) => t.id) };
     };
     await ok('PUT', '/holder/dave');
     const first = await token();
@@ -163,20 +163,29 @@ describe('the ledger rows the object keeps', () => {
 
     const records = await history('bob');
     assert.ok(records.statements > 0);
-    assert.deepEqual(await history('bob'), { ...records, statements: 0 });
-    // A smaller page is the kept page's first records; a cursor's page comes from SQLite.
-    assert.deepEqual((await history('bob', '?limit=2')).ids, records.ids.slice(0, 2));
-    // The object keeps the text a page was last answered with (objects/merchant/page_texts.rs):
-    // the default page asked again is its own, not the smaller one answered last.
-    assert.deepEqual(await history('bob'), { ...records, statements: 0 });
+    assert.equal(records.kept, 0, 'a page read from SQLite has no kept text yet');
+    // Asked again, the page is answered with the text it was answered with
+    // (objects/merchant/page_texts.rs; `x-kept-texts` counts the reads so answered).
+    assert.deepEqual(await history('bob'), { ...records, statements: 0, kept: 1 });
+    // A smaller page is the kept page's first records, written anew; a cursor's page comes
+    // from SQLite.
+    const two = await history('bob', '?limit=2');
+    assert.deepEqual([two.ids, two.kept], [records.ids.slice(0, 2), 0]);
+    assert.equal((await history('bob', '?limit=2')).kept, 1);
+    // The default page asked again is its own text, not the smaller one answered last: a
+    // page keeps one text, the last it was answered with.
+    assert.deepEqual(await history('bob'), { ...records, statements: 0, kept: 0 });
+    assert.deepEqual(await history('bob'), { ...records, statements: 0, kept: 1 });
     const older = await history('bob', `?limit=2&cursor=c1`);
     assert.ok(older.statements > 0);
+    assert.equal(older.kept, 0, 'a page after a cursor is read each time');
     // A record of bob's, written by a transfer to him, is on his next read; carol's stay kept.
     await history('carol');
     const carolWas = await history('carol');
-    assert.equal(carolWas.statements, 0);
+    assert.deepEqual([carolWas.statements, carolWas.kept], [0, 1]);
     await ok('POST', `/token/${T}/distribute`, { sendToId: 'bob', amount: 1 });
     const now = await history('bob');
+    assert.equal(now.kept, 0, "a record of bob's written forgets his page's text");
     assert.equal(now.ids.length, Math.min(records.ids.length + 1, 50));
     assert.deepEqual(now.ids.slice(1), records.ids.slice(0, now.ids.length - 1));
     assert.deepEqual(await history('carol'), carolWas);
@@ -305,6 +314,8 @@ test("a presale's reads, kept as the text they answered, show each purchase, the
   await buy('gus', 1);
   assert.equal(seen(await publicRead()), 'active 4: fay:3:75 gus:1:25');
   assert.equal(seen(await merchantRead()), 'active 4: fay:3:75 gus:1:25');
+  // Asked again, it is answered with the text it was answered with (`x-kept-texts`).
+  assert.equal((await call('GET', `/merchant/presale/${presale.id}`)).headers.get('x-kept-texts'), '1');
   // Private mode: a public reader sees holders by their addresses, the merchant by userId.
   await call('PATCH', '/merchant/settings', { privateMode: true });
   const fay = address.fay;

@@ -74,7 +74,7 @@ pub struct SqlStore {
 /// What an object keeps in memory beside SQLite, shared by every store it makes: flags raised
 /// when a store writes what the object keeps a copy of (committed or not), so whoever keeps
 /// the copy reads it again (`MerchantObject`); the rows it keeps as committed (`cache/mod.rs`);
-/// and a count of the statements its stores ran.
+/// and counts of the statements its stores ran and of the reads answered from kept texts.
 #[derive(Clone, Default)]
 pub struct Watch {
     /// The merchant record.
@@ -92,6 +92,9 @@ pub struct Watch {
     pub cache: Rc<RefCell<Cache>>,
     /// SQL statements run so far (the object reports them per request in local runs).
     pub statements: Rc<Cell<u64>>,
+    /// Reads answered with the text they were last answered with (a presale's reads, a
+    /// holder's newest history page), so far (reported per request like `statements`).
+    pub recalled: Rc<Cell<u64>>,
     /// What the transaction under way moved in each token's books, checked as it commits
     /// (`txn.rs`; `tokenpad_core::model::books`).
     pub books: Rc<RefCell<Books>>,

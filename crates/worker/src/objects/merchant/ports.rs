@@ -96,16 +96,21 @@ impl Txn for WorkerTxn {
     }
 
     fn recall(&mut self, ctx: &Ctx, p: &Permitted) -> (Option<Self::Memo>, Option<String>) {
+        let recalled = |text: String| {
+            let n = &self.watch.recalled;
+            n.set(n.get().saturating_add(1));
+            (None, Some(text))
+        };
         if let Some(key) = page_texts::Key::of(&self.store, ctx, p.op()) {
             return match key.get(&self.store) {
-                Some(text) => (None, Some(text)),
+                Some(text) => recalled(text),
                 None => (Some(Memo::Page(key)), None),
             };
         }
         let key = presale_texts::Key::of(&self.store, ctx, p.caller(), p.op());
         if let (Some(k), Ok(mut texts)) = (&key, self.presale_texts.try_borrow_mut()) {
             if let Some(text) = texts.get(&self.watch, k) {
-                return (None, Some(text));
+                return recalled(text);
             }
         }
         (key.map(Memo::Presale), None)

@@ -48,7 +48,7 @@ impl MerchantObject {
         if lose == Some(false) {
             return Err(lost(false));
         }
-        let before = self.watch.statements.get();
+        let (before, recalled) = (self.watch.statements.get(), self.watch.recalled.get());
         let outcome = match call {
             Ok(call) => self.handle(call).await,
             Err(e) => Err(e),
@@ -58,11 +58,15 @@ impl MerchantObject {
         }
         let answer = outcome.unwrap_or_else(|e| Answer::error(&e));
         // Local runs and tests: how many SQL statements ran while the call did (docs/performance.md,
-        // "SQL statements per request"; tests/http/hot_state.test.mjs holds a warm holder read to none).
+        // "SQL statements per request"; tests/http/hot_state.test.mjs holds a warm holder read to none),
+        // and how many reads were answered with the text kept from their last answer.
         // Calls that overlap it at an await count too: exact for one call at a time.
         Ok(if self.faults.count_statements {
             let ran = self.watch.statements.get().saturating_sub(before);
-            answer.with_header("x-sql-statements", ran.to_string())
+            let kept = self.watch.recalled.get().saturating_sub(recalled);
+            answer
+                .with_header("x-sql-statements", ran.to_string())
+                .with_header("x-kept-texts", kept.to_string())
         } else {
             answer
         })
