@@ -50,15 +50,7 @@ pub fn body<T: DeserializeOwned + Checked>(body: &Value) -> Result<T> {
 }
 
 /// Decodes any JSON value into `T`, mapping failures to field errors.
-///
-/// Decoded plainly first: a body that decodes, as nearly every body does, needs no path, and
-/// tracking the path of every field as it goes wraps each one (in a profile of spends the
-/// wrappers were on every field's stack). Only a body that fails is decoded again, the same
-/// way (decoding is deterministic), with `serde_path_to_error` tracking where it fails.
 pub fn value<T: DeserializeOwned>(v: &Value) -> Result<T> {
-    if let Ok(t) = T::deserialize(v) {
-        return Ok(t);
-    }
     serde_path_to_error::deserialize(v).map_err(|e| {
         let path: Vec<String> = e
             .path()
