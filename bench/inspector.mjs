@@ -4,46 +4,11 @@
 // for the one wrangler's proxy does not hold. wrangler does not print workerd's port, so it
 // is found through /proc: the ports workerd's processes (wrangler's descendants) listen on,
 // the one whose /json lists the Worker.
-import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { nameFromIndex } from '../scripts/wasm-names.mjs';
-
-/** Process ids below `pid`, read from /proc. */
-function descendants(pid) {
-  const parent = new Map();
-  for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch { /* gone meanwhile */ }
-  }
-  const out = [];
-  const walk = (p) => {
-    for (const [child, pp] of parent) if (pp === p) { out.push(child); walk(child); }
-  };
-  walk(pid);
-  return out;
-}
-
-/** The TCP ports process `pid` listens on. */
-function listening(pid) {
-  const inodes = new Set();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const m = readlinkSync(`/proc/${pid}/fd/${fd}`).match(/^socket:\[(\d+)\]$/);
-      if (m) inodes.add(m[1]);
-    } catch { /* closed meanwhile */ }
-  }
-  const ports = [];
-  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
-      const c = line.trim().split(/\s+/);
-      if (c.length > 9 && c[3] === '0A' && inodes.has(c[9])) ports.push(parseInt(c[1].split(':')[1], 16));
-    }
-  }
-  return ports;
-}
+import { descendants, listeningPorts } from '../tests/http/procs.mjs';
 
 // The Worker script each isolate runs, as workerd's inspector names its target
 // (`core:user:<script>`).
@@ -56,7 +21,7 @@ const SCRIPTS = { front: 'tokenpad', ledger: 'tokenpad-ledger' };
 async function ownTargetUrl(w, isolate) {
   for (const pid of descendants(w.pid())) {
     let ports = [];
-    try { ports = listening(pid); } catch { continue; }
+    try { ports = listeningPorts(pid); } catch { continue; }
     for (const port of ports) {
       const targets = await fetch(`http://127.0.0.1:${port}/json`, { signal: AbortSignal.timeout(2000) })
         .then((r) => (r.ok ? r.json() : [])).catch(() => []);

@@ -16,13 +16,19 @@
 //   await w.stop();      // kills the whole process group, removes a temp state dir
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { groupAlive, killGroup } from './procs.mjs';
+
+// What the tests and benchmarks read of the processes a worker runs (Linux's /proc), and
+// the calls they make to it: one import for a test.
+export { groupProcesses, processes, proxyOf, runtimeOf, runtimeUrl } from './procs.mjs';
+export { api, createMerchant, createToken, fundRelayer, logLines, repeatedKey, waitForJob } from './calls.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const WORKER_DIR = path.join(ROOT, 'crates', 'worker');
@@ -146,113 +152,6 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
   process.on(signal, () => {
     if (process.listenerCount(signal) === 1) process.exit(code);
   });
-}
-
-function killGroup(child, signal) {
-  try {
-    process.kill(-child.pid, signal);
-    return true;
-  } catch {
-    return false; // ESRCH: the group is gone
-  }
-}
-
-// True while a process of the group is still running. Zombies do not count: this machine's
-// init reaps orphans late, and a zombie holds no port and no file.
-function groupAlive(child) {
-  if (!killGroup(child, 0)) return false;
-  if (process.platform !== 'linux') return true;
-  try {
-    return groupProcesses(child.pid).some((p) => p.state !== 'Z' && p.state !== 'X');
-  } catch {
-    return true;
-  }
-}
-
-/**
- * The processes of process group `pgid`, from Linux's /proc: each one's name, state and CPU
- * time (user and system, in clock ticks). Throws where there is no /proc.
- */
-export function groupProcesses(pgid) {
-  const found = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // gone
-    }
-    // pid (comm) state ppid pgrp ... utime stime; comm may contain spaces, so split after
-    // the last ')'.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    if (Number(f[2]) === pgid) found.push({ name, state: f[0], ticks: Number(f[11]) + Number(f[12]) });
-  }
-  return found;
-}
-
-/** Every process (Linux's /proc): its pid, process group and command line (NUL-separated arguments joined by spaces). */
-export function processes() {
-  const out = [];
-  for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-      out.push({ pid: Number(pid), pgrp, cmdline });
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
-
-/** The workerd listening on `port`: wrangler's proxy, in front of the Worker's runtime. */
-export const proxyOf = (port) => processes().find((p) => /workerd/.test(p.cmdline) && p.cmdline.includes(`--socket-addr=entry=127.0.0.1:${port} `));
-
-/** The workerd that runs the Worker behind `port`'s proxy: the other workerd of its process group. */
-export function runtimeOf(port) {
-  const proxy = proxyOf(port);
-  return proxy && processes().find((p) => p.pgrp === proxy.pgrp && p.pid !== proxy.pid && /\bworkerd serve\b/.test(p.cmdline));
-}
-
-/** The TCP ports process `pid` listens on, from Linux's /proc (its sockets' inodes in /proc/net/tcp). */
-function listeningPorts(pid) {
-  const inodes = new Set();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (m) inodes.add(m[1]);
-    } catch {
-      /* closed meanwhile */
-    }
-  }
-  return readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)
-    .map((line) => line.trim().split(/\s+/))
-    .filter((f) => f[3] === '0A' && inodes.has(f[9])) // 0A: LISTEN
-    .map((f) => parseInt(f[1].split(':')[1], 16));
-}
-
-/**
- * The URL of the Worker's own runtime behind worker `w`'s port, without wrangler's proxy: for
- * what the proxy would hide (it answers a request whose body ends early with its own plain-text
- * 503 "Your worker restarted mid-request", whatever the Worker said). Found as the runtime's
- * listening port whose `/health` answers as the Worker does. Linux only (/proc).
- */
-export async function runtimeUrl(w) {
-  const runtime = runtimeOf(Number(new URL(w.baseUrl).port));
-  if (!runtime) throw new Error('harness: no Workers runtime behind the proxy');
-  for (const port of listeningPorts(runtime.pid)) {
-    const url = `http://127.0.0.1:${port}`;
-    try {
-      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
-      if (res.ok && (await res.json()).ok === true) return url;
-    } catch {
-      /* the inspector's or the debug port */
-    }
-  }
-  throw new Error('harness: the Workers runtime has no port answering /health');
 }
 
 async function freePort() {
@@ -501,125 +400,4 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
     throw e;
   }
   return handle;
-}
-
-/**
- * One HTTP call. `target` is a base URL or a startWorker() handle (its current baseUrl is used).
- * `key` is sent as x-api-key, `adminKey` as x-admin-key; `body` is sent as JSON, `rawBody` as is.
- * @returns {Promise<{status: number, headers: Headers, json: any, text: string}>}
- */
-export async function api(target, method, urlPath, { key, adminKey, body, headers = {}, rawBody } = {}) {
-  const baseUrl = typeof target === 'string' ? target : target.baseUrl;
-  const h = { ...headers };
-  if (key !== undefined) h['x-api-key'] = key;
-  if (adminKey !== undefined) h['x-admin-key'] = adminKey;
-  let payload = rawBody;
-  if (body !== undefined && rawBody === undefined) {
-    payload = JSON.stringify(body);
-    if (!Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['content-type'] = 'application/json';
-  }
-  const res = await fetch(`${baseUrl}${urlPath}`, { method, headers: h, body: payload });
-  const text = await res.text();
-  let json;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  // JSON.parse keeps the last of a repeated key silently; the service writes each object
-  // straight from its wire type, where a flattened field could repeat its parent's name.
-  const repeated = json === undefined ? null : repeatedKey(text);
-  if (repeated !== null) throw new Error(`${method} ${urlPath}: the answer repeats the key "${repeated}": ${text.slice(0, 500)}`);
-  return { status: res.status, headers: res.headers, json, text };
-}
-
-/** The JSON log lines (the request log among them) in a worker's or dev.sh's output. */
-export function logLines(output) {
-  return output.split('\n').map((l) => l.slice(l.indexOf('{"')))
-    .flatMap((l) => { try { return [JSON.parse(l)]; } catch { return []; } });
-}
-
-/** The first key that one object of the JSON text `text` (well-formed) names twice, or null. */
-export function repeatedKey(text) {
-  const open = []; // per open container: its keys so far (an object) or null (an array)
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '{') open.push(new Set());
-    else if (c === '[') open.push(null);
-    else if (c === '}' || c === ']') open.pop();
-    else if (c === '"') {
-      let end = i + 1;
-      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
-      let next = end + 1;
-      while (' \t\n\r'.includes(text[next])) next++;
-      const keys = open.at(-1);
-      if (text[next] === ':' && keys) {
-        const key = JSON.parse(text.slice(i, end + 1));
-        if (keys.has(key)) return key;
-        keys.add(key);
-      }
-      i = end;
-    }
-  }
-  return null;
-}
-
-function expectOk(res, what) {
-  if (res.status < 200 || res.status > 299) {
-    throw new Error(`${what}: HTTP ${res.status} ${res.text}`);
-  }
-  return res.json;
-}
-
-/**
- * Creates a merchant through the admin API: {id, name, secretKey, publicKey, merchantAddress}.
- * On an EVM chain its relayer is funded (fundRelayer), as every test merchant's must be.
- */
-export async function createMerchant(w, name = 'Test Merchant') {
-  const m = expectOk(await api(w, 'POST', '/admin/merchants', { adminKey: w.adminKey, body: { name } }), 'create merchant');
-  await fundRelayer(w, m.merchantAddress);
-  return m;
-}
-
-/**
- * On an EVM chain (a local anvil), gives the merchant wallet `address` 1000 test ETH: it is the
- * merchant's relayer and pays the gas of its settlement, which stalls without it. Does nothing
- * on the embedded chain.
- */
-export async function fundRelayer(w, address) {
-  if (w.chain?.kind !== 'evm') return;
-  const { fund } = await import('../chain/anvil.mjs');
-  await fund(w.chain.rpcUrl, address, 1000n * 10n ** 18n);
-}
-
-/**
- * Creates a token and waits for its job: polls GET /jobs/:id and, when the job is still pending,
- * moves the embedded chain forward with POST /admin/time/advance (time travel is on in the
- * harness); on an EVM chain it waits for the node to mine the deployment.
- * Returns the job's data, the Token object (with `address`).
- */
-export async function createToken(w, secretKey, body = {}, { timeoutMs = 60_000, advanceSeconds = 5 } = {}) {
-  const req = { name: 'Test Token', symbol: 'TEST', canDistribute: true, ...body };
-  const job = expectOk(await api(w, 'POST', '/merchant/create-token', { key: secretKey, body: req }), 'create token');
-  return waitForJob(w, secretKey, job.jobId, { timeoutMs, advanceSeconds });
-}
-
-/** Polls GET /jobs/:id until success (returns data) or failure (throws). */
-export async function waitForJob(w, secretKey, jobId, { timeoutMs = 60_000, advanceSeconds = 5 } = {}) {
-  if (!jobId) throw new Error('waitForJob: no jobId');
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await api(w, 'GET', `/jobs/${encodeURIComponent(jobId)}`, { key: secretKey });
-    const job = expectOk(res, `GET /jobs/${jobId}`);
-    if (job.status === 'success') return job.data;
-    if (['failed', 'failure', 'error'].includes(job.status)) {
-      throw new Error(`job ${jobId} ${job.status}: ${res.text}`);
-    }
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms`);
-    // The embedded chain mines on the service clock; a real one in its own time.
-    if (advanceSeconds > 0 && w.adminKey && w.chain?.kind !== 'evm') {
-      await api(w, 'POST', '/admin/time/advance', { adminKey: w.adminKey, body: { seconds: advanceSeconds } });
-    }
-    await sleep(POLL_MS * 2);
-  }
 }
