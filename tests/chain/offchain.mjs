@@ -109,23 +109,18 @@ export function create2Address(creator, salt, initCodeHash) {
 
 // ------------------------------------------------------------------ EIP-3009 signatures
 
+// EIP-3009's typed data: a transfer and a receipt authorize the same fields.
+const AUTHORIZATION = Object.freeze([
+  { name: 'from', type: 'address' },
+  { name: 'to', type: 'address' },
+  { name: 'value', type: 'uint256' },
+  { name: 'validAfter', type: 'uint256' },
+  { name: 'validBefore', type: 'uint256' },
+  { name: 'nonce', type: 'bytes32' },
+]);
 export const AUTH_TYPES = Object.freeze({
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-  ReceiveWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
+  TransferWithAuthorization: AUTHORIZATION,
+  ReceiveWithAuthorization: AUTHORIZATION,
   CancelAuthorization: [
     { name: 'authorizer', type: 'address' },
     { name: 'nonce', type: 'bytes32' },

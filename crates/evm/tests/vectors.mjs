@@ -28,6 +28,7 @@ import {
   toEventSelector,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { AUTH_TYPES } from '../../../tests/chain/offchain.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..', '..');
@@ -68,16 +69,8 @@ const DOMAINS = [
   { name: 'Moon', version: '1', chainId: 31337, verifyingContract: '0x5484f34f6cd409c86492a5038f5cce18e81cd493' },
   { name: 'Ünïcödé ☕ token', version: '1', chainId: 84532, verifyingContract: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' },
 ];
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-};
+// EIP-3009's typed data, as the chain tests sign it.
+const TYPES = { TransferWithAuthorization: AUTH_TYPES.TransferWithAuthorization };
 const PAYEES = ['0x000000000000000000000000000000000000dead', '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'];
 const AMOUNTS = [0n, 1n, 1_000_000n * 10n ** 18n, MAX_U128];
 const WINDOWS = [
