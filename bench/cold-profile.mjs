@@ -1,7 +1,8 @@
 // Where a Worker's first merchant read after a restart spends its time: CPU profiles of both
 // isolates (the front's and the ledger's, bench/inspector.mjs) over that one request, each
 // restart's written as .cpuprofile files (Rust names on the wasm frames) and the functions
-// with the most self time printed. At a first call V8 compiles a wasm function (lazily, one
+// with the most samples printed (by samples, not by their time deltas: see below), and the gaps
+// without a sample named with the frame after them. At a first call V8 compiles a wasm function (lazily, one
 // at a time), and the compile's time falls on the caller's frame: a large self time here on
 // a function that is cheap warm names a large function it calls for the first time.
 //
@@ -14,6 +15,8 @@ import path from 'node:path';
 import { api, createMerchant, startWorker } from '../tests/http/harness.mjs';
 import { inspect, nameWasmFrames, retried } from './inspector.mjs';
 
+// The profiler's sampling interval (µs).
+const INTERVAL_US = 50;
 const opts = { runs: 3, out: '/tmp', top: 15 };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
@@ -46,7 +49,7 @@ async function profileRun(w, m, run) {
       // usually holds it (`inspect`); when it holds the front instead, the front's profiler is
       // silent and the run is taken again.
       sessions[isolate] = await inspect(w, isolate, isolate === 'front' ? 'own' : 'proxy');
-      await sessions[isolate].send('Profiler.setSamplingInterval', { interval: 50 });
+      await sessions[isolate].send('Profiler.setSamplingInterval', { interval: INTERVAL_US });
       await sessions[isolate].send('Profiler.start');
     }
     const t = performance.now();
@@ -62,14 +65,23 @@ async function profileRun(w, m, run) {
       writeFileSync(file, JSON.stringify(profile));
       const self = new Map();
       const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-      profile.samples.forEach((id, i) => {
+      const nameAt = (id) => {
         const f = byId.get(id).callFrame;
-        const name = (f.functionName || `(anonymous ${f.url.split('/').pop()}:${f.lineNumber})`).replace(/::h[0-9a-f]{16}$/, '');
-        self.set(name, (self.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0));
+        return (f.functionName || `(anonymous ${f.url.split('/').pop()}:${f.lineNumber})`).replace(/::h[0-9a-f]{16}$/, '');
+      };
+      // By samples: a sample's delta is no measure of its frame, since the isolate is not
+      // sampled while it does not run and the delta after such a gap holds the gap (in a cold
+      // read, 27 ms charged to one "(program)" sample). The gaps are named apart.
+      const gaps = [];
+      profile.samples.forEach((id, i) => {
+        self.set(nameAt(id), (self.get(nameAt(id)) ?? 0) + 1);
+        const d = profile.timeDeltas[i] ?? 0;
+        if (d > 10 * INTERVAL_US) gaps.push(`${(d / 1000).toFixed(1)} ms before ${nameAt(id).slice(0, 60)}`);
       });
-      console.log(`  ${isolate} (${file}), self ms:`);
-      for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, opts.top)) {
-        console.log(`    ${(us / 1000).toFixed(2).padStart(7)}  ${name.slice(0, 130)}`);
+      console.log(`  ${isolate} (${file}): ${profile.samples.length} samples over ${((profile.endTime - profile.startTime) / 1000).toFixed(1)} ms; ` +
+        `gaps without samples: ${gaps.join('; ') || 'none'}; samples by function:`);
+      for (const [name, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, opts.top)) {
+        console.log(`    ${String(n).padStart(5)}  ${name.slice(0, 130)}`);
       }
     }
   } finally {
