@@ -2,14 +2,17 @@
 // the ledger where the merchant's object runs) while autocannon loads one route: the ledger's
 // by default, the front's with `--isolate front`, through workerd's own inspector or, for the
 // isolate wrangler's inspector proxy holds, through that proxy (bench/inspector.mjs). This
-// checks which isolate it profiled and says so. Prints the
-// functions with the most self time and the most total time, Rust functions under their own
-// names.
+// checks which isolate it profiled and says so. Prints the functions with the most samples of
+// their own and on their stack (shares of the samples), Rust functions under their own names;
+// --callers and --callees the paths around a function, --tree a top-down breakdown under one.
+// --from reports a profile written before with --json, starting nothing.
 //
 //   ./scripts/bench.sh --profile holder        (builds first when needed, then runs this)
 //   node bench/profile.mjs [holder|token|history|spend|distribute|transfer|buy|buy-crowded|replay|health] [--seconds 5]
 //                          [--top 40] [--json profile.cpuprofile] [--request-log all|errors|off]
-//                          [--isolate ledger|front]
+//                          [--isolate ledger|front] [--callers <name>] [--callees <name>]
+//                          [--tree <name> [--depth 3]]
+//   node bench/profile.mjs --from profile.cpuprofile [--tree <name>] [--callees <name>] ...
 //
 // As the benchmark: a token with 100 holders, h0's history 50 records or more, every request
 // logged unless --request-log says otherwise.
@@ -19,7 +22,7 @@
 // (./scripts/build-worker.sh takes it out, 11 % of the gzip size), so the runtime numbers them,
 // and this reads their names from crates/worker/build-ledger-names.json (or build-names.json
 // for the front), which the build writes.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { api, createMerchant, createToken, startWorker } from '../tests/http/harness.mjs';
 import { buyIn, load, ok, openPresale } from './common.mjs';
 import { inspect, nameWasmFrames, retried } from './inspector.mjs';
@@ -27,7 +30,7 @@ import { inspect, nameWasmFrames, retried } from './inspector.mjs';
 const argv = process.argv.slice(2);
 // The profiler's sampling interval (µs).
 const INTERVAL_US = 200;
-const opts = { route: 'holder', seconds: 5, top: 40, json: '', connections: 32, requestLog: 'all', isolate: 'ledger' };
+const opts = { route: 'holder', seconds: 5, top: 40, json: '', connections: 32, requestLog: 'all', isolate: 'ledger', depth: 3 };
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   if (a === '--seconds') opts.seconds = Number(argv[++i]);
@@ -35,6 +38,9 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--json') opts.json = argv[++i];
   else if (a === '--callers') opts.callers = argv[++i];
   else if (a === '--callees') opts.callees = argv[++i];
+  else if (a === '--tree') opts.tree = argv[++i];
+  else if (a === '--depth') opts.depth = Number(argv[++i]);
+  else if (a === '--from') opts.from = argv[++i];
   else if (a === '--connections') opts.connections = Number(argv[++i]);
   else if (a === '--request-log') opts.requestLog = argv[++i];
   else if (a === '--isolate') opts.isolate = argv[++i];
@@ -58,6 +64,12 @@ const anonymous = (f) => {
   return `(anonymous ${where}: ${key ?? line.slice(f.columnNumber, f.columnNumber + 50).replace(/\s+/g, ' ')})`;
 };
 const log = (m) => process.stderr.write(`[profile] ${m}\n`);
+
+// A profile written before (--json), reported again (its wasm frames already named).
+if (opts.from) {
+  report(JSON.parse(readFileSync(opts.from, 'utf8')));
+  process.exit(0);
+}
 
 // As the benchmark runs it: the API alone, no assets router in front (bench.mjs says why).
 const w = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0', PUBLIC_RATE_LIMIT_PER_SECOND: '0', SESSION_RATE_LIMIT_PER_SECOND: '0', REQUEST_LOG: opts.requestLog }, assets: false });
@@ -156,6 +168,17 @@ try {
     `(as the passes before issue 44's sixth did), sampled running ${perRequest(runningUs)} ms`);
   if (opts.json) writeFileSync(opts.json, JSON.stringify(profile));
 
+  report(profile);
+} finally {
+  await w.stop();
+}
+
+/**
+ * The tables of `profile` (its wasm frames already named): the functions with the most samples
+ * of their own and on their stack, and what --callers, --callees and --tree ask for.
+ */
+function report(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   // Shares by samples, each standing for one interval. A sample's time delta is no measure of
   // its frame: workerd samples an isolate only while it runs, so the delta before a request's
   // first sample holds the idle gap before it (a 64 ms delta on the first frame after idle in a
@@ -216,6 +239,40 @@ try {
       return k < 0 ? null : stack.slice(Math.max(0, k - 2), k + 1);
     }));
   }
-} finally {
-  await w.stop();
+  if (opts.tree) {
+    // Top-down under the outermost frames whose name contains --tree: each level's callees by
+    // name, their samples (themselves and below) as shares of all samples, --depth levels.
+    const total = profile.samples.length;
+    const below = new Map();
+    const count = (n) => {
+      if (!below.has(n.id)) below.set(n.id, (n.hitCount ?? 0) + (n.children ?? []).reduce((sum, c) => sum + count(byId.get(c)), 0));
+      return below.get(n.id);
+    };
+    const tops = [];
+    const find = (n, inside) => {
+      const is = nameOf(n.callFrame).includes(opts.tree);
+      if (is && !inside) tops.push(n);
+      for (const c of n.children ?? []) find(byId.get(c), inside || is);
+    };
+    find(profile.nodes[0], false);
+    const pct = (k) => `${((100 * k) / total).toFixed(1)} %`;
+    console.log(`\nunder ${opts.tree}: ${pct(tops.reduce((sum, n) => sum + count(n), 0))} of ${total} samples`);
+    const level = (nodes, depth, indent) => {
+      const own = nodes.reduce((sum, n) => sum + (n.hitCount ?? 0), 0);
+      if (own) console.log(`${indent}${pct(own)}  (its own)`);
+      const byName = new Map();
+      for (const n of nodes) for (const c of n.children ?? []) {
+        const child = byId.get(c);
+        const name = nameOf(child.callFrame);
+        byName.set(name, [...(byName.get(name) ?? []), child]);
+      }
+      const rows = [...byName].map(([name, ns]) => [name, ns, ns.reduce((sum, n) => sum + count(n), 0)]).sort((x, y) => y[2] - x[2]);
+      for (const [name, ns, k] of rows) {
+        if (k / total < 0.004) continue; // below 0.4 %
+        console.log(`${indent}${pct(k)}  ${name.slice(0, 140)}`);
+        if (depth > 1) level(ns, depth - 1, `${indent}   `);
+      }
+    };
+    level(tops, opts.depth, '  ');
+  }
 }
