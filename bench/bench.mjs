@@ -28,18 +28,9 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
-import { ROOT, api, createMerchant, createToken, groupProcesses, startWorker } from '../tests/http/harness.mjs';
-import { buyIn, load, ok, openPresale } from './common.mjs';
+import { ROOT, api, createMerchant, createToken, startWorker } from '../tests/http/harness.mjs';
+import { buyIn, groupCpuMs, load, ok, openPresale } from './common.mjs';
 import { coldStart } from './cold.mjs';
-
-// Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux).
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
 
 // --- options ----------------------------------------------------------------------------------
 const opts = { seconds: 3, connections: 32, buyers: 10_000, crowd: 100, only: '', json: '', launch: true, cold: 5 };
@@ -331,22 +322,6 @@ async function main() {
   if (failed.length) {
     console.log(`\n${failed.length} route(s) had failed requests: ${failed.map((r) => r.route).join(', ')}`);
     process.exitCode = 1;
-  }
-}
-
-/**
- * CPU time (user + system, ms) of the processes in process group `pgid`: all of them
- * (wrangler and the workerd it runs) and workerd's alone, from /proc; null where there is
- * no /proc.
- */
-function groupCpuMs(pgid) {
-  if (!pgid) return null;
-  try {
-    const ms = (ps) => (ps.reduce((sum, p) => sum + p.ticks, 0) * 1000) / CLOCK_TICKS;
-    const all = groupProcesses(pgid);
-    return { all: ms(all), workerd: ms(all.filter((p) => p.name === 'workerd')) };
-  } catch {
-    return null;
   }
 }
 

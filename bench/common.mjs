@@ -1,6 +1,32 @@
-// What the benchmark (bench.mjs) and the profiler (profile.mjs) share.
+// What the benchmark scripts share (bench.mjs, profile.mjs, sqlite.mjs, watchers.mjs).
+import { execFileSync } from 'node:child_process';
 import autocannon from 'autocannon';
-import { api } from '../tests/http/harness.mjs';
+import { api, groupProcesses } from '../tests/http/harness.mjs';
+
+// Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux).
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * CPU time (user + system, ms) of the processes in process group `pgid`: all of them
+ * (wrangler and the workerd it runs) and workerd's alone, from /proc; null where there is
+ * no /proc.
+ */
+export function groupCpuMs(pgid) {
+  if (!pgid) return null;
+  try {
+    const ms = (ps) => (ps.reduce((sum, p) => sum + p.ticks, 0) * 1000) / CLOCK_TICKS;
+    const all = groupProcesses(pgid);
+    return { all: ms(all), workerd: ms(all.filter((p) => p.name === 'workerd')) };
+  } catch {
+    return null;
+  }
+}
 
 /** A seeding call's JSON answer; any other status than 2xx stops the run. */
 export function ok(res, what) {

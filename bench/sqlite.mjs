@@ -11,8 +11,8 @@
 //
 // docs/performance.md's per-statement figures (a balance write, a history or event insert) come from it.
 import path from 'node:path';
-import { ROOT, groupProcesses, startWorker } from '../tests/http/harness.mjs';
-import { load } from './common.mjs';
+import { ROOT, startWorker } from '../tests/http/harness.mjs';
+import { groupCpuMs, load } from './common.mjs';
 
 const opts = { n: 20, seconds: 4, rounds: 2, only: '', each: false };
 const argv = process.argv.slice(2);
@@ -26,16 +26,6 @@ for (let i = 0; i < argv.length; i++) {
   else throw new Error(`unknown option ${a}`);
 }
 
-// workerd's CPU (user + system, ms) from /proc, steadier than req/s on a shared machine; null
-// where there is no /proc. USER_HZ is 100 on Linux.
-function workerdCpuMs() {
-  try {
-    return (groupProcesses(w.pid()).filter((p) => p.name === 'workerd').reduce((sum, p) => sum + p.ticks, 0) * 1000) / 100;
-  } catch {
-    return null;
-  }
-}
-
 const w = await startWorker({ workerDir: path.join(ROOT, 'bench', 'sqlite') });
 try {
   const kinds = await (await fetch(`${w.baseUrl}/none`)).json();
@@ -46,9 +36,10 @@ try {
   for (let round = 0; round < opts.rounds; round++) {
     for (const kind of chosen) {
       const n = kind === 'none' && !opts.each ? 0 : opts.n;
-      const before = workerdCpuMs();
+      // workerd's CPU from /proc, steadier than req/s on a shared machine (null without /proc).
+      const before = groupCpuMs(w.pid())?.workerd ?? null;
       const r = await load(w, { path: `/${encodeURIComponent(kind)}?n=${n}${opts.each ? '&each' : ''}` }, 32, opts.seconds);
-      const after = workerdCpuMs();
+      const after = groupCpuMs(w.pid())?.workerd ?? null;
       if (r.non2xx || r.errors) throw new Error(`${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
       ms.set(kind, [...(ms.get(kind) ?? []), 1000 / (r['2xx'] / r.duration)]);
       if (before !== null && after !== null) cpu.set(kind, [...(cpu.get(kind) ?? []), (after - before) / r['2xx']]);

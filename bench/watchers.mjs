@@ -16,11 +16,10 @@
 // --poll-seconds; printed: requests/s answered, and requests/s that reached the merchant's
 // object (answers whose `x-tokenpad-cache` is not `hit`).
 // --quick: 0 and 200 watchers, 4 s, 200 pollers for 3 s.
-import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { api, createMerchant, groupProcesses, startWorker } from '../tests/http/harness.mjs';
+import { api, createMerchant, startWorker } from '../tests/http/harness.mjs';
 import autocannon from 'autocannon';
-import { ok, openPresale } from './common.mjs';
+import { groupCpuMs, ok, openPresale } from './common.mjs';
 
 const opts = { watchers: '0,1000,5000', seconds: 8, buyers: 8, pollers: 1000, 'poll-seconds': 5, only: '' };
 const argv = process.argv.slice(2);
@@ -36,23 +35,8 @@ for (let i = 0; i < argv.length; i++) {
 const log = (m) => process.stderr.write(`[watchers] ${m}\n`);
 // Node 20 has no global WebSocket without a flag: the `ws` package then (a dev dependency).
 const WS = globalThis.WebSocket ?? (await import('ws')).default;
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
 /** workerd's CPU time (ms) so far, or null without /proc. */
-function workerdMs(w) {
-  try {
-    const ps = groupProcesses(w.pid()).filter((p) => p.name === 'workerd');
-    return (ps.reduce((s, p) => s + p.ticks, 0) * 1000) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
+const workerdMs = (w) => groupCpuMs(w.pid())?.workerd ?? null;
 
 function percentile(sorted, p) {
   if (!sorted.length) return null;
