@@ -59,54 +59,66 @@ const SCHEMA = [
   'CREATE INDEX IF NOT EXISTS events_plain_by_time ON events_plain (at)',
 ];
 
+// A key's kept answer, about the size of a spend's.
+const BODY = JSON.stringify({ transaction: { id: 'x'.repeat(36), amount: '1000000', status: 'completed' } });
+const keyOf = (i) => `merchant:key-${i}`;
+/** The statements of a write, each on the table given (tokenpad's, or a variant beside it). */
+const RUN = {
+  keyLookup: (sql, t, i) => sql.exec(`SELECT key, fingerprint, status, body, created_at FROM ${t} WHERE key IN (?) AND created_at >= ?`, keyOf(i), 1700000000).toArray(),
+  keyKept: (sql, t, i) => sql.exec(`INSERT OR REPLACE INTO ${t} (key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?)`, keyOf(i), 'f'.repeat(64), 200, BODY, 1700000000 + i),
+  balance: (sql, t, i) => sql.exec(UPSERT(t), TOKEN, owner(i % 1000), String(i), '0', key(i)),
+  token: (sql) => sql.exec('INSERT INTO tokens (address, data) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET data = excluded.data', TOKEN, DOC),
+  history: (sql, t, i) => sql.exec(`INSERT INTO ${t} (seq, user_id, token, data) VALUES (?, ?, ?, ?)`, i, `h${i % 100}`, TOKEN, DOC),
+  event: (sql, t, i) => sql.exec(NUMBERED_EVENT(t), i, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
+};
+
+/** The statements a spend runs, in its order (`x-sql-statements`: 6): its key looked up, the
+ * holder's balance, the token row, a history record, an event, the key's answer kept; on the
+ * `tables` given. Run with `--n 1`, a request's one commit. */
+function spend(sql, i, tables) {
+  RUN.keyLookup(sql, tables.keys, i);
+  RUN.balance(sql, 'balances_untriggered', i);
+  RUN.token(sql);
+  RUN.history(sql, tables.history, i);
+  RUN.event(sql, tables.events, i);
+  RUN.keyKept(sql, tables.keys, i);
+}
+// tokenpad's tables (history and events numbered by the caller, as it inserts them).
+const TABLES = { keys: 'idempotency', history: 'history_numbered', events: 'events_numbered' };
+
 /** Each kind: the statement for the i-th run (some run once for two rows). */
 const KINDS = {
   none: () => {},
   'select 1': (sql) => sql.exec('SELECT 1'),
   'balance upsert': (sql, i) => sql.exec(UPSERT('balances'), TOKEN, owner(i % 1000), String(i), '0', key(i)),
-  'balance upsert, no trigger': (sql, i) => sql.exec(UPSERT('balances_untriggered'), TOKEN, owner(i % 1000), String(i), '0', key(i)),
+  'balance upsert, no trigger': (sql, i) => RUN.balance(sql, 'balances_untriggered', i),
   'balance upsert, two rows': (sql, i) => i % 2 === 0 && sql.exec(UPSERT('balances_untriggered', 2),
     TOKEN, owner(i % 1000), String(i), '0', key(i), TOKEN, owner((i + 1) % 1000), String(i), '0', key(i)),
   // The same row written by a plain UPDATE, as a write may when it knows the row is there.
   'balance update, no trigger': (sql, i) => sql.exec('UPDATE balances_untriggered SET active = ?, locked = ?, total_key = ? WHERE token = ? AND owner = ?', String(i), '0', key(i), TOKEN, owner(i % 1000)),
-  'token upsert': (sql) => sql.exec('INSERT INTO tokens (address, data) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET data = excluded.data', TOKEN, DOC),
+  'token upsert': (sql) => RUN.token(sql),
   'history insert': (sql, i) => sql.exec('INSERT INTO history (user_id, token, data) VALUES (?, ?, ?)', `h${i % 100}`, TOKEN, DOC),
   'history insert, RETURNING seq': (sql, i) => sql.exec('INSERT INTO history (user_id, token, data) VALUES (?, ?, ?) RETURNING seq', `h${i % 100}`, TOKEN, DOC).toArray(),
-  'history insert, seq given': (sql, i) => sql.exec('INSERT INTO history_numbered (seq, user_id, token, data) VALUES (?, ?, ?, ?)', i, `h${i % 100}`, TOKEN, DOC),
+  'history insert, seq given': (sql, i) => RUN.history(sql, 'history_numbered', i),
   'history insert, seq given, no AUTOINCREMENT': (sql, i) => sql.exec('INSERT INTO history_plain (seq, user_id, token, data) VALUES (?, ?, ?, ?)', i, `h${i % 100}`, TOKEN, DOC),
   'history insert, no user index': (sql, i) => sql.exec('INSERT INTO history_unindexed (user_id, token, data) VALUES (?, ?, ?)', `h${i % 100}`, TOKEN, DOC),
   'event insert': (sql, i) => sql.exec(EVENT('events'), 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
-  'event insert, seq given': (sql, i) => sql.exec(NUMBERED_EVENT('events_numbered'), i, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
-  'event insert, seq given, no AUTOINCREMENT': (sql, i) => sql.exec(NUMBERED_EVENT('events_plain'), i, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
-  'event insert, seq given, no time index': (sql, i) => sql.exec(NUMBERED_EVENT('events_untimed'), i, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
+  'event insert, seq given': (sql, i) => RUN.event(sql, 'events_numbered', i),
+  'event insert, seq given, no AUTOINCREMENT': (sql, i) => RUN.event(sql, 'events_plain', i),
+  'event insert, seq given, no time index': (sql, i) => RUN.event(sql, 'events_untimed', i),
   'event insert, two rows': (sql, i) => i % 2 === 0 && sql.exec(EVENT('events', 2),
     'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
   'floor update': (sql) => sql.exec('UPDATE floor SET n = n + 1 WHERE id = 1'),
-  'idempotency select': (sql, i) => sql.exec('SELECT key, fingerprint, status, body, created_at FROM idempotency WHERE key IN (?) AND created_at >= ?', `merchant:key-${i}`, 1700000000).toArray(),
-  'idempotency insert': (sql, i) => sql.exec('INSERT OR REPLACE INTO idempotency (key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?)', `merchant:key-${i}`, 'f'.repeat(64), 200, BODY, 1700000000 + i),
-  'idempotency insert, no age index, WITHOUT ROWID': (sql, i) => sql.exec('INSERT OR REPLACE INTO idempotency_slim (key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?)', `merchant:key-${i}`, 'f'.repeat(64), 200, BODY, 1700000000 + i),
+  'idempotency select': (sql, i) => RUN.keyLookup(sql, 'idempotency', i),
+  'idempotency insert': (sql, i) => RUN.keyKept(sql, 'idempotency', i),
+  'idempotency insert, no age index, WITHOUT ROWID': (sql, i) => RUN.keyKept(sql, 'idempotency_slim', i),
   'journal row': (sql, i) => sql.exec('INSERT INTO journal (seq, data) VALUES (?, ?)', i, DOC + DOC + DOC + BODY),
-  "a spend's statements": (sql, i) => spend(sql, i, false),
-  "a spend's statements, slimmer tables": (sql, i) => spend(sql, i, true),
-  "a spend's statements, no time or age index": (sql, i) => spend(sql, i, 'indexes'),
+  "a spend's statements": (sql, i) => spend(sql, i, TABLES),
+  // History without AUTOINCREMENT, events without their time index, keys WITHOUT ROWID and
+  // without their age index.
+  "a spend's statements, slimmer tables": (sql, i) => spend(sql, i, { keys: 'idempotency_slim', history: 'history_plain', events: 'events_untimed' }),
+  "a spend's statements, no time or age index": (sql, i) => spend(sql, i, { ...TABLES, keys: 'idempotency_ageless', events: 'events_untimed' }),
 };
-
-const BODY = JSON.stringify({ transaction: { id: 'x'.repeat(36), amount: '1000000', status: 'completed' } });
-/** The statements a spend runs, in its order (`x-sql-statements`: 6): its key looked up, the
- * holder's balance, the token row, a history record, an event, the key's answer kept. `slim`:
- * the same in tables with an index or a counter less (history and events without AUTOINCREMENT's
- * counter, events without their time index, keys WITHOUT ROWID and without their age index),
- * to price what those cost a write. Run with `--n 1`, a request's one commit. */
-function spend(sql, i, slim) {
-  const idem = slim === 'indexes' ? 'idempotency_ageless' : slim ? 'idempotency_slim' : 'idempotency';
-  const k = `merchant:key-${i}`;
-  sql.exec(`SELECT key, fingerprint, status, body, created_at FROM ${idem} WHERE key IN (?) AND created_at >= ?`, k, 1700000000).toArray();
-  sql.exec(UPSERT('balances_untriggered'), TOKEN, owner(i % 1000), String(i), '0', key(i));
-  sql.exec('INSERT INTO tokens (address, data) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET data = excluded.data', TOKEN, DOC);
-  sql.exec(`INSERT INTO ${slim === true ? 'history_plain' : 'history_numbered'} (seq, user_id, token, data) VALUES (?, ?, ?, ?)`, i, `h${i % 100}`, TOKEN, DOC);
-  sql.exec(NUMBERED_EVENT(slim ? 'events_untimed' : 'events_numbered'), i, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC);
-  sql.exec(`INSERT OR REPLACE INTO ${idem} (key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?)`, k, 'f'.repeat(64), 200, BODY, 1700000000 + i);
-}
 
 export class Tables extends DurableObject {
   constructor(ctx, env) {
