@@ -13,7 +13,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, createMerchant, startWorker } from '../tests/http/harness.mjs';
-import { inspect, nameWasmFrames, retried } from './inspector.mjs';
+import { inspect, isGap, nameWasmFrames, retried } from './inspector.mjs';
 
 // The profiler's sampling interval (µs).
 const INTERVAL_US = 50;
@@ -76,7 +76,7 @@ async function profileRun(w, m, run) {
       profile.samples.forEach((id, i) => {
         self.set(nameAt(id), (self.get(nameAt(id)) ?? 0) + 1);
         const d = profile.timeDeltas[i] ?? 0;
-        if (d > 10 * INTERVAL_US) gaps.push(`${(d / 1000).toFixed(1)} ms before ${nameAt(id).slice(0, 60)}`);
+        if (isGap(d, INTERVAL_US)) gaps.push(`${(d / 1000).toFixed(1)} ms before ${nameAt(id).slice(0, 60)}`);
       });
       console.log(`  ${isolate} (${file}): ${profile.samples.length} samples over ${((profile.endTime - profile.startTime) / 1000).toFixed(1)} ms; ` +
         `gaps without samples: ${gaps.join('; ') || 'none'}; samples by function:`);

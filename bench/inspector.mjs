@@ -115,6 +115,13 @@ async function session(url, isolate) {
 }
 
 /**
+ * Whether a profile's time delta is a gap: more than ten sampling intervals (`intervalUs`)
+ * without a sample, when the isolate did not run (workerd samples an isolate only while it
+ * runs). The delta falls on the sample after the gap and is no measure of its frame.
+ */
+export const isGap = (deltaUs, intervalUs) => deltaUs > 10 * intervalUs;
+
+/**
  * `take()`'s result, taken again when it fails, three times at most (an inspector may close
  * under its session right after a restart: `inspect` then fails its calls); `say(why)` is told
  * each failure taken again.

@@ -25,7 +25,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { api, createMerchant, createToken, startWorker } from '../tests/http/harness.mjs';
 import { buyIn, load, ok, openPresale } from './common.mjs';
-import { inspect, nameWasmFrames, retried } from './inspector.mjs';
+import { inspect, isGap, nameWasmFrames, retried } from './inspector.mjs';
 
 const argv = process.argv.slice(2);
 // The profiler's sampling interval (µs).
@@ -160,7 +160,7 @@ try {
   // busy (the span less idle samples), which the first figure repeats for comparison.
   const runningUs = profile.samples.reduce((sum, id, i) => {
     const d = profile.timeDeltas[i] ?? 0;
-    return sum + (byId.get(id).callFrame.functionName !== '(idle)' && d <= 10 * INTERVAL_US ? d : 0);
+    return sum + (byId.get(id).callFrame.functionName !== '(idle)' && !isGap(d, INTERVAL_US) ? d : 0);
   }, 0);
   const perRequest = (us) => (us / 1000 / r.requests.total).toFixed(2);
   log(`${opts.route}: ${Math.round(r['2xx'] / r.duration)} req/s while profiled (${r.non2xx} non-2xx); ` +
@@ -242,7 +242,6 @@ function report(profile) {
   if (opts.tree) {
     // Top-down under the outermost frames whose name contains --tree: each level's callees by
     // name, their samples (themselves and below) as shares of all samples, --depth levels.
-    const total = profile.samples.length;
     const below = new Map();
     const count = (n) => {
       if (!below.has(n.id)) below.set(n.id, (n.hitCount ?? 0) + (n.children ?? []).reduce((sum, c) => sum + count(byId.get(c)), 0));
