@@ -178,6 +178,11 @@ test('CORS: public routes answer with Access-Control-Allow-Origin *', async () =
     const r = await call('GET', `${path}?publicKey=${A.publicKey}`);
     ok(r);
     assert.equal(r.headers.get('access-control-allow-origin'), '*', path);
+    assert.match(r.headers.get('access-control-expose-headers') ?? '', /\bx-request-id\b/, path);
+    // What only a preflight's answer is read for is on the preflight's alone.
+    for (const h of ['access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age']) {
+      assert.equal(r.headers.get(h), null, `${path}: ${h}`);
+    }
     // Errors on public routes too, or a browser could not read them.
     const e = await call('GET', path);
     fails(e, 401, 'public_key_not_found');
@@ -195,6 +200,7 @@ test('CORS: OPTIONS preflight on a public route is 204 with CORS headers', async
     assert.equal(r.headers.get('access-control-allow-origin'), '*');
     assert.match(r.headers.get('access-control-allow-methods') ?? '', /\bGET\b/);
     assert.match((r.headers.get('access-control-allow-headers') ?? '').toLowerCase(), /x-api-key/);
+    assert.equal(r.headers.get('access-control-max-age'), '86400');
   }
 });
 

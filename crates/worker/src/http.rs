@@ -350,26 +350,49 @@ pub fn error_from_body(text: &str) -> Error {
     e
 }
 
-/// Adds the CORS headers public-key routes answer with.
-/// Set in one call into JavaScript, from pairs made once per isolate (five header sets each
-/// crossing two strings were 3 % of a public route's front in a profile).
+/// Adds the CORS headers a public-key route's answer carries: any origin may read it, and
+/// these of its headers ([`CORS_EXPOSE_HEADERS`]). Set in one call into JavaScript, from
+/// pairs made once per isolate (five header sets each crossing two strings were 3 % of a
+/// public route's front in a profile). The headers only a preflight's answer is read for are
+/// [`with_preflight`]'s: on every other answer they were three more headers per request to
+/// build, send and, locally, pass through wrangler's proxy.
 pub fn with_cors(resp: Response) -> worker::Result<Response> {
     thread_local! {
-        static CORS: js_sys::Array = [
+        static CORS: js_sys::Array = pairs(&[
+            ("access-control-allow-origin", "*"),
+            ("access-control-expose-headers", CORS_EXPOSE_HEADERS),
+        ]);
+    }
+    CORS.with(|cors| set_pairs(resp, cors))
+}
+
+/// Adds the CORS headers of the 204 a public-key route answers a preflight (`OPTIONS`) with:
+/// any origin, the methods and request headers a browser may use, and how long it may keep
+/// this answer (a day).
+pub fn with_preflight(resp: Response) -> worker::Result<Response> {
+    thread_local! {
+        static PREFLIGHT: js_sys::Array = pairs(&[
             ("access-control-allow-origin", "*"),
             // POST: the holder routes a session token acts on (buy-presale, transfer, spend).
             ("access-control-allow-methods", "GET, POST, OPTIONS"),
             ("access-control-allow-headers", CORS_ALLOW_HEADERS),
-            ("access-control-expose-headers", CORS_EXPOSE_HEADERS),
             ("access-control-max-age", "86400"),
-        ]
-        .iter()
-        .map(|(name, value)| js_sys::Array::of2(&(*name).into(), &(*value).into()))
-        .collect();
+        ]);
     }
+    PREFLIGHT.with(|preflight| set_pairs(resp, preflight))
+}
+
+/// Header pairs as `set_all` takes them: an array of `[name, value]` arrays.
+fn pairs(list: &[(&str, &str)]) -> js_sys::Array {
+    list.iter()
+        .map(|(name, value)| js_sys::Array::of2(&(*name).into(), &(*value).into()))
+        .collect()
+}
+
+/// Sets every pair of `pairs` on `resp`'s headers, in one call into JavaScript.
+fn set_pairs(resp: Response, pairs: &js_sys::Array) -> worker::Result<Response> {
     edit_headers(resp, |headers| {
-        CORS.with(|pairs| set_all(&headers.0, pairs))
-            .map_err(worker::Error::from)
+        set_all(&headers.0, pairs).map_err(worker::Error::from)
     })
 }
 

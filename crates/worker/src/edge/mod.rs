@@ -68,7 +68,7 @@ pub async fn handle(
     if method == "OPTIONS" {
         return if routes::is_public_path(&path) {
             let resp = Response::empty().map_err(internal)?.with_status(204);
-            http::with_cors(resp).map_err(internal)
+            http::with_preflight(resp).map_err(internal)
         } else {
             // An unknown path is a 404 whatever the method; a known secret route, a 405.
             match routes::route("GET", &path) {
