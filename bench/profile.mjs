@@ -23,9 +23,10 @@
 // and this reads their names from crates/worker/build-ledger-names.json (or build-names.json
 // for the front), which the build writes.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { api, createMerchant, createToken, startWorker } from '../tests/http/harness.mjs';
-import { buyIn, load, ok, openPresale } from './common.mjs';
+import { startWorker } from '../tests/http/harness.mjs';
+import { load } from './common.mjs';
 import { inspect, isGap, nameWasmFrames, retried } from './inspector.mjs';
+import { ROUTE_NAMES, seedRoutes } from './state.mjs';
 
 const argv = process.argv.slice(2);
 // The profiler's sampling interval (µs).
@@ -47,6 +48,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (!a.startsWith('-')) opts.route = a;
   else throw new Error(`unknown option ${a}`);
 }
+if (!opts.from && !ROUTE_NAMES.includes(opts.route)) throw new Error(`unknown route ${opts.route}: one of ${ROUTE_NAMES.join(', ')}`);
 if (!['ledger', 'front'].includes(opts.isolate)) throw new Error(`--isolate is ledger or front, not ${opts.isolate}`);
 // Script sources by id, as lines, filled after the profile is taken: an anonymous JS function
 // (the bundle's glue) is named by the source text around its start, which says what it is.
@@ -74,46 +76,8 @@ if (opts.from) {
 // As the benchmark runs it: the API alone, no assets router in front (bench.mjs says why).
 const w = await startWorker({ env: { RATE_LIMIT_PER_SECOND: '0', PUBLIC_RATE_LIMIT_PER_SECOND: '0', SESSION_RATE_LIMIT_PER_SECOND: '0', REQUEST_LOG: opts.requestLog }, assets: false });
 try {
-  const m = await createMerchant(w, 'Profile');
-  const sk = m.secretKey;
-  const token = await createToken(w, sk, { name: 'Profile', symbol: 'PRF', totalSupply: 1_000_000_000_000 });
-  const T = token.address;
-  const holders = [];
-  for (let i = 0; i < 100; i += 10) {
-    holders.push(...await Promise.all(Array.from({ length: 10 }, async (_, j) => {
-      const h = ok(await api(w, 'PUT', `/holder/h${i + j}`, { key: sk }), 'holder');
-      ok(await api(w, 'POST', `/token/${T}/distribute`, { key: sk, body: { sendToId: `h${i + j}`, amount: 1_000_000_000 } }), 'distribute');
-      return h;
-    })));
-  }
-  for (let i = 0; i < 49; i++) ok(await api(w, 'POST', `/token/${T}/distribute`, { key: sk, body: { sendToId: 'h0', amount: 1 } }), 'distribute');
-  // As the benchmark's buy-presale: an open presale, one buyer with USDC for every purchase.
-  const now = ok(await api(w, 'GET', '/admin/time', { adminKey: w.adminKey }), 'time').nowUnix;
-  const presale = await openPresale(w, sk, now, 'Open');
-  const buyer = ok(await api(w, 'PUT', '/holder/pb', { key: sk }), 'PUT holder pb');
-  ok(await api(w, 'POST', '/admin/faucet', { adminKey: w.adminKey, body: { address: buyer.address, usdcAmount: 200_000 } }), 'faucet');
-  // buy-crowded, as the benchmark's: the same purchase into a presale the 100 holders bought
-  // into first, every one of them listed in each purchase's event.
-  let crowded = presale;
-  if (opts.route === 'buy-crowded') {
-    crowded = await openPresale(w, sk, now, 'Crowded');
-    await buyIn(w, sk, crowded.id, holders.map((h, i) => ({ id: `h${i}`, address: h.address })));
-  }
-  const json = { 'content-type': 'application/json', 'x-api-key': sk };
-  const routes = {
-    health: { path: '/health' },
-    holder: { path: `/holder/h0?publicKey=${m.publicKey}` },
-    token: { path: `/token/${T}?publicKey=${m.publicKey}` },
-    history: { path: '/holder/h0/transactions', headers: { 'x-api-key': sk } },
-    distribute: { method: 'POST', path: `/token/${T}/distribute`, headers: json, body: { sendToId: 'h0', amount: 1 } },
-    spend: { method: 'POST', path: '/holder/h1/spend', headers: json, body: { tokenAddress: T, amount: 1 } },
-    transfer: { method: 'POST', path: '/holder/h2/transfer', headers: json, body: { tokenAddress: T, amount: 1, toAddress: holders[3].address } },
-    buy: { method: 'POST', path: '/holder/pb/buy-presale', headers: json, body: { presaleId: presale.id, usdcAmount: 1 } },
-    'buy-crowded': { method: 'POST', path: '/holder/pb/buy-presale', headers: json, body: { presaleId: crowded.id, usdcAmount: 1 } },
-    replay: { method: 'POST', path: '/holder/h1/spend', headers: { ...json, 'idempotency-key': 'profile-replay' }, body: { tokenAddress: T, amount: 1 } },
-  };
+  const routes = await seedRoutes(w, { crowded: opts.route === 'buy-crowded' });
   const route = routes[opts.route];
-  if (!route) throw new Error(`unknown route ${opts.route}: one of ${Object.keys(routes).join(', ')}`);
   await load(w, route, opts.connections, 1); // warm
 
   // The profile under load, with the sources of its scripts. Taken again if its inspector
