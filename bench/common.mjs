@@ -1,5 +1,6 @@
 // What the benchmark scripts share (bench.mjs, profile.mjs, sqlite.mjs, watchers.mjs).
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { api, groupProcesses } from '../tests/http/harness.mjs';
 
@@ -13,19 +14,43 @@ const CLOCK_TICKS = (() => {
 })();
 
 /**
- * CPU time (user + system, ms) of the processes in process group `pgid`: all of them
- * (wrangler and the workerd it runs) and workerd's alone, from /proc; null where there is
- * no /proc.
+ * CPU time (user + system, ms) of the processes in process group `pgid`, from /proc: all of
+ * them (wrangler and the workerd processes it runs), workerd's, and of those the runtime's
+ * (the workerd that runs the Workers and their objects, what Cloudflare runs) and wrangler's
+ * proxy's (a workerd of its own that every request crosses locally); null where there is no
+ * /proc.
  */
 export function groupCpuMs(pgid) {
   if (!pgid) return null;
   try {
     const ms = (ps) => (ps.reduce((sum, p) => sum + p.ticks, 0) * 1000) / CLOCK_TICKS;
     const all = groupProcesses(pgid);
-    return { all: ms(all), workerd: ms(all.filter((p) => p.name === 'workerd')) };
+    const workerd = all.filter((p) => p.name === 'workerd');
+    const { runtime } = workerdPids(pgid, workerd);
+    const [own, proxy] = [workerd.filter((p) => p.pid === runtime), workerd.filter((p) => p.pid !== runtime)];
+    return { all: ms(all), workerd: ms(workerd), runtime: ms(own), proxy: ms(proxy) };
   } catch {
     return null;
   }
+}
+
+/**
+ * The workerd processes `wrangler dev` (process group `pgid`) runs: the runtime, which runs the
+ * Workers (wrangler's inspector proxy attaches to it: it alone is started with
+ * `--inspector-addr`), and wrangler's proxy Worker, which listens on the port requests are sent
+ * to and passes each one on to the runtime. Their pids; `proxy` undefined when there is one.
+ */
+export function workerdPids(pgid, workerd = groupProcesses(pgid).filter((p) => p.name === 'workerd')) {
+  const live = workerd.filter((p) => p.state !== 'Z' && p.state !== 'X');
+  const inspected = (p) => {
+    try {
+      return readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0').some((a) => a.startsWith('--inspector-addr'));
+    } catch {
+      return false;
+    }
+  };
+  const runtime = live.length === 1 ? live[0] : live.find(inspected);
+  return { runtime: runtime?.pid, proxy: live.find((p) => p !== runtime)?.pid };
 }
 
 /** A seeding call's JSON answer; any other status than 2xx stops the run. */

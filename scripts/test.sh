@@ -125,7 +125,7 @@ step chain-http-tests env TOKENPAD_TEST_CHAIN=anvil node "${ws_flag[@]}" --test 
 step e2e-tests node --test --test-concurrency=1 tests/e2e/
 step consumer-tests node --test --test-concurrency=1 tests/consumer/
 step bundler-tests node --test --test-concurrency=1 tests/browser/
-# The benchmark, the profiler, the benchmark without wrangler dev, the SQL statement
+# The benchmark, the profiler, the benchmark without wrangler dev, perf's split of workerd's CPU, the SQL statement
 # benchmark, the presale reads under purchases and the watched launch, once each, so none can
 # rot unnoticed: a failed request, a watcher not at the last state or a crash fails the step;
 # the figures are not checked (they depend on the machine). bench/ab.mjs's table is printed from the smoke run's figures (its runs would build
@@ -138,6 +138,13 @@ step profile-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --profile spend --s
 step profile-front-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --profile spend --seconds 1 --top 5 --isolate front
 step cold-profile-smoke node "$ROOT/bench/cold-profile.mjs" --runs 1 --top 5 --out "$ROOT/target/bench-smoke"
 step plain-smoke node "$ROOT/bench/plain.mjs" --seconds 1
+# Linux perf's split of workerd's CPU (bench/perf.mjs), where perf is installed and may sample
+# (a CI machine may have none or forbid it: then that is said, and nothing fails).
+if perf record -q -o /dev/null -- true >/dev/null 2>&1; then
+  step perf-smoke node "$ROOT/bench/perf.mjs" spend --seconds 1 --top 3
+else
+  log "── perf-smoke: skipped (no perf that may sample processes here)"
+fi
 step sqlite-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2
 step sqlite-each-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2 --each --only "seq given"
 step presale-reads-smoke node "$ROOT/bench/presale-reads.mjs" --buyers 50 --seconds 1

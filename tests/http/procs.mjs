@@ -26,8 +26,8 @@ export function groupAlive(child) {
 }
 
 /**
- * The processes of process group `pgid`, from Linux's /proc: each one's name, state and CPU
- * time (user and system, in clock ticks). Throws where there is no /proc.
+ * The processes of process group `pgid`, from Linux's /proc: each one's pid, name, state and
+ * CPU time (user and system, in clock ticks). Throws where there is no /proc.
  */
 export function groupProcesses(pgid) {
   const found = [];
@@ -43,7 +43,7 @@ export function groupProcesses(pgid) {
     // the last ')'.
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    if (Number(f[2]) === pgid) found.push({ name, state: f[0], ticks: Number(f[11]) + Number(f[12]) });
+    if (Number(f[2]) === pgid) found.push({ pid: Number(entry), name, state: f[0], ticks: Number(f[11]) + Number(f[12]) });
   }
   return found;
 }
