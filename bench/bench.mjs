@@ -16,12 +16,17 @@
 // and the cold start (V8 compiling each Worker's wasm, in Chromium; the first answers of a freshly started
 // worker: /health, then a merchant read that has to create its Durable Object). Every route
 // is loaded a second time with tokenpad restarted under REQUEST_LOG=off, against floors
-// without the log line: what the line costs in this runtime.
+// without the log line: what the line costs in this runtime. Each route, the yardsticks' too,
+// is loaded for --warm seconds before it is measured: V8 compiles a Worker's wasm lazily and
+// tiers its hot functions up on background threads for some seconds, which a long-lived
+// object pays once, not on every request (bench/perf.mjs: 0.17 ms a spend in its first 5 s
+// under load, 0.03 ms after 20 s).
 //
-//   node bench/bench.mjs [--seconds 3] [--connections 32] [--buyers 10000] [--crowd 100] [--quick]
+//   node bench/bench.mjs [--seconds 3] [--warm 2] [--connections 32] [--buyers 10000] [--crowd 100] [--quick]
 //                        [--only <substring of a route name, or several joined by |>] [--no-launch] [--cold 5] [--json <file>]
 //
-// --quick: 1 second per route, 200 buyers, one cold start (a smoke run: the figures mean little).
+// --quick: 1 second per route and no warming, 200 buyers, one cold start (a smoke run: the
+// figures mean little).
 // --cold N: restarts for the cold start's medians.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -33,7 +38,7 @@ import { buyIn, groupCpuMs, load, ok, openPresale } from './common.mjs';
 import { coldStart } from './cold.mjs';
 
 // --- options ----------------------------------------------------------------------------------
-const opts = { seconds: 3, connections: 32, buyers: 10_000, crowd: 100, only: '', json: '', launch: true, cold: 5 };
+const opts = { seconds: 3, warm: 2, connections: 32, buyers: 10_000, crowd: 100, only: '', json: '', launch: true, cold: 5 };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
@@ -42,8 +47,9 @@ for (let i = 0; i < argv.length; i++) {
     if (v === undefined) fail(`${a} needs a value`);
     return v;
   };
-  if (a === '--quick') Object.assign(opts, { seconds: 1, buyers: 200, cold: 1 });
+  if (a === '--quick') Object.assign(opts, { seconds: 1, warm: 0, buyers: 200, cold: 1 });
   else if (a === '--seconds') opts.seconds = Number(value());
+  else if (a === '--warm') opts.warm = Number(value());
   else if (a === '--connections') opts.connections = Number(value());
   else if (a === '--buyers') opts.buyers = Number(value());
   else if (a === '--crowd') opts.crowd = Number(value());
@@ -59,6 +65,7 @@ for (let i = 0; i < argv.length; i++) {
 for (const k of ['seconds', 'connections', 'buyers', 'crowd']) {
   if (!Number.isInteger(opts[k]) || opts[k] < 1) fail(`--${k} takes a whole number >= 1`);
 }
+if (!Number.isInteger(opts.warm) || opts.warm < 0) fail('--warm takes a whole number >= 0');
 
 /** Whether `--only` picks the route named `name` (any of its |-separated parts in the name). */
 function picked(name) {
@@ -173,7 +180,10 @@ async function main() {
   ];
 
   const results = [];
+  // Every route, the yardsticks' too, is loaded for --warm seconds first (the top of this file
+  // says why).
   const measure = async (target, route) => {
+    const warmed = opts.warm > 0 ? (await load(target, route, opts.connections, opts.warm))['2xx'] : 0;
     const cpuBefore = groupCpuMs(target.pid());
     const r = await load(target, route, opts.connections, opts.seconds);
     const okCount = r['2xx'];
@@ -195,6 +205,8 @@ async function main() {
       p50: r.latency.p50,
       p99: r.latency.p99,
       ok: okCount,
+      // Successful requests while warming (a distribute's add records to h0's history).
+      warmed,
       failed: r.non2xx + r.errors + r.timeouts,
     };
     log(`${row.route}: ${row.reqPerSec} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, CPU ${row.cpuMsPerRequest?.toFixed(2) ?? '?'} ms/request ` +
@@ -257,7 +269,7 @@ async function main() {
   for (const rows of [results, quiet.results]) {
     const distributed = rows.find((r) => r.route === 'POST distribute');
     const long = rows.find((r) => r.route.includes('long history'));
-    records += distributed?.ok ?? 0;
+    records += (distributed?.ok ?? 0) + (distributed?.warmed ?? 0);
     if (long) long.route = `GET /holder/:id/transactions (${records} records)`;
   }
 
