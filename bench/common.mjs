@@ -1,5 +1,5 @@
-// What the benchmark scripts share (bench.mjs, profile.mjs, sqlite.mjs, watchers.mjs).
-import { execFileSync } from 'node:child_process';
+// What the benchmark scripts share (bench.mjs, perf.mjs, profile.mjs, sqlite.mjs, watchers.mjs).
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { api, groupProcesses } from '../tests/http/harness.mjs';
@@ -87,15 +87,51 @@ export async function buyIn(worker, key, presaleId, holders) {
 
 /**
  * autocannon on one route of a started worker: `route` is { path, method?, headers?, body? }
- * (a body is sent as JSON).
+ * (a body is sent as JSON), for `seconds`, or for `amount` requests when that is given.
  */
-export function load(worker, route, connections, seconds) {
+export function load(worker, route, connections, seconds, { amount } = {}) {
   return autocannon({
     url: worker.baseUrl + route.path,
     method: route.method ?? 'GET',
     headers: route.headers,
     body: route.body === undefined ? undefined : JSON.stringify(route.body),
     connections,
-    duration: seconds,
+    ...(amount === undefined ? { duration: seconds } : { amount }),
   });
+}
+
+/** Whether strace is there to count a runtime's system calls (`storageWrites`). */
+export function hasStrace() {
+  try {
+    execFileSync('strace', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What `amount` requests of `route` write to storage, counted exactly by strace on the worker's
+ * runtime (bench/perf.mjs, bench/sqlite.mjs --pages): SQLite's WAL frames (a pwrite64 of each
+ * frame's header and one of its page: the pages the commits wrote) and fsyncs, per request.
+ * Where CPU figures move by tenths between runs, these do not move at all.
+ */
+export async function storageWrites(worker, route, { amount = 200 } = {}) {
+  const { runtime } = workerdPids(worker.pid());
+  const strace = spawn('strace', ['-f', '-c', '-e', 'trace=pwrite64,fsync,fdatasync', '-p', String(runtime)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let summary = '';
+  strace.stderr.on('data', (d) => {
+    summary += d;
+  });
+  const stopped = new Promise((resolve) => strace.on('exit', resolve));
+  await new Promise((resolve) => setTimeout(resolve, 500)); // attached
+  const r = await load(worker, route, 4, undefined, { amount });
+  strace.kill('SIGINT');
+  await stopped;
+  // strace -c's table: "% time, seconds, usecs/call, calls, [errors], syscall".
+  const calls = (name) => summary.split('\n').map((l) => l.trim().split(/\s+/))
+    .filter((f) => f.at(-1) === name).reduce((sum, f) => sum + Number(f[3]), 0);
+  const n = Math.max(1, r['2xx']);
+  if (r.non2xx || r.errors) throw new Error(`${route.path}: ${r.non2xx} non-2xx, ${r.errors} errors while counting writes`);
+  return { frames: calls('pwrite64') / 2 / n, syncs: (calls('fsync') + calls('fdatasync')) / n };
 }

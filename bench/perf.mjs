@@ -11,13 +11,14 @@
 //   node bench/perf.mjs [spend distribute ...] [--seconds 5] [--top 0]
 //
 // Needs `perf` (linux-perf) allowed to sample the processes (root, or perf_event_paranoid
-// <= 1). Not run by the test suite's figures: scripts/test.sh runs it for a second when perf
+// <= 1). With strace there too, it also counts exactly what each request writes to storage:
+// the pages SQLite's commit writes to its WAL, and the fsyncs. Not run by the test suite's figures: scripts/test.sh runs it for a second when perf
 // is there, so that it cannot rot.
 import { execFileSync, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, startWorker } from '../tests/http/harness.mjs';
-import { load, workerdPids } from './common.mjs';
+import { hasStrace, load, storageWrites, workerdPids } from './common.mjs';
 import { ROUTE_NAMES, seedRoutes } from './state.mjs';
 
 const opts = { routes: [], seconds: 5, connections: 32, top: 0, hz: 1999 };
@@ -38,6 +39,8 @@ try {
   log('no `perf` on this machine (Debian: apt install linux-perf); nothing measured');
   process.exit(2);
 }
+opts.strace = hasStrace();
+if (!opts.strace) log('no strace: the pages each request commits are not counted');
 
 /**
  * The parts a sample is counted in, the first that matches: by process and thread, then by the
@@ -120,10 +123,10 @@ const tp = await startWorker({ env: quiet, assets: false });
 const rows = [];
 try {
   const floor = { method: 'POST', path: '/object-write-quiet' };
-  rows.push(await measure(hello, floor, 'the write floor (bench/hello)'));
+  rows.push({ ...await measure(hello, floor, 'the write floor (bench/hello)'), writes: opts.strace ? await storageWrites(hello, floor) : null });
   const routes = await seedRoutes(tp, { crowded: opts.routes.includes('buy-crowded') });
-  for (const name of opts.routes) rows.push(await measure(tp, routes[name], name));
-  rows.push(await measure(hello, floor, 'the write floor, again'));
+  for (const name of opts.routes) rows.push({ ...await measure(tp, routes[name], name), writes: opts.strace ? await storageWrites(tp, routes[name]) : null });
+  rows.push({ ...await measure(hello, floor, 'the write floor, again'), writes: null });
 } finally {
   await Promise.allSettled([hello.stop(), tp.stop()]);
 }
@@ -145,6 +148,11 @@ console.log(`| **all** | ${rows.map((r) => f2(total(r))).join(' | ')} |`);
 console.log(`| x the floor | ${rows.map((r) => `${(total(r) / floorTotal).toFixed(2)}x`).join(' | ')} |`);
 console.log(`| x the floor, without wrangler's proxy | ${rows.map((r) => `${((total(r) - r.parts.proxy) / floorRuntime).toFixed(2)}x`).join(' | ')} |`);
 console.log(`| of all: the kernel's | ${rows.map((r) => f2(r.kernel)).join(' | ')} |`);
+if (opts.strace) {
+  const w = (r, k) => (r.writes ? r.writes[k].toFixed(1) : '');
+  console.log(`| pages a request commits (WAL frames, strace) | ${rows.map((r) => w(r, 'frames')).join(' | ')} |`);
+  console.log(`| fsyncs a request | ${rows.map((r) => w(r, 'syncs')).join(' | ')} |`);
+}
 if (opts.top) {
   for (const r of rows) {
     console.log(`\n${r.name}: the runtime's hottest leaves (ms per request)`);

@@ -3,18 +3,22 @@
 // and the difference in time per request from running none, divided by n, is the statement's
 // cost (the isolate is saturated at 32 connections, so 1 / req/s is its busy time).
 //
-//   node bench/sqlite.mjs [--n 20] [--seconds 4] [--rounds 2] [--only <substring of a kind>] [--each]
+//   node bench/sqlite.mjs [--n 20] [--seconds 4] [--rounds 2] [--only <substring of a kind>] [--each] [--pages]
 //
 // --each runs every statement in a transaction of its own (and `none` n empty transactions):
 // the price a request pays, which dirties and commits its pages alone; without it, n
 // statements share one transaction and the pages they touch, the statement's marginal price.
 //
+// --pages counts instead, exactly (strace on the runtime, 200 requests a kind), the pages each
+// request's commit writes to SQLite's WAL: a figure no noise moves, and what a commit's cost
+// grows with.
+//
 // docs/performance.md's per-statement figures (a balance write, a history or event insert) come from it.
 import path from 'node:path';
 import { ROOT, startWorker } from '../tests/http/harness.mjs';
-import { groupCpuMs, load } from './common.mjs';
+import { groupCpuMs, hasStrace, load, storageWrites } from './common.mjs';
 
-const opts = { n: 20, seconds: 4, rounds: 2, only: '', each: false };
+const opts = { n: 20, seconds: 4, rounds: 2, only: '', each: false, pages: false };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
@@ -23,6 +27,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--rounds') opts.rounds = Number(argv[++i]);
   else if (a === '--only') opts.only = argv[++i];
   else if (a === '--each') opts.each = true;
+  else if (a === '--pages') opts.pages = true;
   else throw new Error(`unknown option ${a}`);
 }
 
@@ -31,15 +36,36 @@ try {
   const kinds = await (await fetch(`${w.baseUrl}/none`)).json();
   const chosen = kinds.filter((k) => k === 'none' || !opts.only || opts.only.split('|').some((o) => k.includes(o)));
   await load(w, { path: '/none' }, 32, 1); // warm
+  if (opts.pages) {
+    if (!hasStrace()) throw new Error('--pages counts with strace, which is not on this machine');
+    console.log(`| kind (${opts.n} a request${opts.each ? ', each in its own transaction' : ', in one transaction'}) | pages a request commits | a statement's share |`);
+    console.log('|---|---:|---:|');
+    for (const kind of chosen) {
+      const route = { path: `/${encodeURIComponent(kind)}?n=${opts.n}${opts.each ? '&each' : ''}` };
+      await load(w, route, 4, undefined, { amount: 20 }); // its tables' pages in the cache
+      const { frames } = await storageWrites(w, route);
+      console.log(`| ${kind} | ${frames.toFixed(2)} | ${(frames / opts.n).toFixed(2)} |`);
+    }
+  } else {
+    await timed(chosen);
+  }
+} finally {
+  await w.stop();
+}
+
+/** Each chosen kind's time and CPU per statement, --rounds times over. */
+async function timed(chosen) {
   const ms = new Map();
   const cpu = new Map();
   for (let round = 0; round < opts.rounds; round++) {
     for (const kind of chosen) {
       const n = kind === 'none' && !opts.each ? 0 : opts.n;
-      // workerd's CPU from /proc, steadier than req/s on a shared machine (null without /proc).
-      const before = groupCpuMs(w.pid())?.workerd ?? null;
+      // The Workers' runtime's CPU from /proc (wrangler's proxy left out: its share is the same
+      // for every kind, and only adds noise), steadier than req/s on a shared machine (null
+      // without /proc).
+      const before = groupCpuMs(w.pid())?.runtime ?? null;
       const r = await load(w, { path: `/${encodeURIComponent(kind)}?n=${n}${opts.each ? '&each' : ''}` }, 32, opts.seconds);
-      const after = groupCpuMs(w.pid())?.workerd ?? null;
+      const after = groupCpuMs(w.pid())?.runtime ?? null;
       if (r.non2xx || r.errors) throw new Error(`${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
       ms.set(kind, [...(ms.get(kind) ?? []), 1000 / (r['2xx'] / r.duration)]);
       if (before !== null && after !== null) cpu.set(kind, [...(cpu.get(kind) ?? []), (after - before) / r['2xx']]);
@@ -53,7 +79,7 @@ try {
     console.log(`| ${kind} | ${us.join(' | ')} |`);
   }
   if (cpu.has('none')) {
-    console.log(`\n| statement, by workerd's CPU | ${none.map((_, i) => `µs each, round ${i + 1}`).join(' | ')} |`);
+    console.log(`\n| statement, by the runtime's CPU (workerd, wrangler's proxy apart) | ${none.map((_, i) => `µs each, round ${i + 1}`).join(' | ')} |`);
     console.log(`|---|${none.map(() => '---:').join('|')}|`);
     for (const kind of chosen.filter((k) => k !== 'none')) {
       const us = cpu.get(kind).map((m, i) => (((m - cpu.get('none')[i]) * 1000) / opts.n).toFixed(1));
@@ -62,6 +88,4 @@ try {
   }
   console.log('\n(a "two rows" kind runs one statement for two rows: its figure is per row)');
   console.log(`none: ${none.map((m) => `${(1000 / m).toFixed(0)} req/s`).join(', ')}`);
-} finally {
-  await w.stop();
 }
