@@ -1,6 +1,7 @@
 //! The rows a merchant object keeps in memory between requests, only ever as SQLite committed
 //! them: tokens, holders, balances and the embedded chain's state (the rows every ledger write
-//! reads and writes), presales, their participants (a buyer's position and the first ones a
+//! reads and writes), the relayer's state (which every history, token and deployment read on
+//! an EVM chain asks, to say whether settlement is stopped), presales, their participants (a buyer's position and the first ones a
 //! presale's events list) and liquidity pools, the last history record's number (so the object
 //! numbers the records it inserts, as it numbers its events), and a holder's lists (its
 //! holdings, locks and presale positions: what a holder read returns). A read that finds its
@@ -12,7 +13,9 @@
 //! - Inside a transaction a row write is held apart (`pending`) and read back from there; it
 //!   joins the committed rows only when the transaction committed, and is forgotten (with the
 //!   committed row it replaced) when it rolled back. A write outside any transaction commits
-//!   at once in SQLite; the cache forgets the row, and the next read takes it from SQLite.
+//!   at once in SQLite; the cache forgets the row, and the next read takes it from SQLite
+//!   (but the relayer's state, which the settler writes every round outside a transaction,
+//!   is kept as written once SQLite took it: `sql/chain.rs`).
 //! - A row read from SQLite is kept unless the transaction under way wrote it: then SQLite
 //!   holds the committed value, since every write of it would be in `pending`.
 //! - The lists are kept only from reads outside transactions, forgotten when a write may have
@@ -48,6 +51,7 @@ use tokenpad_core::model::holder::Holder;
 use tokenpad_core::model::ids::{PresaleId, TokenAddress, UserId};
 use tokenpad_core::model::pool::Pool;
 use tokenpad_core::model::presale::{Participant, Presale};
+use tokenpad_core::model::settlement::Relayer;
 use tokenpad_core::model::token::Token;
 
 /// Rows of one kind a table keeps: a holder or a balance is a few hundred bytes at most, a
@@ -70,6 +74,8 @@ pub struct Cache {
     /// The embedded chain's state, with the transaction count SQLite holds (`sql/rows.rs`:
     /// counts are reserved in blocks, so SQLite's may run ahead of the state's).
     chain: Table<(), (ChainState, u64)>,
+    /// The relayer's state (`sql/chain.rs`).
+    relayer: Table<(), Relayer>,
     presales: Table<PresaleId, Presale>,
     /// A token's pool; `None`: it has none.
     pools: Table<TokenAddress, Option<Pool>>,
@@ -102,6 +108,7 @@ impl Default for Cache {
             user_at: Table::new(MAX_HOLDERS),
             balances: Table::new(MAX_BALANCES),
             chain: Table::new(1),
+            relayer: Table::new(1),
             presales: Table::new(MAX_PRESALES),
             pools: Table::new(MAX_TOKENS),
             holdings: HashMap::new(),
@@ -149,13 +156,14 @@ impl Cache {
     }
 
     /// Every table of rows, the one list `end` settles.
-    fn tables(&mut self) -> [&mut dyn Pending; 9] {
+    fn tables(&mut self) -> [&mut dyn Pending; 10] {
         [
             &mut self.tokens,
             &mut self.holders,
             &mut self.user_at,
             &mut self.balances,
             &mut self.chain,
+            &mut self.relayer,
             &mut self.presales,
             &mut self.pools,
             &mut self.history_seq,
@@ -246,6 +254,19 @@ impl Cache {
     pub fn write_chain_state(&mut self, state: &ChainState, stored_count: u64) {
         let open = self.open();
         self.chain.write((), (state.clone(), stored_count), open);
+    }
+
+    pub fn relayer(&self) -> Option<Relayer> {
+        self.relayer.get(&())
+    }
+
+    pub fn keep_relayer(&mut self, relayer: &Relayer) {
+        self.relayer.keep((), relayer.clone());
+    }
+
+    pub fn write_relayer(&mut self, relayer: &Relayer) {
+        let open = self.open();
+        self.relayer.write((), relayer.clone(), open);
     }
 
     /// A holder's holdings, when the list and each of its rows are here (never inside a

@@ -91,6 +91,25 @@ fn the_history_number_is_known_once_committed_and_forgotten_otherwise() {
 }
 
 #[test]
+fn the_relayer_is_kept_as_committed() {
+    let (mut c, mut r) = (Cache::default(), Relayer::default());
+    c.keep_relayer(&r);
+    r.error = Some("out of gas".into());
+    c.begin();
+    c.write_relayer(&r);
+    c.end(true);
+    assert_eq!(c.relayer(), Some(r.clone()), "settlement reads as stopped");
+    c.begin();
+    c.write_relayer(&Relayer::default());
+    c.end(false);
+    assert_eq!(
+        c.relayer(),
+        None,
+        "rolled back: SQLite answers the next read"
+    );
+}
+
+#[test]
 fn a_write_outside_a_transaction_forgets_the_row() {
     let (mut c, t, o) = (Cache::default(), TokenAddress(addr(1)), addr(2));
     c.keep_balance(&t, &o, bal(5));

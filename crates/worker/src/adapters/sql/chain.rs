@@ -4,6 +4,7 @@
 //! settles), are here too.
 
 use super::db::{addr, int, text, tok, SqlStore};
+use crate::adapters::cache::Cache;
 use serde::Deserialize;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::history::TxRecord;
@@ -269,11 +270,26 @@ impl SqlStore {
             .collect()
     }
 
+    /// The relayer's state, from the object's cache when it holds it: on an EVM chain every
+    /// history, token and deployment read asks it (`wire::settlement::stopped`), a kept
+    /// history page's among them, which otherwise runs no statement.
     pub(crate) fn relayer_state(&self) -> Result<Relayer> {
-        Ok(self.meta::<Relayer>(RELAYER_KEY)?.unwrap_or_default())
+        if let Some(relayer) = self.look(Cache::relayer) {
+            return Ok(relayer);
+        }
+        let relayer = self.meta::<Relayer>(RELAYER_KEY)?.unwrap_or_default();
+        self.tell(|c| c.keep_relayer(&relayer))?;
+        Ok(relayer)
     }
 
+    /// Writes the relayer's state. The settler writes it every round (its balance, read each
+    /// time), outside any transaction: SQLite has it at once, so the cache keeps it too rather
+    /// than forget it, or each round would cost the reads after it a statement. (A storage
+    /// commit that fails resets the object, its cache with it: the runtime's output gate.)
     pub(crate) fn save_relayer(&self, relayer: &Relayer) -> Result<()> {
-        self.put_meta(RELAYER_KEY, relayer)
+        self.tell(|c| c.write_relayer(relayer))?;
+        self.put_meta(RELAYER_KEY, relayer)?;
+        // Inside a transaction this keeps nothing: its write is held until it ends.
+        self.tell(|c| c.keep_relayer(relayer))
     }
 }
