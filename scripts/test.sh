@@ -115,7 +115,8 @@ step slither node "$ROOT/scripts/slither.mjs"
 # SwapRouter; each suite ends reconciling ledger and chain, pools included; webhooks delivered
 # while movements settle on chain). tokens, holders and sessions run on the embedded chain only
 # (http-tests): what they move on chain, a token's deployment, a holder's movements, a
-# session's spend, the subset moves too. Any suite runs on anvil alone with
+# session's spend, the subset moves too; presale_events (a hundred purchases, checking the
+# events' shapes) runs on the embedded chain only too. Any suite runs on anvil alone with
 # `TOKENPAD_TEST_CHAIN=anvil node --test tests/http/<suite>.test.mjs`.
 step chain-http-tests env TOKENPAD_TEST_CHAIN=anvil node "${ws_flag[@]}" --test --test-concurrency=1 \
   tests/http/ledger.test.mjs tests/http/idempotency.test.mjs tests/http/presales.test.mjs \

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { api, startWorker } from './harness.mjs';
 import { checkedClient, usdcOf } from './check.mjs';
+import { units } from './amounts.mjs';
 
 let w;
 const { seen, call, checked, ok, fails, newMerchant, advance, newToken, offset, evm, assertMovement, assertRecordOf, settled, reconcileAll } = checkedClient(() => w);
@@ -19,19 +20,6 @@ let M; // merchant
 let B; // another merchant
 let T; // token of M, totalSupply 1000 (app 150, merchant 50, liquidity 800)
 const H = {}; // userId -> holder (full form at creation)
-
-/** A wire amount (JS number or decimal string) in base units, exactly. */
-function units(n, decimals = 18) {
-  const s = String(n).toLowerCase();
-  const [mant, exp = '0'] = s.split('e');
-  const [int, frac = ''] = mant.split('.');
-  const shift = decimals - frac.length + Number(exp);
-  const digits = BigInt(int + frac);
-  if (shift >= 0) return digits * 10n ** BigInt(shift);
-  const div = 10n ** BigInt(-shift);
-  assert.equal(digits % div, 0n, `${s} has more than ${decimals} decimals`);
-  return digits / div;
-}
 
 async function putHolder(userId, m = M) {
   const h = ok(await call('PUT', `/holder/${encodeURIComponent(userId)}`, { key: m.secretKey }), 201);
