@@ -184,10 +184,10 @@ async function main() {
   // says why).
   const measure = async (target, route) => {
     const warmed = opts.warm > 0 ? (await load(target, route, opts.connections, opts.warm))['2xx'] : 0;
-    const cpuBefore = groupCpuMs(target.pid());
+    const cpuBefore = groupCpuMs(target);
     const r = await load(target, route, opts.connections, opts.seconds);
     const okCount = r['2xx'];
-    const cpuAfter = groupCpuMs(target.pid());
+    const cpuAfter = groupCpuMs(target);
     const perRequest = (part) => (cpuBefore === null || cpuAfter === null ? null : (cpuAfter[part] - cpuBefore[part]) / Math.max(1, r.requests.total));
     const row = {
       // CPU time the runtime (wrangler and workerd) spent per request: steadier than req/s

@@ -1,8 +1,7 @@
 // What the benchmark scripts share (bench.mjs, perf.mjs, profile.mjs, sqlite.mjs, watchers.mjs).
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { api, groupProcesses } from '../tests/http/harness.mjs';
+import { api, groupProcesses, proxyOf, runtimeOf } from '../tests/http/harness.mjs';
 
 // Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux).
 const CLOCK_TICKS = (() => {
@@ -14,19 +13,20 @@ const CLOCK_TICKS = (() => {
 })();
 
 /**
- * CPU time (user + system, ms) of the processes in process group `pgid`, from /proc: all of
- * them (wrangler and the workerd processes it runs), workerd's, and of those the runtime's
- * (the workerd that runs the Workers and their objects, what Cloudflare runs) and wrangler's
- * proxy's (a workerd of its own that every request crosses locally); null where there is no
- * /proc.
+ * CPU time (user + system, ms) of the processes of `worker` (its wrangler's process group),
+ * from /proc: all of them (wrangler and the workerd processes it runs), workerd's, and of those
+ * the runtime's (the workerd that runs the Workers and their objects, what Cloudflare runs)
+ * and wrangler's proxy's (a workerd of its own that every request crosses locally); null where
+ * there is no /proc or no process.
  */
-export function groupCpuMs(pgid) {
+export function groupCpuMs(worker) {
+  const pgid = worker.pid();
   if (!pgid) return null;
   try {
     const ms = (ps) => (ps.reduce((sum, p) => sum + p.ticks, 0) * 1000) / CLOCK_TICKS;
     const all = groupProcesses(pgid);
     const workerd = all.filter((p) => p.name === 'workerd');
-    const { runtime } = workerdPids(pgid, workerd);
+    const { runtime } = workerdPids(worker);
     const [own, proxy] = [workerd.filter((p) => p.pid === runtime), workerd.filter((p) => p.pid !== runtime)];
     return { all: ms(all), workerd: ms(workerd), runtime: ms(own), proxy: ms(proxy) };
   } catch {
@@ -35,22 +35,13 @@ export function groupCpuMs(pgid) {
 }
 
 /**
- * The workerd processes `wrangler dev` (process group `pgid`) runs: the runtime, which runs the
- * Workers (wrangler's inspector proxy attaches to it: it alone is started with
- * `--inspector-addr`), and wrangler's proxy Worker, which listens on the port requests are sent
- * to and passes each one on to the runtime. Their pids; `proxy` undefined when there is one.
+ * The pids of the two workerd processes `wrangler dev` runs for `worker`, as the harness tells
+ * them apart (tests/http/procs.mjs): wrangler's proxy Worker, listening on the port requests
+ * are sent to, and the runtime behind it, which runs the Workers.
  */
-export function workerdPids(pgid, workerd = groupProcesses(pgid).filter((p) => p.name === 'workerd')) {
-  const live = workerd.filter((p) => p.state !== 'Z' && p.state !== 'X');
-  const inspected = (p) => {
-    try {
-      return readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0').some((a) => a.startsWith('--inspector-addr'));
-    } catch {
-      return false;
-    }
-  };
-  const runtime = live.length === 1 ? live[0] : live.find(inspected);
-  return { runtime: runtime?.pid, proxy: live.find((p) => p !== runtime)?.pid };
+export function workerdPids(worker) {
+  const port = Number(new URL(worker.baseUrl).port);
+  return { runtime: runtimeOf(port)?.pid, proxy: proxyOf(port)?.pid };
 }
 
 /** A seeding call's JSON answer; any other status than 2xx stops the run. */
@@ -117,7 +108,7 @@ export function hasStrace() {
  * Where CPU figures move by tenths between runs, these do not move at all.
  */
 export async function storageWrites(worker, route, { amount = 200 } = {}) {
-  const { runtime } = workerdPids(worker.pid());
+  const { runtime } = workerdPids(worker);
   const strace = spawn('strace', ['-f', '-c', '-e', 'trace=pwrite64,fsync,fdatasync', '-p', String(runtime)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let summary = '';
   strace.stderr.on('data', (d) => {

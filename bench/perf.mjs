@@ -12,8 +12,8 @@
 //
 // Needs `perf` (linux-perf) allowed to sample the processes (root, or perf_event_paranoid
 // <= 1). With strace there too, it also counts exactly what each request writes to storage:
-// the pages SQLite's commit writes to its WAL, and the fsyncs. Not run by the test suite's figures: scripts/test.sh runs it for a second when perf
-// is there, so that it cannot rot.
+// the pages SQLite's commit writes to its WAL, and the fsyncs. scripts/test.sh runs it for a
+// second where perf may sample, so that it cannot rot; it checks no figure.
 import { execFileSync, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -82,7 +82,7 @@ function samplesOf(file) {
  */
 async function measure(w, route, name) {
   await load(w, route, opts.connections, 1); // warm
-  const { runtime, proxy } = workerdPids(w.pid());
+  const { runtime, proxy } = workerdPids(w);
   if (!runtime) throw new Error(`${name}: no Workers runtime found in wrangler's process group`);
   const file = path.join(ROOT, 'target', `perf-${process.pid}.data`);
   const pids = [runtime, proxy].filter(Boolean).join(',');

@@ -63,9 +63,9 @@ async function timed(chosen) {
       // The Workers' runtime's CPU from /proc (wrangler's proxy left out: its share is the same
       // for every kind, and only adds noise), steadier than req/s on a shared machine (null
       // without /proc).
-      const before = groupCpuMs(w.pid())?.runtime ?? null;
+      const before = groupCpuMs(w)?.runtime ?? null;
       const r = await load(w, { path: `/${encodeURIComponent(kind)}?n=${n}${opts.each ? '&each' : ''}` }, 32, opts.seconds);
-      const after = groupCpuMs(w.pid())?.runtime ?? null;
+      const after = groupCpuMs(w)?.runtime ?? null;
       if (r.non2xx || r.errors) throw new Error(`${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
       ms.set(kind, [...(ms.get(kind) ?? []), 1000 / (r['2xx'] / r.duration)]);
       if (before !== null && after !== null) cpu.set(kind, [...(cpu.get(kind) ?? []), (after - before) / r['2xx']]);

@@ -36,7 +36,7 @@ const log = (m) => process.stderr.write(`[watchers] ${m}\n`);
 // Node 20 has no global WebSocket without a flag: the `ws` package then (a dev dependency).
 const WS = globalThis.WebSocket ?? (await import('ws')).default;
 /** workerd's CPU time (ms) so far, or null without /proc. */
-const workerdMs = (w) => groupCpuMs(w.pid())?.workerd ?? null;
+const workerdMs = (w) => groupCpuMs(w)?.workerd ?? null;
 
 function percentile(sorted, p) {
   if (!sorted.length) return null;

@@ -43,11 +43,13 @@ export function checkedClient(worker) {
     assert.equal(r.status, status, `expected ${status}, got ${r.status}: ${r.text}`);
     return r.json;
   }
-  function fails(r, status, code) {
+  /** An error answer: its status, its code and a message; the field it names, when `field` is given. */
+  function fails(r, status, code, field) {
     assert.equal(r.status, status, `expected ${status} ${code}, got ${r.status}: ${r.text}`);
     assert.equal(r.json.success, false, r.text);
     assert.equal(r.json.code, code, r.text);
     assert.equal(typeof r.json.message, 'string');
+    if (field !== undefined) assert.equal(r.json.details?.field, field, r.text);
     return r.json;
   }
   async function newMerchant(name = 'Merchant') {

@@ -9,19 +9,6 @@ import { assertMatches } from './openapi.mjs';
 import { earlyInBlock, until } from './check.mjs';
 import { rpc } from '../chain/anvil.mjs';
 
-export function ok(r, status = 200) {
-  assert.equal(r.status, status, `expected ${status}, got ${r.status}: ${r.text}`);
-  return r.json;
-}
-export function fails(r, status, code, field) {
-  assert.equal(r.status, status, `expected ${status} ${code}, got ${r.status}: ${r.text}`);
-  assert.equal(r.json.success, false, r.text);
-  assert.equal(r.json.code, code, r.text);
-  assert.equal(typeof r.json.message, 'string');
-  if (field !== undefined) assert.equal(r.json.details?.field, field, r.text);
-  return r.json;
-}
-
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 export const HASH = /^0x[0-9a-f]{64}$/;
 export const addr = (i) => '0x' + (0xa100 + i).toString(16).padStart(4, '0') + 'b'.repeat(36);
@@ -56,7 +43,7 @@ const CIRCLE_USDC = {
  * The helpers that need the worker: `c` is the suite's checkedClient, `worker()` its worker.
  */
 export function deployKit(c, worker) {
-  const { call, evm } = c;
+  const { call, evm, ok } = c;
   /** GET of an overview page (HTML, no key). */
   async function page(pathOrUrl) {
     const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${worker().baseUrl}${pathOrUrl}`;

@@ -15,14 +15,14 @@ import { after, before, test } from 'node:test';
 import { api, fundRelayer, startWorker } from './harness.mjs';
 import { checkedClient, minedReceipt, minedRecord, until } from './check.mjs';
 import { assertMatches } from './openapi.mjs';
-import { HASH, MISSING, UUID, addr, airdrop, chromiumPath, deployKit, fails, memecoin, ok, playwright } from './deploy_kit.mjs';
+import { HASH, MISSING, UUID, addr, airdrop, chromiumPath, deployKit, memecoin, playwright } from './deploy_kit.mjs';
 import { exact, units, usdc, valueAt } from './amounts.mjs';
 import * as v3 from './v3.mjs';
 import { codeAt, rpc } from '../chain/anvil.mjs';
 
 let w;
 const c = checkedClient(() => w);
-const { call, evm, newMerchant } = c;
+const { call, evm, newMerchant, ok, fails } = c;
 const { page, exchangeUrl, networkOf, networkName, hold, release, mined, statusForms, status, deploy } = deployKit(c, () => w);
 
 let A;
