@@ -3,7 +3,10 @@
 // (through which wrangler carries every console line to its terminal). bench.mjs measures
 // under wrangler dev, as the issue asks; this shows what of that is the development tooling's.
 //
-//   node bench/plain.mjs [--seconds 3] [--connections 32]
+//   node bench/plain.mjs [--seconds 3] [--connections 32] [--warm 1]
+//
+// --warm is each route's unmeasured run first, in seconds (JIT, the object, connections): the
+// smoke in scripts/test.sh runs with 0, as it checks that the tool works, not its figures.
 //
 // Each worker is configured from its own wrangler.toml (wrangler's
 // unstable_getMiniflareWorkerOptions), tokenpad API-only as bench.mjs runs it, rate limiting
@@ -20,11 +23,12 @@ const { Miniflare } = require('miniflare');
 const { unstable_getMiniflareWorkerOptions: workerOptions } = require('wrangler');
 const autocannon = require('autocannon');
 
-const opts = { seconds: 3, connections: 32 };
+const opts = { seconds: 3, connections: 32, warm: 1 };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   if (argv[i] === '--seconds') opts.seconds = Number(argv[++i]);
   else if (argv[i] === '--connections') opts.connections = Number(argv[++i]);
+  else if (argv[i] === '--warm') opts.warm = Number(argv[++i]);
   else throw new Error(`unknown argument ${argv[i]}`);
 }
 const log = (m) => process.stderr.write(`[plain] ${m}\n`);
@@ -97,7 +101,7 @@ async function measure(name, url, route) {
     url: new URL(route.path, url).href, method: route.method ?? 'GET', connections: opts.connections, duration: seconds,
     headers: { 'content-type': 'application/json', ...route.headers }, body: route.body && JSON.stringify(route.body),
   }, (e, r) => (e ? reject(e) : resolve(r))));
-  await run(1); // warm: JIT, the object, connections
+  if (opts.warm > 0) await run(opts.warm);
   const t0 = ticks();
   const r = await run(opts.seconds);
   const ms = ((ticks() - t0) * 10) / Math.max(1, r.requests.total); // USER_HZ: 100

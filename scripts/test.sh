@@ -108,7 +108,8 @@ step chain-tests node --test --test-concurrency=1 tests/chain/ crates/evm/tests/
 step forge "$ROOT/scripts/forge-test.sh"
 step slither node "$ROOT/scripts/slither.mjs"
 # The chain's representative subset of the HTTP suites (the whole list ran past the 30-minute
-# budget): the ledger, idempotency, presales, the README walkthroughs, webhooks, markets and
+# budget): the ledger, idempotency, presales, the README walkthroughs, webhooks, markets (two
+# files: markets_traders has round trips, launch pools, concurrency and the outside trader) and
 # deployments, again, each worker on its own anvil with Uniswap v3 and tokenpad's market
 # deployed (every movement settled on chain, pools are Uniswap's, trades are swaps whose quotes
 # must equal QuoterV2's and whose mined amounts the quotes', an outside trader swaps through
@@ -121,7 +122,7 @@ step slither node "$ROOT/scripts/slither.mjs"
 step chain-http-tests env TOKENPAD_TEST_CHAIN=anvil node "${ws_flag[@]}" --test --test-concurrency=1 \
   tests/http/ledger.test.mjs tests/http/idempotency.test.mjs tests/http/presales.test.mjs \
   tests/http/readme.test.mjs tests/http/webhooks.test.mjs tests/http/markets.test.mjs \
-  tests/http/deployments.test.mjs
+  tests/http/markets_traders.test.mjs tests/http/deployments.test.mjs
 
 step e2e-tests node --test --test-concurrency=1 tests/e2e/
 step consumer-tests node --test --test-concurrency=1 tests/consumer/
@@ -138,7 +139,7 @@ step ab-table-smoke node "$ROOT/bench/ab.mjs" --table "$ROOT/target/bench-smoke"
 step profile-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --profile spend --seconds 1 --top 5
 step profile-front-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" --profile spend --seconds 1 --top 5 --isolate front
 step cold-profile-smoke node "$ROOT/bench/cold-profile.mjs" --runs 1 --top 5 --out "$ROOT/target/bench-smoke"
-step plain-smoke node "$ROOT/bench/plain.mjs" --seconds 1
+step plain-smoke node "$ROOT/bench/plain.mjs" --seconds 1 --warm 0
 # Linux perf's split of workerd's CPU (bench/perf.mjs), where perf is installed and may sample
 # (a CI machine may have none or forbid it: then that is said, and nothing fails).
 if perf record -q -o /dev/null -- true >/dev/null 2>&1; then
