@@ -144,9 +144,26 @@ export function checkedClient(worker) {
     for (const m of merchants) reports.push(await reconciled(m));
     return reports;
   }
+  /**
+   * reconcileAll, with no difference and every pool's state on chain the ledger's: the
+   * reports and how many pools were compared (none on the embedded chain, which is the ledger).
+   */
+  async function reconcilePools() {
+    const reports = await reconcileAll();
+    let pools = 0;
+    for (const r of reports) {
+      assert.deepEqual(r.differences, []);
+      for (const x of r.pools) {
+        assert.equal(x.matches, true, `${x.symbol}'s pool: ${JSON.stringify(x)}`);
+        assert.deepEqual(x.ledger, x.chain);
+        pools++;
+      }
+    }
+    return { reports, pools };
+  }
   return {
     seen, call, checked, ok, fails, newMerchant, advance, newToken, offset,
-    evm, assertMovement, assertRecordOf, settled, reconciled, reconcileAll, jobDone,
+    evm, assertMovement, assertRecordOf, settled, reconciled, reconcileAll, reconcilePools, jobDone,
   };
 }
 
