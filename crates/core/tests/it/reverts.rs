@@ -252,3 +252,51 @@ fn nothing_is_done_about_a_revert_until_its_receipt_is_final() {
     assert_eq!(fx.active(&t, &alice.address), tok("10"));
     assert_conserved(&fx.store);
 }
+
+#[test]
+fn what_a_revert_not_final_yet_was_to_bring_is_not_spent_until_it_is() {
+    let mut fx = evm();
+    if let tokenpad_core::model::chain::ChainMode::Evm(e) = &mut fx.ctx.chain {
+        e.finality = 3;
+    }
+    let t = token(&mut fx);
+    rewarded(&mut fx, &t, "zoe", 10);
+    rewarded(&mut fx, &t, "carol", 5);
+    pass_on(&mut fx, &t, "zoe", "alice", 10);
+    let tx = next(&mut fx, ONE);
+    let m = Mined {
+        block_hash: Some(format!("0x{:064x}", 0xb10c)),
+        ..receipt(&tx, false)
+    };
+    mine(&mut fx, &tx, &m);
+    // Alice passes on what zoe's reverted transfer was to bring her; carol passes on her own.
+    pass_on(&mut fx, &t, "alice", "bob", 4);
+    pass_on(&mut fx, &t, "carol", "bob", 5);
+    let (alice, carol) = (fx.holder("alice"), fx.holder("carol"));
+    let spenders = |fx: &Fx| -> Vec<_> {
+        plan(&fx.store, LIMITS, |_| true, None)
+            .unwrap()
+            .iter()
+            .flat_map(|b| b.intents.iter().filter_map(|i| i.action.spender()))
+            .collect()
+    };
+    assert_eq!(
+        spenders(&fx),
+        [carol.address],
+        "alice's waits: it would revert for want of what has not arrived"
+    );
+    // Final: zoe's transfer is refused and undone, and nothing waits on it any more.
+    let ctx = fx.ctx.clone();
+    settle::finalize(&mut fx.store, &ctx, tx.nonce).unwrap();
+    let queued: Vec<_> = fx
+        .store
+        .open_intents(10)
+        .unwrap()
+        .into_iter()
+        .filter(|i| i.status == IntentStatus::Queued)
+        .filter_map(|i| i.action.spender())
+        .collect();
+    assert!(queued.contains(&alice.address), "{queued:?}");
+    assert_eq!(spenders(&fx), queued);
+    assert_conserved(&fx.store);
+}

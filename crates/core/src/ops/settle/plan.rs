@@ -21,11 +21,19 @@
 //! - A parked movement (`Intent::parked`) is not sent, and what may depend on it waits
 //!   behind it: its recipient's own movements of the token (a parked pool opening: the whole
 //!   token).
+//! - So does what may depend on a movement whose transaction reverted in a block that is not
+//!   final yet. Nothing is done about such a revert until it is (`receipt`), and what it was
+//!   to bring has not arrived: its recipient's own movements of the tokens it moves (for a
+//!   swap, the token and USDC) would revert for want of it, spend gas, and spend attempts of
+//!   theirs (`ATTEMPTS_BEHIND`) on a failure that is ours. They go once the revert is acted on.
 
+use super::receipt::needs;
 use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::ids::TokenAddress;
 use crate::model::intent::{Account, Action, Intent, IntentStatus};
+use crate::model::settlement::TxState;
+use crate::model::token::USDC_ADDRESS;
 use crate::store::Store;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -90,6 +98,7 @@ pub fn plan(
     // A release not due by the chain's clock: its beneficiary's own movements of the token
     // wait behind it.
     let mut waiting: BTreeSet<(TokenAddress, Address)> = BTreeSet::new();
+    let unarrived = unarrived(store, &open)?;
     for i in open {
         if i.status != IntentStatus::Queued {
             continue;
@@ -110,11 +119,13 @@ pub fn plan(
             }
             continue;
         }
-        if i.action
-            .spender()
-            .is_some_and(|a| waiting.contains(&(i.token, a)))
-        {
-            continue;
+        if let Some(a) = i.action.spender() {
+            let behind_revert = needs(i.token, &i.action)
+                .iter()
+                .any(|t| unarrived.contains(&(*t, a)));
+            if behind_revert || waiting.contains(&(i.token, a)) {
+                continue;
+            }
         }
         let call = match i.action {
             Action::Deploy { .. } => Call::Deploy,
@@ -162,6 +173,30 @@ pub fn plan(
         });
     }
     Ok(batches)
+}
+
+/// What the movements of transactions reverted in blocks not final yet were to bring: each
+/// (token, recipient) pair (see the module).
+fn unarrived(store: &dyn Store, open: &[Intent]) -> Result<BTreeSet<(TokenAddress, Address)>> {
+    let reverted: BTreeSet<u64> = store
+        .unfinal_chain_txs()?
+        .into_iter()
+        .filter(|tx| tx.state == TxState::Reverted)
+        .flat_map(|tx| tx.intents)
+        .collect();
+    let mut out = BTreeSet::new();
+    if reverted.is_empty() {
+        return Ok(out);
+    }
+    for i in open.iter().filter(|i| reverted.contains(&i.id)) {
+        if let Some(to) = i.action.recipient() {
+            out.insert((i.token, to));
+            if i.action.is_swap() {
+                out.insert((USDC_ADDRESS, to));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Whether a movement is the treasury's own (sent by the relayer with no signature).
