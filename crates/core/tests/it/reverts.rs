@@ -53,6 +53,15 @@ fn out_of_gas(tx: &ChainTx) -> Mined {
     }
 }
 
+/// An EVM chain whose receipts are final `blocks` deep: a revert waits that long to be acted on.
+fn evm_final_after(blocks: u64) -> Fx {
+    let mut fx = evm();
+    if let tokenpad_core::model::chain::ChainMode::Evm(e) = &mut fx.ctx.chain {
+        e.finality = blocks;
+    }
+    fx
+}
+
 const ONE: Limits = Limits {
     per_batch: 1,
     batches: 1,
@@ -216,10 +225,7 @@ fn out_of_gas_goes_again_in_its_batch_then_parks_and_is_never_undone() {
 
 #[test]
 fn nothing_is_done_about_a_revert_until_its_receipt_is_final() {
-    let mut fx = evm();
-    if let tokenpad_core::model::chain::ChainMode::Evm(e) = &mut fx.ctx.chain {
-        e.finality = 3;
-    }
+    let mut fx = evm_final_after(3);
     let t = token(&mut fx);
     rewarded(&mut fx, &t, "alice", 10);
     pass_on(&mut fx, &t, "alice", "bob", 4);
@@ -255,10 +261,7 @@ fn nothing_is_done_about_a_revert_until_its_receipt_is_final() {
 
 #[test]
 fn what_a_revert_not_final_yet_was_to_bring_is_not_spent_until_it_is() {
-    let mut fx = evm();
-    if let tokenpad_core::model::chain::ChainMode::Evm(e) = &mut fx.ctx.chain {
-        e.finality = 3;
-    }
+    let mut fx = evm_final_after(3);
     let t = token(&mut fx);
     rewarded(&mut fx, &t, "zoe", 10);
     rewarded(&mut fx, &t, "carol", 5);
