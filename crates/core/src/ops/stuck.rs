@@ -11,7 +11,8 @@
 //!
 //! Not stuck but **waiting**: a release whose unlock time the chain's clock has not reached,
 //! and what its beneficiary does next with that token (the settler holds it behind the
-//! release), said apart so an operator knows nothing needs doing.
+//! release); and what a holder does with what a revert of ours not final yet was to bring it
+//! (`settle::plan`): said apart so an operator knows nothing needs doing.
 
 use crate::model::address::Address;
 use crate::model::ids::{MerchantId, TokenAddress};
@@ -19,6 +20,7 @@ use crate::model::intent::{Action, Intent, IntentStatus};
 use crate::model::settlement::ChainTx;
 use crate::model::settlement::{NO_CODE, OUT_OF_GAS, WRONG_FACTORY};
 use crate::model::time::{Millis, Timestamp};
+use crate::ops::settle::plan::behind_revert;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -48,6 +50,9 @@ pub enum IssueKind {
     Queued,
     /// Not stuck: releases wait for the chain's clock to reach their unlock time.
     ChainClock,
+    /// Not stuck: movements wait behind a revert of ours until its receipt is final
+    /// (`CHAIN_FINALITY` blocks deep), when the settler acts on it.
+    Finality,
 }
 
 impl IssueKind {
@@ -119,6 +124,8 @@ pub struct Settling<'a> {
     pub now: Millis,
     /// `CHAIN_STUCK_AFTER_MS`.
     pub after: Millis,
+    /// What reverts of ours not final yet were to bring (`settle::plan::unarrived`).
+    pub unarrived: &'a BTreeSet<(TokenAddress, Address)>,
 }
 
 fn count(n: usize) -> u64 {
@@ -130,6 +137,23 @@ fn minutes(ms: Millis) -> String {
         format!("{} s", ms / 1000)
     } else {
         format!("{} min", ms / 60_000)
+    }
+}
+
+/// The queued movements the settler holds back, by what they wait behind.
+#[derive(Default)]
+struct Held<'a> {
+    /// A parked movement.
+    parked: Vec<&'a Intent>,
+    /// A release the chain's clock has not reached.
+    clock: Vec<&'a Intent>,
+    /// A revert of ours not final yet.
+    revert: Vec<&'a Intent>,
+}
+
+impl Held<'_> {
+    fn all(&self) -> impl Iterator<Item = &&Intent> {
+        self.parked.iter().chain(&self.clock).chain(&self.revert)
     }
 }
 
@@ -151,11 +175,11 @@ impl Settling<'_> {
 
     /// The queued movements the settler holds back (behind a parked movement or an early
     /// release: their beneficiary's own movements of that token; behind a parked pool
-    /// opening: its whole token), split into (behind parked, behind the chain's clock).
-    fn held(&self) -> (Vec<&Intent>, Vec<&Intent>) {
+    /// opening: its whole token; behind a revert not final yet: what it was to bring).
+    fn held(&self) -> Held<'_> {
         let mut parked: BTreeSet<(TokenAddress, Option<Address>)> = BTreeSet::new();
         let mut early: BTreeSet<(TokenAddress, Address)> = BTreeSet::new();
-        let (mut behind_parked, mut behind_clock) = (Vec::new(), Vec::new());
+        let mut held = Held::default();
         for i in self
             .open
             .iter()
@@ -176,26 +200,28 @@ impl Settling<'_> {
             if parked.contains(&(i.token, None))
                 || who.is_some_and(|a| parked.contains(&(i.token, Some(a))))
             {
-                behind_parked.push(i);
+                held.parked.push(i);
             } else if who.is_some_and(|a| early.contains(&(i.token, a))) {
-                behind_clock.push(i);
+                held.clock.push(i);
+            } else if behind_revert(i, self.unarrived) {
+                held.revert.push(i);
             }
         }
-        (behind_parked, behind_clock)
+        held
     }
 
     /// What holds settlement up past the threshold (parked movements at once); empty when
     /// nothing does.
     pub fn stuck(&self) -> Vec<Issue> {
         let mut out = Vec::new();
-        let (behind_parked, behind_clock) = self.held();
+        let held = self.held();
         let parked: Vec<&Intent> = self.open.iter().filter(|i| i.parked.is_some()).collect();
         if let Some(first) = parked
             .iter()
             .min_by_key(|i| i.parked_at.unwrap_or(i.created_at))
         {
             let why = first.parked.clone().unwrap_or_default();
-            let behind = match behind_parked.len() {
+            let behind = match held.parked.len() {
                 0 => String::new(),
                 n => format!(" ({n} more wait behind them)"),
             };
@@ -237,12 +263,7 @@ impl Settling<'_> {
             .open
             .iter()
             .filter(|i| i.status == IntentStatus::Queued && i.parked.is_none() && !self.early(i))
-            .filter(|i| {
-                !behind_parked
-                    .iter()
-                    .chain(&behind_clock)
-                    .any(|b| b.id == i.id)
-            })
+            .filter(|i| !held.all().any(|b| b.id == i.id))
             .filter(|i| self.old(i.created_at))
             .collect();
         if let Some(first) = queued.first() {
@@ -299,18 +320,35 @@ impl Settling<'_> {
         }
     }
 
-    /// What waits for the chain's clock (not stuck): releases before their unlock time on
-    /// chain, and their beneficiaries' movements of those tokens behind them.
+    /// What waits (not stuck): releases before their unlock time on chain, and their
+    /// beneficiaries' movements of those tokens behind them; movements behind a revert of
+    /// ours not final yet.
     pub fn waiting(&self) -> Vec<Issue> {
+        let held = self.held();
+        let mut out = Vec::new();
+        out.extend(self.clock_issue(&held.clock));
+        if let Some(first) = held.revert.first() {
+            out.push(Issue {
+                kind: IssueKind::Finality,
+                count: count(held.revert.len()),
+                since: Timestamp::at(first.created_at),
+                what: format!(
+                    "{} movement(s) spend what a transaction of ours that reverted was to bring: they wait until its receipt is final (CHAIN_FINALITY blocks deep) and the settler acts on it",
+                    held.revert.len()
+                ),
+                action: "Nothing: they go out once it is final, CHAIN_FINALITY blocks after the block that holds it".into(),
+            });
+        }
+        out
+    }
+
+    fn clock_issue(&self, behind: &[&Intent]) -> Option<Issue> {
         let early: Vec<&Intent> = self
             .open
             .iter()
             .filter(|i| i.status == IntentStatus::Queued && i.parked.is_none() && self.early(i))
             .collect();
-        let Some(first) = early.first() else {
-            return Vec::new();
-        };
-        let (_, behind) = self.held();
+        let first = early.first()?;
         let next = early
             .iter()
             .filter_map(|i| match &i.action {
@@ -323,7 +361,7 @@ impl Settling<'_> {
             Some(t) => format!("is at {}", Timestamp::at(t.saturating_mul(1000))),
             None => "is not known yet".to_string(),
         };
-        vec![Issue {
+        Some(Issue {
             kind: IssueKind::ChainClock,
             count: count(early.len().saturating_add(behind.len())),
             since: Timestamp::at(first.created_at),
@@ -334,6 +372,6 @@ impl Settling<'_> {
                 behind.len()
             ),
             action: "Nothing: they go out once the chain's clock passes it (a local node's clock moves with POST /admin/time/advance)".into(),
-        }]
+        })
     }
 }

@@ -3,6 +3,7 @@
 //! clock has not reached said apart with what waits behind them, and the relayer's trouble
 //! timed from when its kind began, not from its latest text.
 
+use std::collections::BTreeSet;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::ids::{LockId, MerchantId, TokenAddress};
@@ -75,15 +76,21 @@ fn tx(nonce: u64, at: Millis) -> ChainTx {
     t
 }
 
-fn kinds(
-    open: &[Intent],
-    txs: &[ChainTx],
+static MERCHANT: std::sync::LazyLock<MerchantId> =
+    std::sync::LazyLock::new(|| MerchantId::new_unchecked("m_1"));
+static NOTHING: BTreeSet<(TokenAddress, Address)> = BTreeSet::new();
+
+/// Merchant m_1's settlement at `NOW`: its open intents, transactions in flight, the
+/// relayer's trouble, the chain's clock and what reverts not final yet were to bring.
+fn settling<'a>(
+    open: &'a [Intent],
+    txs: &'a [ChainTx],
     trouble: Option<Trouble>,
     chain_time: Option<u64>,
-) -> Vec<IssueKind> {
-    let m = MerchantId::new_unchecked("m_1");
-    let s = Settling {
-        merchant: &m,
+    unarrived: &'a BTreeSet<(TokenAddress, Address)>,
+) -> Settling<'a> {
+    Settling {
+        merchant: &MERCHANT,
         relayer: Address([7; 20]),
         chain_id: 31337,
         open,
@@ -92,8 +99,21 @@ fn kinds(
         chain_time,
         now: NOW,
         after: AFTER,
-    };
-    s.stuck().iter().map(|i| i.kind).collect()
+        unarrived,
+    }
+}
+
+fn kinds(
+    open: &[Intent],
+    txs: &[ChainTx],
+    trouble: Option<Trouble>,
+    chain_time: Option<u64>,
+) -> Vec<IssueKind> {
+    settling(open, txs, trouble, chain_time, &NOTHING)
+        .stuck()
+        .iter()
+        .map(|i| i.kind)
+        .collect()
 }
 
 #[test]
@@ -138,19 +158,8 @@ fn a_parked_movement_is_stuck_at_once_and_what_waits_behind_it_is_said_with_it()
     parked.parked_at = Some(NOW - 1_000);
     // Holder 2 spends what the parked reward brings: held behind it, not queued on its own.
     let behind = spend(2, 2, NOW - AFTER - 1);
-    let m = MerchantId::new_unchecked("m_1");
     let open = [parked, behind];
-    let s = Settling {
-        merchant: &m,
-        relayer: Address([7; 20]),
-        chain_id: 31337,
-        open: &open,
-        txs: &[],
-        trouble: None,
-        chain_time: None,
-        now: NOW,
-        after: AFTER,
-    };
+    let s = settling(&open, &[], None, None, &NOTHING);
     let stuck = s.stuck();
     assert_eq!(stuck.len(), 1, "{stuck:?}");
     assert_eq!(stuck[0].kind, IssueKind::Parked);
@@ -191,19 +200,8 @@ fn a_release_the_chain_clock_has_not_reached_waits_and_is_not_stuck() {
         ),
         vec![IssueKind::Queued]
     );
-    let m = MerchantId::new_unchecked("m_1");
     let open = [early, behind];
-    let s = Settling {
-        merchant: &m,
-        relayer: Address([7; 20]),
-        chain_id: 31337,
-        open: &open,
-        txs: &[],
-        trouble: None,
-        chain_time: Some(chain),
-        now: NOW,
-        after: AFTER,
-    };
+    let s = settling(&open, &[], None, Some(chain), &NOTHING);
     let waiting = s.waiting();
     assert_eq!(waiting.len(), 1);
     assert_eq!(
@@ -240,4 +238,39 @@ fn the_relayers_trouble_keeps_its_start_while_its_kind_stays() {
     let factory = Trouble::now(Some("CHAIN_FACTORY 0x2 does not deploy this release's token code (its TOKEN_CREATION_CODE_HASH is not 0x7f): token deployments wait"), missing, 11_500);
     assert_eq!(factory.map(|t| t.kind), Some(IssueKind::WrongFactory));
     assert_eq!(Trouble::now(None, factory, 12_000), None);
+}
+
+#[test]
+fn what_waits_behind_a_revert_not_final_yet_is_not_stuck_and_is_said() {
+    let old = NOW - AFTER - 1_000;
+    // Holder 3's spend of token 1, queued past the threshold; a revert of ours not final yet
+    // was to bring holder 3 token 1.
+    let open = [spend(1, 3, old)];
+    let s = settling(&open, &[], None, None, &NOTHING);
+    assert_eq!(
+        s.stuck().iter().map(|i| i.kind).collect::<Vec<_>>(),
+        vec![IssueKind::Queued]
+    );
+    assert!(s.waiting().is_empty());
+    let reverting = BTreeSet::from([(token(1), Address([3; 20]))]);
+    let s = settling(&open, &[], None, None, &reverting);
+    assert!(s.stuck().is_empty(), "{:?}", s.stuck());
+    let waiting = s.waiting();
+    assert_eq!(
+        waiting
+            .iter()
+            .map(|i| (i.kind, i.count))
+            .collect::<Vec<_>>(),
+        vec![(IssueKind::Finality, 1)]
+    );
+    // What another token's revert was to bring holds nothing of token 1.
+    let other = BTreeSet::from([(token(2), Address([3; 20]))]);
+    assert_eq!(
+        settling(&open, &[], None, None, &other)
+            .stuck()
+            .iter()
+            .map(|i| i.kind)
+            .collect::<Vec<_>>(),
+        vec![IssueKind::Queued]
+    );
 }

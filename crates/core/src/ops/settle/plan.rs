@@ -119,13 +119,12 @@ pub fn plan(
             }
             continue;
         }
-        if let Some(a) = i.action.spender() {
-            let behind_revert = needs(i.token, &i.action)
-                .iter()
-                .any(|t| unarrived.contains(&(*t, a)));
-            if behind_revert || waiting.contains(&(i.token, a)) {
-                continue;
-            }
+        if behind_revert(&i, &unarrived)
+            || i.action
+                .spender()
+                .is_some_and(|a| waiting.contains(&(i.token, a)))
+        {
+            continue;
         }
         let call = match i.action {
             Action::Deploy { .. } => Call::Deploy,
@@ -176,8 +175,8 @@ pub fn plan(
 }
 
 /// What the movements of transactions reverted in blocks not final yet were to bring: each
-/// (token, recipient) pair (see the module).
-fn unarrived(store: &dyn Store, open: &[Intent]) -> Result<BTreeSet<(TokenAddress, Address)>> {
+/// (token, recipient) pair (see the module). `open`: the open intents.
+pub fn unarrived(store: &dyn Store, open: &[Intent]) -> Result<BTreeSet<(TokenAddress, Address)>> {
     let reverted: BTreeSet<u64> = store
         .unfinal_chain_txs()?
         .into_iter()
@@ -197,6 +196,16 @@ fn unarrived(store: &dyn Store, open: &[Intent]) -> Result<BTreeSet<(TokenAddres
         }
     }
     Ok(out)
+}
+
+/// Whether `i` waits behind a revert not final yet: it spends, of a token it needs, what such
+/// a revert was to bring its spender (`unarrived`).
+pub fn behind_revert(i: &Intent, unarrived: &BTreeSet<(TokenAddress, Address)>) -> bool {
+    i.action.spender().is_some_and(|a| {
+        needs(i.token, &i.action)
+            .iter()
+            .any(|t| unarrived.contains(&(*t, a)))
+    })
 }
 
 /// Whether a movement is the treasury's own (sent by the relayer with no signature).

@@ -53,6 +53,7 @@ impl MerchantObject {
             store.put_meta(TROUBLE_KEY, &trouble)?;
         }
         let txs = store.open_chain_txs()?;
+        let unarrived = settle::plan::unarrived(store, open)?;
         let s = Settling {
             merchant: &merchant.id,
             relayer: merchant.address,
@@ -63,6 +64,7 @@ impl MerchantObject {
             chain_time: self.chain.chain_time(),
             now,
             after: evm.stuck_after_ms,
+            unarrived: &unarrived,
         };
         Ok((s.stuck(), s.waiting()))
     }
