@@ -269,7 +269,7 @@ fn a_buy_that_reverts_behind_the_mint_that_funds_it_goes_again_after_it() {
     // The mint runs out of gas (ours); the swap, mined after it, reverts for want of the USDC
     // it brings. Found by the simulator (crates/sim, seed 213 --hostile): only an older open
     // movement of the swap's own token counted, so the buy was refused and undone.
-    revert_behind_a_mint_out_of_gas(&mut fx, Call::Swap);
+    revert_behind_out_of_gas(&mut fx, Call::Mint, Call::Swap);
     // Both go again, in their order, and land.
     mine_next(&mut fx, Call::Mint, Some(Vec::new()));
     let tokens = i128::try_from(bought.trade.tokens.raw()).unwrap();
@@ -289,6 +289,36 @@ fn a_buy_that_reverts_behind_the_mint_that_funds_it_goes_again_after_it() {
         .history
         .iter()
         .all(|h| h.kind.as_str() != "reversal"));
+}
+
+#[test]
+fn a_usdc_transfer_that_reverts_behind_the_sell_that_funds_it_goes_again_after_it() {
+    let (mut fx, t) = market();
+    // dave's buy puts USDC in the pool.
+    let p0 = pool(&fx, &t);
+    let r = buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": 50})).unwrap();
+    let b = i128::try_from(r.trade.tokens.raw()).unwrap();
+    let event = swap_event(&p0, -b, 50 * USDC as i128, &r.trade.after, at(11, 0));
+    mine_next(&mut fx, Call::Swap, Some(vec![event]));
+    // fay holds tokens and no USDC: she sells some, then passes on 1 USDC of what the sell
+    // brings, before the sell is mined.
+    crate::settle::distribute(&mut fx, &t, "fay", 1_000);
+    crate::settle::settle_all(&mut fx);
+    let user = crate::common::user("fay").unwrap();
+    let sell: SellRequest = body(&json!({"tokenAddress": t, "tokenAmount": "500"})).unwrap();
+    market::sell(&mut fx.store, &fx.ctx, &user, &sell).unwrap();
+    crate::reverts::pass_on(&mut fx, &usdc_address(), "fay", "dave", 1);
+    // The sell runs out of gas (ours); the transfer, mined after it, reverts for want of its
+    // USDC. Found by the simulator (crates/sim, seed 5119 --steps 1000 --hostile, a buy of
+    // another token behind a sell): a swap's USDC did not count as an older movement of USDC,
+    // so what needed it was refused and undone.
+    revert_behind_out_of_gas(&mut fx, Call::Swap, Call::Transfers);
+    let open = fx.store.open_intents(10).unwrap();
+    assert_eq!(
+        open.iter().map(|i| i.status).collect::<Vec<_>>(),
+        [IntentStatus::Queued, IntentStatus::Queued],
+        "both go again, in their order"
+    );
 }
 
 /// An outside buy's USDC in the pool, booked in part to dave's sell not mined yet; a
@@ -401,7 +431,7 @@ fn a_pool_opening_that_reverts_behind_an_older_usdc_movement_goes_again_after_it
         body(&json!({"initialStartingPrice": "0.01", "amount": 1_000_000})).unwrap();
     market::open_liquidity(&mut fx.store, &fx.ctx, &t, &req).unwrap();
     // The mint runs out of gas (ours); the opening, mined after it, reverts for want of funds.
-    revert_behind_a_mint_out_of_gas(&mut fx, Call::OpenPool);
+    revert_behind_out_of_gas(&mut fx, Call::Mint, Call::OpenPool);
     // Not refused: the pool stays, pending, and its opening goes again after the mint.
     assert!(fx.store.pool(&t).unwrap().is_some());
     let again = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
@@ -412,20 +442,22 @@ fn a_pool_opening_that_reverts_behind_an_older_usdc_movement_goes_again_after_it
 /// Plans what is queued, a test-USDC mint then a `then` (`Call`s in that order), signs both,
 /// and reads their receipts: the mint out of gas (ours), the other reverted for want of funds
 /// after it. Nothing is refused.
-fn revert_behind_a_mint_out_of_gas(fx: &mut Fx, then: Call) {
+/// The next two transactions, `first` then `then`: the first runs out of gas (ours), the
+/// second reverts for want of funds behind it. Nothing is refused.
+fn revert_behind_out_of_gas(fx: &mut Fx, first: Call, then: Call) {
     let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
     let calls: Vec<Call> = batches.iter().map(|b| b.call).collect();
-    assert_eq!(calls, [Call::Mint, then]);
+    assert_eq!(calls, [first, then]);
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
-    let mint = sign(fx, nonce, &batches[0]);
+    let older = sign(fx, nonce, &batches[0]);
     let second = sign(fx, nonce + 1, &batches[1]);
     let oog = Mined {
-        gas_used: mint.gas_limit,
+        gas_used: older.gas_limit,
         reason: Some("out of gas".into()),
-        ..receipt_of(fx, &mint, false)
+        ..receipt_of(fx, &older, false)
     };
     let ctx = fx.ctx.clone();
-    settle::mined(&mut fx.store, &ctx, mint.nonce, &oog).unwrap();
+    settle::mined(&mut fx.store, &ctx, older.nonce, &oog).unwrap();
     let reverted = Mined {
         reason: Some("ERC20InsufficientBalance".into()),
         ..receipt_of(fx, &second, false)

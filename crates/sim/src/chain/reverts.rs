@@ -27,10 +27,14 @@ impl SimChain {
                 .collect()
         };
         let behind = !older.is_empty();
-        for (id, token, _) in &tx.intents {
+        for (id, token, action) in &tx.intents {
             self.reverted_behind.insert(*id, older.clone());
             if ours || behind {
-                self.reverted_open.insert((token.address(), *id));
+                // Every token it moves: a sell sent back also leaves its holder without the
+                // USDC it was to bring.
+                for t in needs(*token, action) {
+                    self.reverted_open.insert((t.address(), *id));
+                }
             }
         }
         if ours || behind {

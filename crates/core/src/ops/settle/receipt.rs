@@ -287,14 +287,18 @@ pub fn needs(own: TokenAddress, action: &Action) -> [TokenAddress; 2] {
 }
 
 fn older_open(open: &[Intent], i: &Intent) -> bool {
-    let needs = needs(i.token, &i.action);
-    open.iter()
-        .take_while(|o| o.id < i.id)
-        .any(|o| needs.contains(&o.token))
+    let needs_i = needs(i.token, &i.action);
+    // What an older movement moves is what it needs: a swap moves USDC as well as its token
+    // (a sell brings its holder the USDC a buy behind it may spend).
+    open.iter().take_while(|o| o.id < i.id).any(|o| {
+        needs(o.token, &o.action)
+            .iter()
+            .any(|t| needs_i.contains(t))
+    })
 }
 
 /// Whether an older movement of a token `i` needs (its own; USDC for a swap) is still open
-/// (queued or sent).
+/// (queued or sent); a swap and a pool's opening move USDC too.
 fn behind_open(store: &dyn Store, i: &Intent) -> Result<bool> {
     Ok(older_open(&store.open_intents(OPEN_LOOKAHEAD)?, i))
 }
