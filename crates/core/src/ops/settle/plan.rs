@@ -33,7 +33,6 @@ use crate::model::address::Address;
 use crate::model::ids::TokenAddress;
 use crate::model::intent::{Account, Action, Intent, IntentStatus};
 use crate::model::settlement::TxState;
-use crate::model::token::USDC_ADDRESS;
 use crate::store::Store;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -189,10 +188,8 @@ pub fn unarrived(store: &dyn Store, open: &[Intent]) -> Result<BTreeSet<(TokenAd
     }
     for i in open.iter().filter(|i| reverted.contains(&i.id)) {
         if let Some(to) = i.action.recipient() {
-            out.insert((i.token, to));
-            if i.action.is_swap() {
-                out.insert((USDC_ADDRESS, to));
-            }
+            // Every token it moves (`needs`: a swap's USDC too).
+            out.extend(needs(i.token, &i.action).map(|t| (t, to)));
         }
     }
     Ok(out)
