@@ -16,11 +16,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ROOT, TEST_WALLET_ENCRYPTION_KEY, api, createMerchant, createToken } from '../tests/http/harness.mjs';
+import { TOKENPAD_DIRS, startPlain as start } from '../tests/http/miniflare.mjs';
 import { ok } from './common.mjs';
 
 const require = createRequire(import.meta.url);
-const { Miniflare } = require('miniflare');
-const { unstable_getMiniflareWorkerOptions: workerOptions } = require('wrangler');
 const autocannon = require('autocannon');
 
 const opts = { seconds: 3, connections: 32, warm: 1 };
@@ -34,43 +33,9 @@ for (let i = 0; i < argv.length; i++) {
 const log = (m) => process.stderr.write(`[plain] ${m}\n`);
 const ADMIN = 'plain-bench-admin-key';
 
-/**
- * Workers from their directories' wrangler.toml, their JavaScript and wasm as modules, in one
- * Miniflare: the first serves, the others run beside it (tokenpad's ledger, whose Durable
- * Objects the front binds by script name).
- */
-async function start(dirs, bindings = {}) {
-  const workers = dirs.map((dir) => {
-    const { workerOptions: o } = workerOptions(path.join(dir, 'wrangler.toml'));
-    delete o.assets;
-    const config = readFileSync(path.join(dir, 'wrangler.toml'), 'utf8');
-    const main = config.match(/^main = "(.+)"/m)[1];
-    return {
-      ...o,
-      name: config.match(/^name = "(.+)"/m)[1],
-      modules: true,
-      scriptPath: path.join(dir, main),
-      // The ledger's entry (crates/worker/ledger) imports ../build-ledger: the modules' root
-      // is the first Worker's directory, the crate, for both.
-      modulesRoot: dirs[0],
-      modulesRules: [{ type: 'ESModule', include: ['**/*.js', '**/*.mjs'] }, { type: 'CompiledWasm', include: ['**/*.wasm'] }],
-      bindings: { ...o.bindings, ...bindings },
-    };
-  });
-  const mf = new Miniflare({
-    workers,
-    port: 0,
-    // Each log line is read and dropped, as a deployment's log pipeline takes it away; printed
-    // here it would cost this process, and flood the terminal.
-    handleRuntimeStdio: (stdout, stderr) => { stdout.resume(); stderr.resume(); },
-  });
-  // A handle the test harness's helpers take (api, createMerchant, createToken).
-  return { mf, url: await mf.ready, get baseUrl() { return this.url.origin; }, adminKey: ADMIN };
-}
-
 /** tokenpad with a token, 100 holders holding it, as bench.mjs seeds it. */
 async function tokenpad(requestLog) {
-  const w = await start([path.join(ROOT, 'crates/worker'), path.join(ROOT, 'crates/worker/ledger')], {
+  const w = await start(TOKENPAD_DIRS, {
     ADMIN_API_KEY: ADMIN, WALLET_ENCRYPTION_KEY: TEST_WALLET_ENCRYPTION_KEY,
     RATE_LIMIT_PER_SECOND: '0', PUBLIC_RATE_LIMIT_PER_SECOND: '0', SESSION_RATE_LIMIT_PER_SECOND: '0', REQUEST_LOG: requestLog, ALLOW_TIME_TRAVEL: 'true',
   });

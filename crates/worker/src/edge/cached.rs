@@ -25,6 +25,7 @@
 //! with `Age` in seconds.
 
 use super::incoming::Incoming;
+use super::inflight::{self, InFlight};
 use super::trace::Trace;
 use crate::http::{self, Returned, PUBLIC_MAX_AGE_S, SERVICE_TIME};
 use std::cell::RefCell;
@@ -42,7 +43,6 @@ use worker::{web_sys, Response};
 pub const MAX_AGE_MS: Millis = PUBLIC_MAX_AGE_S * 1000;
 /// How long a request waits for another request's answer to the same read.
 const WAIT_MS: Millis = 500;
-const WAIT_STEP_MS: u64 = 2;
 /// How long the location's cache may take to say what it keeps, or to take an answer (ms).
 const LOOKUP_MS: u64 = 30;
 /// The header a kept answer's real time travels in, in the Cache API.
@@ -70,16 +70,26 @@ struct Kept {
     body: JsString,
 }
 
-#[derive(Default)]
 struct Memo {
     kept: HashMap<String, Kept>,
-    /// The reads a request of this isolate is asking the object for, since when.
-    asking: HashMap<String, Millis>,
+    /// The reads a request of this isolate is asking the object for.
+    asking: InFlight,
     /// When a write of each merchant last went through this isolate, and one of the operator
     /// (any merchant): nothing asked before it is answered here any more, so a client sees
     /// its own write at once when it comes back through the same isolate.
     written: HashMap<String, Millis>,
     written_any: Millis,
+}
+
+impl Default for Memo {
+    fn default() -> Self {
+        Self {
+            kept: HashMap::new(),
+            asking: InFlight::new(WAIT_MS),
+            written: HashMap::new(),
+            written_any: 0,
+        }
+    }
 }
 
 impl Memo {
@@ -162,20 +172,11 @@ fn keep(key: &str, k: Kept) {
 
 /// Whether this request asks the object (no other request of the isolate is asking it).
 fn claim(key: &str, now: Millis) -> bool {
-    MEMO.with(|m| {
-        let mut m = m.borrow_mut();
-        match m.asking.get(key) {
-            Some(since) if now.saturating_sub(*since) < WAIT_MS => false,
-            _ => {
-                m.asking.insert(key.to_string(), now);
-                true
-            }
-        }
-    })
+    MEMO.with(|m| m.borrow_mut().asking.claim(key, now))
 }
 
 fn release(key: &str) {
-    MEMO.with(|m| m.borrow_mut().asking.remove(key));
+    MEMO.with(|m| m.borrow_mut().asking.release(key));
 }
 
 /// Serves a public-key read: kept, or `ask` (the call to the merchant's object).
@@ -213,16 +214,14 @@ async fn answer(
         claim(key, start);
     } else if !claim(key, start) {
         // Another request is asking: its answer, when it comes in time.
-        // Looked at again after 2, 4, 8... ms: a crowd waiting wakes a few times, not every
-        // few milliseconds each.
-        let (mut waited, mut step) = (0, WAIT_STEP_MS);
-        while waited < WAIT_MS {
-            worker::Delay::from(Duration::from_millis(step)).await;
-            waited += step;
-            step = (step * 2).min(WAIT_MS.saturating_sub(waited).max(1));
-            if let Some(k) = kept(merchant, key, now()) {
-                return (respond(&k, inm, now(), None, by_header), true);
-            }
+        let mut found = None;
+        inflight::wait_until(WAIT_MS, || {
+            found = kept(merchant, key, now());
+            found.is_some()
+        })
+        .await;
+        if let Some(k) = found {
+            return (respond(&k, inm, now(), None, by_header), true);
         }
     }
     // The location's cache, when it answers in time: a slow lookup is not worth more than

@@ -14,7 +14,11 @@
 //!
 //! A key not known to be good reserves one request of the budget while it is checked, and
 //! gets it back unless it was bad: at most the burst plus the rate of bad keys per second
-//! reach the objects from one address, however many requests it has in flight.
+//! reach the objects from one address, however many requests it has in flight. While one
+//! request's key is being checked, the others that bring the same key wait for its answer
+//! (at most [`CHECK_WAIT_MS`]) instead of each reserving: a client that opens with more
+//! requests at once than the burst (a backend's batch, a page's reads, just after a deploy
+//! started a new isolate) is not refused for a key that is good.
 //!
 //! State is per isolate, in memory and bounded (at most `MAX_ADDRESSES` buckets and
 //! `MAX_GOOD_KEYS` key hashes; see `ratelimit::Buckets`): Workers run many isolates, so the
@@ -26,20 +30,35 @@
 use crate::config;
 
 use super::incoming::Incoming;
+use super::inflight::{self, InFlight};
 use crate::key_hashes;
 use std::cell::RefCell;
 use std::collections::{HashSet, VecDeque};
+use tokenpad_core::model::time::Millis;
 use tokenpad_core::ratelimit::{Buckets, Limit};
 use tokenpad_core::Result;
 use worker::Env;
 
 const MAX_ADDRESSES: usize = 4_096;
 const MAX_GOOD_KEYS: usize = 1_024;
+/// How long requests wait for the answer to their key's first check in this isolate (ms);
+/// past it they reserve from the budget as any other.
+const CHECK_WAIT_MS: Millis = 2_000;
 
 struct Guard {
     failures: Buckets,
     good: HashSet<String>,
     good_order: VecDeque<String>,
+    /// The keys (by hash) a request is being checked with.
+    checking: InFlight,
+}
+
+/// What `admit` did for a request, for `observe` to undo or keep.
+pub struct Admitted {
+    /// It took one request from the address's budget.
+    took: bool,
+    /// Its key's check is the one other requests with the key wait for (`checking`).
+    claimed: Option<String>,
 }
 
 thread_local! {
@@ -65,6 +84,7 @@ fn with<T>(env: &Env, f: impl FnOnce(&mut Guard) -> T) -> T {
                 failures: Buckets::new(limit, MAX_ADDRESSES),
                 good: HashSet::new(),
                 good_order: VecDeque::new(),
+                checking: InFlight::new(CHECK_WAIT_MS),
             }),
         };
         f(guard)
@@ -85,28 +105,67 @@ pub fn client(req: &Incoming) -> String {
 /// Admits a keyed request from `client`, or refuses it when the address's bad-key budget is
 /// spent. A key not known to be good takes one request from the budget up front (so many
 /// requests in flight at once cannot all slip through on one remaining token); the answer
-/// then gives it back unless the key turned out bad (`observe`). Returns whether it took one.
-pub fn admit(env: &Env, client: &str, key: &str) -> Result<bool> {
-    with(env, |g| {
-        if g.good.contains(&key_hashes::of(key, |_| false)) {
-            return Ok(false);
-        }
-        match g.failures.take(client, now()) {
-            Ok(()) => Ok(g.failures.limit().per_second > 0),
-            Err(mut refusal) => {
-                refusal.message = "Too many requests with an invalid API key from your address: retry after the given time".into();
-                Err(refusal)
+/// then gives it back unless the key turned out bad (`observe`). A request whose key another
+/// request is being checked with waits for that answer first: a good key then takes nothing.
+pub async fn admit(env: &Env, client: &str, key: &str) -> Result<Admitted> {
+    let hash = key_hashes::of(key, |_| false);
+    let mut waited = false;
+    loop {
+        let admitted = with(env, |g| {
+            if g.good.contains(&hash) || g.failures.limit().per_second == 0 {
+                return Ok(Some(Admitted {
+                    took: false,
+                    claimed: None,
+                }));
             }
+            let claimed = g.checking.claim(&hash, now());
+            if !claimed && !waited {
+                return Ok(None);
+            }
+            match g.failures.take(client, now()) {
+                Ok(()) => Ok(Some(Admitted {
+                    took: true,
+                    claimed: claimed.then(|| hash.clone()),
+                })),
+                Err(mut refusal) => {
+                    if claimed {
+                        g.checking.release(&hash);
+                    }
+                    refusal.message = "Too many requests with an invalid API key from your address: retry after the given time".into();
+                    Err(refusal)
+                }
+            }
+        })?;
+        if let Some(admitted) = admitted {
+            return Ok(admitted);
         }
-    })
+        // Once: a key that turned out bad, or a check that took too long, reserves as any.
+        inflight::wait_until(CHECK_WAIT_MS, || {
+            with(env, |g| {
+                g.good.contains(&hash) || !g.checking.busy(&hash, now())
+            })
+        })
+        .await;
+        waited = true;
+    }
 }
 
 /// Learns from an answer: an `invalid_api_key` keeps the request `admit` took (and a key
 /// once good is good no more: it was revoked or expired); any other answer gives it back, and
 /// one from the merchant's object (`checked`) marks the key good.
-pub fn observe(env: &Env, client: &str, key: &str, took: bool, invalid_key: bool, checked: bool) {
+pub fn observe(
+    env: &Env,
+    client: &str,
+    key: &str,
+    admitted: Admitted,
+    invalid_key: bool,
+    checked: bool,
+) {
     with(env, |g| {
-        if took && !invalid_key {
+        if let Some(hash) = &admitted.claimed {
+            g.checking.release(hash);
+        }
+        if admitted.took && !invalid_key {
             g.failures.refund(client, now());
         }
         if invalid_key {

@@ -12,6 +12,7 @@ mod chain;
 mod guard;
 mod health;
 pub mod incoming;
+mod inflight;
 mod live;
 mod local_node;
 mod overview;
@@ -195,7 +196,7 @@ async fn serve(
     let credential = credential(req, &query, matched.access)?;
     // A key that does not check costs its sender's address, never the merchant (`guard`).
     let client = guard::client(req);
-    let took = guard::admit(env, &client, credential.text())?;
+    let pass = guard::admit(env, &client, credential.text()).await?;
     let request = Keyed {
         method,
         path,
@@ -212,7 +213,7 @@ async fn serve(
         }
         Err(e) => (e.code == ErrorCode::InvalidApiKey, false),
     };
-    guard::observe(env, &client, credential.text(), took, invalid_key, checked);
+    guard::observe(env, &client, credential.text(), pass, invalid_key, checked);
     result
 }
 
