@@ -72,11 +72,12 @@ pub fn deliver(node: &mut Node, receiver: Receiver, got: &mut Received) -> Resul
     Ok(attempts)
 }
 
-/// Whether any delivery is still open (pending or waiting).
+/// Whether any delivery is still open (pending or waiting). Read from every delivery, not the
+/// store's index of the open ones, so a wrong index cannot hide one.
 pub fn open_deliveries(node: &Node) -> bool {
     node.store
         .log
-        .deliveries
+        .deliveries()
         .values()
         .any(|d| d.state.is_open())
 }

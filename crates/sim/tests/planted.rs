@@ -127,7 +127,8 @@ fn a_limit_below_the_estimate_runs_out_of_gas_and_the_value_is_queued_again() {
     let sent = w.node.store.chain_txs.values().next().map(|t| t.gas_limit);
     assert_eq!(Some(r.gas_used), sent, "all of its limit used");
     assert!(w.chain.balances().values().all(|b| *b == 0));
-    let [i] = &w.node.store.intents[..] else {
+    let intents: Vec<_> = w.node.store.intents.iter().collect();
+    let [i] = intents[..] else {
         unreachable!("one movement: {:?}", w.node.store.intents);
     };
     assert!(matches!(i.action, Action::Mint { .. }), "{i:?}");

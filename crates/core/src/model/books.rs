@@ -72,7 +72,7 @@ impl Net {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 struct Moves {
     /// How far the balances written moved, in all: Σ (after - before), with its sign.
     moved: Net,
@@ -83,7 +83,7 @@ struct Moves {
 }
 
 /// The moves of the transaction under way, per token.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Books {
     tokens: BTreeMap<TokenAddress, Moves>,
 }

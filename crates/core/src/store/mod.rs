@@ -11,6 +11,7 @@ pub mod accounts;
 pub mod events;
 pub mod idempotency;
 pub mod keys;
+#[cfg(feature = "mem")]
 pub mod mem;
 
 pub use events::EventStore;

@@ -1,6 +1,6 @@
 //! The event log, webhooks and deliveries of `MemStore`. Same contract as the SQLite adapter.
 
-use super::MemStore;
+use super::{retain, MemStore};
 use crate::error::Result;
 use crate::model::event::{EventRecord, EventType};
 use crate::model::ids::WebhookId;
@@ -61,10 +61,9 @@ impl EventStore for MemStore {
     }
 
     fn prune_events(&mut self, before: Millis) -> Result<()> {
-        self.log.events.retain(|_, e| e.at >= before);
+        retain(&mut self.log.events, |_, e| e.at >= before);
         self.log
-            .deliveries
-            .retain(|_, d| d.finished_at.is_none_or(|f| f >= before));
+            .retain_deliveries(|d| d.finished_at.is_none_or(|f| f >= before));
         Ok(())
     }
 
@@ -86,7 +85,7 @@ impl EventStore for MemStore {
 
     fn delete_webhook(&mut self, id: &WebhookId) -> Result<()> {
         self.log.webhooks.retain(|w| &w.id != id);
-        self.log.deliveries.retain(|_, d| &d.webhook != id);
+        self.log.retain_deliveries(|d| &d.webhook != id);
         Ok(())
     }
 
@@ -95,19 +94,19 @@ impl EventStore for MemStore {
         let seq = self.log.last_delivery;
         let mut d = delivery.clone();
         d.seq = seq;
-        self.log.deliveries.insert(seq, d);
+        self.log.put_delivery(d);
         Ok(seq)
     }
 
     fn put_delivery(&mut self, delivery: &Delivery) -> Result<()> {
-        if let Some(d) = self.log.deliveries.get_mut(&delivery.seq) {
-            *d = delivery.clone();
+        if self.log.deliveries().contains_key(&delivery.seq) {
+            self.log.put_delivery(delivery.clone());
         }
         Ok(())
     }
 
     fn delivery(&self, seq: u64) -> Result<Option<Delivery>> {
-        Ok(self.log.deliveries.get(&seq).cloned())
+        Ok(self.log.deliveries().get(&seq).cloned())
     }
 
     fn deliveries_of(
@@ -118,7 +117,7 @@ impl EventStore for MemStore {
     ) -> Result<Vec<Delivery>> {
         Ok(self
             .log
-            .deliveries
+            .deliveries()
             .values()
             .rev()
             .filter(|d| &d.webhook == webhook && before.is_none_or(|b| d.seq < b))
@@ -142,11 +141,6 @@ impl EventStore for MemStore {
     }
 
     fn first_open_delivery(&self, webhook: &WebhookId, resource: &str) -> Result<Option<Delivery>> {
-        Ok(self
-            .log
-            .deliveries
-            .values()
-            .find(|d| &d.webhook == webhook && d.resource == resource && d.state.is_open())
-            .cloned())
+        Ok(self.log.first_open(webhook, resource).cloned())
     }
 }

@@ -1,6 +1,6 @@
 //! The in-memory store's sessions, idempotency records and API keys (the keys callers hold).
 
-use super::MemStore;
+use super::{retain, MemStore};
 use crate::error::Result;
 use crate::model::ids::UserId;
 use crate::model::key::ApiKey;
@@ -50,7 +50,7 @@ impl IdempotencyStore for MemStore {
         Ok(())
     }
     fn forget_answers_before(&mut self, before: Millis) -> Result<()> {
-        self.kept_answers.retain(|_, k| k.created_at >= before);
+        retain(&mut self.kept_answers, |_, k| k.created_at >= before);
         Ok(())
     }
 }

@@ -22,13 +22,14 @@ use crate::model::time::Millis;
 use crate::model::token::{HolderRow, Token};
 use crate::store::idempotency::Kept;
 use crate::store::Store;
+use imbl::{OrdMap, Vector};
 use std::collections::BTreeMap;
 
 mod events;
 mod keys;
 pub mod log;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MemStore {
     pub merchant: Option<Merchant>,
     pub chain: ChainState,
@@ -36,18 +37,18 @@ pub struct MemStore {
     pub holders: Vec<Holder>,
     pub balances: BTreeMap<(TokenAddress, Address), Balance>,
     pub locks: Vec<Lock>,
-    pub history: Vec<TxRecord>,
+    pub history: Vector<TxRecord>,
     pub jobs: BTreeMap<JobId, Job>,
     pub deployments: BTreeMap<DeploymentId, Deployment>,
     pub pools: BTreeMap<TokenAddress, Pool>,
     /// The outbox, in id order (id = position + 1).
-    pub intents: Vec<Intent>,
+    pub intents: Vector<Intent>,
     /// Each authorizer's next EIP-3009 nonce.
     pub auth_nonces: BTreeMap<Address, u64>,
-    pub chain_txs: BTreeMap<u64, ChainTx>,
+    pub chain_txs: OrdMap<u64, ChainTx>,
     pub relayer: Relayer,
     /// Followed Transfer logs, by (block, log index).
-    pub observations: BTreeMap<(u64, u64), Observation>,
+    pub observations: OrdMap<(u64, u64), Observation>,
     /// In creation order.
     pub presales: Vec<Presale>,
     /// (presale id, participant), in the order of first purchase.
@@ -63,7 +64,7 @@ pub struct MemStore {
     /// What the transaction under way moved, checked by [`MemStore::commit`].
     pub books: Books,
     /// Idempotency records, by stored key.
-    pub kept_answers: BTreeMap<String, Kept>,
+    pub kept_answers: OrdMap<String, Kept>,
     /// API key records, oldest first.
     pub api_keys: Vec<crate::model::key::ApiKey>,
 }
@@ -83,6 +84,18 @@ impl MemStore {
             .filter(|((t, _), _)| t == token)
             .map(|(_, b)| b.active.saturating_add(b.locked))
             .sum()
+    }
+}
+
+/// `BTreeMap::retain` for the persistent maps, which have none: what `keep` refuses, removed.
+fn retain<K: Ord + Clone, V: Clone>(map: &mut OrdMap<K, V>, keep: impl Fn(&K, &V) -> bool) {
+    let gone: Vec<K> = map
+        .iter()
+        .filter(|(k, v)| !keep(k, v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    for k in gone {
+        map.remove(&k);
     }
 }
 
@@ -261,7 +274,7 @@ impl Store for MemStore {
             .collect())
     }
     fn append_history(&mut self, record: &TxRecord) -> Result<u64> {
-        self.history.push(record.clone());
+        self.history.push_back(record.clone());
         Ok(self.history.len() as u64)
     }
     fn history_at(&self, seq: u64) -> Result<Option<TxRecord>> {
@@ -285,7 +298,7 @@ impl Store for MemStore {
         let id = self.intents.len() as u64 + 1;
         let mut i = intent.clone();
         i.id = id;
-        self.intents.push(i);
+        self.intents.push_back(i);
         Ok(id)
     }
     fn intent(&self, id: u64) -> Result<Option<Intent>> {
@@ -353,8 +366,9 @@ impl Store for MemStore {
             .collect())
     }
     fn forget_observations(&mut self, after: u64, before: u64) -> Result<()> {
-        self.observations
-            .retain(|(b, _), _| *b <= after && *b >= before);
+        retain(&mut self.observations, |(b, _), _| {
+            *b <= after && *b >= before
+        });
         Ok(())
     }
     fn relayer(&self) -> Result<Relayer> {
