@@ -325,6 +325,11 @@ pub const CI_STEPS: usize = 400;
 /// The seeds CI also runs in a hostile world (`--hostile`: the chain reorganizes, and the
 /// service waits `CHAIN_FINALITY` blocks), at `CI_STEPS`.
 pub const HOSTILE_CI_SEEDS: std::ops::Range<u64> = 0..100;
+/// And these, hostile, at `LONG_STEPS`: a bug hid at 1,000 steps that 400 never reached (seed
+/// 5119, `tests/hostile.rs`). Affordable since the in-memory store's copy costs what a
+/// transaction changed, not the store's size (about 1 s a seed in a debug build).
+pub const LONG_HOSTILE_CI_SEEDS: std::ops::Range<u64> = 5000..5020;
+pub const LONG_STEPS: usize = 1000;
 /// The few `cargo test -p tokenpad-sim` runs on every build (the CI seeds run in their own
 /// step).
 pub const SMOKE_SEEDS: std::ops::Range<u64> = 0..3;

@@ -15,7 +15,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 use tokenpad_sim::bug::Bug;
 use tokenpad_sim::{
-    draw_opts, run_seed_opts, Summary, CI_SEEDS, CI_STEPS, HOSTILE_CI_SEEDS, REGRESSION_SEEDS,
+    draw_opts, run_seed_opts, Summary, CI_SEEDS, CI_STEPS, HOSTILE_CI_SEEDS, LONG_HOSTILE_CI_SEEDS,
+    LONG_STEPS, REGRESSION_SEEDS,
 };
 
 struct Args {
@@ -102,12 +103,13 @@ fn main() -> ExitCode {
             .iter()
             .map(|(seed, steps)| (*seed, *steps, a.hostile)),
     );
-    let hostile = if a.regressions {
-        HOSTILE_CI_SEEDS
+    let (hostile, long) = if a.regressions {
+        (HOSTILE_CI_SEEDS, LONG_HOSTILE_CI_SEEDS)
     } else {
-        0..0
+        (0..0, 0..0)
     };
     runs.extend(hostile.clone().map(|seed| (seed, CI_STEPS, true)));
+    runs.extend(long.clone().map(|seed| (seed, LONG_STEPS, true)));
     for (seed, steps, hostile) in runs {
         match run_seed_opts(seed, steps, a.bug, hostile) {
             Ok(s) => {
@@ -140,6 +142,9 @@ fn main() -> ExitCode {
             ", hostile seeds {}..{} x {CI_STEPS}",
             hostile.start, hostile.end
         ));
+    }
+    if !long.is_empty() {
+        also.push_str(&format!(" and {}..{} x {LONG_STEPS}", long.start, long.end));
     }
     println!(
         "{passed} seeds ({}..{} x {} steps{also}) passed in {:.1} s: {} steps, {} answers, {} chain movements, {} blocks, {} events; digest {}",
