@@ -71,7 +71,10 @@ async function measure(name, url, route) {
   const r = await run(opts.seconds);
   const ms = ((ticks() - t0) * 10) / Math.max(1, r.requests.total); // USER_HZ: 100
   const failed = r.non2xx + r.errors;
-  log(`${name}: ${Math.round(r.requests.average)} req/s, workerd ${ms.toFixed(3)} ms/request${failed ? `, ${failed} failed` : ''}`);
+  // Which statuses, when any failed: a run in CI cannot be asked again.
+  const statuses = Object.entries(r.statusCodeStats ?? {}).filter(([s]) => !s.startsWith('2')).map(([s, { count }]) => `${count} x ${s}`);
+  const why = [...statuses, ...(r.errors ? [`${r.errors} errors (${r.timeouts} timeouts)`] : [])].join(', ');
+  log(`${name}: ${Math.round(r.requests.average)} req/s, workerd ${ms.toFixed(3)} ms/request${failed ? `, ${failed} failed: ${why}` : ''}`);
   return { name, rps: r.requests.average, ms, p99: r.latency.p99, failed };
 }
 
