@@ -7,7 +7,7 @@ mod histories;
 use histories::*;
 use tokenpad_sim::chain_port::{MidRound, When};
 use tokenpad_sim::settler::RoundFaults;
-use tokenpad_sim::step::{Fault, Outside, Req, Step, Tokens, Usdc, Who};
+use tokenpad_sim::step::{ChainFault, Fault, Outside, Req, Step, Tokens, Usdc, Who};
 use tokenpad_sim::webhooks::Receiver;
 
 /// Hostile seed 57 (with reorganizations mid-round): a deposit from outside is scanned; the
@@ -200,6 +200,89 @@ fn a_nonce_taken_after_its_transaction_went_out_is_abandoned_when_a_later_one_is
     assert_eq!(
         done.counts.get("movement Transfer Failed"),
         None,
+        "{done:?}"
+    );
+}
+
+/// Hostile seed 5614 at 1,000 steps: someone else took the relayer's nonce 3, so the faucet's
+/// mint there was abandoned and went again at nonce 4. Then the node came back without its
+/// last four blocks, the outsider's transaction at nonce 3 with them, and no checkpoint of
+/// ours was in those blocks: no round saw a reorganization, so nothing filled nonce 3, and
+/// the node kept nonce 4 queued behind the gap, replaced at ever higher fees and never mined.
+/// Now a transaction unmined for long checks for a free nonce below it however the node
+/// answers about it, and fills it (`round::watch::unstick`).
+#[test]
+fn a_nonce_an_outsider_took_and_a_reorganization_gave_back_is_filled_even_unseen() {
+    let h = [
+        call(
+            61,
+            Req::Airdrop {
+                wallets: 2,
+                each: Tokens::whole(208),
+            },
+        ),
+        Step::Settle,
+        unkeyed(66, Req::PutHolder { user: 7 }),
+        unkeyed(
+            80,
+            Req::OpenPool {
+                token: 2,
+                cents: 151,
+                amount: Tokens::whole(37_656),
+            },
+        ),
+        Step::Settle,
+        Step::Chain(ChainFault::Reorg {
+            depth: 2,
+            requeue: true,
+        }),
+        Step::Mine {
+            revert: 0,
+            hold: 0,
+            older: true,
+            lag_s: 375,
+        },
+        mine(0b100, 0, 357),
+        Step::Outside(Outside::Trade {
+            token: 3,
+            buy: true,
+            usdc: Usdc::whole(40),
+            tokens: Tokens::whole(102),
+        }),
+        Step::Outside(Outside::TakeNonce),
+        Step::Mine {
+            revert: 0b1001_0000,
+            hold: 0,
+            older: true,
+            lag_s: 5_705,
+        },
+        Step::Faucet {
+            user: 7,
+            usdc: Usdc(69_694_935),
+        },
+        mine(0, 0b1_1010, 0),
+        alarm(2),
+        alarm_reorg(
+            4,
+            MidRound {
+                depth: 2,
+                requeue: true,
+                mined: 0,
+                at: When::Scan,
+            },
+            Receiver::Up,
+        ),
+        alarm(1),
+        Step::Chain(ChainFault::Reorg {
+            depth: 4,
+            requeue: false,
+        }),
+        Step::Settle,
+    ];
+    let done = replays("a nonce given back by a reorganization", &h);
+    assert_eq!(
+        done.counts.get("movement Mint Confirmed"),
+        Some(&1),
         "{done:?}"
     );
 }

@@ -72,21 +72,28 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
     }
 
     /// A transaction unmined for long: sent again if the node lost it, else replaced with a
-    /// higher fee; abandoned if its nonce went to another transaction.
+    /// higher fee; abandoned if its nonce went to another transaction. Either way, a nonce
+    /// below it that the chain has not used and no transaction of ours holds is taken first
+    /// (`fill_gaps`): the node keeps it queued behind that gap, whatever its fee.
     async fn unstick(&self, t: &ChainTx) -> Step {
-        match self.whereabouts(t).await? {
-            Whereabouts::Taken => Ok(()),
-            Whereabouts::Lost { count } => {
-                if count < t.nonce {
-                    // A nonce below it is free on the chain (a reorganization, a node that
-                    // lost its last blocks): it waits behind that gap until it is taken again.
-                    self.fill_gaps().await?;
-                }
-                // Dropped from the node's pool: the same bytes again.
-                self.broadcast(t).await
-            }
+        let whereabouts = self.whereabouts(t).await?;
+        let count = match whereabouts {
+            Whereabouts::Taken => return Ok(()),
+            Whereabouts::Lost { count } => count,
+            // Known to the node, yet perhaps only queued: a reorganization (or a node that
+            // lost its last blocks) may have taken away a transaction not ours that had used
+            // a nonce below it, which no checkpoint of ours saw go.
+            Whereabouts::Known => self.chain.nonce(false).await?,
+        };
+        if count < t.nonce {
+            self.fill_gaps().await?;
+        }
+        match whereabouts {
+            // Dropped from the node's pool: the same bytes again.
+            Whereabouts::Lost { .. } => self.broadcast(t).await,
             Whereabouts::Known if t.versions.len() >= MAX_VERSIONS => self.broadcast(t).await,
             Whereabouts::Known => self.replace(t).await,
+            Whereabouts::Taken => Ok(()),
         }
     }
 
