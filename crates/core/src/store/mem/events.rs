@@ -1,6 +1,7 @@
 //! The event log, webhooks and deliveries of `MemStore`. Same contract as the SQLite adapter.
 
-use super::{retain, MemStore};
+use super::maps::retain;
+use super::MemStore;
 use crate::error::Result;
 use crate::model::event::{EventRecord, EventType};
 use crate::model::ids::WebhookId;

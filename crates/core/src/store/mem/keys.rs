@@ -1,6 +1,7 @@
 //! The in-memory store's sessions, idempotency records and API keys (the keys callers hold).
 
-use super::{retain, MemStore};
+use super::maps::retain;
+use super::MemStore;
 use crate::error::Result;
 use crate::model::ids::UserId;
 use crate::model::key::ApiKey;

@@ -1,5 +1,6 @@
 //! The event log, webhooks and deliveries `MemStore` keeps (its `EventStore` is in `events.rs`).
 
+use super::maps::retain;
 use crate::model::event::EventRecord;
 use crate::model::ids::WebhookId;
 use crate::model::webhook::{Delivery, DeliveryState, Webhook};
@@ -17,12 +18,10 @@ pub struct Log {
     /// `open` with them.
     deliveries: OrdMap<u64, Delivery>,
     pub last_delivery: u64,
-    /// The open deliveries' numbers (waiting or pending), and the same by endpoint and
-    /// resource: indexes of `deliveries`, as the SQLite adapter's on their state, so finding
-    /// the open ones does not read every delivery ever made (a long simulated history has
-    /// thousands).
-    open: OrdSet<u64>,
-    open_by_resource: OrdSet<(WebhookId, String, u64)>,
+    /// The open deliveries (waiting or pending), by endpoint, resource and number: an index of
+    /// `deliveries`, as the SQLite adapter's on their state, so finding the open ones does not
+    /// read every delivery ever made (a long simulated history has thousands).
+    open: OrdSet<(WebhookId, String, u64)>,
 }
 
 /// As derived, without the index: what the log holds, not how it is looked up (the
@@ -50,57 +49,40 @@ impl Log {
 
     /// Writes `delivery` under its number (`seq`), new or over the one there.
     pub(super) fn put_delivery(&mut self, delivery: Delivery) {
-        self.unindex(delivery.seq);
+        if let Some(old) = self.deliveries.get(&delivery.seq) {
+            self.open.remove(&open_key(old));
+        }
         if delivery.state.is_open() {
-            self.open.insert(delivery.seq);
-            self.open_by_resource.insert(resource_key(&delivery));
+            self.open.insert(open_key(&delivery));
         }
         self.deliveries.insert(delivery.seq, delivery);
     }
 
-    /// Takes delivery `seq`, as it is now, out of the indexes.
-    fn unindex(&mut self, seq: u64) {
-        if let Some(old) = self.deliveries.get(&seq) {
-            let key = resource_key(old);
-            self.open_by_resource.remove(&key);
-            self.open.remove(&seq);
-        }
-    }
-
     /// Keeps the deliveries `keep` says yes to.
     pub(super) fn retain_deliveries(&mut self, keep: impl Fn(&Delivery) -> bool) {
-        let gone: Vec<u64> = self
-            .deliveries
-            .values()
-            .filter(|d| !keep(d))
-            .map(|d| d.seq)
-            .collect();
-        for seq in gone {
-            self.unindex(seq);
-            self.deliveries.remove(&seq);
+        for gone in retain(&mut self.deliveries, |_, d| keep(d)) {
+            self.open.remove(&open_key(&gone));
         }
-    }
-
-    /// The open deliveries, oldest first.
-    pub(super) fn open(&self) -> impl Iterator<Item = &Delivery> {
-        self.open.iter().filter_map(|seq| self.deliveries.get(seq))
     }
 
     /// The oldest open delivery of `resource` to `webhook`.
     pub(super) fn first_open(&self, webhook: &WebhookId, resource: &str) -> Option<&Delivery> {
         let from = (webhook.clone(), resource.to_string(), 0);
-        let (w, r, seq) = self.open_by_resource.range(from..).next()?;
+        let (w, r, seq) = self.open.range(from..).next()?;
         (w == webhook && r == resource)
             .then(|| self.deliveries.get(seq))
             .flatten()
     }
 
+    /// The pending deliveries of enabled webhooks, in no particular order (callers sort).
     pub(super) fn pending(&self) -> impl Iterator<Item = &Delivery> {
-        self.open()
+        self.open
+            .iter()
+            .filter_map(|(_, _, seq)| self.deliveries.get(seq))
             .filter(|d| d.state == DeliveryState::Pending && self.enabled(&d.webhook))
     }
 }
 
-fn resource_key(d: &Delivery) -> (WebhookId, String, u64) {
+fn open_key(d: &Delivery) -> (WebhookId, String, u64) {
     (d.webhook.clone(), d.resource.clone(), d.seq)
 }

@@ -23,11 +23,13 @@ use crate::model::token::{HolderRow, Token};
 use crate::store::idempotency::Kept;
 use crate::store::Store;
 use imbl::{OrdMap, Vector};
+use maps::retain;
 use std::collections::BTreeMap;
 
 mod events;
 mod keys;
 pub mod log;
+mod maps;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MemStore {
@@ -84,18 +86,6 @@ impl MemStore {
             .filter(|((t, _), _)| t == token)
             .map(|(_, b)| b.active.saturating_add(b.locked))
             .sum()
-    }
-}
-
-/// `BTreeMap::retain` for the persistent maps, which have none: what `keep` refuses, removed.
-fn retain<K: Ord + Clone, V: Clone>(map: &mut OrdMap<K, V>, keep: impl Fn(&K, &V) -> bool) {
-    let gone: Vec<K> = map
-        .iter()
-        .filter(|(k, v)| !keep(k, v))
-        .map(|(k, _)| k.clone())
-        .collect();
-    for k in gone {
-        map.remove(&k);
     }
 }
 
