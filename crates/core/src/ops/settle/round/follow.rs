@@ -32,7 +32,7 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
     /// See the module.
     pub(super) async fn follow(&self, head: &Head) -> Step {
         if self.reorganized(head).await? {
-            self.fill_gaps().await?;
+            self.fill_gaps(None).await?;
             self.resync_pools(head).await?;
         }
         let finality = self.ctx.chain.finality();
@@ -118,12 +118,16 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
     /// transaction that had it goes out again (the same bytes), or, where it must not run
     /// again (its revert was acted on, or it was abandoned), a transaction that does nothing
     /// fills it. Without this, a nonce a reorganization freed would hold every later
-    /// transaction of the relayer back for good.
-    pub(super) async fn fill_gaps(&self) -> Step {
+    /// transaction of the relayer back for good. `count`: the chain's count of the relayer's
+    /// transactions, when the caller just read it.
+    pub(super) async fn fill_gaps(&self, count: Option<u64>) -> Step {
         let Some(next) = self.ledger.read(|s| s.relayer())?.next_nonce else {
             return Ok(());
         };
-        let count = self.chain.nonce(false).await?;
+        let count = match count {
+            Some(count) => count,
+            None => self.chain.nonce(false).await?,
+        };
         for nonce in count..next {
             let stored = self.ledger.read(|s| s.chain_tx(nonce))?;
             let fill = match &stored {

@@ -86,7 +86,7 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
             Whereabouts::Known => self.chain.nonce(false).await?,
         };
         if count < t.nonce {
-            self.fill_gaps().await?;
+            self.fill_gaps(Some(count)).await?;
         }
         match whereabouts {
             // Dropped from the node's pool: the same bytes again.
