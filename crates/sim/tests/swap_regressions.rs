@@ -1,0 +1,176 @@
+//! Settlement's findings in histories with swaps, replayed from their steps alone (as
+//! `settlement_regressions.rs`'s): a swap the simulated chain kept counting as sent back
+//! after it landed.
+
+mod histories;
+
+use histories::*;
+use tokenpad_sim::step::{ChainFault, Fault, Outside, Req, Step, Tokens, Usdc};
+use tokenpad_sim::webhooks::Receiver;
+
+/// Hostile seed 10396, a finding of the simulator's own bookkeeping, not the ledger's: holder
+/// u6's buy (intent 15) reverts by a fault and goes again; its sell (17) is refused by the
+/// chain (an outsider moved the price past its bound), so its later buy (18) lacks the USDC
+/// the sell was to bring and fails, rightly. The simulated chain had left 15 "sent back by a
+/// fault" in USDC after it landed (it cleared the buy's own token alone), judged 18's revert
+/// as waiting behind it, and the check then said 18 failed for want of funds behind a
+/// movement that landed later. Now a movement that lands clears every token it was open in.
+#[test]
+fn a_landed_swap_is_not_what_a_later_buy_waited_for() {
+    let h = [
+        call(
+            1,
+            Req::CreateToken {
+                n: 84,
+                supply: Tokens::whole(1_000_000_000),
+            },
+        ),
+        call(
+            3,
+            Req::CreateToken {
+                n: 17,
+                supply: Tokens::whole(1_000_000),
+            },
+        ),
+        call(
+            4,
+            Req::CreateToken {
+                n: 67,
+                supply: Tokens::whole(1_000_000),
+            },
+        ),
+        call(6, Req::PutHolder { user: 7 }),
+        call(
+            8,
+            Req::CreateToken {
+                n: 80,
+                supply: Tokens::whole(1_000_000),
+            },
+        ),
+        call(52, Req::PutHolder { user: 4 }),
+        Step::Settle,
+        call(54, Req::PutHolder { user: 6 }),
+        Step::Faucet {
+            user: 4,
+            usdc: Usdc(290_839),
+        },
+        alarm(4),
+        call(
+            61,
+            Req::OpenPool {
+                token: 0,
+                cents: 221,
+                amount: Tokens::whole(38_439),
+            },
+        ),
+        mine(0, 0, 0),
+        call(
+            63,
+            Req::Airdrop {
+                wallets: 2,
+                each: Tokens::whole(293),
+            },
+        ),
+        faulty(
+            79,
+            Req::OpenPool {
+                token: 2,
+                cents: 33,
+                amount: Tokens(93_642_238_945_550_767_890_107),
+            },
+            Fault::Twice,
+        ),
+        Step::Faucet {
+            user: 6,
+            usdc: Usdc::whole(58),
+        },
+        call(
+            100,
+            Req::OpenPool {
+                token: 3,
+                cents: 115,
+                amount: Tokens::whole(49_140),
+            },
+        ),
+        alarm_to(3, Receiver::Slow),
+        unkeyed(
+            144,
+            Req::Distribute {
+                token: 1,
+                user: 7,
+                amount: Tokens::whole(146),
+            },
+        ),
+        mine(0, 0, 0),
+        alarm(3),
+        mine(0, 0b1_0010, 0),
+        Step::Chain(ChainFault::Reorg {
+            depth: 1,
+            requeue: false,
+        }),
+        call(
+            149,
+            Req::Buy {
+                user: 6,
+                token: 3,
+                usdc: Usdc::whole(41),
+                slippage_bps: 558,
+            },
+        ),
+        Step::Wait { ms: 682_761 },
+        alarm(5),
+        Step::Outside(Outside::Trade {
+            token: 2,
+            buy: true,
+            usdc: Usdc::whole(1_000_000),
+            tokens: Tokens(164_320_032_693_846_514_220),
+        }),
+        mine(0b1000_1000, 0, 0),
+        call(
+            273,
+            Req::Distribute {
+                token: 2,
+                user: 6,
+                amount: Tokens::whole(131),
+            },
+        ),
+        alarm(5),
+        call(
+            517,
+            Req::Sell {
+                user: 6,
+                token: 2,
+                amount: Tokens::whole(26),
+            },
+        ),
+        Step::Outside(Outside::Trade {
+            token: 2,
+            buy: false,
+            usdc: Usdc::whole(172),
+            tokens: Tokens(92_449_853_116_919_955_284_389),
+        }),
+        alarm(1),
+        call(
+            566,
+            Req::Buy {
+                user: 6,
+                token: 0,
+                usdc: Usdc::whole(50),
+                slippage_bps: 587,
+            },
+        ),
+        Step::Settle,
+    ];
+    let done = replays("a landed swap is not what a later buy waited for", &h);
+    // The first buy landed, the sell and the buy behind it failed (and were undone).
+    assert_eq!(
+        done.counts.get("movement Swap Confirmed"),
+        Some(&1),
+        "{done:?}"
+    );
+    assert_eq!(
+        done.counts.get("movement Swap Failed"),
+        Some(&2),
+        "{done:?}"
+    );
+}
