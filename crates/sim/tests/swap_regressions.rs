@@ -1,10 +1,11 @@
 //! Settlement's findings in histories with swaps, replayed from their steps alone (as
 //! `settlement_regressions.rs`'s): a swap the simulated chain kept counting as sent back
-//! after it landed.
+//! after it landed, and a reorganization that takes back a swap's top-up.
 
 mod histories;
 
 use histories::*;
+use tokenpad_sim::settler::RoundFaults;
 use tokenpad_sim::step::{ChainFault, Fault, Outside, Req, Step, Tokens, Usdc};
 use tokenpad_sim::webhooks::Receiver;
 
@@ -173,4 +174,85 @@ fn a_landed_swap_is_not_what_a_later_buy_waited_for() {
         Some(&2),
         "{done:?}"
     );
+}
+
+/// Hostile seed 10412: an outsider drains a pool, then sells tokens back into it; a holder's
+/// buy, mined in the next block, is topped up past what it booked (the ledger books the
+/// fewest tokens the holder accepted until the receipt says how many came). A reorganization
+/// drops both blocks. The rewind undid the outsider's sell first and could not take all of
+/// its tokens back from the pool, which had paid the top-up out of them: the pool owed the
+/// rest. It then took the top-up back from the holder into the pool, past that debt, and the
+/// pool kept it: its reserve ended above the chain's by the top-up. Now a top-up a rewind
+/// takes back pays the pool's debts first (`undo::take_back`).
+#[test]
+fn a_rewound_top_up_pays_what_the_pool_owes_since_the_same_rewind() {
+    let h = [
+        call(1, Req::PutHolder { user: 3 }),
+        call(
+            137,
+            Req::Airdrop {
+                wallets: 3,
+                each: Tokens::whole(928),
+            },
+        ),
+        alarm(2),
+        Step::Mine {
+            revert: 0,
+            hold: 0,
+            older: true,
+            lag_s: 0,
+        },
+        alarm(5),
+        call(
+            250,
+            Req::OpenPool {
+                token: 3,
+                cents: 87,
+                amount: Tokens(84_291_455_173_874_150_622),
+            },
+        ),
+        Step::Settle,
+        Step::Outside(Outside::Trade {
+            token: 3,
+            buy: true,
+            usdc: Usdc::whole(1_000_000),
+            tokens: Tokens(872_926_184_550),
+        }),
+        Step::Faucet {
+            user: 3,
+            usdc: Usdc::whole(98),
+        },
+        Step::Settle,
+        unkeyed(
+            501,
+            Req::Buy {
+                user: 3,
+                token: 3,
+                usdc: Usdc::whole(7),
+                slippage_bps: 179,
+            },
+        ),
+        Step::Alarm {
+            round: RoundFaults {
+                crash_after_sign: Some(2),
+                per_batch: 4,
+                ..RoundFaults::default()
+            },
+            receiver: Receiver::Up,
+        },
+        Step::Outside(Outside::Trade {
+            token: 3,
+            buy: false,
+            usdc: Usdc::whole(57),
+            tokens: Tokens::whole(149),
+        }),
+        mine(0b1000_0000, 0b10_1000, 0),
+        alarm(5),
+        Step::Chain(ChainFault::Reorg {
+            depth: 2,
+            requeue: false,
+        }),
+        Step::Settle,
+    ];
+    replays("a rewound top-up pays what the pool owes", &h);
 }

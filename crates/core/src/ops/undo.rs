@@ -345,6 +345,25 @@ pub fn give_back(
     Ok(n)
 }
 
+/// Moves up to `n` from `from` back to `to` as far as `from` has it, where an earlier movement
+/// took it from `to`: `to`'s debts first (see the module), the rest to `to`; returns how much
+/// it moved. A reorganization takes back a swap's top-up this way (`ops::settle::reorg`):
+/// the pool may owe, since the same rewind could not take back a log's tokens the top-up had
+/// paid out, and what comes back is what that debt is short of.
+pub fn take_back(
+    store: &mut dyn Store,
+    t: &mut Token,
+    from: &Side,
+    to: &Side,
+    n: Units,
+    now: Millis,
+) -> Result<Units> {
+    let n = available(store, t, from, n)?;
+    shift(store, t, from, n, false)?;
+    credit(store, t, to, n, now, 0)?;
+    Ok(n)
+}
+
 /// Undoes the failed intent `i` in the ledger, recording a `reversal` for each holder it
 /// touches. Returns how much it could undo.
 pub fn undo(store: &mut dyn Store, ctx: &Ctx, i: &Intent) -> Result<Units> {

@@ -312,7 +312,9 @@ fn unconfirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, tx: &ChainTx) -> 
                 let pool = Side::Reserve(Reserve::Pooled(i.token));
                 for (asset, n) in [(i.token, tokens), (ctx.chain.usdc(), usdc)] {
                     let mut t = token::find(store, &asset)?;
-                    let back = undo::give_back(store, &mut t, &row, &pool, n)?;
+                    // The pool's debts first: the rewind may have undone, before this, a log
+                    // whose tokens the top-up had paid out of the pool.
+                    let back = undo::take_back(store, &mut t, &row, &pool, n, ctx.now)?;
                     let since = OwedSince::TopUp(i.id);
                     undo::owe(
                         &mut t,
