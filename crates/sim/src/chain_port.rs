@@ -12,7 +12,7 @@ use crate::bug::Bug;
 use crate::chain::{gas, LogKind, Sent as Answer, SentTx, SimChain};
 use crate::node::{Node, BASE_URL};
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
@@ -100,6 +100,10 @@ pub struct SimPorts<'a> {
     signed: Cell<u8>,
     /// Whether the round's reorganization (`RoundFaults::reorg`) happened.
     reorged: Cell<bool>,
+    /// The transactions the round asked the node whether it knows, and the first it asked
+    /// about twice: once a round is enough (each ask is an RPC call on a real chain).
+    asked: RefCell<BTreeSet<String>>,
+    asked_twice: RefCell<Option<String>>,
 }
 
 impl<'a> SimPorts<'a> {
@@ -110,7 +114,14 @@ impl<'a> SimPorts<'a> {
             faults,
             signed: Cell::new(0),
             reorged: Cell::new(false),
+            asked: RefCell::new(BTreeSet::new()),
+            asked_twice: RefCell::new(None),
         }
+    }
+
+    /// The first transaction the round asked the node about twice (`Chain::known`), if any.
+    pub fn asked_twice(&self) -> Option<String> {
+        self.asked_twice.borrow().clone()
     }
 
     /// The round's reorganization, once, if it lands `at` this point.
@@ -303,6 +314,11 @@ impl Chain for SimPorts<'_> {
     }
 
     async fn known(&self, hash: &str) -> Step<bool> {
+        if !self.asked.borrow_mut().insert(hash.to_string()) {
+            self.asked_twice
+                .borrow_mut()
+                .get_or_insert_with(|| hash.to_string());
+        }
         Ok(self.chain.borrow().knows(hash))
     }
 

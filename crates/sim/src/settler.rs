@@ -12,7 +12,8 @@ use tokenpad_core::Error;
 pub const REPLACE_AFTER: u64 = 5_000;
 
 /// One settlement round. The node's faults and the object's stop end it early, as they end
-/// the worker's; an error of the ledger is returned.
+/// the worker's; an error of the ledger is returned, and so is a round that asked the node
+/// twice where one transaction is (`SimPorts::asked_twice`).
 pub fn round(node: &mut Node, chain: &mut SimChain, faults: RoundFaults) -> Result<(), Error> {
     let ctx = node.ctx();
     let ports = SimPorts::new(node, chain, faults);
@@ -31,5 +32,11 @@ pub fn round(node: &mut Node, chain: &mut SimChain, faults: RoundFaults) -> Resu
             scan: true,
         },
     };
-    block_on(round.run())?.map(|_| ())
+    let ran = block_on(round.run())?.map(|_| ());
+    if let Some(hash) = ports.asked_twice() {
+        return Err(Error::internal(format!(
+            "the round asked the node twice whether it knows {hash}"
+        )));
+    }
+    ran
 }

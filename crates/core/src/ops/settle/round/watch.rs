@@ -53,20 +53,31 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
                     self.ledger
                         .commit(move |s| settle::mined(s, &ctx, nonce, &m))?;
                 }
-                // No version of it mined, yet a later nonce of ours is: another transaction
-                // took its nonce, or the node lost it and it is known nowhere (both abandon it
-                // now, not `replace_after_ms` on, so nothing more reverts behind it), or the
-                // node still holds it (then it is watched as before).
-                None if mined_above.is_some_and(|n| n > t.nonce)
-                    && self.whereabouts(t).await? == Whereabouts::Taken => {}
-                None if t.state == TxState::Signed => self.broadcast(t).await?,
-                None => {
-                    let waited = self.ctx.now.saturating_sub(t.sent_at.unwrap_or(0));
-                    if waited >= self.config.replace_after_ms {
-                        self.unstick(t).await?;
-                    }
-                }
+                None => self.unmined(t, mined_above).await?,
             }
+        }
+        Ok(())
+    }
+
+    /// `t`, no version of it mined. When a later nonce of ours is, another transaction took
+    /// its nonce, or the node lost it and it is known nowhere (both abandon it now, not
+    /// `replace_after_ms` on, so nothing more reverts behind it), or the node still holds it
+    /// (then it is watched as before): where it is is asked once a round, and that answer
+    /// serves `unstick` too.
+    async fn unmined(&self, t: &ChainTx, mined_above: Option<u64>) -> Step {
+        let asked = match mined_above {
+            Some(n) if n > t.nonce => Some(self.whereabouts(t).await?),
+            _ => None,
+        };
+        if asked == Some(Whereabouts::Taken) {
+            return Ok(());
+        }
+        if t.state == TxState::Signed {
+            return self.broadcast(t).await;
+        }
+        let waited = self.ctx.now.saturating_sub(t.sent_at.unwrap_or(0));
+        if waited >= self.config.replace_after_ms {
+            self.unstick(t, asked).await?;
         }
         Ok(())
     }
@@ -74,9 +85,13 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
     /// A transaction unmined for long: sent again if the node lost it, else replaced with a
     /// higher fee; abandoned if its nonce went to another transaction. Either way, a nonce
     /// below it that the chain has not used and no transaction of ours holds is taken first
-    /// (`fill_gaps`): the node keeps it queued behind that gap, whatever its fee.
-    async fn unstick(&self, t: &ChainTx) -> Step {
-        let whereabouts = self.whereabouts(t).await?;
+    /// (`fill_gaps`): the node keeps it queued behind that gap, whatever its fee. `asked`:
+    /// where it is, when this round asked already.
+    async fn unstick(&self, t: &ChainTx, asked: Option<Whereabouts>) -> Step {
+        let whereabouts = match asked {
+            Some(w) => w,
+            None => self.whereabouts(t).await?,
+        };
         let count = match whereabouts {
             Whereabouts::Taken => return Ok(()),
             Whereabouts::Lost { count } => count,
