@@ -8,7 +8,7 @@
 // --from reports a profile written before with --json, starting nothing.
 //
 //   ./scripts/bench.sh --profile holder        (builds first when needed, then runs this)
-//   node bench/profile.mjs [holder|token|history|spend|distribute|transfer|buy|buy-crowded|replay|health] [--seconds 5]
+//   node bench/profile.mjs [holder|token|history|spend|distribute|transfer|buy|buy-crowded|pool-buy|replay|health] [--seconds 5]
 //                          [--top 40] [--json profile.cpuprofile] [--request-log all|errors|off]
 //                          [--isolate ledger|front] [--callers <name>] [--callees <name>]
 //                          [--tree <name> [--depth 3]]

@@ -1,11 +1,12 @@
 // The state the profilers load a route against (profile.mjs, perf.mjs), as the benchmark's:
 // a token with 100 holders, h0's history 50 records or more, an open presale with a funded
-// buyer, and for `buy-crowded` a presale the 100 holders bought into first.
+// buyer, the token's Uniswap v3 pool (`pool-buy`: the buyer buys from it with USDC), and for
+// `buy-crowded` a presale the 100 holders bought into first.
 import { api, createMerchant, createToken } from '../tests/http/harness.mjs';
 import { buyIn, ok, openPresale } from './common.mjs';
 
 /** The routes one can profile, by name. */
-export const ROUTE_NAMES = ['health', 'holder', 'token', 'history', 'distribute', 'spend', 'transfer', 'buy', 'buy-crowded', 'replay'];
+export const ROUTE_NAMES = ['health', 'holder', 'token', 'history', 'distribute', 'spend', 'transfer', 'buy', 'buy-crowded', 'pool-buy', 'replay'];
 
 /**
  * Seeds a started tokenpad `w` and answers its routes by name: { path, method?, headers?,
@@ -15,7 +16,7 @@ export const ROUTE_NAMES = ['health', 'holder', 'token', 'history', 'distribute'
 export async function seedRoutes(w, { crowded = false } = {}) {
   const m = await createMerchant(w, 'Profile');
   const sk = m.secretKey;
-  const token = await createToken(w, sk, { name: 'Profile', symbol: 'PRF', totalSupply: 1_000_000_000_000 });
+  const token = await createToken(w, sk, { name: 'Profile', symbol: 'PRF', totalSupply: 1_000_000_000_000, canLP: true });
   const T = token.address;
   const holders = [];
   for (let i = 0; i < 100; i += 10) {
@@ -38,6 +39,8 @@ export async function seedRoutes(w, { crowded = false } = {}) {
     full = await openPresale(w, sk, now, 'Crowded');
     await buyIn(w, sk, full.id, holders.map((h, i) => ({ id: `h${i}`, address: h.address })));
   }
+  // As the benchmark's pool buy: the pool opened with the same price and amount.
+  ok(await api(w, 'POST', `/token/${T}/liquidity`, { key: sk, body: { initialStartingPrice: '0.01', amount: 100_000_000 } }), 'open pool');
   const json = { 'content-type': 'application/json', 'x-api-key': sk };
   return {
     health: { path: '/health' },
@@ -49,6 +52,7 @@ export async function seedRoutes(w, { crowded = false } = {}) {
     transfer: { method: 'POST', path: '/holder/h2/transfer', headers: json, body: { tokenAddress: T, amount: 1, toAddress: holders[3].address } },
     buy: { method: 'POST', path: '/holder/pb/buy-presale', headers: json, body: { presaleId: presale.id, usdcAmount: 1 } },
     'buy-crowded': { method: 'POST', path: '/holder/pb/buy-presale', headers: json, body: { presaleId: full.id, usdcAmount: 1 } },
+    'pool-buy': { method: 'POST', path: '/holder/pb/buy', headers: json, body: { tokenAddress: T, usdcAmount: 0.01 } },
     replay: { method: 'POST', path: '/holder/h1/spend', headers: { ...json, 'idempotency-key': 'profile-replay' }, body: { tokenAddress: T, amount: 1 } },
   };
 }
