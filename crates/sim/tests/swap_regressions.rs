@@ -1,10 +1,12 @@
 //! Settlement's findings in histories with swaps, replayed from their steps alone (as
 //! `settlement_regressions.rs`'s): a swap the simulated chain kept counting as sent back
-//! after it landed, and a reorganization that takes back a swap's top-up.
+//! after it landed, a reorganization that takes back a swap's top-up, and a buy behind a sell
+//! whose nonce someone else took.
 
 mod histories;
 
 use histories::*;
+use tokenpad_sim::chain_port::{MidRound, When};
 use tokenpad_sim::settler::RoundFaults;
 use tokenpad_sim::step::{ChainFault, Fault, Outside, Req, Step, Tokens, Usdc};
 use tokenpad_sim::webhooks::Receiver;
@@ -255,4 +257,112 @@ fn a_rewound_top_up_pays_what_the_pool_owes_since_the_same_rewind() {
         Step::Settle,
     ];
     replays("a rewound top-up pays what the pool owes", &h);
+}
+
+/// Hostile seed 10397: a holder's sell and, at the next nonce, its buy with the USDC the sell
+/// brings are sent together; someone else takes the sell's nonce, so the buy runs without it
+/// and reverts for want of USDC. The ledger sends both again (the buy behind the sell), as it
+/// should. The simulated chain marked a movement whose nonce was taken (or that the node
+/// dropped, or a reorganization sent back) open in its own token alone, so it judged the
+/// buy's revert a refusal of the chain's own with nothing sent back before it, and the
+/// overdraft check failed. Now a movement sent back is open in every token it needs, as
+/// after a fault's revert.
+#[test]
+fn a_buy_behind_a_sell_whose_nonce_was_taken_waits_for_it() {
+    let h = [
+        faulty(
+            13,
+            Req::CreateToken {
+                n: 81,
+                supply: Tokens::whole(1_000_000),
+            },
+            Fault::LostBefore,
+        ),
+        call(
+            14,
+            Req::CreateToken {
+                n: 85,
+                supply: Tokens::whole(1_000_000),
+            },
+        ),
+        alarm(3),
+        mine(0, 0, 0),
+        call(22, Req::PutHolder { user: 3 }),
+        alarm(1),
+        call(
+            27,
+            Req::OpenPool {
+                token: 1,
+                cents: 82,
+                amount: Tokens::whole(56_660),
+            },
+        ),
+        call(
+            101,
+            Req::Distribute {
+                token: 2,
+                user: 3,
+                amount: Tokens::whole(73),
+            },
+        ),
+        call(
+            142,
+            Req::OpenPool {
+                token: 2,
+                cents: 90,
+                amount: Tokens::whole(102_137),
+            },
+        ),
+        Step::Settle,
+        Step::Outside(Outside::Trade {
+            token: 2,
+            buy: false,
+            usdc: Usdc(181_402_202),
+            tokens: Tokens::whole(125),
+        }),
+        alarm(4),
+        unkeyed(
+            186,
+            Req::Sell {
+                user: 3,
+                token: 2,
+                amount: Tokens::whole(31),
+            },
+        ),
+        call(
+            187,
+            Req::Buy {
+                user: 3,
+                token: 1,
+                usdc: Usdc(3_280_105),
+                slippage_bps: 1537,
+            },
+        ),
+        alarm_to(4, Receiver::Slow),
+        Step::Outside(Outside::TakeNonce),
+        Step::Alarm {
+            round: RoundFaults {
+                crash_after_sign: Some(1),
+                per_batch: 4,
+                reorg: Some(MidRound {
+                    depth: 4,
+                    requeue: true,
+                    mined: 3,
+                    at: When::Scan,
+                }),
+                ..RoundFaults::default()
+            },
+            receiver: Receiver::Up,
+        },
+        Step::Settle,
+    ];
+    let done = replays("a buy behind a sell whose nonce was taken", &h);
+    // Both went again, the sell first. In the end the chain refused the sell for its own
+    // reason, and the buy built on it failed with it: both undone (the checks hold that each
+    // failed for its own reason, and the ledger equals the chain).
+    assert_eq!(
+        done.counts.get("movement Swap Failed"),
+        Some(&2),
+        "{done:?}"
+    );
 }

@@ -12,7 +12,6 @@ use tokenpad_core::model::chain::{ChainPoint, PoolEvent, UNISWAP_V3_POOL_INIT_CO
 use tokenpad_core::model::ids::LockId;
 use tokenpad_core::model::intent::{Account, Action};
 use tokenpad_core::model::pool::v3::FEE_PIPS;
-use tokenpad_core::ops::settle::needs;
 
 /// What one movement did: pool events, a released lock.
 #[derive(Default)]
@@ -159,12 +158,10 @@ impl SimChain {
                         && !self.has_code(&token.address()));
                 if !skipped {
                     *self.executed.entry(*id).or_default() += 1;
-                    // Every token a revert left it open in (`judge_revert`: a swap's USDC
-                    // too): left there, a stale entry would have a later revert of another
-                    // movement judged as behind this one after it landed.
-                    for t in needs(*token, action) {
-                        self.reverted_open.remove(&(t.address(), *id));
-                    }
+                    // Every token a revert left it open in (a swap's USDC too): left there,
+                    // a stale entry would have a later revert of another movement judged as
+                    // behind this one after it landed.
+                    self.landed(*id, *token, action);
                 }
             }
         } else {

@@ -247,9 +247,9 @@ impl SimChain {
         if tx.nonce < self.nonce {
             // Its nonce went to another transaction (taken from outside): what it carries,
             // not carried out yet, goes out later, after newer movements that may need it.
-            for (id, token, _) in &tx.intents {
+            for (id, token, action) in &tx.intents {
                 if !self.executed.contains_key(id) {
-                    self.reverted_open.insert((token.address(), *id));
+                    self.send_back(*id, *token, action);
                 }
             }
             return Sent::NonceTooLow;
@@ -280,7 +280,7 @@ impl SimChain {
                 let lost = t
                     .intents
                     .iter()
-                    .map(|(id, token, _)| (token.address(), *id));
+                    .flat_map(|(id, token, action)| Self::open_in(*id, *token, action));
                 self.dropped.entry(*nonce).or_default().extend(lost);
             }
             versions.retain(|t| !doomed.contains(&t.hash));

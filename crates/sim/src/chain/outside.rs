@@ -75,8 +75,8 @@ impl SimChain {
         // Its movements go out again later, after newer ones that may need what they bring,
         // as if a fault had reverted them.
         for lost in self.mempool.remove(&self.nonce).unwrap_or_default() {
-            for (id, token, _) in &lost.intents {
-                self.reverted_open.insert((token.address(), *id));
+            for (id, token, action) in &lost.intents {
+                self.send_back(*id, *token, action);
             }
         }
         // And so do those of the node dropped at that nonce (the relayer had not sent them

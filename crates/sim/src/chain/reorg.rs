@@ -151,7 +151,7 @@ impl SimChain {
                     .to_string();
                 *self.blocks.undone.entry(kind).or_default() += 1;
                 if !self.executed.contains_key(id) {
-                    self.reverted_open.insert((token.address(), *id));
+                    self.send_back(*id, *token, action);
                 }
             }
             if requeue {

@@ -4,9 +4,30 @@
 
 use super::{SentTx, SimChain};
 use tokenpad_core::model::address::Address;
+use tokenpad_core::model::ids::TokenAddress;
+use tokenpad_core::model::intent::Action;
 use tokenpad_core::ops::settle::needs;
 
 impl SimChain {
+    /// What movement `id` (of `token`, doing `action`), sent back, leaves open
+    /// (`reverted_open`): every token it needs, as the ledger's `needs` counts them (a sell
+    /// sent back also leaves its holder without the USDC it was to bring).
+    pub(super) fn open_in(id: u64, token: TokenAddress, action: &Action) -> [(Address, u64); 2] {
+        needs(token, action).map(|t| (t.address(), id))
+    }
+
+    /// Movement `id` was sent back (a fault, a reorganization, a nonce taken from outside).
+    pub(super) fn send_back(&mut self, id: u64, token: TokenAddress, action: &Action) {
+        self.reverted_open.extend(Self::open_in(id, token, action));
+    }
+
+    /// Movement `id` was carried out: no longer open in any token.
+    pub(super) fn landed(&mut self, id: u64, token: TokenAddress, action: &Action) {
+        for k in Self::open_in(id, token, action) {
+            self.reverted_open.remove(&k);
+        }
+    }
+
     /// `tx` reverted: `ours` by a fault (injected, or out of gas), `why` the chain's reason.
     pub(super) fn judge_revert(&mut self, tx: &SentTx, ours: bool, why: Option<&str>) {
         // Behind a fault: it reverted for want of funds while an older movement of a token
@@ -30,11 +51,7 @@ impl SimChain {
         for (id, token, action) in &tx.intents {
             self.reverted_behind.insert(*id, older.clone());
             if ours || behind {
-                // Every token it moves: a sell sent back also leaves its holder without the
-                // USDC it was to bring.
-                for t in needs(*token, action) {
-                    self.reverted_open.insert((t.address(), *id));
-                }
+                self.send_back(*id, *token, action);
             }
         }
         if ours || behind {
