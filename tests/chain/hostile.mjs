@@ -33,6 +33,7 @@ export const LOCKER_ABI = () => artifact('TokenpadLocker').abi;
 export const POOL_ABI = uniswapArtifact('UniswapV3Pool').abi;
 const NPM_ABI = uniswapArtifact('NonfungiblePositionManager').abi;
 const UNI_FACTORY_ABI = uniswapArtifact('UniswapV3Factory').abi;
+const ROUTER_ABI = uniswapArtifact('SwapRouter').abi;
 const ERC20_ABI = artifact('TestUSDC').abi;
 
 /**
@@ -269,6 +270,21 @@ export async function hostileWorld({ env = {}, stateFile } = {}) {
         recipient: OUTSIDER.address, deadline,
       }] }));
       return send(anvil.rpcUrl, { address: base.positionManager, abi: NPM_ABI, functionName: 'multicall', args: [calls], account: OUTSIDER, gas: 30_000_000n });
+    },
+    /**
+     * The outsider trades token/USDC's pool through Uniswap's SwapRouter, exact in: `usdc` of
+     * (test) USDC for tokens (`buy`), or `tokens` of the tokens it holds for USDC. No bound on
+     * what comes out. Returns the receipt.
+     */
+    async outsiderSwap(token, { buy, usdc = 0n, tokens = 0n }) {
+      const [tokenIn, tokenOut, amountIn] = buy ? [base.usdc, token, usdc] : [token, base.usdc, tokens];
+      if (buy) await mintUsdc(anvil.rpcUrl, base.usdc, OUTSIDER.address, usdc, OUTSIDER);
+      await send(anvil.rpcUrl, { address: tokenIn, abi: ERC20_ABI, functionName: 'approve', args: [base.swapRouter, amountIn], account: OUTSIDER, gas: 100_000n });
+      const deadline = (await latestTimestamp(anvil.rpcUrl)) + 3600n;
+      return send(anvil.rpcUrl, {
+        address: base.swapRouter, abi: ROUTER_ABI, functionName: 'exactInputSingle', account: OUTSIDER, gas: 2_000_000n,
+        args: [{ tokenIn, tokenOut, fee: FEE, recipient: OUTSIDER.address, deadline, amountIn, amountOutMinimum: 0n, sqrtPriceLimitX96: 0n }],
+      });
     },
     /** The outsider's own token (TokenpadToken through the factory), its whole supply its own. */
     async outsiderToken(symbol) {

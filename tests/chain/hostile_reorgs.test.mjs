@@ -15,7 +15,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { getAddress, toHex } from 'viem';
 import { artifact, balanceOf, read } from './anvil.mjs';
-import { E18, OUTSIDER, eventually, hostileWorld, units } from './hostile.mjs';
+import { E18, E6, OUTSIDER, eventually, hostileWorld, units } from './hostile.mjs';
 
 const FINALITY = 6;
 const stateDir = mkdtempSync(path.join(tmpdir(), 'tokenpad-hostile-'));
@@ -299,4 +299,47 @@ test('finding 5: a node that restarts without its last blocks: every movement en
   await eventually('the next distribute confirmed', () => confirmedOnChain(M, 'n1', 'distribute', 6));
   assert.equal(units((await h.history(M, 'n1'))[0].amount), E18);
   await finalAndClean(M);
+});
+
+test('hostile seed 10412: a reorg drops an outsider\'s sell into a drained pool and a buy topped up out of it: the pool ends as the chain\'s', async () => {
+  const M = await c.newMerchant('Topped up');
+  const T = await c.newToken(M, { name: 'Topped', symbol: 'TOPS', totalSupply: 1_000_000, canLP: true });
+  await h.holder(M, 'buyer', 1_000);
+  c.ok(await c.call('POST', `/token/${T.address}/liquidity`, { key: M.secretKey, body: { initialStartingPrice: '0.01', amount: '10000' } }), 201);
+  await eventually('the pool open', async () => {
+    assert.equal(c.ok(await c.call('GET', `/token/${T.address}`, { key: M.secretKey })).pool?.status, 'open');
+  });
+  await c.settled(M);
+  const pool = (await h.pool(T.address)).address;
+  // The outsider all but drains the pool (its 10,000 tokens sit from 0.01 USDC up): about one
+  // token is left. The ledger follows that trade before anything else happens.
+  await h.outsiderSwap(T.address, { buy: true, usdc: 1_000_000n * E6 });
+  await h.mine(2);
+  await h.scannedTo(M);
+  const drained = await onChain(T.address, pool);
+  const from = (await h.head()) + 1;
+  // It sells 100 back, and the ledger follows that too (the scan waits 2 blocks).
+  await h.outsiderSwap(T.address, { buy: false, tokens: 100n * E18 });
+  await h.mine(2);
+  await h.scannedTo(M);
+  // The buyer's buy, bounded at half its quote: the ledger books that half, and tops the buyer
+  // up to what the swap gave at its receipt, out of the tokens the outsider sold back.
+  c.ok(await c.call('POST', '/holder/buyer/buy', { key: M.secretKey, body: { tokenAddress: T.address, usdcAmount: 1_000, slippageBps: 5_000 } }));
+  const [tokenLeg] = (await eventually('the buy confirmed', () => confirmedOnChain(M, 'buyer', 'buy', 2))).filter((r) => r.tokenAddress.toLowerCase() === T.address.toLowerCase());
+  const bought = units(tokenLeg.amount);
+  assert.ok(bought / 2n > drained, `the setup: the top-up (about ${bought / 2n}) is more than the drained pool held (${drained})`);
+  const ours = (await txsIn(from, await h.head())).length;
+  assert.ok(ours >= 2, 'the setup: the sell and the buy are in the blocks to drop');
+
+  // Both blocks go. The rewind undoes the followed sell first and cannot take all of it back
+  // from the pool (the top-up was paid out of it), so the pool owes the rest; the top-up then
+  // taken back from the buyer pays that debt. On the new chain the buy finds the drained pool
+  // and is refused (it cannot get its bound), and is undone.
+  await reorgAway((await h.head()) - from + 1, []);
+  await followed(M, 'the buy refused on the new chain, and undone', async () => {
+    const buys = (await h.history(M, 'buyer')).filter((x) => x.type === 'buy');
+    assert.ok(buys.length === 2 && buys.every((x) => x.chainStatus === 'failed'), JSON.stringify(buys));
+  }, 45_000);
+  await finalAndClean(M); // reconcile: every balance, and the pool's reserves as the chain's
+  assert.equal(await onChain(T.address, pool), drained, 'the chain\'s pool holds what the drain left');
 });
