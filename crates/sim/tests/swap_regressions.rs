@@ -1,7 +1,7 @@
 //! Settlement's findings in histories with swaps, replayed from their steps alone (as
 //! `settlement_regressions.rs`'s): a swap the simulated chain kept counting as sent back
-//! after it landed, a reorganization that takes back a swap's top-up, and a buy behind a sell
-//! whose nonce someone else took.
+//! after it landed, a reorganization that takes back a swap's top-up, a buy behind a sell
+//! whose nonce someone else took, and a transfer of what a buy held back brings.
 
 mod histories;
 
@@ -363,6 +363,97 @@ fn a_buy_behind_a_sell_whose_nonce_was_taken_waits_for_it() {
     assert_eq!(
         done.counts.get("movement Swap Failed"),
         Some(&2),
+        "{done:?}"
+    );
+}
+
+/// Hostile seed 11486: a holder's buy of one token reverts by a fault, and while that revert
+/// is not final its buy of another token waits behind it (the plan counts what a swap's revert
+/// was to bring in USDC too). Its transfer of the second token, made after that buy, did not
+/// wait: it went out ahead of the buy that funds it, reverted for want of it, and went again
+/// (a transaction and its gas spent on a failure that is ours). Now what depends on a movement
+/// held back waits behind it in turn (`plan::Behind`).
+#[test]
+fn a_transfer_of_what_a_held_buy_brings_waits_behind_the_buy() {
+    let h = [
+        call(183, Req::PutHolder { user: 4 }),
+        Step::Faucet {
+            user: 4,
+            usdc: Usdc(242_191_282),
+        },
+        unkeyed(
+            280,
+            Req::Memecoin {
+                supply: Tokens::whole(1_012_485),
+                micro: 12_360,
+                recipient: Tokens::whole(128),
+            },
+        ),
+        faulty(
+            307,
+            Req::Memecoin {
+                supply: Tokens::whole(1_000_000),
+                micro: 16_539,
+                recipient: Tokens::whole(620),
+            },
+            Fault::Twice,
+        ),
+        Step::Settle,
+        unkeyed(
+            322,
+            Req::Buy {
+                user: 4,
+                token: 1,
+                usdc: Usdc(15_207_617),
+                slippage_bps: 1417,
+            },
+        ),
+        alarm(4),
+        mine(0b1, 0, 0),
+        alarm(2),
+        Step::Alarm {
+            round: RoundFaults {
+                per_batch: 1,
+                reorg: Some(MidRound {
+                    depth: 2,
+                    requeue: true,
+                    mined: 0,
+                    at: When::Scan,
+                }),
+                ..RoundFaults::default()
+            },
+            receiver: Receiver::Up,
+        },
+        call(
+            329,
+            Req::Buy {
+                user: 4,
+                token: 2,
+                usdc: Usdc::whole(37),
+                slippage_bps: 140,
+            },
+        ),
+        call(
+            341,
+            Req::Transfer {
+                user: 4,
+                token: 2,
+                to: 3,
+                amount: Tokens::whole(9),
+            },
+        ),
+        Step::Settle,
+    ];
+    let done = replays("a transfer waits behind the held buy that funds it", &h);
+    assert_eq!(
+        done.counts.get("movement Swap Confirmed"),
+        Some(&2),
+        "{done:?}"
+    );
+    // Nothing refused; the replay's overdraft check holds that the transfer never went out
+    // ahead of the buy.
+    assert!(
+        !done.counts.keys().any(|k| k.ends_with("Failed")),
         "{done:?}"
     );
 }

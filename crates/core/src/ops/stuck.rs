@@ -20,7 +20,7 @@ use crate::model::intent::{Action, Intent, IntentStatus};
 use crate::model::settlement::ChainTx;
 use crate::model::settlement::{NO_CODE, OUT_OF_GAS, WRONG_FACTORY};
 use crate::model::time::{Millis, Timestamp};
-use crate::ops::settle::plan::behind_revert;
+use crate::ops::settle::plan::{behind_revert, Behind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -179,6 +179,7 @@ impl Settling<'_> {
     fn held(&self) -> Held<'_> {
         let mut parked: BTreeSet<(TokenAddress, Option<Address>)> = BTreeSet::new();
         let mut early: BTreeSet<(TokenAddress, Address)> = BTreeSet::new();
+        let mut behind = Behind::default();
         let mut held = Held::default();
         for i in self
             .open
@@ -203,7 +204,9 @@ impl Settling<'_> {
                 held.parked.push(i);
             } else if who.is_some_and(|a| early.contains(&(i.token, a))) {
                 held.clock.push(i);
-            } else if behind_revert(i, self.unarrived) {
+            } else if behind_revert(i, self.unarrived) || behind.waits(i) {
+                // As the plan holds it (`plan::Behind`): what depends on it waits too.
+                behind.hold(i);
                 held.revert.push(i);
             }
         }

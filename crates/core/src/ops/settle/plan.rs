@@ -26,6 +26,8 @@
 //!   to bring has not arrived: its recipient's own movements of the tokens it moves (for a
 //!   swap, the token and USDC) would revert for want of it, spend gas, and spend attempts of
 //!   theirs (`ATTEMPTS_BEHIND`) on a failure that is ours. They go once the revert is acted on.
+//! - And what depends on a movement held back for any of these waits behind it in turn
+//!   ([`Behind`]): a buy held behind a revert holds its buyer's transfer of what it buys.
 
 use super::receipt::needs;
 use crate::error::Result;
@@ -98,6 +100,7 @@ pub fn plan(
     // wait behind it.
     let mut waiting: BTreeSet<(TokenAddress, Address)> = BTreeSet::new();
     let unarrived = unarrived(store, &open)?;
+    let mut behind = Behind::default();
     for i in open {
         if i.status != IntentStatus::Queued {
             continue;
@@ -119,10 +122,14 @@ pub fn plan(
             continue;
         }
         if behind_revert(&i, &unarrived)
+            || behind.waits(&i)
             || i.action
                 .spender()
                 .is_some_and(|a| waiting.contains(&(i.token, a)))
         {
+            // What it brings has not arrived either: what its recipient does next with it
+            // waits too, or it would go out ahead of what funds it.
+            behind.hold(&i);
             continue;
         }
         let call = match i.action {
@@ -203,6 +210,33 @@ pub fn behind_revert(i: &Intent, unarrived: &BTreeSet<(TokenAddress, Address)>) 
             .iter()
             .any(|t| unarrived.contains(&(*t, a)))
     })
+}
+
+/// What waits behind movements held back this round (behind a revert not final yet, or
+/// behind a parked or early movement they spend from): each one's recipient's own movements
+/// of the tokens it moves, which would spend what has not arrived. Held in turn, those hold
+/// what depends on them.
+#[derive(Debug, Default)]
+pub struct Behind(BTreeSet<(TokenAddress, Address)>);
+
+impl Behind {
+    /// `i` is held back: what its recipient does next with the tokens it moves waits.
+    pub fn hold(&mut self, i: &Intent) {
+        if let Some(a) = i.action.recipient() {
+            for t in needs(i.token, &i.action) {
+                self.0.insert((t, a));
+            }
+        }
+    }
+
+    /// Whether `i` spends, of a token it needs, what a movement held back was to bring.
+    pub fn waits(&self, i: &Intent) -> bool {
+        i.action.spender().is_some_and(|a| {
+            needs(i.token, &i.action)
+                .iter()
+                .any(|t| self.0.contains(&(*t, a)))
+        })
+    }
 }
 
 /// Whether a movement is the treasury's own (sent by the relayer with no signature).
