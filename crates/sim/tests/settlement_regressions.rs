@@ -286,3 +286,52 @@ fn a_nonce_an_outsider_took_and_a_reorganization_gave_back_is_filled_even_unseen
         "{done:?}"
     );
 }
+
+/// Hostile seed 11738, a finding of the simulator's own judgment: an outsider sends a holder
+/// tokens, the scan follows the deposit, and a reorganization drops it for good (only the
+/// relayer's transactions go back to the node's pool). The holder spends from the deposit
+/// before the next round; the round undoes the deposit (the holder owes what it already
+/// spent), sends the spend, the chain refuses it for want of funds, and the ledger undoes it,
+/// which pays the debt: as designed (`ops::undo`). The simulated chain judged that revert an
+/// overdraft of the ledger's. Now a revert for want of what a reorganization took away is the
+/// chain's answer, as after a refusal (`SimChain::reorged_away`).
+#[test]
+fn a_spend_of_a_deposit_a_reorganization_took_away_is_refused_and_undone() {
+    let h = [
+        call(
+            6,
+            Req::Airdrop {
+                wallets: 3,
+                each: Tokens(311_437_137),
+            },
+        ),
+        call(18, Req::PutHolder { user: 2 }),
+        Step::Settle,
+        Step::Outside(Outside::Send {
+            from: 0,
+            token: 2,
+            to: 2,
+            amount: Tokens(899_056_879),
+        }),
+        alarm(5),
+        Step::Chain(ChainFault::Reorg {
+            depth: 3,
+            requeue: true,
+        }),
+        unkeyed(
+            118,
+            Req::Spend {
+                user: 2,
+                token: 2,
+                amount: Tokens(1),
+            },
+        ),
+        Step::Settle,
+    ];
+    let done = replays("a spend of a deposit a reorganization took away", &h);
+    assert_eq!(
+        done.counts.get("movement Transfer Failed"),
+        Some(&1),
+        "{done:?}"
+    );
+}

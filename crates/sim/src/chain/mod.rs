@@ -145,6 +145,12 @@ pub struct SimChain {
     /// Movements the chain refused for their own reason (reverted, neither by a fault nor
     /// behind one): (a token they move, their recipient, intent).
     pub refused: BTreeSet<(Address, Address, u64)>,
+    /// Transfers of others a reorganization dropped for good (an outsider's deposit to a
+    /// holder): (token, recipient). The ledger followed them and the chain no longer has them;
+    /// a movement of that recipient booked on them reverts for want of funds, which is the
+    /// chain's answer, as after a refusal (the ledger undoes it, and the undo pays the debt
+    /// the rewind left: `ops::undo`).
+    pub reorged_away: BTreeSet<(Address, Address)>,
     /// Per intent, when its last revert was for want of funds behind a fault: the older
     /// movements of its token (in `reverted_open` then) it may have waited for.
     pub reverted_behind: BTreeMap<u64, Vec<(Address, u64)>>,
@@ -186,6 +192,7 @@ impl SimChain {
             natural_reverts: Vec::new(),
             reverted_open: BTreeSet::new(),
             reverted_behind: BTreeMap::new(),
+            reorged_away: BTreeSet::new(),
             refused: BTreeSet::new(),
             outside_txs: 0,
             gas_percent: 100,

@@ -12,9 +12,10 @@
 //! reorganization moves on), so a block made again at the same height has another hash: a
 //! settler keeping checkpoints sees the reorganization.
 
-use super::{Contracts, SentTx, SimChain};
-use std::collections::{BTreeMap, VecDeque};
+use super::{Contracts, LogKind, SentTx, SimChain};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use tokenpad_core::crypto::{hex0x, keccak256};
+use tokenpad_core::model::address::Address;
 
 /// How many blocks a reorganization can drop, at most (the snapshots kept).
 pub const MAX_DEPTH: u64 = 8;
@@ -137,6 +138,19 @@ impl SimChain {
         self.executed = s.executed;
         self.natural_reverts.truncate(s.natural_reverts);
         self.receipts.retain(|_, r| r.block <= fork);
+        // Others' transfers in the dropped blocks are gone for good (only the relayer's go
+        // back to the pool).
+        let ours: BTreeSet<&str> = gone.iter().map(|t| t.hash.as_str()).collect();
+        let away: Vec<(Address, Address)> = self
+            .logs
+            .iter()
+            .filter(|l| l.block > fork && !ours.contains(l.tx.as_str()))
+            .filter_map(|l| match &l.kind {
+                LogKind::Transfer { token, to, .. } => Some((*token, *to)),
+                LogKind::Pool(_) => None,
+            })
+            .collect();
+        self.reorged_away.extend(away);
         self.logs.retain(|l| l.block <= fork);
         self.block = fork + 1;
         for tx in gone.into_iter().rev() {

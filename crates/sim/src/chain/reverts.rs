@@ -1,6 +1,6 @@
 //! What a revert of the relayer's leaves for the invariants (`check`): whether it reverted for
-//! want of funds behind a fault, or built on a movement the chain refused, or is the chain's
-//! own refusal (`SimChain::natural_reverts`, which the overdraft check reads).
+//! want of funds behind a fault, or built on a movement the chain refused (or a transfer a
+//! reorganization took away), or is the chain's own refusal (`SimChain::natural_reverts`, which the overdraft check reads).
 
 use super::{SentTx, SimChain};
 use tokenpad_core::model::address::Address;
@@ -72,6 +72,15 @@ impl SimChain {
                     })
                 })
             });
+        // Built on a transfer a reorganization took away for good (`reorged_away`).
+        let built_on_reorged = want
+            && tx.intents.iter().any(|(_, token, action)| {
+                action.spender().is_some_and(|spender| {
+                    needs(*token, action)
+                        .iter()
+                        .any(|t| self.reorged_away.contains(&(t.address(), spender)))
+                })
+            });
         for (id, token, action) in &tx.intents {
             if let Some(to) = action.recipient() {
                 for t in needs(*token, action) {
@@ -79,7 +88,7 @@ impl SimChain {
                 }
             }
         }
-        if !built_on_refused {
+        if !built_on_refused && !built_on_reorged {
             let why = why.unwrap_or_default().to_string();
             self.natural_reverts.push((tx.hash.clone(), why));
         }
