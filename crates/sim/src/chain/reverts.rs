@@ -1,6 +1,7 @@
 //! What a revert of the relayer's leaves for the invariants (`check`): whether it reverted for
 //! want of funds behind a fault, or built on a movement the chain refused (or a transfer a
-//! reorganization took away), or is the chain's own refusal (`SimChain::natural_reverts`, which the overdraft check reads).
+//! reorganization took away), or is the chain's own refusal (`SimChain::natural_reverts`,
+//! which the overdraft check reads).
 
 use super::{SentTx, SimChain};
 use tokenpad_core::model::address::Address;
