@@ -343,3 +343,50 @@ test('hostile seed 10412: a reorg drops an outsider\'s sell into a drained pool 
   await finalAndClean(M); // reconcile: every balance, and the pool's reserves as the chain's
   assert.equal(await onChain(T.address, pool), drained, 'the chain\'s pool holds what the drain left');
 });
+
+test('hostile seed 12594: a distribute mined while its token had no code goes again once final, and the withdraw that spends it waits behind it instead of reverting', async () => {
+  const M = await c.newMerchant('Codeless');
+  const T = await c.newToken(M, { name: 'Codeless', symbol: 'NOCODE', canDistribute: true });
+  await h.holder(M, 'ann');
+  await c.settled(M);
+  const code = await h.node('eth_getCode', [T.address, 'latest']);
+  // The distribute goes out while the token has code (the settler checks first); the proxy
+  // keeps it from the node until the code is gone, as when a reorganization dropped the
+  // deployment (the simulator's history).
+  const token = T.address.toLowerCase();
+  const sends = h.holdSends(artifact('TokenpadToken').abi, ({ tx }) => tx.to?.toLowerCase() === token);
+  await distribute(M, T, 'ann', 5);
+  await eventually('the distribute sent', () => assert.equal(sends.held.length, 1));
+  const from = (await h.head()) + 1;
+  await h.node('anvil_setCode', [T.address, '0x']);
+  try {
+    const [hash] = await sends.release(); // mined (automine: a moment later) into an address without code
+    const r = await eventually('the distribute mined', () => h.canonicalReceipt(hash, 'the distribute'));
+    assert.equal(r.status, '0x1', 'the setup: a call to an address without code succeeds');
+    assert.equal(r.logs.length, 0, 'the setup: and moves nothing');
+  } finally {
+    await h.node('anvil_setCode', [T.address, code]);
+  }
+  await eventually('the distribute mined, moving nothing: it waits for finality to go again', async () => {
+    const v = await h.view(M);
+    assert.deepEqual(v.transactions, [], JSON.stringify(v));
+    assert.equal(v.openMovements, 1, JSON.stringify(v));
+  });
+  // The ledger booked the distribute; ann withdraws it. Sent now it would revert for want of
+  // the tokens (a transaction's gas, and an attempt of ann's, spent on a failure of ours).
+  c.ok(await c.call('POST', '/holder/ann/withdraw', { key: M.secretKey, body: { tokenAddress: T.address, amount: 5, toAddress: OUTSIDER.address } }));
+  await eventually('the withdraw waits behind the distribute', async () => {
+    const v = await h.view(M);
+    assert.equal(v.openMovements, 2, JSON.stringify(v));
+    assert.ok(v.waiting.some((w) => w.kind === 'finality'), JSON.stringify(v.waiting));
+  });
+  await followed(M, 'both confirmed once the distribute\'s receipt is final', async () => {
+    await confirmedOnChain(M, 'ann', 'distribute', 1);
+    await confirmedOnChain(M, 'ann', 'withdraw', 1);
+  }, 45_000);
+  for (const x of await txsIn(from, await h.head())) {
+    assert.equal((await h.canonicalReceipt(x)).status, '0x1', `${x} reverted: a movement went out ahead of what funds it`);
+  }
+  assert.equal(await onChain(T.address, OUTSIDER.address), 5n * E18);
+  await finalAndClean(M);
+});

@@ -335,3 +335,79 @@ fn a_spend_of_a_deposit_a_reorganization_took_away_is_refused_and_undone() {
         "{done:?}"
     );
 }
+
+/// Hostile seed 12594: a reorganization drops a token's deployment and an outsider takes its
+/// nonce; the distribute to a holder is mined while the token has no code, "succeeds" moving
+/// nothing, and waits for that receipt to be final to go again (`unshown`). The deployment
+/// goes again and is confirmed; the holder's withdraw, spending what the distribute brings,
+/// went out ahead of it and reverted for want of the tokens: a transaction's gas, and an
+/// attempt of the holder's, spent on a failure of ours. Now what a success did not move waits
+/// as a revert's does (`plan::unarrived`).
+#[test]
+fn a_withdraw_waits_behind_a_distribute_mined_before_its_token_had_code() {
+    let h = [
+        call(
+            1,
+            Req::CreateToken {
+                n: 89,
+                supply: Tokens::whole(1_000_000),
+            },
+        ),
+        alarm(1),
+        Step::Mine {
+            revert: 0,
+            hold: 0,
+            older: true,
+            lag_s: 0,
+        },
+        Step::Alarm {
+            round: RoundFaults {
+                per_batch: 4,
+                lose_sends: true,
+                ..RoundFaults::default()
+            },
+            receiver: Receiver::Down,
+        },
+        faulty(12, Req::PutHolder { user: 4 }, Fault::LostAfter),
+        call(
+            19,
+            Req::Distribute {
+                token: 1,
+                user: 4,
+                amount: Tokens::whole(94),
+            },
+        ),
+        alarm_to(1, Receiver::Down),
+        Step::Chain(ChainFault::Reorg {
+            depth: 4,
+            requeue: true,
+        }),
+        Step::Outside(Outside::TakeNonce),
+        call(
+            47,
+            Req::Withdraw {
+                user: 4,
+                token: 2,
+                to: 0,
+                amount: Tokens(95_371),
+            },
+        ),
+        mine(0, 0, 3_955),
+        alarm_to(5, Receiver::Slow),
+        mine(0, 0, 0),
+        alarm(2),
+        mine(0, 0, 0),
+    ];
+    // Then the chain goes on until the distribute's receipt is final and both go.
+    let on = [mine(0, 0, 0), alarm(2)];
+    let h: Vec<Step> = h
+        .into_iter()
+        .chain(on.into_iter().cycle().take(24))
+        .collect();
+    let done = replays("a withdraw behind a distribute mined without code", &h);
+    assert_eq!(
+        done.counts.get("movement Transfer Confirmed"),
+        Some(&2),
+        "{done:?}"
+    );
+}

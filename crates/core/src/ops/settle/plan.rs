@@ -22,7 +22,8 @@
 //!   behind it: its recipient's own movements of the token (a parked pool opening: the whole
 //!   token).
 //! - So does what may depend on a movement whose transaction reverted in a block that is not
-//!   final yet. Nothing is done about such a revert until it is (`receipt`), and what it was
+//!   final yet, or succeeded there without moving it (`unshown`: its token had no code when
+//!   it was mined). Nothing is done about either until it is (`receipt`), and what it was
 //!   to bring has not arrived: its recipient's own movements of the tokens it moves (for a
 //!   swap, the token and USDC) would revert for want of it, spend gas, and spend attempts of
 //!   theirs (`ATTEMPTS_BEHIND`) on a failure that is ours. They go once the revert is acted on.
@@ -180,20 +181,25 @@ pub fn plan(
     Ok(batches)
 }
 
-/// What the movements of transactions reverted in blocks not final yet were to bring: each
-/// (token, recipient) pair (see the module). `open`: the open intents.
+/// What movements not carried out in blocks not final yet were to bring: each (token,
+/// recipient) pair (see the module). Those of a reverted transaction, and a success's
+/// `unshown` ones (it moved nothing for them: a token without code when it was mined). Both
+/// go again only once final. `open`: the open intents.
 pub fn unarrived(store: &dyn Store, open: &[Intent]) -> Result<BTreeSet<(TokenAddress, Address)>> {
-    let reverted: BTreeSet<u64> = store
+    let missing: BTreeSet<u64> = store
         .unfinal_chain_txs()?
         .into_iter()
-        .filter(|tx| tx.state == TxState::Reverted)
-        .flat_map(|tx| tx.intents)
+        .flat_map(|tx| match tx.state {
+            TxState::Reverted => tx.intents,
+            TxState::Mined => tx.unshown,
+            TxState::Signed | TxState::Sent | TxState::Abandoned => Vec::new(),
+        })
         .collect();
     let mut out = BTreeSet::new();
-    if reverted.is_empty() {
+    if missing.is_empty() {
         return Ok(out);
     }
-    for i in open.iter().filter(|i| reverted.contains(&i.id)) {
+    for i in open.iter().filter(|i| missing.contains(&i.id)) {
         if let Some(to) = i.action.recipient() {
             // Every token it moves (`needs`: a swap's USDC too).
             out.extend(needs(i.token, &i.action).map(|t| (t, to)));
