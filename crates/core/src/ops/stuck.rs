@@ -11,8 +11,8 @@
 //!
 //! Not stuck but **waiting**: a release whose unlock time the chain's clock has not reached,
 //! and what its beneficiary does next with that token (the settler holds it behind the
-//! release); and what a holder does with what a revert of ours not final yet was to bring it
-//! (`settle::plan`): said apart so an operator knows nothing needs doing.
+//! release); and what a holder does with what a revert of ours not final yet was to bring it,
+//! or a success not final yet that did not move it (`settle::plan`): said apart so an operator knows nothing needs doing.
 
 use crate::model::address::Address;
 use crate::model::ids::{MerchantId, TokenAddress};
@@ -124,7 +124,8 @@ pub struct Settling<'a> {
     pub now: Millis,
     /// `CHAIN_STUCK_AFTER_MS`.
     pub after: Millis,
-    /// What reverts of ours not final yet were to bring (`settle::plan::unarrived`).
+    /// What reverts (and successes that did not move them) of ours not final yet were to
+    /// bring (`settle::plan::unarrived`).
     pub unarrived: &'a BTreeSet<(TokenAddress, Address)>,
 }
 
@@ -147,7 +148,7 @@ struct Held<'a> {
     parked: Vec<&'a Intent>,
     /// A release the chain's clock has not reached.
     clock: Vec<&'a Intent>,
-    /// A revert of ours not final yet.
+    /// A revert of ours not final yet (or a success that did not move what it was to bring).
     revert: Vec<&'a Intent>,
 }
 
@@ -175,11 +176,15 @@ impl Settling<'_> {
 
     /// The queued movements the settler holds back (behind a parked movement or an early
     /// release: their beneficiary's own movements of that token; behind a parked pool
-    /// opening: its whole token; behind a revert not final yet: what it was to bring).
+    /// opening: its whole token; behind a revert not final yet: what it was to bring), and
+    /// what depends on a held one in turn, each said with what it waits behind.
     fn held(&self) -> Held<'_> {
         let mut parked: BTreeSet<(TokenAddress, Option<Address>)> = BTreeSet::new();
         let mut early: BTreeSet<(TokenAddress, Address)> = BTreeSet::new();
-        let mut behind = Behind::default();
+        // As the plan holds them (`plan::Behind`), one per cause, so a movement behind one
+        // held behind a parked movement is said with the parked ones.
+        let [mut after_parked, mut after_clock, mut after_revert] =
+            [(); 3].map(|()| Behind::default());
         let mut held = Held::default();
         for i in self
             .open
@@ -198,15 +203,25 @@ impl Settling<'_> {
                 continue;
             }
             let who = i.action.spender();
-            if parked.contains(&(i.token, None))
-                || who.is_some_and(|a| parked.contains(&(i.token, Some(a))))
-            {
+            let on_parked =
+                who.is_some_and(|a| parked.contains(&(i.token, Some(a)))) || after_parked.waits(i);
+            let on_clock =
+                who.is_some_and(|a| early.contains(&(i.token, a))) || after_clock.waits(i);
+            let on_revert = behind_revert(i, self.unarrived) || after_revert.waits(i);
+            for (on, after) in [
+                (on_parked, &mut after_parked),
+                (on_clock, &mut after_clock),
+                (on_revert, &mut after_revert),
+            ] {
+                if on {
+                    after.hold(i);
+                }
+            }
+            if on_parked || parked.contains(&(i.token, None)) {
                 held.parked.push(i);
-            } else if who.is_some_and(|a| early.contains(&(i.token, a))) {
+            } else if on_clock {
                 held.clock.push(i);
-            } else if behind_revert(i, self.unarrived) || behind.waits(i) {
-                // As the plan holds it (`plan::Behind`): what depends on it waits too.
-                behind.hold(i);
+            } else if on_revert {
                 held.revert.push(i);
             }
         }
@@ -336,7 +351,7 @@ impl Settling<'_> {
                 count: count(held.revert.len()),
                 since: Timestamp::at(first.created_at),
                 what: format!(
-                    "{} movement(s) spend what a transaction of ours that reverted was to bring: they wait until its receipt is final (CHAIN_FINALITY blocks deep) and the settler acts on it",
+                    "{} movement(s) spend what a transaction of ours that reverted (or succeeded without moving it) was to bring: they wait until its receipt is final (CHAIN_FINALITY blocks deep) and the settler acts on it",
                     held.revert.len()
                 ),
                 action: "Nothing: they go out once it is final, CHAIN_FINALITY blocks after the block that holds it".into(),

@@ -274,3 +274,64 @@ fn what_waits_behind_a_revert_not_final_yet_is_not_stuck_and_is_said() {
         vec![IssueKind::Queued]
     );
 }
+
+/// A transfer from wallet `from` to wallet `to` of token 1.
+fn transfer(id: u64, from: u8, to: u8, at: Millis) -> Intent {
+    let mut i = reward(id, to, at);
+    i.action = Action::Transfer {
+        from: Account::Wallet(Address([from; 20])),
+        to: Account::Wallet(Address([to; 20])),
+        amount: Units::new(1),
+    };
+    i
+}
+
+#[test]
+fn what_waits_behind_a_held_movement_in_turn_is_said_with_what_holds_it() {
+    let old = NOW - AFTER - 1_000;
+    // Holder 2 passes on what a parked reward brings it, and holder 3 spends that: both wait
+    // behind the parked reward (as the plan holds them), none is queued on its own.
+    let mut parked = reward(1, 2, NOW - 5_000);
+    parked.parked = Some("reverted on chain: ERC20InsufficientBalance".into());
+    let open = [parked, transfer(2, 2, 3, old), spend(3, 3, old)];
+    let stuck = settling(&open, &[], None, None, &NOTHING).stuck();
+    assert_eq!(
+        stuck.iter().map(|i| i.kind).collect::<Vec<_>>(),
+        vec![IssueKind::Parked],
+        "{stuck:?}"
+    );
+    assert!(
+        stuck[0].what.contains("2 more wait behind them"),
+        "{}",
+        stuck[0].what
+    );
+    // The same behind a release the chain's clock has not reached, and behind a revert not
+    // final yet: each said with its cause.
+    let chain = NOW / 1000 - 86_400;
+    let open = [
+        release(1, 2, chain + 60, old),
+        transfer(2, 2, 3, old),
+        spend(3, 3, old),
+    ];
+    let s = settling(&open, &[], None, Some(chain), &NOTHING);
+    assert!(s.stuck().is_empty(), "{:?}", s.stuck());
+    let waiting = s.waiting();
+    assert_eq!(
+        waiting
+            .iter()
+            .map(|i| (i.kind, i.count))
+            .collect::<Vec<_>>(),
+        vec![(IssueKind::ChainClock, 3)]
+    );
+    let reverting = BTreeSet::from([(token(1), Address([2; 20]))]);
+    let open = [transfer(2, 2, 3, old), spend(3, 3, old)];
+    let s = settling(&open, &[], None, None, &reverting);
+    assert!(s.stuck().is_empty(), "{:?}", s.stuck());
+    assert_eq!(
+        s.waiting()
+            .iter()
+            .map(|i| (i.kind, i.count))
+            .collect::<Vec<_>>(),
+        vec![(IssueKind::Finality, 2)]
+    );
+}
