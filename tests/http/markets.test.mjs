@@ -255,6 +255,29 @@ test('history: each trade is two records (the token and USDC legs) with type buy
   assert.ok(usdc(sellUsdc.amount) > 0n);
 });
 
+test('events: each trade\'s trade.executed event says what its answer said (its figures and what the ledger booked)', async () => {
+  const answers = [];
+  for (const [side, body] of [['buy', { usdcAmount: 4 }], ['sell', { tokenAmount: 50 }], ['buy', { tokenAmount: '12.5' }]]) {
+    const r = await call('POST', `/holder/ben/${side}`, { key: M.secretKey, body: { tokenAddress: T.address, ...body } });
+    assert.equal(r.status, 200, r.text);
+    answers.push(exact(r));
+  }
+  // Read exactly (amounts are JSON numbers with more digits than a double holds).
+  const page = await call('GET', '/merchant/events?types=trade.executed&limit=100', { key: M.secretKey });
+  assert.equal(page.status, 200, page.text);
+  const all = exact(page);
+  assert.equal(all.has_more, false);
+  const events = all.data.slice(-3);
+  events.forEach((e, n) => {
+    assert.equal(e.data.userId, 'ben');
+    assert.equal(e.resource, `token:${T.address}`);
+    const { transactionHash: _h, chainStatus: _c, blockNumber: _b, ...said } = answers[n];
+    const { transactionHash: _eh, chainStatus: _ec, blockNumber: _eb, ...told } = e.data.object;
+    assert.deepEqual(told, said, `event ${e.id}`);
+  });
+  await settled(M); // on a chain: mined and topped up before the next test reads balances
+});
+
 test('slippage: minAmountOut, maxAmountIn and slippageBps refuse with 422 slippage_exceeded and change nothing; the bound itself passes (and is what the ledger books on a chain)', async () => {
   const users = ['ann', 'ben'];
   const refused = async (r) => {

@@ -14,7 +14,7 @@
 use super::amount::Usdc;
 use super::balance::Lock;
 use super::ids::{DeploymentId, MerchantId, PresaleId, TokenAddress, UserId, WebhookId};
-use super::pool::{Booked, Pool, Trade};
+use super::pool::{Booked, Pool, Trade, TradeFacts};
 use super::time::Millis;
 use serde::{Deserialize, Serialize};
 
@@ -136,21 +136,66 @@ pub enum Subject {
     Liquidity {
         token: TokenAddress,
     },
-    Trade {
-        user_id: UserId,
-        buy: bool,
-        /// The pool before the trade.
-        before: Box<Pool>,
-        trade: Box<Trade>,
-        /// What the ledger moved (None: the trade's own amounts).
-        #[serde(default)]
-        booked: Option<Booked>,
-        /// The token leg's history record (its settlement is the trade's).
-        record: u64,
-    },
+    /// A trade in a token's pool.
+    Trade(Box<TradeSubject>),
     Ping {
         webhook: WebhookId,
     },
+}
+
+/// A trade, as its event tells it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "StoredTrade")]
+pub struct TradeSubject {
+    pub user_id: UserId,
+    pub buy: bool,
+    pub token: TokenAddress,
+    pub facts: TradeFacts,
+    /// What the ledger moved (None: the trade's own amounts).
+    #[serde(default)]
+    pub booked: Option<Booked>,
+    /// The token leg's history record (its settlement is the trade's).
+    pub record: u64,
+}
+
+/// A trade's subject as stored: as [`TradeSubject`], or as events of 0.3.0 and before kept
+/// it, with the whole pool before the trade and the trade (the pool after it in it) where
+/// `token` and `facts` are now. Those are read into the new shape.
+#[derive(Deserialize)]
+struct StoredTrade {
+    user_id: UserId,
+    buy: bool,
+    #[serde(default)]
+    token: Option<TokenAddress>,
+    #[serde(default)]
+    facts: Option<TradeFacts>,
+    #[serde(default)]
+    before: Option<Box<Pool>>,
+    #[serde(default)]
+    trade: Option<Box<Trade>>,
+    #[serde(default)]
+    booked: Option<Booked>,
+    record: u64,
+}
+
+impl TryFrom<StoredTrade> for TradeSubject {
+    type Error = String;
+
+    fn try_from(s: StoredTrade) -> Result<Self, String> {
+        let (token, facts) = match (s.token, s.facts, s.before, s.trade) {
+            (Some(token), Some(facts), _, _) => (token, facts),
+            (_, _, Some(before), Some(trade)) => (before.token, TradeFacts::of(&before, &trade)),
+            _ => return Err("a trade event without its trade".into()),
+        };
+        Ok(TradeSubject {
+            user_id: s.user_id,
+            buy: s.buy,
+            token,
+            facts,
+            booked: s.booked,
+            record: s.record,
+        })
+    }
 }
 
 /// One event of the log.

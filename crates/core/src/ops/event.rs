@@ -28,7 +28,7 @@ fn resource(store: &dyn Store, subject: &Subject) -> Result<String> {
         Subject::Token { address } | Subject::Liquidity { token: address } => {
             format!("token:{}", address.to_checksum())
         }
-        Subject::Trade { before, .. } => format!("token:{}", before.token.to_checksum()),
+        Subject::Trade(t) => format!("token:{}", t.token.to_checksum()),
         Subject::Presale { id, .. } => format!("presale:{id}"),
         Subject::Lock { lock, .. } => format!("lock:{}", lock.id),
         Subject::Deployment { id } => format!("deployment:{id}"),

@@ -275,33 +275,27 @@ pub fn render(store: &dyn Store, e: &EventRecord, base_url: &str) -> Result<Stri
                 token_address: t.address,
             })
         }
-        Subject::Trade {
-            user_id,
-            buy,
-            before,
-            trade,
-            booked,
-            record,
-        } => {
-            let t = ops::token::find(store, &before.token)?;
+        Subject::Trade(trade) => {
+            let t = ops::token::find(store, &trade.token)?;
             let r = store
-                .history_at(*record)?
+                .history_at(trade.record)?
                 .ok_or_else(|| missing("trade record"))?;
-            let side = if *buy { Side::Buy } else { Side::Sell };
+            let side = if trade.buy { Side::Buy } else { Side::Sell };
+            let facts = &trade.facts;
             to_text(&TradeEventData {
                 object: TradeResult {
                     success: true,
                     settlement: Settlement::of_record(&r),
-                    figures: TradeFigures::of(side, &t, before, trade),
+                    figures: TradeFigures::of(side, &t, facts),
                     booked: BookedAmounts::of(
                         &t,
-                        &booked.unwrap_or(Booked {
-                            tokens: trade.tokens,
-                            usdc: trade.usdc,
+                        &trade.booked.unwrap_or(Booked {
+                            tokens: facts.tokens,
+                            usdc: facts.usdc,
                         }),
                     ),
                 },
-                user_id: user_id.clone(),
+                user_id: trade.user_id.clone(),
             })
         }
         Subject::Ping { webhook } => {

@@ -17,7 +17,7 @@ use crate::model::decimal::Decimal;
 use crate::model::history::TxType;
 use crate::model::ids::TokenAddress;
 use crate::model::ids::UserId;
-use crate::model::pool::{Booked, Pool as PoolRecord, Trade};
+use crate::model::pool::{Booked, TradeFacts};
 use crate::model::token::Token as TokenRecord;
 use crate::ops::market::TradeReceipt;
 use crate::ops::market::{
@@ -135,10 +135,10 @@ impl BookedAmounts {
 }
 
 impl TradeFigures {
-    pub fn of(side: Side, token: &TokenRecord, before: &PoolRecord, trade: &Trade) -> TradeFigures {
+    pub fn of(side: Side, token: &TokenRecord, trade: &TradeFacts) -> TradeFigures {
         let decimals = token.decimals;
         let avg = Price::of(trade.usdc, trade.tokens, decimals);
-        let spot = before.price();
+        let spot = trade.price_before;
         // |avg - spot| / spot x 100, in micro-percent.
         let impact = match (avg, spot) {
             (Some(a), Some(s)) if !s.is_zero() => {
@@ -160,7 +160,7 @@ impl TradeFigures {
             fee,
             price_impact: Decimal::from_units(impact, 6),
             pool_price: price(spot),
-            pool_price_after: price(trade.after.price()),
+            pool_price_after: price(trade.price_after),
         }
     }
 }
@@ -175,7 +175,7 @@ impl TradeResult {
         TradeResult {
             success: true,
             settlement: Settlement::of(&r.stamp),
-            figures: TradeFigures::of(side, &r.token, &r.before, &r.trade),
+            figures: TradeFigures::of(side, &r.token, &TradeFacts::of(&r.before, &r.trade)),
             booked: BookedAmounts::of(&r.token, &r.booked),
         }
     }
@@ -263,14 +263,14 @@ pub fn apply(store: &mut dyn Store, ctx: &Ctx, op: MarketOp) -> Result<(u16, Mar
                 q.usdc_amount.as_ref().map(|u| u.amount()),
                 q.token_amount.as_ref().map(|n| n.amount().cast()),
             )?;
-            let figures = TradeFigures::of(Side::Buy, &t, &before, &trade);
+            let figures = TradeFigures::of(Side::Buy, &t, &TradeFacts::of(&before, &trade));
             (200, MarketAnswer::Quote(Box::new(figures)))
         }
         MarketOp::SellQuote(user_id, q) => {
             holder::find(store, &user_id)?;
             let (t, before, trade) =
                 market::quote_sell(store, &q.token_address, q.token_amount.amount().cast())?;
-            let figures = TradeFigures::of(Side::Sell, &t, &before, &trade);
+            let figures = TradeFigures::of(Side::Sell, &t, &TradeFacts::of(&before, &trade));
             (200, MarketAnswer::Quote(Box::new(figures)))
         }
     })

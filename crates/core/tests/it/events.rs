@@ -18,7 +18,7 @@ use tokenpad_core::store::mem::MemStore;
 use tokenpad_core::store::EventStore;
 use tokenpad_core::wire::event::{seal, Event};
 
-const BASE: &str = "https://tp.test";
+pub(crate) const BASE: &str = "https://tp.test";
 
 /// Seals what is new and returns every event as the API shows it.
 pub(crate) fn log(
@@ -330,9 +330,10 @@ fn deployments_and_trades_write_their_events() {
     common::deposit(&mut fx.store, &fx.ctx, &alice.address, 50_000_000).unwrap();
     let req = json!({ "tokenAddress": d.token_address.to_checksum(), "usdcAmount": 10 });
     let req: ops::market::BuyRequest = common::body(&req).unwrap();
-    ops::market::buy(&mut fx.store, &fx.ctx, &alice.user_id, &req).unwrap();
+    let bought = ops::market::buy(&mut fx.store, &fx.ctx, &alice.user_id, &req).unwrap();
     let m = fx.ctx.merchant.id.clone();
     let events = log(&mut fx.store, &m);
+    crate::trade_event::of_0_3_reads_as_now(&fx.store, &m, &bought);
     let succeeded = of_type(&events, "deployment.succeeded");
     assert_eq!(succeeded.len(), 1);
     assert_eq!(succeeded[0]["resource"], "deployment:d-1");

@@ -35,4 +35,5 @@ mod reverts;
 mod sessions;
 mod settle;
 mod stuck;
+mod trade_event;
 mod webhooks;

@@ -96,6 +96,34 @@ pub struct Trade {
     pub after: Pool,
 }
 
+/// What a trade's event keeps of it: its amounts and the pool's price either side of it (all
+/// the event shows; the pools themselves are not kept).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TradeFacts {
+    pub tokens: Units,
+    pub usdc: Usdc,
+    /// As `Trade::fee`.
+    pub fee: u128,
+    /// The pool's price before the trade (`Pool::price`).
+    #[serde(default)]
+    pub price_before: Option<Price>,
+    /// And after it.
+    #[serde(default)]
+    pub price_after: Option<Price>,
+}
+
+impl TradeFacts {
+    pub fn of(before: &Pool, trade: &Trade) -> TradeFacts {
+        TradeFacts {
+            tokens: trade.tokens,
+            usdc: trade.usdc,
+            fee: trade.fee,
+            price_before: before.price(),
+            price_after: trade.after.price(),
+        }
+    }
+}
+
 /// What the ledger moved for a trade when it was made: the trade's own amounts on the
 /// embedded chain; on an EVM chain the worst the holder accepted (the fewest tokens or USDC
 /// out, the most USDC in), until the swap is mined.

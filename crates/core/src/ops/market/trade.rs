@@ -12,13 +12,13 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::model::amount::{Units, Usdc};
 use crate::model::arith::{mul_div, mul_div_up};
 use crate::model::decimal::Whole;
-use crate::model::event::{EventType, Subject};
+use crate::model::event::{EventType, Subject, TradeSubject};
 use crate::model::history::TxType;
 use crate::model::holder::Holder;
 use crate::model::ids::{TokenAddress, UserId};
 use crate::model::input::Int;
 use crate::model::intent::Action;
-use crate::model::pool::{Booked, Pool, Trade};
+use crate::model::pool::{Booked, Pool, Trade, TradeFacts};
 use crate::model::token::Token;
 use crate::ops::chain::{self, Stamp};
 use crate::ops::ledger::{debit_check, Movement};
@@ -389,14 +389,14 @@ fn settle(
         ctx,
         chain::want(ctx, t.address, action).with_records(records),
     )?;
-    let subject = Subject::Trade {
+    let subject = Subject::Trade(Box::new(TradeSubject {
         user_id: h.user_id.clone(),
         buy,
-        before: Box::new(before.clone()),
-        trade: Box::new(trade.clone()),
+        token: t.address,
+        facts: TradeFacts::of(&before, &trade),
         booked: Some(booked),
         record: token_leg,
-    };
+    }));
     crate::ops::event::emit(store, ctx.now, EventType::TradeExecuted, subject)?;
     Ok(TradeReceipt {
         stamp,
