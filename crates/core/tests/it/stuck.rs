@@ -103,6 +103,11 @@ fn settling<'a>(
     }
 }
 
+/// What waits, by kind and count.
+fn waits(s: &Settling) -> Vec<(IssueKind, u64)> {
+    s.waiting().iter().map(|i| (i.kind, i.count)).collect()
+}
+
 fn kinds(
     open: &[Intent],
     txs: &[ChainTx],
@@ -255,14 +260,7 @@ fn what_waits_behind_a_revert_not_final_yet_is_not_stuck_and_is_said() {
     let reverting = BTreeSet::from([(token(1), Address([3; 20]))]);
     let s = settling(&open, &[], None, None, &reverting);
     assert!(s.stuck().is_empty(), "{:?}", s.stuck());
-    let waiting = s.waiting();
-    assert_eq!(
-        waiting
-            .iter()
-            .map(|i| (i.kind, i.count))
-            .collect::<Vec<_>>(),
-        vec![(IssueKind::Finality, 1)]
-    );
+    assert_eq!(waits(&s), vec![(IssueKind::Finality, 1)]);
     // What another token's revert was to bring holds nothing of token 1.
     let other = BTreeSet::from([(token(2), Address([3; 20]))]);
     assert_eq!(
@@ -315,23 +313,10 @@ fn what_waits_behind_a_held_movement_in_turn_is_said_with_what_holds_it() {
     ];
     let s = settling(&open, &[], None, Some(chain), &NOTHING);
     assert!(s.stuck().is_empty(), "{:?}", s.stuck());
-    let waiting = s.waiting();
-    assert_eq!(
-        waiting
-            .iter()
-            .map(|i| (i.kind, i.count))
-            .collect::<Vec<_>>(),
-        vec![(IssueKind::ChainClock, 3)]
-    );
+    assert_eq!(waits(&s), vec![(IssueKind::ChainClock, 3)]);
     let reverting = BTreeSet::from([(token(1), Address([2; 20]))]);
     let open = [transfer(2, 2, 3, old), spend(3, 3, old)];
     let s = settling(&open, &[], None, None, &reverting);
     assert!(s.stuck().is_empty(), "{:?}", s.stuck());
-    assert_eq!(
-        s.waiting()
-            .iter()
-            .map(|i| (i.kind, i.count))
-            .collect::<Vec<_>>(),
-        vec![(IssueKind::Finality, 2)]
-    );
+    assert_eq!(waits(&s), vec![(IssueKind::Finality, 2)]);
 }
