@@ -346,6 +346,40 @@ export async function hostileWorld({ env = {}, stateFile } = {}) {
   return h;
 }
 
+/** (In the hostile world `h`.) A token of `M` with a pool opened from 10,000 of its tokens at $0.01, and 2 tokens held outside by OUTSIDER. */
+export async function marketToken(h, M, symbol) {
+  const { c } = h;
+  const T = await c.newToken(M, { name: `${symbol} token`, symbol, totalSupply: 1_000_000, canLP: true, canDistribute: true });
+  c.ok(await c.call('POST', `/token/${T.address}/liquidity`, { key: M.secretKey, body: { initialStartingPrice: '0.01', amount: '10000' } }), 201);
+  await eventually(`${symbol}'s pool open`, async () => {
+    const t = c.ok(await c.call('GET', `/token/${T.address}`, { key: M.secretKey }));
+    assert.equal(t.pool?.status, 'open', JSON.stringify(t.pool));
+  });
+  // The outsider's tokens come the way anyone's do: a holder withdraws them to its wallet.
+  await h.holder(M, 'giver');
+  c.ok(await c.call('POST', `/token/${T.address}/distribute`, { key: M.secretKey, body: { sendToId: 'giver', amount: 2 } }));
+  c.ok(await c.call('POST', '/holder/giver/withdraw', { key: M.secretKey, body: { tokenAddress: T.address, amount: 2, toAddress: OUTSIDER.address } }));
+  await c.settled(M);
+  return T;
+}
+
+/**
+ * The outsider's `n` narrow positions of 0.001 token each beside the pool's tick, on the side a
+ * buy moves the price to: [t - 60(k+1), t - 60k] for k = 1..n when the token is token1, the
+ * mirror above when it is token0. A buy through them crosses n + 1 initialized ticks.
+ */
+export async function narrowPositions(h, T, n = 20) {
+  const pool = await h.pool(T.address);
+  const tokenIs0 = BigInt(T.address) < BigInt(h.base.usdc);
+  const t = Math.floor(pool.tick / 60) * 60;
+  const ranges = [];
+  for (let k = 1; k <= n; k++) {
+    ranges.push(tokenIs0 ? [t + 60 * k, t + 60 * (k + 1), E18 / 1000n, 0n] : [t - 60 * (k + 1), t - 60 * k, E18 / 1000n, 0n]);
+  }
+  await h.mintOutside(T.address, ranges);
+  return { pool, tokenIs0, edge: tokenIs0 ? t + 60 * (n + 1) : t - 60 * (n + 1) };
+}
+
 /** The sqrtPriceX96 of a launch at `raise` USDC units for `bought` token units (full range, as the launch opens it). */
 export function presaleSqrt(token, usdcAddress, raise, bought) {
   const tokenIs0 = BigInt(token) < BigInt(usdcAddress);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { decodeEventLog, getAddress, keccak256, toEventSelector } from 'viem';
 import { artifact, clients, uniswapArtifact } from './anvil.mjs';
-import { E6, E18, eventually, hostileWorld, OUTSIDER, POOL_ABI, sleep, units } from './hostile.mjs';
+import { E6, eventually, hostileWorld, marketToken, narrowPositions, POOL_ABI, sleep, units } from './hostile.mjs';
 import { usdc } from '../http/amounts.mjs';
 
 let h;
@@ -20,39 +20,6 @@ after(async () => {
 });
 
 const SWAP = toEventSelector(POOL_ABI.find((x) => x.type === 'event' && x.name === 'Swap'));
-
-/** A token of `M` with a pool opened from 10,000 of its tokens at $0.01, and 2 tokens held outside by OUTSIDER. */
-async function marketToken(M, symbol) {
-  const T = await c.newToken(M, { name: `${symbol} token`, symbol, totalSupply: 1_000_000, canLP: true, canDistribute: true });
-  c.ok(await c.call('POST', `/token/${T.address}/liquidity`, { key: M.secretKey, body: { initialStartingPrice: '0.01', amount: '10000' } }), 201);
-  await eventually(`${symbol}'s pool open`, async () => {
-    const t = c.ok(await c.call('GET', `/token/${T.address}`, { key: M.secretKey }));
-    assert.equal(t.pool?.status, 'open', JSON.stringify(t.pool));
-  });
-  // The outsider's tokens come the way anyone's do: a holder withdraws them to its wallet.
-  await h.holder(M, 'giver');
-  c.ok(await c.call('POST', `/token/${T.address}/distribute`, { key: M.secretKey, body: { sendToId: 'giver', amount: 2 } }));
-  c.ok(await c.call('POST', '/holder/giver/withdraw', { key: M.secretKey, body: { tokenAddress: T.address, amount: 2, toAddress: OUTSIDER.address } }));
-  await c.settled(M);
-  return T;
-}
-
-/**
- * The outsider's `n` narrow positions of 0.001 token each beside the pool's tick, on the side a
- * buy moves the price to: [t - 60(k+1), t - 60k] for k = 1..n when the token is token1, the
- * mirror above when it is token0. A buy through them crosses n + 1 initialized ticks.
- */
-async function narrowPositions(T, n = 20) {
-  const pool = await h.pool(T.address);
-  const tokenIs0 = BigInt(T.address) < BigInt(h.base.usdc);
-  const t = Math.floor(pool.tick / 60) * 60;
-  const ranges = [];
-  for (let k = 1; k <= n; k++) {
-    ranges.push(tokenIs0 ? [t + 60 * k, t + 60 * (k + 1), E18 / 1000n, 0n] : [t - 60 * (k + 1), t - 60 * k, E18 / 1000n, 0n]);
-  }
-  await h.mintOutside(T.address, ranges);
-  return { pool, tokenIs0, edge: tokenIs0 ? t + 60 * (n + 1) : t - 60 * (n + 1) };
-}
 
 /** `userId`'s buy of `T`, once settled: its two legs (token and USDC), each confirmed, never failed or undone. */
 async function settledBuy(M, userId, T) {
@@ -114,8 +81,8 @@ test('finding 1: a presale whose one buyer buys the whole target launches, and t
 
 test('finding 2: a buy through 20 narrow outside positions (21 initialized ticks) settles confirmed, with its mined amounts in the history', async () => {
   const M = await c.newMerchant('Ticks');
-  const T = await marketToken(M, 'TICK');
-  const { pool, tokenIs0, edge } = await narrowPositions(T);
+  const T = await marketToken(h, M, 'TICK');
+  const { pool, tokenIs0, edge } = await narrowPositions(h, T);
   // The chain's own quoter: the buy crosses 21 initialized ticks, and needs far more gas than a plain swap.
   const { publicClient } = await clients(h.rpcUrl);
   const { result: [, , crossed, gasEstimate] } = await publicClient.simulateContract({
@@ -143,7 +110,7 @@ test('finding 2: a buy through 20 narrow outside positions (21 initialized ticks
 
 test('an out-of-gas receipt is never a refusal: a buy that an outside mint made dearer between its sending and its mining is sent again and confirmed', async () => {
   const M = await c.newMerchant('Dearer');
-  const T = await marketToken(M, 'DEAR');
+  const T = await marketToken(h, M, 'DEAR');
   await h.holder(M, 'late', 50);
   // The relayer's swap is held on its way to the node; meanwhile the outsider adds 40 narrow
   // positions in its path, so it needs far more gas (about 1.1 M) than when it was sent
@@ -153,7 +120,7 @@ test('an out-of-gas receipt is never a refusal: a buy that an outside mint made 
   try {
     c.ok(await c.call('POST', '/holder/late/buy', { key: M.secretKey, body: { tokenAddress: T.address, usdcAmount: 20 } }));
     await eventually('the relayer\'s swap sent', async () => assert.equal(hold.held.length, 1));
-    const { pool, tokenIs0 } = await narrowPositions(T, 40);
+    const { pool, tokenIs0 } = await narrowPositions(h, T, 40);
     await hold.release();
     const first = await eventually('the held swap mined', async () => {
       const r = await h.node('eth_getTransactionReceipt', [keccak256(hold.held[0])]);

@@ -7,15 +7,16 @@
 // checkpoints trail the head: a reorg of the newest blocks must be seen from the receipts'
 // own block hashes. Each case ends with ledger == chain, no relayer halted (its next nonce the chain's:
 // no gap), the next new movement settling, and the holders' histories naming transactions the
-// chain holds.
+// chain holds. The last cases are what waits behind a transaction of ours in a block not final
+// yet: a revert (ours to repair, acted on once final) or a success that moved nothing.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { getAddress, toHex } from 'viem';
+import { getAddress, keccak256, toHex } from 'viem';
 import { artifact, balanceOf, read } from './anvil.mjs';
-import { E18, E6, OUTSIDER, eventually, hostileWorld, units } from './hostile.mjs';
+import { E18, E6, OUTSIDER, eventually, hostileWorld, marketToken, narrowPositions, units } from './hostile.mjs';
 
 const FINALITY = 6;
 const stateDir = mkdtempSync(path.join(tmpdir(), 'tokenpad-hostile-'));
@@ -388,5 +389,56 @@ test('hostile seed 12594: a distribute mined while its token had no code goes ag
     assert.equal((await h.canonicalReceipt(x)).status, '0x1', `${x} reverted: a movement went out ahead of what funds it`);
   }
   assert.equal(await onChain(T.address, OUTSIDER.address), 5n * E18);
+  await finalAndClean(M);
+});
+
+test('hostile seed 11486: a buy held behind a swap of ours that ran out of gas (not final yet) holds its buyer\'s transfer of what it buys: nothing goes out ahead of what funds it', async () => {
+  const M = await c.newMerchant('Held behind');
+  const A = await marketToken(h, M, 'HELDA');
+  const B = await marketToken(h, M, 'HELDB');
+  await h.holder(M, 'late', 50);
+  const ann = await h.holder(M, 'ann');
+  await c.settled(M);
+  // late's buy of A is held on its way to the node while the outsider adds 40 narrow
+  // positions in its path: mined, it runs out of gas (hostile_gas.test.mjs's setup). That is
+  // ours to send again, once its block is final.
+  const market = artifact('TokenpadMarket').abi;
+  const hold = h.holdSends(market, ({ tx, call }) => getAddress(tx.to) === getAddress(h.base.market) && call.functionName.startsWith('swap'));
+  let first;
+  try {
+    c.ok(await c.call('POST', '/holder/late/buy', { key: M.secretKey, body: { tokenAddress: A.address, usdcAmount: 20 } }));
+    await eventually('the swap sent', () => assert.equal(hold.held.length, 1));
+    await narrowPositions(h, A, 40);
+    await hold.release();
+    first = await eventually('the held swap mined', async () => {
+      const r = await h.node('eth_getTransactionReceipt', [keccak256(hold.held[0])]);
+      assert.ok(r);
+      return r;
+    });
+  } finally {
+    h.proxy.intercept = null;
+  }
+  assert.equal(first.status, '0x0', 'the setup: the held swap ran out of gas');
+  const from = Number(first.blockNumber);
+  // While it is not final, late buys B (with USDC the reverted swap was to take: it waits
+  // behind it) and passes one B token on to ann (what that buy brings: it waits behind the buy).
+  c.ok(await c.call('POST', '/holder/late/buy', { key: M.secretKey, body: { tokenAddress: B.address, usdcAmount: 5 } }));
+  c.ok(await c.call('POST', '/holder/late/transfer', { key: M.secretKey, body: { tokenAddress: B.address, amount: 1, toAddress: ann } }));
+  await eventually('the buy and the transfer wait behind the revert', async () => {
+    const v = await h.view(M);
+    const fin = v.waiting.find((w) => w.kind === 'finality');
+    assert.ok(fin && fin.count >= 2, JSON.stringify(v.waiting));
+  });
+  await followed(M, 'every movement confirmed once the revert is final and acted on', async () => {
+    const buys = (await h.history(M, 'late')).filter((r) => r.type === 'buy');
+    assert.equal(buys.length, 4, JSON.stringify(buys));
+    assert.ok(buys.every((r) => r.chainStatus === 'confirmed'), JSON.stringify(buys));
+    await confirmedOnChain(M, 'late', 'transfer_out', 1);
+  }, 60_000);
+  for (const x of await txsIn(from, await h.head())) {
+    if (x === first.transactionHash) continue;
+    assert.equal((await h.canonicalReceipt(x)).status, '0x1', `${x} reverted: a movement went out ahead of what funds it`);
+  }
+  assert.equal(await onChain(B.address, ann), E18, 'ann holds the B token passed on');
   await finalAndClean(M);
 });
