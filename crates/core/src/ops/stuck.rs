@@ -174,13 +174,13 @@ impl Settling<'_> {
         matches!(&i.action, Action::Release { unlock_at, .. } if chain < *unlock_at)
     }
 
-    /// The queued movements the settler holds back (behind a parked movement or an early
-    /// release: their beneficiary's own movements of that token; behind a parked pool
-    /// opening: its whole token; behind a revert not final yet: what it was to bring), and
-    /// what depends on a held one in turn, each said with what it waits behind.
+    /// The queued movements the settler holds back (behind a parked movement, an early
+    /// release or a revert not final yet: their recipient's own movements of what it was to
+    /// bring, a swap's USDC too; behind a parked pool opening: its whole token), and what
+    /// depends on a held one in turn, each said with what it waits behind.
     fn held(&self) -> Held<'_> {
-        let mut parked: BTreeSet<(TokenAddress, Option<Address>)> = BTreeSet::new();
-        let mut early: BTreeSet<(TokenAddress, Address)> = BTreeSet::new();
+        // Tokens held whole (behind a parked pool opening).
+        let mut whole: BTreeSet<TokenAddress> = BTreeSet::new();
         // As the plan holds them (`plan::Behind`), one per cause, so a movement behind one
         // held behind a parked movement is said with the parked ones.
         let [mut after_parked, mut after_clock, mut after_revert] =
@@ -192,21 +192,19 @@ impl Settling<'_> {
             .filter(|i| i.status == IntentStatus::Queued)
         {
             if i.parked.is_some() {
-                let whole = matches!(i.action, Action::OpenPool { .. });
-                parked.insert((i.token, if whole { None } else { i.action.recipient() }));
-                continue;
-            }
-            if self.early(i) {
-                if let Some(a) = i.action.recipient() {
-                    early.insert((i.token, a));
+                if matches!(i.action, Action::OpenPool { .. }) {
+                    whole.insert(i.token);
+                } else {
+                    after_parked.hold(i);
                 }
                 continue;
             }
-            let who = i.action.spender();
-            let on_parked =
-                who.is_some_and(|a| parked.contains(&(i.token, Some(a)))) || after_parked.waits(i);
-            let on_clock =
-                who.is_some_and(|a| early.contains(&(i.token, a))) || after_clock.waits(i);
+            if self.early(i) {
+                after_clock.hold(i);
+                continue;
+            }
+            let on_parked = after_parked.waits(i);
+            let on_clock = after_clock.waits(i);
             let on_revert = behind_revert(i, self.unarrived) || after_revert.waits(i);
             for (on, after) in [
                 (on_parked, &mut after_parked),
@@ -217,7 +215,7 @@ impl Settling<'_> {
                     after.hold(i);
                 }
             }
-            if on_parked || parked.contains(&(i.token, None)) {
+            if on_parked || whole.contains(&i.token) {
                 held.parked.push(i);
             } else if on_clock {
                 held.clock.push(i);

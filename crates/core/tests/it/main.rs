@@ -27,6 +27,7 @@ mod market_chain;
 mod merchant_chain;
 mod netting;
 mod openapi_codes;
+mod plan_holds;
 mod presale;
 mod reads;
 mod receipts;

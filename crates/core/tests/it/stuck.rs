@@ -320,3 +320,34 @@ fn what_waits_behind_a_held_movement_in_turn_is_said_with_what_holds_it() {
     assert!(s.stuck().is_empty(), "{:?}", s.stuck());
     assert_eq!(waits(&s), vec![(IssueKind::Finality, 2)]);
 }
+
+#[test]
+fn a_parked_sell_holds_its_holders_spends_of_its_usdc_and_says_so() {
+    let old = NOW - AFTER - 1_000;
+    let mut sell = reward(1, 2, NOW - 5_000);
+    sell.action = Action::Swap {
+        holder: Address([2; 20]),
+        buy: false,
+        exact_in: true,
+        amount: Units::new(5),
+        limit: Units::new(1),
+        booked_tokens: Units::new(5),
+        booked_usdc: Units::new(5),
+    };
+    sell.parked = Some("reverted on chain".into());
+    // Holder 2 spends USDC the parked sell was to bring it.
+    let mut usdc = spend(2, 2, old);
+    usdc.token = tokenpad_core::model::token::USDC_ADDRESS;
+    let open = [sell, usdc];
+    let stuck = settling(&open, &[], None, None, &NOTHING).stuck();
+    assert_eq!(
+        stuck.iter().map(|i| i.kind).collect::<Vec<_>>(),
+        vec![IssueKind::Parked],
+        "{stuck:?}"
+    );
+    assert!(
+        stuck[0].what.contains("1 more wait behind them"),
+        "{}",
+        stuck[0].what
+    );
+}

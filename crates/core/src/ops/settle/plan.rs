@@ -19,8 +19,8 @@
 //!   one its block finds early), and what its beneficiary does next with that token (a
 //!   transfer, a swap) waits behind it: it spends what the release brings.
 //! - A parked movement (`Intent::parked`) is not sent, and what may depend on it waits
-//!   behind it: its recipient's own movements of the token (a parked pool opening: the whole
-//!   token).
+//!   behind it: its recipient's own movements of the tokens it moves (a parked sell: the USDC
+//!   it was to bring too; a parked pool opening: the whole token).
 //! - So does what may depend on a movement whose transaction reverted in a block that is not
 //!   final yet, or succeeded there without moving it (`unshown`: its token had no code when
 //!   it was mined). Nothing is done about either until it is (`receipt`), and what it was
@@ -97,9 +97,6 @@ pub fn plan(
     // The batch of each token still taking transfers this round.
     let mut filling: BTreeMap<TokenAddress, usize> = BTreeMap::new();
     let mut held: BTreeSet<TokenAddress> = BTreeSet::new();
-    // A release not due by the chain's clock: its beneficiary's own movements of the token
-    // wait behind it.
-    let mut waiting: BTreeSet<(TokenAddress, Address)> = BTreeSet::new();
     let unarrived = unarrived(store, &open)?;
     let mut behind = Behind::default();
     for i in open {
@@ -111,23 +108,16 @@ pub fn plan(
             _ => false,
         };
         if i.parked.is_some() || early {
-            match (&i.action, i.action.recipient()) {
-                (Action::OpenPool { .. }, _) => {
-                    held.insert(i.token);
-                }
-                (_, Some(a)) => {
-                    waiting.insert((i.token, a));
-                }
-                (_, None) => {}
+            if matches!(i.action, Action::OpenPool { .. }) {
+                held.insert(i.token);
+            } else {
+                // Its recipient's own movements of what it was to bring (a sell's USDC too)
+                // wait behind it.
+                behind.hold(&i);
             }
             continue;
         }
-        if behind_revert(&i, &unarrived)
-            || behind.waits(&i)
-            || i.action
-                .spender()
-                .is_some_and(|a| waiting.contains(&(i.token, a)))
-        {
+        if behind_revert(&i, &unarrived) || behind.waits(&i) {
             // What it brings has not arrived either: what its recipient does next with it
             // waits too, or it would go out ahead of what funds it.
             behind.hold(&i);
@@ -218,10 +208,10 @@ pub fn behind_revert(i: &Intent, unarrived: &BTreeSet<(TokenAddress, Address)>) 
     })
 }
 
-/// What waits behind movements held back this round (behind a revert not final yet, or
-/// behind a parked or early movement they spend from): each one's recipient's own movements
-/// of the tokens it moves, which would spend what has not arrived. Held in turn, those hold
-/// what depends on them.
+/// What waits behind movements held back this round (a parked or early movement, one behind
+/// a revert not final yet, and what waits behind those): each one's recipient's own
+/// movements of the tokens it moves, which would spend what has not arrived. Held in turn,
+/// those hold what depends on them.
 #[derive(Debug, Default)]
 pub struct Behind(BTreeSet<(TokenAddress, Address)>);
 

@@ -1,0 +1,74 @@
+//! What the plan holds back behind a parked movement (`settle::plan`): its recipient's own
+//! movements of every token it was to bring them (a swap's USDC too), and what depends on
+//! those in turn; and what it lets go.
+
+use crate::settle::LIMITS;
+use tokenpad_core::model::address::Address;
+use tokenpad_core::model::amount::Units;
+use tokenpad_core::model::ids::TokenAddress;
+use tokenpad_core::model::intent::{Account, Action, Intent};
+use tokenpad_core::model::token::USDC_ADDRESS;
+use tokenpad_core::ops::settle::plan::plan;
+use tokenpad_core::store::mem::MemStore;
+use tokenpad_core::store::Store;
+
+const HOLDER: Address = Address([3; 20]);
+const OTHER: Address = Address([4; 20]);
+
+fn token() -> TokenAddress {
+    TokenAddress(Address([1; 20]))
+}
+
+fn swap(buy: bool) -> Action {
+    Action::Swap {
+        holder: HOLDER,
+        buy,
+        exact_in: true,
+        amount: Units::new(5),
+        limit: Units::new(1),
+        booked_tokens: Units::new(5),
+        booked_usdc: Units::new(5),
+    }
+}
+
+fn pass_on(from: Address, to: Address) -> Action {
+    Action::Transfer {
+        from: Account::Wallet(from),
+        to: Account::Wallet(to),
+        amount: Units::new(1),
+    }
+}
+
+/// The ids of what the plan sends, after `parked` (parked) and `then`, in that order.
+fn planned(parked: (TokenAddress, Action), then: &[(TokenAddress, Action)]) -> Vec<u64> {
+    let mut store = MemStore::default();
+    let mut first = Intent::new(parked.0, parked.1, 1);
+    first.parked = Some("reverted on chain".into());
+    store.enqueue_intent(&first).unwrap();
+    for (token, action) in then {
+        store
+            .enqueue_intent(&Intent::new(*token, action.clone(), 2))
+            .unwrap();
+    }
+    plan(&store, LIMITS, |_| true, None)
+        .unwrap()
+        .iter()
+        .flat_map(|b| b.intents.iter().map(|i| i.id))
+        .collect()
+}
+
+#[test]
+fn a_parked_sell_holds_its_holders_spends_of_the_usdc_it_was_to_bring() {
+    // The holder passes on USDC the parked sell was to bring it; the one it passes it to
+    // spends it in turn. Neither goes; another holder's USDC does.
+    let then = [
+        (USDC_ADDRESS, pass_on(HOLDER, OTHER)),
+        (USDC_ADDRESS, pass_on(OTHER, Address([5; 20]))),
+        (USDC_ADDRESS, pass_on(Address([6; 20]), HOLDER)),
+    ];
+    let sent = planned((token(), swap(false)), &then);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    // And of the token, as before.
+    let sent = planned((token(), swap(true)), &[(token(), pass_on(HOLDER, OTHER))]);
+    assert!(sent.is_empty(), "{sent:?}");
+}
