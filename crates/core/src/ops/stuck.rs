@@ -20,7 +20,7 @@ use crate::model::intent::{Action, Intent, IntentStatus};
 use crate::model::settlement::ChainTx;
 use crate::model::settlement::{NO_CODE, OUT_OF_GAS, WRONG_FACTORY};
 use crate::model::time::{Millis, Timestamp};
-use crate::ops::settle::plan::{behind_revert, Behind};
+use crate::ops::settle::plan::Behind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -126,7 +126,7 @@ pub struct Settling<'a> {
     pub after: Millis,
     /// What reverts (and successes that did not move them) of ours not final yet were to
     /// bring (`settle::plan::unarrived`).
-    pub unarrived: &'a BTreeSet<(TokenAddress, Address)>,
+    pub unarrived: &'a Behind,
 }
 
 fn count(n: usize) -> u64 {
@@ -205,7 +205,7 @@ impl Settling<'_> {
             }
             let on_parked = after_parked.waits(i);
             let on_clock = after_clock.waits(i);
-            let on_revert = behind_revert(i, self.unarrived) || after_revert.waits(i);
+            let on_revert = self.unarrived.waits(i) || after_revert.waits(i);
             for (on, after) in [
                 (on_parked, &mut after_parked),
                 (on_clock, &mut after_clock),

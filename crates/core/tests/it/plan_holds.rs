@@ -72,3 +72,37 @@ fn a_parked_sell_holds_its_holders_spends_of_the_usdc_it_was_to_bring() {
     let sent = planned((token(), swap(true)), &[(token(), pass_on(HOLDER, OTHER))]);
     assert!(sent.is_empty(), "{sent:?}");
 }
+
+fn pay_in(from: Address) -> Action {
+    Action::Transfer {
+        from: Account::Wallet(from),
+        to: Account::Treasury,
+        amount: Units::new(5),
+    }
+}
+
+fn pay_out(to: Address) -> Action {
+    Action::Transfer {
+        from: Account::Treasury,
+        to: Account::Wallet(to),
+        amount: Units::new(5),
+    }
+}
+
+#[test]
+fn a_held_payment_into_the_treasury_holds_the_treasurys_return_of_it_alone() {
+    // Hostile seed 16108: the holder's presale purchase (USDC into the treasury) waits behind
+    // a parked movement of its USDC; the presale's refund of it to the holder waits behind
+    // the purchase, and so does what the holder does with the refund. The treasury's USDC to
+    // anyone else goes.
+    let then = [
+        (USDC_ADDRESS, pay_in(HOLDER)),
+        (USDC_ADDRESS, pay_out(HOLDER)),
+        (USDC_ADDRESS, pass_on(HOLDER, OTHER)),
+        (USDC_ADDRESS, pay_out(OTHER)),
+        (token(), pay_out(HOLDER)),
+    ];
+    let parked = (USDC_ADDRESS, pay_out(HOLDER));
+    let sent = planned(parked, &then);
+    assert_eq!(sent, vec![5, 6], "{sent:?}");
+}

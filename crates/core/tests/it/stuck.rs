@@ -3,13 +3,13 @@
 //! clock has not reached said apart with what waits behind them, and the relayer's trouble
 //! timed from when its kind began, not from its latest text.
 
-use std::collections::BTreeSet;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::ids::{LockId, MerchantId, TokenAddress};
 use tokenpad_core::model::intent::{Account, Action, Intent, IntentStatus};
 use tokenpad_core::model::settlement::{ChainTx, TxState, TxVersion};
 use tokenpad_core::model::time::{Millis, Timestamp};
+use tokenpad_core::ops::settle::plan::Behind;
 use tokenpad_core::ops::stuck::{IssueKind, Settling, Trouble};
 
 const AFTER: Millis = 600_000;
@@ -78,7 +78,16 @@ fn tx(nonce: u64, at: Millis) -> ChainTx {
 
 static MERCHANT: std::sync::LazyLock<MerchantId> =
     std::sync::LazyLock::new(|| MerchantId::new_unchecked("m_1"));
-static NOTHING: BTreeSet<(TokenAddress, Address)> = BTreeSet::new();
+static NOTHING: Behind = Behind::new();
+
+/// What a reward of `token` to `to`, reverted in a block not final yet, was to bring.
+fn reverted_reward(token: TokenAddress, to: u8) -> Behind {
+    let mut r = reward(99, to, NOW);
+    r.token = token;
+    let mut b = Behind::new();
+    b.hold(&r);
+    b
+}
 
 /// Merchant m_1's settlement at `NOW`: its open intents, transactions in flight, the
 /// relayer's trouble, the chain's clock and what reverts not final yet were to bring.
@@ -87,7 +96,7 @@ fn settling<'a>(
     txs: &'a [ChainTx],
     trouble: Option<Trouble>,
     chain_time: Option<u64>,
-    unarrived: &'a BTreeSet<(TokenAddress, Address)>,
+    unarrived: &'a Behind,
 ) -> Settling<'a> {
     Settling {
         merchant: &MERCHANT,
@@ -257,12 +266,12 @@ fn what_waits_behind_a_revert_not_final_yet_is_not_stuck_and_is_said() {
         vec![IssueKind::Queued]
     );
     assert!(s.waiting().is_empty());
-    let reverting = BTreeSet::from([(token(1), Address([3; 20]))]);
+    let reverting = reverted_reward(token(1), 3);
     let s = settling(&open, &[], None, None, &reverting);
     assert!(s.stuck().is_empty(), "{:?}", s.stuck());
     assert_eq!(waits(&s), vec![(IssueKind::Finality, 1)]);
     // What another token's revert was to bring holds nothing of token 1.
-    let other = BTreeSet::from([(token(2), Address([3; 20]))]);
+    let other = reverted_reward(token(2), 3);
     assert_eq!(
         settling(&open, &[], None, None, &other)
             .stuck()
@@ -314,7 +323,7 @@ fn what_waits_behind_a_held_movement_in_turn_is_said_with_what_holds_it() {
     let s = settling(&open, &[], None, Some(chain), &NOTHING);
     assert!(s.stuck().is_empty(), "{:?}", s.stuck());
     assert_eq!(waits(&s), vec![(IssueKind::ChainClock, 3)]);
-    let reverting = BTreeSet::from([(token(1), Address([2; 20]))]);
+    let reverting = reverted_reward(token(1), 2);
     let open = [transfer(2, 2, 3, old), spend(3, 3, old)];
     let s = settling(&open, &[], None, None, &reverting);
     assert!(s.stuck().is_empty(), "{:?}", s.stuck());

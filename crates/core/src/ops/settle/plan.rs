@@ -28,7 +28,10 @@
 //!   swap, the token and USDC) would revert for want of it, spend gas, and spend attempts of
 //!   theirs (`ATTEMPTS_BEHIND`) on a failure that is ours. They go once the revert is acted on.
 //! - And what depends on a movement held back for any of these waits behind it in turn
-//!   ([`Behind`]): a buy held behind a revert holds its buyer's transfer of what it buys.
+//!   ([`Behind`]): a buy held behind a revert holds its buyer's transfer of what it buys, and
+//!   a holder's payment into the treasury held back holds the treasury's movements of that
+//!   token back to that holder (a presale's refund returns what the purchase brings).
+//!   Nothing else of the treasury's waits: its balance does not hang on one payment.
 
 use super::receipt::needs;
 use crate::error::Result;
@@ -117,7 +120,7 @@ pub fn plan(
             }
             continue;
         }
-        if behind_revert(&i, &unarrived) || behind.waits(&i) {
+        if unarrived.waits(&i) || behind.waits(&i) {
             // What it brings has not arrived either: what its recipient does next with it
             // waits too, or it would go out ahead of what funds it.
             behind.hold(&i);
@@ -171,11 +174,11 @@ pub fn plan(
     Ok(batches)
 }
 
-/// What movements not carried out in blocks not final yet were to bring: each (token,
-/// recipient) pair (see the module). Those of a reverted transaction, and a success's
+/// What movements not carried out in blocks not final yet were to bring: held as [`Behind`]
+/// holds a movement (see the module). Those of a reverted transaction, and a success's
 /// `unshown` ones (it moved nothing for them: a token without code when it was mined). Both
 /// go again only once final. `open`: the open intents.
-pub fn unarrived(store: &dyn Store, open: &[Intent]) -> Result<BTreeSet<(TokenAddress, Address)>> {
+pub fn unarrived(store: &dyn Store, open: &[Intent]) -> Result<Behind> {
     let missing: BTreeSet<u64> = store
         .unfinal_chain_txs()?
         .into_iter()
@@ -185,53 +188,67 @@ pub fn unarrived(store: &dyn Store, open: &[Intent]) -> Result<BTreeSet<(TokenAd
             TxState::Signed | TxState::Sent | TxState::Abandoned => Vec::new(),
         })
         .collect();
-    let mut out = BTreeSet::new();
-    if missing.is_empty() {
-        return Ok(out);
-    }
+    let mut out = Behind::default();
     for i in open.iter().filter(|i| missing.contains(&i.id)) {
-        if let Some(to) = i.action.recipient() {
-            // Every token it moves (`needs`: a swap's USDC too).
-            out.extend(needs(i.token, &i.action).map(|t| (t, to)));
-        }
+        out.hold(i);
     }
     Ok(out)
 }
 
-/// Whether `i` waits behind a revert not final yet: it spends, of a token it needs, what such
-/// a revert was to bring its spender (`unarrived`).
-pub fn behind_revert(i: &Intent, unarrived: &BTreeSet<(TokenAddress, Address)>) -> bool {
-    i.action.spender().is_some_and(|a| {
-        needs(i.token, &i.action)
-            .iter()
-            .any(|t| unarrived.contains(&(*t, a)))
-    })
+/// What waits behind movements held back this round (a parked or early movement, one behind
+/// a revert not final yet, and what waits behind those), which would spend what has not
+/// arrived: each one's recipient's own movements of the tokens it moves; and, behind a
+/// holder's payment into the treasury, the treasury's movements of that token back to that
+/// holder (a refund returns what the payment brings). Held in turn, those hold what depends
+/// on them.
+#[derive(Debug, Default)]
+pub struct Behind {
+    /// (token, wallet): what a held movement was to bring the wallet.
+    brought: BTreeSet<(TokenAddress, Address)>,
+    /// (token, wallet): the wallet's held payments of the token into the treasury.
+    paid_in: BTreeSet<(TokenAddress, Address)>,
 }
 
-/// What waits behind movements held back this round (a parked or early movement, one behind
-/// a revert not final yet, and what waits behind those): each one's recipient's own
-/// movements of the tokens it moves, which would spend what has not arrived. Held in turn,
-/// those hold what depends on them.
-#[derive(Debug, Default)]
-pub struct Behind(BTreeSet<(TokenAddress, Address)>);
-
 impl Behind {
-    /// `i` is held back: what its recipient does next with the tokens it moves waits.
+    /// Nothing held.
+    pub const fn new() -> Behind {
+        Behind {
+            brought: BTreeSet::new(),
+            paid_in: BTreeSet::new(),
+        }
+    }
+
+    /// `i` is held back: what its recipient does next with the tokens it moves waits, and
+    /// so does what the treasury returns of a payment of it.
     pub fn hold(&mut self, i: &Intent) {
         if let Some(a) = i.action.recipient() {
             for t in needs(i.token, &i.action) {
-                self.0.insert((t, a));
+                self.brought.insert((t, a));
             }
+        }
+        if let Action::Transfer {
+            from: Account::Wallet(a),
+            to: Account::Treasury,
+            ..
+        } = i.action
+        {
+            self.paid_in.insert((i.token, a));
         }
     }
 
     /// Whether `i` spends, of a token it needs, what a movement held back was to bring.
     pub fn waits(&self, i: &Intent) -> bool {
-        i.action.spender().is_some_and(|a| {
+        let spends = i.action.spender().is_some_and(|a| {
             needs(i.token, &i.action)
                 .iter()
-                .any(|t| self.0.contains(&(*t, a)))
-        })
+                .any(|t| self.brought.contains(&(*t, a)))
+        });
+        spends
+            || matches!(i.action, Action::Transfer {
+                from: Account::Treasury,
+                to: Account::Wallet(a),
+                ..
+            } if self.paid_in.contains(&(i.token, a)))
     }
 }
 
