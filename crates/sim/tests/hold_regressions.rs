@@ -16,7 +16,7 @@ use tokenpad_sim::webhooks::Receiver;
 /// goes again and is confirmed; the holder's withdraw, spending what the distribute brings,
 /// went out ahead of it and reverted for want of the tokens: a transaction's gas, and an
 /// attempt of the holder's, spent on a failure of ours. Now what a success did not move waits
-/// as a revert's does (`plan::unarrived`).
+/// as a revert's does (`hold::unarrived`).
 #[test]
 fn a_withdraw_waits_behind_a_distribute_mined_before_its_token_had_code() {
     let h = [
@@ -91,7 +91,7 @@ fn a_withdraw_waits_behind_a_distribute_mined_before_its_token_had_code() {
 /// behind its buy, held there too). The presale ends short of its target and refunds the
 /// purchase: the refund, the treasury's USDC back to the holder, went out ahead of the
 /// purchase that brings it and reverted for want of it. Now a refund waits behind the held
-/// payment it returns (`plan::Behind`).
+/// payment it returns (`hold::Behind`).
 #[test]
 fn a_refund_waits_behind_the_held_purchase_it_returns() {
     let h = [

@@ -372,7 +372,7 @@ fn a_buy_behind_a_sell_whose_nonce_was_taken_waits_for_it() {
 /// was to bring in USDC too). Its transfer of the second token, made after that buy, did not
 /// wait: it went out ahead of the buy that funds it, reverted for want of it, and went again
 /// (a transaction and its gas spent on a failure that is ours). Now what depends on a movement
-/// held back waits behind it in turn (`plan::Behind`).
+/// held back waits behind it in turn (`hold::Behind`).
 #[test]
 fn a_transfer_of_what_a_held_buy_brings_waits_behind_the_buy() {
     let h = [

@@ -12,17 +12,17 @@
 //! Not stuck but **waiting**: a release whose unlock time the chain's clock has not reached,
 //! and what its beneficiary does next with that token (the settler holds it behind the
 //! release); and what a holder does with what a revert of ours not final yet was to bring it,
-//! or a success not final yet that did not move it (`settle::plan`): said apart so an operator knows nothing needs doing.
+//! or a success not final yet that did not move it (`settle::hold`): said apart so an
+//! operator knows nothing needs doing.
 
 use crate::model::address::Address;
-use crate::model::ids::{MerchantId, TokenAddress};
+use crate::model::ids::MerchantId;
 use crate::model::intent::{Action, Intent, IntentStatus};
 use crate::model::settlement::ChainTx;
 use crate::model::settlement::{NO_CODE, OUT_OF_GAS, WRONG_FACTORY};
 use crate::model::time::{Millis, Timestamp};
-use crate::ops::settle::plan::Behind;
+use crate::ops::settle::hold::{Behind, Holding, Wait};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 
 /// What holds a merchant's settlement up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -125,7 +125,7 @@ pub struct Settling<'a> {
     /// `CHAIN_STUCK_AFTER_MS`.
     pub after: Millis,
     /// What reverts (and successes that did not move them) of ours not final yet were to
-    /// bring (`settle::plan::unarrived`).
+    /// bring (`settle::hold::unarrived`).
     pub unarrived: &'a Behind,
 }
 
@@ -141,21 +141,21 @@ fn minutes(ms: Millis) -> String {
     }
 }
 
-/// The queued movements the settler holds back, by what they wait behind.
+/// The queued movements as the settler's walk (`settle::hold`) finds them: free to go, or
+/// held back, by what they wait behind. Parked ones are not here.
 #[derive(Default)]
 struct Held<'a> {
-    /// A parked movement.
+    /// Free to go: queued but held by nothing.
+    free: Vec<&'a Intent>,
+    /// Releases the chain's clock has not reached.
+    early: Vec<&'a Intent>,
+    /// Behind a parked movement.
     parked: Vec<&'a Intent>,
-    /// A release the chain's clock has not reached.
+    /// Behind a release the chain's clock has not reached.
     clock: Vec<&'a Intent>,
-    /// A revert of ours not final yet (or a success that did not move what it was to bring).
+    /// Behind a revert of ours not final yet (or a success that did not move what it was to
+    /// bring).
     revert: Vec<&'a Intent>,
-}
-
-impl Held<'_> {
-    fn all(&self) -> impl Iterator<Item = &&Intent> {
-        self.parked.iter().chain(&self.clock).chain(&self.revert)
-    }
 }
 
 impl Settling<'_> {
@@ -174,53 +174,23 @@ impl Settling<'_> {
         matches!(&i.action, Action::Release { unlock_at, .. } if chain < *unlock_at)
     }
 
-    /// The queued movements the settler holds back (behind a parked movement, an early
-    /// release or a revert not final yet: their recipient's own movements of what it was to
-    /// bring, a swap's USDC too; behind a parked pool opening: its whole token), and what
-    /// depends on a held one in turn, each said with what it waits behind.
+    /// The queued movements as the settler's walk finds them (`settle::hold`, the walk the
+    /// plan follows), each held one said with what it waits behind.
     fn held(&self) -> Held<'_> {
-        // Tokens held whole (behind a parked pool opening).
-        let mut whole: BTreeSet<TokenAddress> = BTreeSet::new();
-        // As the plan holds them (`plan::Behind`), one per cause, so a movement behind one
-        // held behind a parked movement is said with the parked ones.
-        let [mut after_parked, mut after_clock, mut after_revert] =
-            [(); 3].map(|()| Behind::default());
+        let mut holding = Holding::new(self.unarrived);
         let mut held = Held::default();
         for i in self
             .open
             .iter()
             .filter(|i| i.status == IntentStatus::Queued)
         {
-            if i.parked.is_some() {
-                if matches!(i.action, Action::OpenPool { .. }) {
-                    whole.insert(i.token);
-                } else {
-                    after_parked.hold(i);
-                }
-                continue;
-            }
-            if self.early(i) {
-                after_clock.hold(i);
-                continue;
-            }
-            let on_parked = after_parked.waits(i);
-            let on_clock = after_clock.waits(i);
-            let on_revert = self.unarrived.waits(i) || after_revert.waits(i);
-            for (on, after) in [
-                (on_parked, &mut after_parked),
-                (on_clock, &mut after_clock),
-                (on_revert, &mut after_revert),
-            ] {
-                if on {
-                    after.hold(i);
-                }
-            }
-            if on_parked || whole.contains(&i.token) {
-                held.parked.push(i);
-            } else if on_clock {
-                held.clock.push(i);
-            } else if on_revert {
-                held.revert.push(i);
+            match holding.check(i, self.early(i)) {
+                None => held.free.push(i),
+                Some(Wait::Early) => held.early.push(i),
+                Some(Wait::AfterParked) => held.parked.push(i),
+                Some(Wait::AfterClock) => held.clock.push(i),
+                Some(Wait::AfterUnarrived) => held.revert.push(i),
+                Some(Wait::Parked) => {}
             }
         }
         held
@@ -275,11 +245,10 @@ impl Settling<'_> {
         if let Some(t) = self.trouble.filter(|t| self.old(t.since)) {
             out.push(self.trouble_issue(t));
         }
-        let queued: Vec<&Intent> = self
-            .open
+        let queued: Vec<&Intent> = held
+            .free
             .iter()
-            .filter(|i| i.status == IntentStatus::Queued && i.parked.is_none() && !self.early(i))
-            .filter(|i| !held.all().any(|b| b.id == i.id))
+            .copied()
             .filter(|i| self.old(i.created_at))
             .collect();
         if let Some(first) = queued.first() {
@@ -342,7 +311,7 @@ impl Settling<'_> {
     pub fn waiting(&self) -> Vec<Issue> {
         let held = self.held();
         let mut out = Vec::new();
-        out.extend(self.clock_issue(&held.clock));
+        out.extend(self.clock_issue(&held.early, &held.clock));
         if let Some(first) = held.revert.first() {
             out.push(Issue {
                 kind: IssueKind::Finality,
@@ -358,12 +327,7 @@ impl Settling<'_> {
         out
     }
 
-    fn clock_issue(&self, behind: &[&Intent]) -> Option<Issue> {
-        let early: Vec<&Intent> = self
-            .open
-            .iter()
-            .filter(|i| i.status == IntentStatus::Queued && i.parked.is_none() && self.early(i))
-            .collect();
+    fn clock_issue(&self, early: &[&Intent], behind: &[&Intent]) -> Option<Issue> {
         let first = early.first()?;
         let next = early
             .iter()

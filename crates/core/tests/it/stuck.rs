@@ -9,7 +9,7 @@ use tokenpad_core::model::ids::{LockId, MerchantId, TokenAddress};
 use tokenpad_core::model::intent::{Account, Action, Intent, IntentStatus};
 use tokenpad_core::model::settlement::{ChainTx, TxState, TxVersion};
 use tokenpad_core::model::time::{Millis, Timestamp};
-use tokenpad_core::ops::settle::plan::Behind;
+use tokenpad_core::ops::settle::hold::Behind;
 use tokenpad_core::ops::stuck::{IssueKind, Settling, Trouble};
 
 const AFTER: Millis = 600_000;

@@ -19,6 +19,7 @@
 //! Deposits from outside are [`observe`]d from Transfer logs; [`reconcile`] lists what the
 //! chain should say of every holder.
 
+pub mod hold;
 mod intents;
 pub mod observe;
 pub mod plan;
