@@ -8,7 +8,9 @@
 // own block hashes. Each case ends with ledger == chain, no relayer halted (its next nonce the chain's:
 // no gap), the next new movement settling, and the holders' histories naming transactions the
 // chain holds. The last cases are what waits behind a transaction of ours in a block not final
-// yet: a revert (ours to repair, acted on once final) or a success that moved nothing.
+// yet: a revert (ours to repair, acted on once final) or a success that moved nothing, and what
+// waits behind those in turn (a buyer's transfer of what a held buy brings, a refund of a held
+// purchase).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -440,5 +442,48 @@ test('hostile seed 11486: a buy held behind a swap of ours that ran out of gas (
     assert.equal((await h.canonicalReceipt(x)).status, '0x1', `${x} reverted: a movement went out ahead of what funds it`);
   }
   assert.equal(await onChain(B.address, ann), E18, 'ann holds the B token passed on');
+  await finalAndClean(M);
+});
+
+test('hostile seed 16108: a presale refund waits behind the held purchase it returns, which waits behind a test-USDC mint that moved nothing: none goes out ahead of what funds it', async () => {
+  const M = await c.newMerchant('Refund behind');
+  const now = Number(c.ok(await c.call('GET', '/admin/time', { adminKey: h.w.adminKey })).nowUnix);
+  const q = await h.createPresale(M, { targetUsdcAmount: 100, endTimestamp: now + 30 });
+  await c.settled(M);
+  // ann's 10 test USDC are minted while USDC has code; the proxy keeps the mint from the node
+  // until the code is gone, so it succeeds and moves nothing (12594's case, for USDC).
+  const usdc = h.base.usdc;
+  const code = await h.node('eth_getCode', [usdc, 'latest']);
+  const sends = h.holdSends(artifact('TestUSDC').abi, ({ tx, call }) => getAddress(tx.to) === getAddress(usdc) && call.functionName === 'mint');
+  const ann = await h.holder(M, 'ann', 10);
+  await eventually('the mint sent', () => assert.equal(sends.held.length, 1));
+  const from = (await h.head()) + 1;
+  await h.node('anvil_setCode', [usdc, '0x']);
+  try {
+    const [hash] = await sends.release();
+    const r = await eventually('the mint mined', () => h.canonicalReceipt(hash, 'the mint'));
+    assert.deepEqual([r.status, r.logs.length], ['0x1', 0], 'the setup: the mint succeeds and moves nothing');
+  } finally {
+    await h.node('anvil_setCode', [usdc, code]);
+  }
+  // ann buys with the USDC the mint was to bring (it waits behind the mint); the presale then
+  // ends short of its target, and its refund returns what that purchase brings the treasury,
+  // which has no USDC of its own: sent now it would revert.
+  await h.buy(M, 'ann', q.id, 10);
+  await c.advance(60);
+  await eventually('the purchase and the refund wait behind the mint', async () => {
+    const v = await h.view(M);
+    assert.equal(v.openMovements, 3, JSON.stringify(v));
+    assert.deepEqual(v.transactions, [], JSON.stringify(v));
+    assert.equal(v.waiting.find((w) => w.kind === 'finality')?.count, 2, JSON.stringify(v.waiting));
+  });
+  await followed(M, 'the mint, the purchase and the refund confirmed once the mint is final', async () => {
+    await confirmedOnChain(M, 'ann', 'presale_buy', 1);
+    await confirmedOnChain(M, 'ann', 'presale_refund', 1);
+  }, 45_000);
+  for (const x of await txsIn(from, await h.head())) {
+    assert.equal((await h.canonicalReceipt(x)).status, '0x1', `${x} reverted: a movement went out ahead of what funds it`);
+  }
+  assert.equal(await onChain(usdc, ann), 10n * E6, 'ann holds her 10 USDC again');
   await finalAndClean(M);
 });
