@@ -380,6 +380,31 @@ export async function narrowPositions(h, T, n = 20) {
   return { pool, tokenIs0, edge: tokenIs0 ? t + 60 * (n + 1) : t - 60 * (n + 1) };
 }
 
+/**
+ * (In the hostile world `h`.) The holder `userId` of `M`, given `usdc` test USDC by a mint that
+ * succeeds and moves nothing: the proxy keeps the mint from the node until USDC's code is gone
+ * (as when a reorganization took back a deployment), then puts the code back. The settler
+ * sends it again once its receipt is final (`CHAIN_FINALITY` blocks on); meanwhile what
+ * spends that USDC waits. Returns the holder's address and the first block after the setup.
+ */
+export async function fundedByNothing(h, M, userId, usdc) {
+  const token = h.base.usdc;
+  const code = await h.node('eth_getCode', [token, 'latest']);
+  const sends = h.holdSends(artifact('TestUSDC').abi, ({ tx, call }) => getAddress(tx.to) === getAddress(token) && call.functionName === 'mint');
+  const address = await h.holder(M, userId, usdc);
+  await eventually('the mint sent', () => assert.equal(sends.held.length, 1));
+  const from = (await h.head()) + 1;
+  await h.node('anvil_setCode', [token, '0x']);
+  try {
+    const [hash] = await sends.release();
+    const r = await eventually('the mint mined', () => h.canonicalReceipt(hash, 'the mint'));
+    assert.deepEqual([r.status, r.logs.length], ['0x1', 0], 'the setup: the mint succeeds and moves nothing');
+  } finally {
+    await h.node('anvil_setCode', [token, code]);
+  }
+  return { address, from };
+}
+
 /** The sqrtPriceX96 of a launch at `raise` USDC units for `bought` token units (full range, as the launch opens it). */
 export function presaleSqrt(token, usdcAddress, raise, bought) {
   const tokenIs0 = BigInt(token) < BigInt(usdcAddress);

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { getAddress, keccak256, toHex } from 'viem';
 import { artifact, balanceOf, read } from './anvil.mjs';
-import { E18, E6, OUTSIDER, eventually, hostileWorld, marketToken, narrowPositions, units } from './hostile.mjs';
+import { E18, E6, OUTSIDER, eventually, fundedByNothing, hostileWorld, marketToken, narrowPositions, units } from './hostile.mjs';
 
 const FINALITY = 6;
 const stateDir = mkdtempSync(path.join(tmpdir(), 'tokenpad-hostile-'));
@@ -450,22 +450,7 @@ test('hostile seed 16108: a presale refund waits behind the held purchase it ret
   const now = Number(c.ok(await c.call('GET', '/admin/time', { adminKey: h.w.adminKey })).nowUnix);
   const q = await h.createPresale(M, { targetUsdcAmount: 100, endTimestamp: now + 30 });
   await c.settled(M);
-  // ann's 10 test USDC are minted while USDC has code; the proxy keeps the mint from the node
-  // until the code is gone, so it succeeds and moves nothing (12594's case, for USDC).
-  const usdc = h.base.usdc;
-  const code = await h.node('eth_getCode', [usdc, 'latest']);
-  const sends = h.holdSends(artifact('TestUSDC').abi, ({ tx, call }) => getAddress(tx.to) === getAddress(usdc) && call.functionName === 'mint');
-  const ann = await h.holder(M, 'ann', 10);
-  await eventually('the mint sent', () => assert.equal(sends.held.length, 1));
-  const from = (await h.head()) + 1;
-  await h.node('anvil_setCode', [usdc, '0x']);
-  try {
-    const [hash] = await sends.release();
-    const r = await eventually('the mint mined', () => h.canonicalReceipt(hash, 'the mint'));
-    assert.deepEqual([r.status, r.logs.length], ['0x1', 0], 'the setup: the mint succeeds and moves nothing');
-  } finally {
-    await h.node('anvil_setCode', [usdc, code]);
-  }
+  const { address: ann, from } = await fundedByNothing(h, M, 'ann', 10);
   // ann buys with the USDC the mint was to bring (it waits behind the mint); the presale then
   // ends short of its target, and its refund returns what that purchase brings the treasury,
   // which has no USDC of its own: sent now it would revert.
@@ -484,6 +469,6 @@ test('hostile seed 16108: a presale refund waits behind the held purchase it ret
   for (const x of await txsIn(from, await h.head())) {
     assert.equal((await h.canonicalReceipt(x)).status, '0x1', `${x} reverted: a movement went out ahead of what funds it`);
   }
-  assert.equal(await onChain(usdc, ann), 10n * E6, 'ann holds her 10 USDC again');
+  assert.equal(await onChain(h.base.usdc, ann), 10n * E6, 'ann holds her 10 USDC again');
   await finalAndClean(M);
 });

@@ -439,7 +439,7 @@ fn mined_and_refused_movements_write_confirmed_and_failed_events() {
     // Each transaction seals its events (the worker does it before commit).
     log(&mut fx.store, &m);
     let ctx = fx.ctx.clone();
-    let batches = plan(&fx.store, LIMITS, |_| true, None).unwrap();
+    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
     let n = tokenpad_core::store::Store::relayer(&fx.store)
         .unwrap()
         .next_nonce
@@ -447,7 +447,7 @@ fn mined_and_refused_movements_write_confirmed_and_failed_events() {
     let tx = sign(&mut fx, n, &batches[0]);
     settle::mined(&mut fx.store, &ctx, n, &receipt(&tx, false)).unwrap();
     log(&mut fx.store, &m);
-    let batches = plan(&fx.store, LIMITS, |_| true, None).unwrap();
+    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
     let first = sign(&mut fx, n + 1, &batches[0]);
     let second = sign(&mut fx, n + 2, &batches[1]);
     settle::mined(&mut fx.store, &ctx, n + 1, &receipt(&first, false)).unwrap();

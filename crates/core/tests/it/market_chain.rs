@@ -30,7 +30,14 @@ pub(crate) fn pool(fx: &Fx, t: &TokenAddress) -> Pool {
 
 /// Sends the next planned transaction; `events` is what its receipt shows (None: it reverted).
 pub(crate) fn mine_next(fx: &mut Fx, call: Call, events: Option<Vec<PoolEvent>>) -> u64 {
-    let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
+    let batches = plan(
+        &fx.store,
+        LIMITS,
+        |t| *t != usdc_address(),
+        None,
+        fx.ctx.chain.usdc(),
+    )
+    .unwrap();
     let b = batches.first().expect("something to send");
     assert_eq!(b.call, call);
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
@@ -434,7 +441,14 @@ fn a_pool_opening_that_reverts_behind_an_older_usdc_movement_goes_again_after_it
     revert_behind_out_of_gas(&mut fx, Call::Mint, Call::OpenPool);
     // Not refused: the pool stays, pending, and its opening goes again after the mint.
     assert!(fx.store.pool(&t).unwrap().is_some());
-    let again = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
+    let again = plan(
+        &fx.store,
+        LIMITS,
+        |t| *t != usdc_address(),
+        None,
+        fx.ctx.chain.usdc(),
+    )
+    .unwrap();
     let calls: Vec<Call> = again.iter().map(|b| b.call).collect();
     assert_eq!(calls, [Call::Mint, Call::OpenPool]);
 }
@@ -445,7 +459,14 @@ fn a_pool_opening_that_reverts_behind_an_older_usdc_movement_goes_again_after_it
 /// The next two transactions, `first` then `then`: the first runs out of gas (ours), the
 /// second reverts for want of funds behind it. Nothing is refused.
 fn revert_behind_out_of_gas(fx: &mut Fx, first: Call, then: Call) {
-    let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
+    let batches = plan(
+        &fx.store,
+        LIMITS,
+        |t| *t != usdc_address(),
+        None,
+        fx.ctx.chain.usdc(),
+    )
+    .unwrap();
     let calls: Vec<Call> = batches.iter().map(|b| b.call).collect();
     assert_eq!(calls, [first, then]);
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);

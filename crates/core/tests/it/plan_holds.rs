@@ -41,6 +41,15 @@ fn pass_on(from: Address, to: Address) -> Action {
 
 /// The ids of what the plan sends, after `parked` (parked) and `then`, in that order.
 fn planned(parked: (TokenAddress, Action), then: &[(TokenAddress, Action)]) -> Vec<u64> {
+    planned_on(USDC_ADDRESS, parked, then)
+}
+
+/// The same, on a chain whose USDC is `usdc`.
+fn planned_on(
+    usdc: TokenAddress,
+    parked: (TokenAddress, Action),
+    then: &[(TokenAddress, Action)],
+) -> Vec<u64> {
     let mut store = MemStore::default();
     let mut first = Intent::new(parked.0, parked.1, 1);
     first.parked = Some("reverted on chain".into());
@@ -50,7 +59,7 @@ fn planned(parked: (TokenAddress, Action), then: &[(TokenAddress, Action)]) -> V
             .enqueue_intent(&Intent::new(*token, action.clone(), 2))
             .unwrap();
     }
-    plan(&store, LIMITS, |_| true, None)
+    plan(&store, LIMITS, |_| true, None, usdc)
         .unwrap()
         .iter()
         .flat_map(|b| b.intents.iter().map(|i| i.id))
@@ -71,6 +80,28 @@ fn a_parked_sell_holds_its_holders_spends_of_the_usdc_it_was_to_bring() {
     // And of the token, as before.
     let sent = planned((token(), swap(true)), &[(token(), pass_on(HOLDER, OTHER))]);
     assert!(sent.is_empty(), "{sent:?}");
+}
+
+#[test]
+fn on_a_chain_whose_usdc_is_not_bases_a_parked_sell_holds_that_usdc() {
+    // A local node's or Base Sepolia's USDC: the ledger keeps the chain's address (or Base's,
+    // in a ledger made before USDC followed the chain). A swap's USDC is that token.
+    let chain_usdc = TokenAddress(Address([0x0c; 20]));
+    let then = [
+        (chain_usdc, pass_on(HOLDER, OTHER)),
+        (USDC_ADDRESS, pass_on(HOLDER, OTHER)),
+        (chain_usdc, pass_on(Address([6; 20]), HOLDER)),
+    ];
+    let sent = planned_on(chain_usdc, (token(), swap(false)), &then);
+    assert_eq!(sent, vec![4], "{sent:?}");
+    // And a refund of the chain's USDC waits behind the held payment it returns.
+    let then = [
+        (chain_usdc, pay_in(HOLDER)),
+        (chain_usdc, pay_out(HOLDER)),
+        (chain_usdc, pay_out(OTHER)),
+    ];
+    let sent = planned_on(chain_usdc, (token(), swap(false)), &then);
+    assert_eq!(sent, vec![4], "{sent:?}");
 }
 
 fn pay_in(from: Address) -> Action {

@@ -34,7 +34,14 @@ fn finality(fx: &mut Fx, blocks: u64) {
 
 /// Signs the next planned transaction.
 fn next(fx: &mut Fx) -> ChainTx {
-    let batches = plan(&fx.store, ONE, |t| *t != usdc_address(), None).unwrap();
+    let batches = plan(
+        &fx.store,
+        ONE,
+        |t| *t != usdc_address(),
+        None,
+        fx.ctx.chain.usdc(),
+    )
+    .unwrap();
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
     sign(fx, nonce, &batches[0])
 }
@@ -229,7 +236,9 @@ fn a_success_that_moved_nothing_waits_for_finality_then_goes_again_and_is_parked
         assert_eq!((i.status, i.unshown), (IntentStatus::Queued, n));
         assert_eq!(i.parked.is_some(), n > MAX_UNSHOWN, "{n}: {:?}", i.parked);
     }
-    assert!(plan(&fx.store, ONE, |_| true, None).unwrap().is_empty());
+    assert!(plan(&fx.store, ONE, |_| true, None, fx.ctx.chain.usdc())
+        .unwrap()
+        .is_empty());
     assert!(
         fx.store.failed_intents(10).unwrap().is_empty(),
         "never refused"

@@ -128,7 +128,14 @@ pub(crate) fn receipt(tx: &ChainTx, success: bool) -> Mined {
 pub(crate) fn settle_all(fx: &mut Fx) -> Vec<ChainTx> {
     let mut txs = Vec::new();
     loop {
-        let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
+        let batches = plan(
+            &fx.store,
+            LIMITS,
+            |t| *t != usdc_address(),
+            None,
+            fx.ctx.chain.usdc(),
+        )
+        .unwrap();
         if batches.is_empty() {
             break;
         }
@@ -183,7 +190,7 @@ fn a_movement_is_pending_then_submitted_then_confirmed() {
     // The balance is the ledger's at once.
     assert_eq!(fx.active(&t, &alice.address), tok("10"));
 
-    let batches = plan(&fx.store, LIMITS, |_| true, None).unwrap();
+    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
     assert_eq!(batches.len(), 1);
     assert_eq!(batches[0].call, Call::Transfers);
     let Action::Transfer { from, to, amount } = &batches[0].intents[0].action else {
@@ -197,7 +204,9 @@ fn a_movement_is_pending_then_submitted_then_confirmed() {
     assert_eq!(rec(&fx).chain_status, ChainStatus::Submitted);
     assert_eq!(rec(&fx).hash.as_deref(), Some(tx.versions[0].hash.as_str()));
     assert!(
-        plan(&fx.store, LIMITS, |_| true, None).unwrap().is_empty(),
+        plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc())
+            .unwrap()
+            .is_empty(),
         "sent once"
     );
 
@@ -215,7 +224,7 @@ fn a_movement_is_pending_then_submitted_then_confirmed() {
 fn a_token_moves_nothing_until_its_deployment_is_confirmed() {
     let mut fx = evm();
     let job = fx.submit_token(json!({"name": "Beta", "symbol": "BETA"}));
-    let batches = plan(&fx.store, LIMITS, |_| true, None).unwrap();
+    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
     assert_eq!(batches.len(), 1);
     assert_eq!(batches[0].call, Call::Deploy);
     let Action::Deploy { salt, supply, .. } = &batches[0].intents[0].action else {
@@ -227,7 +236,12 @@ fn a_token_moves_nothing_until_its_deployment_is_confirmed() {
     let tx = sign(&mut fx, 0, &batches[0]);
     let ctx = fx.ctx.clone();
     settle::mined(&mut fx.store, &ctx, 0, &receipt(&tx, false)).unwrap();
-    assert_eq!(plan(&fx.store, LIMITS, |_| true, None).unwrap().len(), 1);
+    assert_eq!(
+        plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc())
+            .unwrap()
+            .len(),
+        1
+    );
     settle_all(&mut fx);
     assert!(fx.store.token(&job.token_address).unwrap().is_some());
 }
@@ -265,7 +279,7 @@ fn a_movement_that_reverts_behind_a_reverted_batch_goes_again_after_it() {
     let out = Outflow::Transfer(crate::common::body(&body).unwrap());
     ledger::move_out(&mut fx.store, &fx.ctx, &alice.user_id, &out).unwrap();
     let ctx = fx.ctx.clone();
-    let batches = plan(&fx.store, LIMITS, |_| true, None).unwrap();
+    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
     let sizes: Vec<usize> = batches.iter().map(|b| b.intents.len()).collect();
     assert_eq!(sizes, [2, 1]);
     let (rewards, passed) = (sign(&mut fx, 1, &batches[0]), sign(&mut fx, 2, &batches[1]));
@@ -360,7 +374,7 @@ fn a_withdrawal_is_a_holder_signed_transfer_and_reconciliation_expects_it() {
         crate::common::body(&json!({"tokenAddress": t.address().to_checksum(), "amount": 4, "toAddress": outside.to_checksum()})).unwrap(),
     );
     ledger::move_out(&mut fx.store, &fx.ctx, &alice.user_id, &out).unwrap();
-    let batches = plan(&fx.store, LIMITS, |_| true, None).unwrap();
+    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
     // The treasury's reward goes first in a batch of its own (sent with no signature), the
     // holder's signed withdrawal after it.
     assert_eq!(batches.len(), 2, "a treasury batch, then a holder's");
@@ -404,7 +418,14 @@ fn the_faucet_mints_test_usdc_on_chain() {
     let stamp =
         ledger::deposit_usdc(&mut fx.store, &fx.ctx, &alice.address, Usdc::new(5_000_000)).unwrap();
     assert_eq!(stamp.hash, None);
-    let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
+    let batches = plan(
+        &fx.store,
+        LIMITS,
+        |t| *t != usdc_address(),
+        None,
+        fx.ctx.chain.usdc(),
+    )
+    .unwrap();
     assert_eq!(batches[0].call, Call::Mint);
     assert_eq!(batches[0].intents[0].status, IntentStatus::Queued);
     settle_all(&mut fx);

@@ -9,6 +9,7 @@ use tokenpad_core::model::ids::{LockId, MerchantId, TokenAddress};
 use tokenpad_core::model::intent::{Account, Action, Intent, IntentStatus};
 use tokenpad_core::model::settlement::{ChainTx, TxState, TxVersion};
 use tokenpad_core::model::time::{Millis, Timestamp};
+use tokenpad_core::model::token::USDC_ADDRESS;
 use tokenpad_core::ops::settle::hold::Behind;
 use tokenpad_core::ops::stuck::{IssueKind, Settling, Trouble};
 
@@ -78,13 +79,13 @@ fn tx(nonce: u64, at: Millis) -> ChainTx {
 
 static MERCHANT: std::sync::LazyLock<MerchantId> =
     std::sync::LazyLock::new(|| MerchantId::new_unchecked("m_1"));
-static NOTHING: Behind = Behind::new();
+static NOTHING: Behind = Behind::new(USDC_ADDRESS);
 
 /// What a reward of `token` to `to`, reverted in a block not final yet, was to bring.
 fn reverted_reward(token: TokenAddress, to: u8) -> Behind {
     let mut r = reward(99, to, NOW);
     r.token = token;
-    let mut b = Behind::new();
+    let mut b = Behind::new(USDC_ADDRESS);
     b.hold(&r);
     b
 }

@@ -282,12 +282,13 @@ impl SimChain {
             .filter(|(i, _)| *i < 64 && mask & (1 << i) != 0)
             .map(|(_, (_, h))| h)
             .collect();
+        let usdc = self.usdc;
         for (nonce, versions) in self.mempool.iter_mut() {
             for t in versions.iter().filter(|t| doomed.contains(&t.hash)) {
                 let lost = t
                     .intents
                     .iter()
-                    .flat_map(|(id, token, action)| Self::open_in(*id, *token, action));
+                    .flat_map(|(id, token, action)| Self::open_in(usdc, *id, *token, action));
                 self.dropped.entry(*nonce).or_default().extend(lost);
             }
             versions.retain(|t| !doomed.contains(&t.hash));

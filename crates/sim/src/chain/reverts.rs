@@ -13,24 +13,31 @@ impl SimChain {
     /// What movement `id` (of `token`, doing `action`), sent back, leaves open
     /// (`reverted_open`): every token it needs, as the ledger's `needs` counts them (a sell
     /// sent back also leaves its holder without the USDC it was to bring).
-    pub(super) fn open_in(id: u64, token: TokenAddress, action: &Action) -> [(Address, u64); 2] {
-        needs(token, action).map(|t| (t.address(), id))
+    pub(super) fn open_in(
+        usdc: Address,
+        id: u64,
+        token: TokenAddress,
+        action: &Action,
+    ) -> [(Address, u64); 2] {
+        needs(TokenAddress(usdc), token, action).map(|t| (t.address(), id))
     }
 
     /// Movement `id` was sent back (a fault, a reorganization, a nonce taken from outside).
     pub(super) fn send_back(&mut self, id: u64, token: TokenAddress, action: &Action) {
-        self.reverted_open.extend(Self::open_in(id, token, action));
+        self.reverted_open
+            .extend(Self::open_in(self.usdc, id, token, action));
     }
 
     /// Movement `id` was carried out: no longer open in any token.
     pub(super) fn landed(&mut self, id: u64, token: TokenAddress, action: &Action) {
-        for k in Self::open_in(id, token, action) {
+        for k in Self::open_in(self.usdc, id, token, action) {
             self.reverted_open.remove(&k);
         }
     }
 
     /// `tx` reverted: `ours` by a fault (injected, or out of gas), `why` the chain's reason.
     pub(super) fn judge_revert(&mut self, tx: &SentTx, ours: bool, why: Option<&str>) {
+        let usdc = TokenAddress(self.usdc);
         // Behind a fault: it reverted for want of funds while an older movement of a token
         // it needs, reverted by a fault (or behind one), had not been carried out: this one
         // may have needed what that one brings.
@@ -42,7 +49,10 @@ impl SimChain {
                 .iter()
                 .filter(|(t, older)| {
                     tx.intents.iter().any(|(id, token, action)| {
-                        older < id && needs(*token, action).iter().any(|n| *t == n.address())
+                        older < id
+                            && needs(usdc, *token, action)
+                                .iter()
+                                .any(|n| *t == n.address())
                     })
                 })
                 .copied()
@@ -69,7 +79,9 @@ impl SimChain {
                         older < id
                             && *to == spender
                             && !self.executed.contains_key(older)
-                            && needs(*token, action).iter().any(|n| *t == n.address())
+                            && needs(usdc, *token, action)
+                                .iter()
+                                .any(|n| *t == n.address())
                     })
                 })
             });
@@ -77,14 +89,14 @@ impl SimChain {
         let built_on_reorged = want
             && tx.intents.iter().any(|(_, token, action)| {
                 action.spender().is_some_and(|spender| {
-                    needs(*token, action)
+                    needs(usdc, *token, action)
                         .iter()
                         .any(|t| self.reorged_away.contains(&(t.address(), spender)))
                 })
             });
         for (id, token, action) in &tx.intents {
             if let Some(to) = action.recipient() {
-                for t in needs(*token, action) {
+                for t in needs(usdc, *token, action) {
                     self.refused.insert((t.address(), to, *id));
                 }
             }

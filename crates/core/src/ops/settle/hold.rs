@@ -50,7 +50,8 @@ pub enum Wait {
 /// holds it; the plan holds a movement for any of them.
 #[derive(Debug)]
 pub struct Holding<'a> {
-    /// What reverts and unshown successes not final yet were to bring ([`unarrived`]).
+    /// What reverts and unshown successes not final yet were to bring ([`unarrived`]); the
+    /// chain's USDC with it.
     unarrived: &'a Behind,
     after_parked: Behind,
     after_clock: Behind,
@@ -63,9 +64,9 @@ impl<'a> Holding<'a> {
     pub fn new(unarrived: &'a Behind) -> Holding<'a> {
         Holding {
             unarrived,
-            after_parked: Behind::new(),
-            after_clock: Behind::new(),
-            after_unarrived: Behind::new(),
+            after_parked: Behind::new(unarrived.usdc),
+            after_clock: Behind::new(unarrived.usdc),
+            after_unarrived: Behind::new(unarrived.usdc),
             whole: BTreeSet::new(),
         }
     }
@@ -117,8 +118,9 @@ impl<'a> Holding<'a> {
 /// What movements not carried out in blocks not final yet were to bring: held as [`Behind`]
 /// holds a movement (see the module). Those of a reverted transaction, and a success's
 /// `unshown` ones (it moved nothing for them: a token without code when it was mined). Both
-/// go again only once final. `open`: the open intents.
-pub fn unarrived(store: &dyn Store, open: &[Intent]) -> Result<Behind> {
+/// go again only once final. `open`: the open intents; `usdc`: the chain's USDC
+/// (`ChainMode::usdc`).
+pub fn unarrived(store: &dyn Store, open: &[Intent], usdc: TokenAddress) -> Result<Behind> {
     let missing: BTreeSet<u64> = store
         .unfinal_chain_txs()?
         .into_iter()
@@ -128,7 +130,7 @@ pub fn unarrived(store: &dyn Store, open: &[Intent]) -> Result<Behind> {
             TxState::Signed | TxState::Sent | TxState::Abandoned => Vec::new(),
         })
         .collect();
-    let mut out = Behind::new();
+    let mut out = Behind::new(usdc);
     for i in open.iter().filter(|i| missing.contains(&i.id)) {
         out.hold(i);
     }
@@ -140,8 +142,10 @@ pub fn unarrived(store: &dyn Store, open: &[Intent]) -> Result<Behind> {
 /// one's recipient's own movements of the tokens it moves; and, behind a holder's payment
 /// into the treasury, the treasury's movements of that token back to that holder (a refund
 /// returns what the payment brings). Held in turn, those hold what depends on them.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Behind {
+    /// The chain's USDC (see [`needs`]).
+    usdc: TokenAddress,
     /// (token, wallet): what a held movement was to bring the wallet.
     brought: BTreeSet<(TokenAddress, Address)>,
     /// (token, wallet): the wallet's held payments of the token into the treasury.
@@ -149,9 +153,10 @@ pub struct Behind {
 }
 
 impl Behind {
-    /// Nothing held.
-    pub const fn new() -> Behind {
+    /// Nothing held, on a chain whose USDC is `usdc`.
+    pub const fn new(usdc: TokenAddress) -> Behind {
         Behind {
+            usdc,
             brought: BTreeSet::new(),
             paid_in: BTreeSet::new(),
         }
@@ -161,7 +166,7 @@ impl Behind {
     /// so does what the treasury returns of a payment of it.
     pub fn hold(&mut self, i: &Intent) {
         if let Some(a) = i.action.recipient() {
-            for t in needs(i.token, &i.action) {
+            for t in needs(self.usdc, i.token, &i.action) {
                 self.brought.insert((t, a));
             }
         }
@@ -171,14 +176,14 @@ impl Behind {
             ..
         } = i.action
         {
-            self.paid_in.insert((i.token, a));
+            self.paid_in.insert((self.own(i), a));
         }
     }
 
     /// Whether `i` spends, of a token it needs, what a movement held back was to bring.
     pub fn waits(&self, i: &Intent) -> bool {
         let spends = i.action.spender().is_some_and(|a| {
-            needs(i.token, &i.action)
+            needs(self.usdc, i.token, &i.action)
                 .iter()
                 .any(|t| self.brought.contains(&(*t, a)))
         });
@@ -187,6 +192,11 @@ impl Behind {
                 from: Account::Treasury,
                 to: Account::Wallet(a),
                 ..
-            } if self.paid_in.contains(&(i.token, a)))
+            } if self.paid_in.contains(&(self.own(i), a)))
+    }
+
+    /// The token `i` moves of its own, USDC under the chain's address.
+    fn own(&self, i: &Intent) -> TokenAddress {
+        needs(self.usdc, i.token, &i.action)[0]
     }
 }

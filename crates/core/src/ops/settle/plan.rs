@@ -67,12 +67,14 @@ const LOOKAHEAD: u32 = 5_000;
 
 /// The next transactions to send, oldest intent first. `batchable` says whether a token's
 /// contract has the batch call; `chain_time` is the chain's clock (its newest block's
-/// timestamp, UNIX seconds), which releases wait for (None: every release is due).
+/// timestamp, UNIX seconds), which releases wait for (None: every release is due); `usdc`
+/// the chain's USDC (`ChainMode::usdc`).
 pub fn plan(
     store: &dyn Store,
     limits: Limits,
     batchable: impl Fn(&TokenAddress) -> bool,
     chain_time: Option<u64>,
+    usdc: TokenAddress,
 ) -> Result<Vec<Batch>> {
     let open = store.open_intents(LOOKAHEAD)?;
     let deploying: BTreeSet<TokenAddress> = open
@@ -85,7 +87,7 @@ pub fn plan(
     let mut filling: BTreeMap<TokenAddress, usize> = BTreeMap::new();
     // Tokens whose next movement did not fit this round: nothing later of them overtakes it.
     let mut full: BTreeSet<TokenAddress> = BTreeSet::new();
-    let unarrived = unarrived(store, &open)?;
+    let unarrived = unarrived(store, &open, usdc)?;
     let mut holding = Holding::new(&unarrived);
     for i in open {
         if i.status != IntentStatus::Queued {

@@ -115,7 +115,7 @@ pub fn mined(store: &mut dyn Store, ctx: &Ctx, nonce: u64, m: &Mined) -> Result<
     tx.behind = if m.success {
         None
     } else {
-        Some(behind(store, &tx)?)
+        Some(behind(store, ctx.chain.usdc(), &tx)?)
     };
     store.put_chain_tx(&tx)?;
     if let (false, Some(hash)) = (tx.finalized, &m.block_hash) {
@@ -245,7 +245,7 @@ fn act_on_revert(store: &mut dyn Store, ctx: &Ctx, tx: &ChainTx) -> Result<()> {
         } else if i.attempts < ATTEMPTS_BEHIND
             && match &tx.behind {
                 Some(ids) => ids.contains(&i.id),
-                None => behind_open(store, &i)?,
+                None => behind_open(store, ctx.chain.usdc(), &i)?,
             }
         {
             // An older movement of a token it needs is still open: its batch reverted and it goes
@@ -261,12 +261,12 @@ fn act_on_revert(store: &mut dyn Store, ctx: &Ctx, tx: &ChainTx) -> Result<()> {
 }
 
 /// The intents of `tx` behind an older open movement of their token (`behind_open`).
-fn behind(store: &dyn Store, tx: &ChainTx) -> Result<Vec<u64>> {
+fn behind(store: &dyn Store, usdc: TokenAddress, tx: &ChainTx) -> Result<Vec<u64>> {
     let open = store.open_intents(OPEN_LOOKAHEAD)?;
     let mut out = Vec::new();
     for id in &tx.intents {
         let i = intent(store, *id)?;
-        if older_open(&open, &i) {
+        if older_open(usdc, &open, &i) {
             out.push(i.id);
         }
     }
@@ -278,20 +278,23 @@ fn behind(store: &dyn Store, tx: &ChainTx) -> Result<Vec<u64>> {
 /// USDC a presale raised). A movement that reverts for want of funds while an older movement
 /// of one of them is open may have needed what that one brings (a swap right after the
 /// test-USDC mint that funds it; a launch's pool opening behind a buyer's USDC on its way to
-/// the treasury).
-pub fn needs(own: TokenAddress, action: &Action) -> [TokenAddress; 2] {
+/// the treasury). `usdc` is the chain's USDC (`ChainMode::usdc`): a ledger's USDC movements
+/// are of it, or of Base's address in ledgers made before USDC followed the chain, which
+/// counts as the same token here.
+pub fn needs(usdc: TokenAddress, own: TokenAddress, action: &Action) -> [TokenAddress; 2] {
+    let own = if own == USDC_ADDRESS { usdc } else { own };
     match action {
-        Action::Swap { .. } | Action::OpenPool { .. } => [own, USDC_ADDRESS],
+        Action::Swap { .. } | Action::OpenPool { .. } => [own, usdc],
         _ => [own, own],
     }
 }
 
-fn older_open(open: &[Intent], i: &Intent) -> bool {
-    let needs_i = needs(i.token, &i.action);
+fn older_open(usdc: TokenAddress, open: &[Intent], i: &Intent) -> bool {
+    let needs_i = needs(usdc, i.token, &i.action);
     // What an older movement moves is what it needs: a swap moves USDC as well as its token
     // (a sell brings its holder the USDC a buy behind it may spend).
     open.iter().take_while(|o| o.id < i.id).any(|o| {
-        needs(o.token, &o.action)
+        needs(usdc, o.token, &o.action)
             .iter()
             .any(|t| needs_i.contains(t))
     })
@@ -299,8 +302,8 @@ fn older_open(open: &[Intent], i: &Intent) -> bool {
 
 /// Whether an older movement of a token `i` needs (its own; USDC for a swap) is still open
 /// (queued or sent); a swap and a pool's opening move USDC too.
-fn behind_open(store: &dyn Store, i: &Intent) -> Result<bool> {
-    Ok(older_open(&store.open_intents(OPEN_LOOKAHEAD)?, i))
+fn behind_open(store: &dyn Store, usdc: TokenAddress, i: &Intent) -> Result<bool> {
+    Ok(older_open(usdc, &store.open_intents(OPEN_LOOKAHEAD)?, i))
 }
 
 fn confirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Result<()> {

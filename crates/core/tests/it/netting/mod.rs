@@ -82,7 +82,14 @@ fn owes_nothing(fx: &Fx, t: &TokenAddress) -> bool {
 /// Sends the next planned transaction, mined at `block`; `events` is what its receipt shows
 /// (None: it reverted).
 fn mine_at(fx: &mut Fx, block: u64, events: Option<Vec<PoolEvent>>) {
-    let batches = plan(&fx.store, LIMITS, |t| *t != usdc_address(), None).unwrap();
+    let batches = plan(
+        &fx.store,
+        LIMITS,
+        |t| *t != usdc_address(),
+        None,
+        fx.ctx.chain.usdc(),
+    )
+    .unwrap();
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
     let tx = sign(fx, nonce, &batches[0]);
     let mut m = receipt_of(fx, &tx, events.is_some());
@@ -188,7 +195,7 @@ fn a_chain_of_refused_transfers_ends_as_the_chain_does() {
             per_batch: 1,
             batches: 10,
         };
-        let batches = plan(&fx.store, one, |_| true, None).unwrap();
+        let batches = plan(&fx.store, one, |_| true, None, fx.ctx.chain.usdc()).unwrap();
         assert_eq!(batches.len(), 3);
         let first = fx.store.relayer().unwrap().next_nonce.unwrap();
         let txs: Vec<_> = batches

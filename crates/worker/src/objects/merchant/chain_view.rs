@@ -53,7 +53,7 @@ impl MerchantObject {
             store.put_meta(TROUBLE_KEY, &trouble)?;
         }
         let txs = store.open_chain_txs()?;
-        let unarrived = settle::hold::unarrived(store, open)?;
+        let unarrived = settle::hold::unarrived(store, open, self.chain.mode()?.usdc())?;
         let s = Settling {
             merchant: &merchant.id,
             relayer: merchant.address,

@@ -24,9 +24,10 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
             batches: BATCHES_PER_ROUND,
         };
         let batchable = |t: &TokenAddress| self.signer.batchable(t);
+        let usdc = self.ctx.chain.usdc();
         let planned = self
             .ledger
-            .read(|s| plan(s, limits, batchable, Some(head.timestamp)))?;
+            .read(|s| plan(s, limits, batchable, Some(head.timestamp), usdc))?;
         let (planned, wrong_factory) = self.right_factory(planned).await?;
         let (batches, held) = self.deployed_only(planned).await?;
         let held = wrong_factory.or(held);

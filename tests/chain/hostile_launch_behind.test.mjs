@@ -1,0 +1,73 @@
+// A presale's launch on a chain where a buyer's purchase is held back: the buyer's test USDC
+// came by a mint that succeeded and moved nothing (USDC had no code when it was mined), so the
+// purchase (the buyer's USDC into the treasury) waits for that mint's receipt to be final and
+// the mint to go again. The launch's pool opening pays with that USDC. Sent meanwhile, it
+// reverts for want of it: a failure of ours, judged behind the purchase still open (the chain's
+// USDC is not Base's address here, as on Base Sepolia), so it goes again after it, and the
+// launch completes. It is never taken as the chain refusing the market, which would fail the
+// launch and refund every buyer.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { getAddress } from 'viem';
+import { eventually, fundedByNothing, hostileWorld } from './hostile.mjs';
+
+const FINALITY = 6;
+const stateDir = mkdtempSync(path.join(tmpdir(), 'tokenpad-hostile-'));
+let h;
+let c;
+before(async () => {
+  h = await hostileWorld({ env: { CHAIN_FINALITY: String(FINALITY), CHAIN_CONFIRMATIONS: '2' }, stateFile: path.join(stateDir, 'anvil.json') });
+  c = h.c;
+});
+after(async () => {
+  await h?.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+/** Every transaction in blocks from..head, with its receipt. */
+async function minedSince(from) {
+  const out = [];
+  for (let n = from; n <= await h.head(); n++) {
+    const b = await h.node('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
+    for (const x of b.transactions) out.push(await h.canonicalReceipt(x));
+  }
+  return out;
+}
+
+test('a launch whose pool opening went out ahead of a held purchase, and reverted for want of its USDC, opens once the purchase lands: the presale completes, nobody is refunded', async () => {
+  assert.notEqual(getAddress(h.base.usdc), getAddress('0x833589fcd6edb6e08f4c7c32d4f71b54bda02913'), 'the setup: the chain\'s USDC is not Base\'s');
+  const M = await c.newMerchant('Launch behind');
+  const q = await h.createPresale(M, { targetUsdcAmount: 10 });
+  await c.settled(M);
+  const { from } = await fundedByNothing(h, M, 'ann', 10);
+  // ann's purchase reaches the target: the launch deploys the token and opens its pool while
+  // the purchase waits behind the mint (no block is mined here but the relayer's own).
+  await h.buy(M, 'ann', q.id, 10);
+  const market = getAddress(h.base.market);
+  const opening = await eventually('the pool opening sent ahead of the purchase, and reverted', async () => {
+    const r = (await minedSince(from)).find((x) => x.to && getAddress(x.to) === market);
+    assert.ok(r, 'no opening mined yet');
+    return r;
+  }, { timeoutMs: 30_000 });
+  assert.equal(opening.status, '0x0', 'the setup: the opening reverted (the treasury had no USDC yet)');
+  const v = await h.view(M);
+  assert.ok(v.waiting.some((w) => w.kind === 'finality'), `the purchase waits behind the mint: ${JSON.stringify(v.waiting)}`);
+  // The chain goes on: the mint's receipt, then the opening's, become final.
+  const done = await eventually('the launch completed', async () => {
+    const p = await h.presale(M, q.id);
+    assert.ok(p.completionState.step === 'completed' || p.status === 'ended', JSON.stringify(p.completionState));
+    return p;
+  }, { timeoutMs: 90_000, every: 300, between: () => h.mine(1) });
+  assert.equal(done.completionState.step, 'completed', `the launch failed: ${JSON.stringify(done.completionState)}`);
+  const recs = await h.history(M, 'ann');
+  assert.ok(!recs.some((r) => r.type === 'presale_refund'), `ann was refunded: ${JSON.stringify(recs)}`);
+  assert.equal(recs.find((r) => r.type === 'presale_buy')?.chainStatus, 'confirmed', JSON.stringify(recs));
+  const reverted = (await minedSince(from)).filter((r) => r.status !== '0x1');
+  assert.deepEqual(reverted.map((r) => r.transactionHash), [opening.transactionHash], 'only the early opening reverted');
+  assert.deepEqual((await h.view(M)).failed, [], 'nothing refused');
+  await h.mine(FINALITY + 1);
+  await h.endsClean(M);
+});
