@@ -23,7 +23,7 @@ use tokenpad_core::model::chain::PoolEvent;
 use tokenpad_core::model::ids::TokenAddress;
 use tokenpad_core::model::pool::v3::State;
 use tokenpad_core::model::settlement::ChainTx;
-use tokenpad_core::model::token::{TokenKind, USDC_ADDRESS};
+use tokenpad_core::model::token::TokenKind;
 use tokenpad_core::ops::settle::observe::Observed;
 use tokenpad_core::ops::settle::plan::Batch;
 use tokenpad_core::ops::settle::round::port::{
@@ -209,7 +209,7 @@ impl Ledger for SimPorts<'_> {
 
 impl Signer for SimPorts<'_> {
     fn batchable(&self, token: &TokenAddress) -> bool {
-        *token != USDC_ADDRESS
+        token.address() != self.chain.borrow().usdc
     }
 
     fn build(&self, batch: &Batch) -> Result<Payload> {

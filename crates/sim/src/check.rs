@@ -33,7 +33,6 @@ use crate::webhooks::Received;
 use std::collections::BTreeMap;
 use std::fmt;
 use tokenpad_core::model::intent::IntentStatus;
-use tokenpad_core::model::token::USDC_ADDRESS;
 use tokenpad_core::ops::settle::reconcile;
 use tokenpad_core::store::mem::MemStore;
 
@@ -120,7 +119,8 @@ pub fn conservation(store: &MemStore) -> Check {
         }
     }
     let in_pools: u128 = store.pools.values().map(|p| p.usdc_reserve.raw()).sum();
-    if let Some(usdc) = store.tokens.iter().find(|t| t.address == USDC_ADDRESS) {
+    let usdc = crate::node::chain_usdc();
+    if let Some(usdc) = store.tokens.iter().find(|t| t.address.address() == usdc) {
         if usdc.pooled.raw() < in_pools {
             return bad(format!(
                 "USDC pooled {} < Σ pools' USDC {in_pools}",

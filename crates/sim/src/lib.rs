@@ -330,6 +330,10 @@ pub const HOSTILE_CI_SEEDS: std::ops::Range<u64> = 0..100;
 /// transaction changed, not the store's size (about 1 s a seed in a debug build).
 pub const LONG_HOSTILE_CI_SEEDS: std::ops::Range<u64> = 5000..5020;
 pub const LONG_STEPS: usize = 1000;
+/// And these, hostile, at `CI_STEPS`, on a chain whose USDC is its own (`--own-usdc`: Base
+/// Sepolia's address, as on a testnet or a local node), not Base's: settlement once took
+/// what a swap needs of USDC to be Base's, a bug no history on Base's address could show.
+pub const OWN_USDC_CI_SEEDS: std::ops::Range<u64> = 0..50;
 /// The few `cargo test -p tokenpad-sim` runs on every build (the CI seeds run in their own
 /// step).
 pub const SMOKE_SEEDS: std::ops::Range<u64> = 0..3;

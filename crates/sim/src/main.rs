@@ -9,14 +9,18 @@
 //! the histories did (answers by route and status, events by type, movements by outcome);
 //! `--hostile` draws histories in which the chain reorganizes too (`ChainFault::Reorg`, and
 //! in the middle of a settlement round: `chain_port::MidRound`).
+//! `--own-usdc` simulates a chain whose USDC is its own (`node::SEPOLIA_USDC`), not Base's
+//! address; `--ci` runs `OWN_USDC_CI_SEEDS` so, last.
 //! `--release` runs many seeds faster (after a longer build).
 
 use std::process::ExitCode;
 use std::time::Instant;
+use tokenpad_core::model::token::USDC_ADDRESS;
 use tokenpad_sim::bug::Bug;
+use tokenpad_sim::node::{simulate_usdc, SEPOLIA_USDC};
 use tokenpad_sim::{
     draw_opts, run_seed_opts, Summary, CI_SEEDS, CI_STEPS, HOSTILE_CI_SEEDS, LONG_HOSTILE_CI_SEEDS,
-    LONG_STEPS, REGRESSION_SEEDS,
+    LONG_STEPS, OWN_USDC_CI_SEEDS, REGRESSION_SEEDS,
 };
 
 struct Args {
@@ -28,6 +32,7 @@ struct Args {
     print: bool,
     stats: bool,
     hostile: bool,
+    own_usdc: bool,
 }
 
 fn parse(args: &[String]) -> Option<Args> {
@@ -39,6 +44,7 @@ fn parse(args: &[String]) -> Option<Args> {
         print: false,
         stats: false,
         hostile: false,
+        own_usdc: false,
     };
     let mut it = args.iter();
     let num = |v: Option<&String>| v.and_then(|v| v.parse::<u64>().ok());
@@ -67,6 +73,7 @@ fn parse(args: &[String]) -> Option<Args> {
             "--print" => a.print = true,
             "--stats" => a.stats = true,
             "--hostile" => a.hostile = true,
+            "--own-usdc" => a.own_usdc = true,
             _ => return None,
         }
     }
@@ -81,17 +88,18 @@ fn main() -> ExitCode {
             .map(|b| b.name())
             .collect();
         eprintln!(
-            "usage: sim [--seed N | --seeds N [--from M] | --ci] [--steps N] [--plant {}] [--print] [--stats] [--hostile]",
+            "usage: sim [--seed N | --seeds N [--from M] | --ci] [--steps N] [--plant {}] [--print] [--stats] [--hostile] [--own-usdc]",
             plants.join("|")
         );
         return ExitCode::from(2);
     };
     let started = Instant::now();
     let (mut passed, mut total) = (0u64, Summary::default());
-    let mut runs: Vec<(u64, usize, bool)> = a
+    // (seed, steps, hostile, own USDC)
+    let mut runs: Vec<(u64, usize, bool, bool)> = a
         .seeds
         .clone()
-        .map(|seed| (seed, a.steps, a.hostile))
+        .map(|seed| (seed, a.steps, a.hostile, a.own_usdc))
         .collect();
     let regressions: &[(u64, usize)] = if a.regressions {
         &REGRESSION_SEEDS
@@ -101,16 +109,30 @@ fn main() -> ExitCode {
     runs.extend(
         regressions
             .iter()
-            .map(|(seed, steps)| (*seed, *steps, a.hostile)),
+            .map(|(seed, steps)| (*seed, *steps, a.hostile, a.own_usdc)),
     );
-    let (hostile, long) = if a.regressions {
-        (HOSTILE_CI_SEEDS, LONG_HOSTILE_CI_SEEDS)
+    let (hostile, long, own) = if a.regressions {
+        (HOSTILE_CI_SEEDS, LONG_HOSTILE_CI_SEEDS, OWN_USDC_CI_SEEDS)
     } else {
-        (0..0, 0..0)
+        (0..0, 0..0, 0..0)
     };
-    runs.extend(hostile.clone().map(|seed| (seed, CI_STEPS, true)));
-    runs.extend(long.clone().map(|seed| (seed, LONG_STEPS, true)));
-    for (seed, steps, hostile) in runs {
+    runs.extend(
+        hostile
+            .clone()
+            .map(|seed| (seed, CI_STEPS, true, a.own_usdc)),
+    );
+    runs.extend(
+        long.clone()
+            .map(|seed| (seed, LONG_STEPS, true, a.own_usdc)),
+    );
+    runs.extend(own.clone().map(|seed| (seed, CI_STEPS, true, true)));
+    for (seed, steps, hostile, own_usdc) in runs {
+        // A failure shrinks and replays on this thread, on the same chain.
+        simulate_usdc(if own_usdc {
+            SEPOLIA_USDC
+        } else {
+            USDC_ADDRESS.0
+        });
         match run_seed_opts(seed, steps, a.bug, hostile) {
             Ok(s) => {
                 passed += 1;
@@ -145,6 +167,12 @@ fn main() -> ExitCode {
     }
     if !long.is_empty() {
         also.push_str(&format!(" and {}..{} x {LONG_STEPS}", long.start, long.end));
+    }
+    if !own.is_empty() {
+        also.push_str(&format!(
+            ", hostile on a chain's own USDC {}..{} x {CI_STEPS}",
+            own.start, own.end
+        ));
     }
     println!(
         "{passed} seeds ({}..{} x {} steps{also}) passed in {:.1} s: {} steps, {} answers, {} chain movements, {} blocks, {} events; digest {}",

@@ -37,6 +37,29 @@ use tokenpad_core::{Error, ErrorCode, Result};
 pub use crate::shell::BASE_URL;
 pub const T0: Millis = 1_795_262_400_000;
 
+/// Base Sepolia's USDC (Circle's): a chain's own USDC, not Base's address (`USDC_ADDRESS`).
+pub const SEPOLIA_USDC: Address = Address([
+    0x03, 0x6c, 0xbd, 0x53, 0x84, 0x2c, 0x54, 0x26, 0x63, 0x4e, 0x79, 0x29, 0x54, 0x1e, 0xc2, 0x31,
+    0x8f, 0x3d, 0xcf, 0x7e,
+]);
+
+thread_local! {
+    /// The USDC of the chains this thread's worlds simulate (`CHAIN_USDC`): Base's address
+    /// unless [`simulate_usdc`] says otherwise. A setting of the thread, not of a world, so
+    /// that a failing history shrinks and replays on the chain it failed on.
+    static CHAIN_USDC: std::cell::Cell<Address> = const { std::cell::Cell::new(USDC_ADDRESS.0) };
+}
+
+/// From now on, this thread's new worlds simulate a chain whose USDC is `usdc`.
+pub fn simulate_usdc(usdc: Address) {
+    CHAIN_USDC.with(|c| c.set(usdc));
+}
+
+/// The USDC of the chain this thread's new worlds simulate.
+pub fn chain_usdc() -> Address {
+    CHAIN_USDC.with(std::cell::Cell::get)
+}
+
 /// A request as a client sends it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request {
@@ -116,7 +139,7 @@ impl Node {
             network: Network::Local,
             factory: Address([0xfa; 20]),
             token_code_hash: [0x7f; 32],
-            usdc: USDC_ADDRESS.address(),
+            usdc: chain_usdc(),
             markets: Some(Markets {
                 uniswap_factory: Address([0xfb; 20]),
                 market: Address([0xfc; 20]),
