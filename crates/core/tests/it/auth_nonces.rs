@@ -5,7 +5,7 @@
 //! everything on the embedded chain, take none.
 
 use crate::common::{tok, Fx};
-use crate::settle::{distribute, evm, receipt, settle_all, sign, token, LIMITS};
+use crate::settle::{distribute, evm, plan_all, receipt, settle_all, sign, token, LIMITS};
 use serde_json::json;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Usdc;
@@ -13,7 +13,7 @@ use tokenpad_core::model::ids::TokenAddress;
 use tokenpad_core::model::intent::{Account, Action, Intent, IntentStatus};
 use tokenpad_core::model::token::{Token, TokenCode};
 use tokenpad_core::ops::ledger::{self, Outflow};
-use tokenpad_core::ops::settle::{self, plan::plan};
+use tokenpad_core::ops::settle;
 use tokenpad_core::store::Store;
 
 /// `user` passes `amount` of `t` to `to`: a holder-signed transfer.
@@ -86,7 +86,7 @@ fn a_refused_transfer_keeps_its_nonce_and_the_next_takes_a_new_one() {
     settle_all(&mut fx);
     let bob = fx.holder("bob").address;
     pass(&mut fx, &t, "alice", bob, 4);
-    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
+    let batches = plan_all(&fx, LIMITS);
     assert_eq!(batches.len(), 1);
     let first = batches[0].intents[0].clone();
     assert_eq!(first.auth_nonce, Some(0));
@@ -118,7 +118,7 @@ fn a_reverted_batch_sends_its_movements_again_with_the_same_nonces() {
     pass(&mut fx, &t, "alice", bob, 1);
     pass(&mut fx, &t, "bob", alice, 1);
     pass(&mut fx, &t, "alice", bob, 1);
-    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
+    let batches = plan_all(&fx, LIMITS);
     assert_eq!(batches[0].intents.len(), 3, "one batch of the three");
     let before: Vec<_> = batches[0]
         .intents
@@ -131,7 +131,7 @@ fn a_reverted_batch_sends_its_movements_again_with_the_same_nonces() {
     let mut mined = receipt(&tx, false);
     mined.reason = Some("out of gas".into());
     settle::mined(&mut fx.store, &ctx, 1, &mined).unwrap();
-    let again = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
+    let again = plan_all(&fx, LIMITS);
     let resent: Vec<_> = again
         .iter()
         .flat_map(|b| b.intents.iter().map(|i| (i.id, i.auth_nonce)))

@@ -5,7 +5,7 @@
 use crate::common::{self, Fx};
 use crate::presale::{END, P, START};
 use crate::reverts::pass_on;
-use crate::settle::{distribute, evm, receipt, settle_all, sign, token, LIMITS};
+use crate::settle::{distribute, evm, plan_all, receipt, settle_all, sign, token, LIMITS};
 use serde_json::{json, Value};
 use tokenpad_core::model::deployment::DeploymentKind;
 use tokenpad_core::model::event::{event_id, EventType};
@@ -13,7 +13,7 @@ use tokenpad_core::model::ids::DeploymentId;
 use tokenpad_core::model::time::DAY;
 use tokenpad_core::ops;
 use tokenpad_core::ops::event::EventQuery;
-use tokenpad_core::ops::settle::{self, plan::plan};
+use tokenpad_core::ops::settle;
 use tokenpad_core::store::mem::MemStore;
 use tokenpad_core::store::EventStore;
 use tokenpad_core::wire::event::{seal, Event};
@@ -439,7 +439,7 @@ fn mined_and_refused_movements_write_confirmed_and_failed_events() {
     // Each transaction seals its events (the worker does it before commit).
     log(&mut fx.store, &m);
     let ctx = fx.ctx.clone();
-    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
+    let batches = plan_all(&fx, LIMITS);
     let n = tokenpad_core::store::Store::relayer(&fx.store)
         .unwrap()
         .next_nonce
@@ -447,7 +447,7 @@ fn mined_and_refused_movements_write_confirmed_and_failed_events() {
     let tx = sign(&mut fx, n, &batches[0]);
     settle::mined(&mut fx.store, &ctx, n, &receipt(&tx, false)).unwrap();
     log(&mut fx.store, &m);
-    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
+    let batches = plan_all(&fx, LIMITS);
     let first = sign(&mut fx, n + 1, &batches[0]);
     let second = sign(&mut fx, n + 2, &batches[1]);
     settle::mined(&mut fx.store, &ctx, n + 1, &receipt(&first, false)).unwrap();

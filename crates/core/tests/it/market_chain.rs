@@ -4,7 +4,7 @@
 //! against a real node in tests/http/markets.test.mjs.
 
 use crate::common::{assert_conserved, body, tok, usdc_address, Fx};
-use crate::settle::{evm, receipt_of, sign, token, LIMITS};
+use crate::settle::{evm, plan_of, receipt_of, sign, token, LIMITS};
 use serde_json::json;
 use tokenpad_core::error::ErrorCode as C;
 use tokenpad_core::model::address::Address;
@@ -17,7 +17,7 @@ use tokenpad_core::model::pool::Pool;
 use tokenpad_core::ops::ledger;
 use tokenpad_core::ops::market::{self, BuyRequest, LiquidityRequest, SellRequest};
 use tokenpad_core::ops::settle::observe::{observe, Observed};
-use tokenpad_core::ops::settle::plan::{plan, Call};
+use tokenpad_core::ops::settle::plan::Call;
 use tokenpad_core::ops::settle::reorg::rewind;
 use tokenpad_core::ops::settle::{self, Mined};
 use tokenpad_core::store::Store;
@@ -30,14 +30,7 @@ pub(crate) fn pool(fx: &Fx, t: &TokenAddress) -> Pool {
 
 /// Sends the next planned transaction; `events` is what its receipt shows (None: it reverted).
 pub(crate) fn mine_next(fx: &mut Fx, call: Call, events: Option<Vec<PoolEvent>>) -> u64 {
-    let batches = plan(
-        &fx.store,
-        LIMITS,
-        |t| *t != usdc_address(),
-        None,
-        fx.ctx.chain.usdc(),
-    )
-    .unwrap();
+    let batches = plan_of(fx, LIMITS);
     let b = batches.first().expect("something to send");
     assert_eq!(b.call, call);
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
@@ -441,14 +434,7 @@ fn a_pool_opening_that_reverts_behind_an_older_usdc_movement_goes_again_after_it
     revert_behind_out_of_gas(&mut fx, Call::Mint, Call::OpenPool);
     // Not refused: the pool stays, pending, and its opening goes again after the mint.
     assert!(fx.store.pool(&t).unwrap().is_some());
-    let again = plan(
-        &fx.store,
-        LIMITS,
-        |t| *t != usdc_address(),
-        None,
-        fx.ctx.chain.usdc(),
-    )
-    .unwrap();
+    let again = plan_of(&fx, LIMITS);
     let calls: Vec<Call> = again.iter().map(|b| b.call).collect();
     assert_eq!(calls, [Call::Mint, Call::OpenPool]);
 }
@@ -459,14 +445,7 @@ fn a_pool_opening_that_reverts_behind_an_older_usdc_movement_goes_again_after_it
 /// The next two transactions, `first` then `then`: the first runs out of gas (ours), the
 /// second reverts for want of funds behind it. Nothing is refused.
 fn revert_behind_out_of_gas(fx: &mut Fx, first: Call, then: Call) {
-    let batches = plan(
-        &fx.store,
-        LIMITS,
-        |t| *t != usdc_address(),
-        None,
-        fx.ctx.chain.usdc(),
-    )
-    .unwrap();
+    let batches = plan_of(fx, LIMITS);
     let calls: Vec<Call> = batches.iter().map(|b| b.call).collect();
     assert_eq!(calls, [first, then]);
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);

@@ -6,8 +6,8 @@
 
 use super::common::Fx;
 use super::settle::{distribute, evm, sign, token, LIMITS};
+use crate::settle::plan_all;
 use tokenpad_core::model::time::Timestamp;
-use tokenpad_core::ops::settle::plan::plan;
 use tokenpad_core::store::Store;
 use tokenpad_core::wire::chain::{ChainTxReport, ParkedMovement};
 use tokenpad_core::wire::merchant_chain::MerchantChain;
@@ -51,7 +51,7 @@ fn an_evm_merchant_sees_its_relayer_its_movements_and_no_url_in_an_error() {
     fx.store.put_relayer(&rec).unwrap();
     // Two rewards queued; one goes out in a transaction, the other is parked.
     distribute(&mut fx, &t, "alice", 5);
-    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
+    let batches = plan_all(&fx, LIMITS);
     let tx = sign(&mut fx, 7, &batches[0]);
     distribute(&mut fx, &t, "bob", 5);
     let open = fx.store.open_intents(100).unwrap();

@@ -7,7 +7,9 @@
 
 use crate::common::{assert_conserved, tok, usdc_address, Fx};
 use crate::reverts::{mine, pass_on};
-use crate::settle::{distribute, evm, landed, logs, receipt, settle_all, sign, token};
+use crate::settle::{
+    distribute, evm, landed, logs, plan_all, plan_of, receipt, settle_all, sign, token,
+};
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::{Units, Usdc};
 use tokenpad_core::model::chain::ChainMode;
@@ -15,7 +17,7 @@ use tokenpad_core::model::history::ChainStatus;
 use tokenpad_core::model::intent::IntentStatus;
 use tokenpad_core::model::settlement::{ChainTx, TxState};
 use tokenpad_core::ops::ledger;
-use tokenpad_core::ops::settle::plan::{plan, Limits};
+use tokenpad_core::ops::settle::plan::Limits;
 use tokenpad_core::ops::settle::reorg::{self, Dropped};
 use tokenpad_core::ops::settle::{self, Mined, Transferred, MAX_UNSHOWN};
 use tokenpad_core::store::Store;
@@ -34,14 +36,7 @@ fn finality(fx: &mut Fx, blocks: u64) {
 
 /// Signs the next planned transaction.
 fn next(fx: &mut Fx) -> ChainTx {
-    let batches = plan(
-        &fx.store,
-        ONE,
-        |t| *t != usdc_address(),
-        None,
-        fx.ctx.chain.usdc(),
-    )
-    .unwrap();
+    let batches = plan_of(fx, ONE);
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
     sign(fx, nonce, &batches[0])
 }
@@ -236,9 +231,7 @@ fn a_success_that_moved_nothing_waits_for_finality_then_goes_again_and_is_parked
         assert_eq!((i.status, i.unshown), (IntentStatus::Queued, n));
         assert_eq!(i.parked.is_some(), n > MAX_UNSHOWN, "{n}: {:?}", i.parked);
     }
-    assert!(plan(&fx.store, ONE, |_| true, None, fx.ctx.chain.usdc())
-        .unwrap()
-        .is_empty());
+    assert!(plan_all(&fx, ONE).is_empty());
     assert!(
         fx.store.failed_intents(10).unwrap().is_empty(),
         "never refused"

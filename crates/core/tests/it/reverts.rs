@@ -5,14 +5,14 @@
 //! undone; and nothing is done about a revert before its receipt is final.
 
 use crate::common::{assert_conserved, body, tok, Fx};
-use crate::settle::{distribute, evm, landed, receipt, settle_all, sign, token, LIMITS};
+use crate::settle::{distribute, evm, landed, plan_all, receipt, settle_all, sign, token, LIMITS};
 use serde_json::json;
 use tokenpad_core::model::history::{ChainStatus, TxType};
 use tokenpad_core::model::ids::TokenAddress;
 use tokenpad_core::model::intent::IntentStatus;
 use tokenpad_core::model::settlement::{ChainTx, TxState};
 use tokenpad_core::ops::ledger::{self, Outflow};
-use tokenpad_core::ops::settle::plan::{plan, Limits};
+use tokenpad_core::ops::settle::plan::Limits;
 use tokenpad_core::ops::settle::{self, Mined, MAX_OUT_OF_GAS};
 use tokenpad_core::store::Store;
 
@@ -33,7 +33,7 @@ fn rewarded(fx: &mut Fx, t: &TokenAddress, user: &str, amount: u64) {
 
 /// Signs the next planned batch at the relayer's next nonce.
 fn next(fx: &mut Fx, limits: Limits) -> ChainTx {
-    let batches = plan(&fx.store, limits, |_| true, None, fx.ctx.chain.usdc()).unwrap();
+    let batches = plan_all(fx, limits);
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
     sign(fx, nonce, &batches[0])
 }
@@ -84,7 +84,7 @@ fn a_reverted_batch_splits_and_a_refused_movement_is_undone() {
     );
     mine(&mut fx, &tx, &receipt(&tx, false));
     // Back in the queue, one per transaction.
-    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
+    let batches = plan_all(&fx, LIMITS);
     let sizes: Vec<usize> = batches.iter().map(|b| b.intents.len()).collect();
     assert_eq!(sizes, [1, 1]);
     let first = sign(&mut fx, tx.nonce + 1, &batches[0]);
@@ -169,9 +169,7 @@ fn a_treasury_movement_that_reverts_is_parked_never_undone() {
     let rec = fx.store.history.last().unwrap();
     assert_eq!(rec.chain_status, ChainStatus::Pending);
     // Parked: not sent until an operator retries it; then it settles.
-    assert!(plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc())
-        .unwrap()
-        .is_empty());
+    assert!(plan_all(&fx, LIMITS).is_empty());
     assert_eq!(settle::retry_parked(&mut fx.store).unwrap(), 1);
     settle_all(&mut fx);
     assert!(fx.store.open_intents(10).unwrap().is_empty());
@@ -279,8 +277,7 @@ fn what_a_revert_not_final_yet_was_to_bring_is_not_spent_until_it_is() {
     pass_on(&mut fx, &t, "carol", "bob", 5);
     let (alice, carol) = (fx.holder("alice"), fx.holder("carol"));
     let spenders = |fx: &Fx| -> Vec<_> {
-        plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc())
-            .unwrap()
+        plan_all(fx, LIMITS)
             .iter()
             .flat_map(|b| b.intents.iter().filter_map(|i| i.action.spender()))
             .collect()

@@ -23,6 +23,24 @@ pub(crate) const LIMITS: Limits = Limits {
     batches: 10,
 };
 
+/// What the settler would send next from `fx`'s outbox, as it asks: USDC's transfers unbatched
+/// (Circle's contract has no batch call), no release early, on `fx`'s chain's USDC.
+pub(crate) fn plan_of(fx: &Fx, limits: Limits) -> Vec<Batch> {
+    plan(
+        &fx.store,
+        limits,
+        |t| *t != usdc_address(),
+        None,
+        fx.ctx.chain.usdc(),
+    )
+    .unwrap()
+}
+
+/// The same, with every token's transfers batched.
+pub(crate) fn plan_all(fx: &Fx, limits: Limits) -> Vec<Batch> {
+    plan(&fx.store, limits, |_| true, None, fx.ctx.chain.usdc()).unwrap()
+}
+
 pub(crate) fn evm() -> Fx {
     let mut fx = Fx::new();
     fx.ctx.chain = ChainMode::Evm(EvmChain {
@@ -128,14 +146,7 @@ pub(crate) fn receipt(tx: &ChainTx, success: bool) -> Mined {
 pub(crate) fn settle_all(fx: &mut Fx) -> Vec<ChainTx> {
     let mut txs = Vec::new();
     loop {
-        let batches = plan(
-            &fx.store,
-            LIMITS,
-            |t| *t != usdc_address(),
-            None,
-            fx.ctx.chain.usdc(),
-        )
-        .unwrap();
+        let batches = plan_of(fx, LIMITS);
         if batches.is_empty() {
             break;
         }
@@ -190,7 +201,7 @@ fn a_movement_is_pending_then_submitted_then_confirmed() {
     // The balance is the ledger's at once.
     assert_eq!(fx.active(&t, &alice.address), tok("10"));
 
-    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
+    let batches = plan_all(&fx, LIMITS);
     assert_eq!(batches.len(), 1);
     assert_eq!(batches[0].call, Call::Transfers);
     let Action::Transfer { from, to, amount } = &batches[0].intents[0].action else {
@@ -203,12 +214,7 @@ fn a_movement_is_pending_then_submitted_then_confirmed() {
     let tx = sign(&mut fx, 1, &batches[0]);
     assert_eq!(rec(&fx).chain_status, ChainStatus::Submitted);
     assert_eq!(rec(&fx).hash.as_deref(), Some(tx.versions[0].hash.as_str()));
-    assert!(
-        plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc())
-            .unwrap()
-            .is_empty(),
-        "sent once"
-    );
+    assert!(plan_all(&fx, LIMITS).is_empty(), "sent once");
 
     let ctx = fx.ctx.clone();
     let m = landed(&fx, &tx);
@@ -224,7 +230,7 @@ fn a_movement_is_pending_then_submitted_then_confirmed() {
 fn a_token_moves_nothing_until_its_deployment_is_confirmed() {
     let mut fx = evm();
     let job = fx.submit_token(json!({"name": "Beta", "symbol": "BETA"}));
-    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
+    let batches = plan_all(&fx, LIMITS);
     assert_eq!(batches.len(), 1);
     assert_eq!(batches[0].call, Call::Deploy);
     let Action::Deploy { salt, supply, .. } = &batches[0].intents[0].action else {
@@ -236,12 +242,7 @@ fn a_token_moves_nothing_until_its_deployment_is_confirmed() {
     let tx = sign(&mut fx, 0, &batches[0]);
     let ctx = fx.ctx.clone();
     settle::mined(&mut fx.store, &ctx, 0, &receipt(&tx, false)).unwrap();
-    assert_eq!(
-        plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc())
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(plan_all(&fx, LIMITS).len(), 1);
     settle_all(&mut fx);
     assert!(fx.store.token(&job.token_address).unwrap().is_some());
 }
@@ -279,7 +280,7 @@ fn a_movement_that_reverts_behind_a_reverted_batch_goes_again_after_it() {
     let out = Outflow::Transfer(crate::common::body(&body).unwrap());
     ledger::move_out(&mut fx.store, &fx.ctx, &alice.user_id, &out).unwrap();
     let ctx = fx.ctx.clone();
-    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
+    let batches = plan_all(&fx, LIMITS);
     let sizes: Vec<usize> = batches.iter().map(|b| b.intents.len()).collect();
     assert_eq!(sizes, [2, 1]);
     let (rewards, passed) = (sign(&mut fx, 1, &batches[0]), sign(&mut fx, 2, &batches[1]));
@@ -374,7 +375,7 @@ fn a_withdrawal_is_a_holder_signed_transfer_and_reconciliation_expects_it() {
         crate::common::body(&json!({"tokenAddress": t.address().to_checksum(), "amount": 4, "toAddress": outside.to_checksum()})).unwrap(),
     );
     ledger::move_out(&mut fx.store, &fx.ctx, &alice.user_id, &out).unwrap();
-    let batches = plan(&fx.store, LIMITS, |_| true, None, fx.ctx.chain.usdc()).unwrap();
+    let batches = plan_all(&fx, LIMITS);
     // The treasury's reward goes first in a batch of its own (sent with no signature), the
     // holder's signed withdrawal after it.
     assert_eq!(batches.len(), 2, "a treasury batch, then a holder's");
@@ -418,14 +419,7 @@ fn the_faucet_mints_test_usdc_on_chain() {
     let stamp =
         ledger::deposit_usdc(&mut fx.store, &fx.ctx, &alice.address, Usdc::new(5_000_000)).unwrap();
     assert_eq!(stamp.hash, None);
-    let batches = plan(
-        &fx.store,
-        LIMITS,
-        |t| *t != usdc_address(),
-        None,
-        fx.ctx.chain.usdc(),
-    )
-    .unwrap();
+    let batches = plan_of(&fx, LIMITS);
     assert_eq!(batches[0].call, Call::Mint);
     assert_eq!(batches[0].intents[0].status, IntentStatus::Queued);
     settle_all(&mut fx);

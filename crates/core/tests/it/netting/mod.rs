@@ -8,7 +8,9 @@ mod pools;
 
 use crate::common::{assert_conserved, body, tok, usdc_address, Fx};
 use crate::market_chain::{buy, market_of, mine_next, pool, USDC};
-use crate::settle::{distribute, evm, receipt_of, settle_all, sign, token, LIMITS};
+use crate::settle::{
+    distribute, evm, plan_all, plan_of, receipt_of, settle_all, sign, token, LIMITS,
+};
 use serde_json::json;
 use tokenpad_core::model::amount::{Units, Usdc};
 use tokenpad_core::model::chain::PoolEvent;
@@ -19,7 +21,7 @@ use tokenpad_core::model::intent::IntentStatus;
 use tokenpad_core::ops::ledger::{self, Outflow};
 use tokenpad_core::ops::market::{self, SellRequest};
 use tokenpad_core::ops::settle;
-use tokenpad_core::ops::settle::plan::{plan, Call, Limits};
+use tokenpad_core::ops::settle::plan::{Call, Limits};
 use tokenpad_core::store::Store;
 
 fn sell(fx: &mut Fx, t: &TokenAddress, amount: Units) {
@@ -82,14 +84,7 @@ fn owes_nothing(fx: &Fx, t: &TokenAddress) -> bool {
 /// Sends the next planned transaction, mined at `block`; `events` is what its receipt shows
 /// (None: it reverted).
 fn mine_at(fx: &mut Fx, block: u64, events: Option<Vec<PoolEvent>>) {
-    let batches = plan(
-        &fx.store,
-        LIMITS,
-        |t| *t != usdc_address(),
-        None,
-        fx.ctx.chain.usdc(),
-    )
-    .unwrap();
+    let batches = plan_of(fx, LIMITS);
     let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
     let tx = sign(fx, nonce, &batches[0]);
     let mut m = receipt_of(fx, &tx, events.is_some());
@@ -195,7 +190,7 @@ fn a_chain_of_refused_transfers_ends_as_the_chain_does() {
             per_batch: 1,
             batches: 10,
         };
-        let batches = plan(&fx.store, one, |_| true, None, fx.ctx.chain.usdc()).unwrap();
+        let batches = plan_all(&fx, one);
         assert_eq!(batches.len(), 3);
         let first = fx.store.relayer().unwrap().next_nonce.unwrap();
         let txs: Vec<_> = batches
