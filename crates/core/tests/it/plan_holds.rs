@@ -137,3 +137,31 @@ fn a_held_payment_into_the_treasury_holds_the_treasurys_return_of_it_alone() {
     let sent = planned(parked, &then);
     assert_eq!(sent, vec![5, 6], "{sent:?}");
 }
+
+fn opening(usdc: u128) -> Action {
+    Action::OpenPool {
+        tokens: Units::new(5),
+        usdc: Units::new(usdc),
+        sqrt_price_x96: "79228162514264337593543950336".into(),
+        tick_lower: -887_220,
+        tick_upper: 887_220,
+    }
+}
+
+#[test]
+fn a_held_payment_of_usdc_into_the_treasury_holds_a_pool_opening_that_pays_usdc() {
+    // A launch's opening pays the raise: a buyer's purchase held back (here behind a parked
+    // movement of its USDC) holds it, on any chain's USDC, and the opening holds what follows
+    // it in its token (it trades in the pool). An opening with tokens alone goes.
+    let chain_usdc = TokenAddress(Address([0x0c; 20]));
+    for usdc in [USDC_ADDRESS, chain_usdc] {
+        let then = [
+            (usdc, pay_in(HOLDER)),
+            (token(), opening(5)),
+            (token(), pass_on(OTHER, Address([7; 20]))),
+            (TokenAddress(Address([2; 20])), opening(0)),
+        ];
+        let sent = planned_on(usdc, (usdc, pay_out(HOLDER)), &then);
+        assert_eq!(sent, vec![5], "{sent:?}");
+    }
+}

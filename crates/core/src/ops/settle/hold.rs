@@ -17,7 +17,8 @@
 //! - And what depends on a movement held back for any of these waits behind it in turn
 //!   ([`Behind`]): a buy held behind a revert holds its buyer's transfer of what it buys, and
 //!   a holder's payment into the treasury held back holds the treasury's movements of that
-//!   token back to that holder (a presale's refund returns what the purchase brings).
+//!   token back to that holder (a presale's refund returns what the purchase brings), and a
+//!   pool's opening that pays USDC (a launch's raise, which is what the purchases paid in).
 //!   Nothing else of the treasury's waits: its balance does not hang on one payment.
 
 use super::receipt::needs;
@@ -27,7 +28,7 @@ use crate::model::ids::TokenAddress;
 use crate::model::intent::{Account, Action, Intent};
 use crate::model::settlement::TxState;
 use crate::store::Store;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Why a queued movement is held back this round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,8 +57,9 @@ pub struct Holding<'a> {
     after_parked: Behind,
     after_clock: Behind,
     after_unarrived: Behind,
-    /// Tokens held whole (behind a parked pool opening).
-    whole: BTreeSet<TokenAddress>,
+    /// Tokens held whole behind their pool's opening, parked or held back, with why: what
+    /// follows an opening trades in its pool.
+    whole: BTreeMap<TokenAddress, Wait>,
 }
 
 impl<'a> Holding<'a> {
@@ -67,7 +69,7 @@ impl<'a> Holding<'a> {
             after_parked: Behind::new(unarrived.usdc),
             after_clock: Behind::new(unarrived.usdc),
             after_unarrived: Behind::new(unarrived.usdc),
-            whole: BTreeSet::new(),
+            whole: BTreeMap::new(),
         }
     }
 
@@ -77,7 +79,7 @@ impl<'a> Holding<'a> {
     pub fn check(&mut self, i: &Intent, early: bool) -> Option<Wait> {
         if i.parked.is_some() {
             if matches!(i.action, Action::OpenPool { .. }) {
-                self.whole.insert(i.token);
+                self.whole.insert(i.token, Wait::AfterParked);
             } else {
                 // Its recipient's own movements of what it was to bring (a sell's USDC too)
                 // wait behind it.
@@ -103,15 +105,19 @@ impl<'a> Holding<'a> {
                 after.hold(i);
             }
         }
-        if on_parked || self.whole.contains(&i.token) {
+        let wait = if on_parked {
             Some(Wait::AfterParked)
         } else if on_clock {
             Some(Wait::AfterClock)
         } else if on_unarrived {
             Some(Wait::AfterUnarrived)
         } else {
-            None
+            self.whole.get(&i.token).copied()
+        };
+        if let (Some(w), Action::OpenPool { .. }) = (wait, &i.action) {
+            self.whole.entry(i.token).or_insert(w);
         }
+        wait
     }
 }
 
@@ -141,7 +147,8 @@ pub fn unarrived(store: &dyn Store, open: &[Intent], usdc: TokenAddress) -> Resu
 /// not final yet, and what waits behind those), which would spend what has not arrived: each
 /// one's recipient's own movements of the tokens it moves; and, behind a holder's payment
 /// into the treasury, the treasury's movements of that token back to that holder (a refund
-/// returns what the payment brings). Held in turn, those hold what depends on them.
+/// returns what the payment brings), and behind a payment of USDC, a pool's opening that pays
+/// USDC (a launch pays its raise). Held in turn, those hold what depends on them.
 #[derive(Debug)]
 pub struct Behind {
     /// The chain's USDC (see [`needs`]).
@@ -187,12 +194,15 @@ impl Behind {
                 .iter()
                 .any(|t| self.brought.contains(&(*t, a)))
         });
-        spends
-            || matches!(i.action, Action::Transfer {
-                from: Account::Treasury,
-                to: Account::Wallet(a),
-                ..
-            } if self.paid_in.contains(&(self.own(i), a)))
+        let returns = matches!(i.action, Action::Transfer {
+            from: Account::Treasury,
+            to: Account::Wallet(a),
+            ..
+        } if self.paid_in.contains(&(self.own(i), a)));
+        // Sent ahead of a purchase, a launch's opening would revert for want of the raise.
+        let opens_on_the_raise = matches!(i.action, Action::OpenPool { usdc, .. }
+            if !usdc.is_zero() && self.paid_in.iter().any(|(t, _)| *t == self.usdc));
+        spends || returns || opens_on_the_raise
     }
 
     /// The token `i` moves of its own, USDC under the chain's address.

@@ -444,3 +444,50 @@ fn fail(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, tx: &ChainTx) -> Resul
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::address::Address;
+    use crate::model::amount::Units;
+    use crate::model::intent::Account;
+
+    fn intent(id: u64, token: TokenAddress, action: Action) -> Intent {
+        let mut i = Intent::new(token, action, 0);
+        i.id = id;
+        i
+    }
+
+    #[test]
+    fn an_opening_is_behind_an_older_payment_of_the_chains_usdc_whichever_address_it_is_kept_under()
+    {
+        // A local node's or Base Sepolia's USDC: not Base's address (`USDC_ADDRESS`).
+        let usdc = TokenAddress(Address([0x0c; 20]));
+        let token = TokenAddress(Address([0x11; 20]));
+        let pay = |id, kept_as| {
+            let action = Action::Transfer {
+                from: Account::Wallet(Address([3; 20])),
+                to: Account::Treasury,
+                amount: Units::new(10),
+            };
+            intent(id, kept_as, action)
+        };
+        let opening = intent(
+            9,
+            token,
+            Action::OpenPool {
+                tokens: Units::new(1),
+                usdc: Units::new(10),
+                sqrt_price_x96: "1".into(),
+                tick_lower: -60,
+                tick_upper: 60,
+            },
+        );
+        assert!(older_open(usdc, &[pay(1, usdc)], &opening));
+        assert!(older_open(usdc, &[pay(1, USDC_ADDRESS)], &opening));
+        let other = TokenAddress(Address([0x22; 20]));
+        assert!(!older_open(usdc, &[pay(1, other)], &opening));
+        // Only an older one.
+        assert!(!older_open(usdc, &[pay(10, usdc)], &opening));
+    }
+}
