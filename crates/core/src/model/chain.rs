@@ -77,6 +77,11 @@ impl ChainMode {
         }
     }
 
+    /// The chain's token for a ledger's token (`token::on_chain`).
+    pub fn on_chain(&self, token: TokenAddress) -> TokenAddress {
+        super::token::on_chain(self.usdc(), token)
+    }
+
     /// How deep a block is final (0 on the embedded chain, which never reorganizes).
     pub fn finality(&self) -> u64 {
         match self {

@@ -160,6 +160,19 @@ pub const USDC_ADDRESS: TokenAddress = TokenAddress(Address([
     0xbd, 0xa0, 0x29, 0x13,
 ]));
 
+/// The chain's token for a ledger's token, on a chain whose USDC contract is `usdc`: the token
+/// itself, except Base's USDC address (`USDC_ADDRESS`), under which ledgers made before USDC
+/// followed the chain keep USDC, and which on every chain means that chain's USDC. The one
+/// place that says so: settlement's dependencies, its receipts, its batches and reconcile
+/// read a ledger's USDC through it.
+pub fn on_chain(usdc: TokenAddress, token: TokenAddress) -> TokenAddress {
+    if token == USDC_ADDRESS {
+        usdc
+    } else {
+        token
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Token {
     pub address: TokenAddress,

@@ -134,15 +134,9 @@ pub async fn reconcile(env: &Env, id: MerchantId) -> Result<Response> {
         let requests = chunk
             .iter()
             .map(|e| {
-                // Ledgers made before USDC followed the chain keep it under Base's address.
-                let token = if e.token == tokenpad_core::model::token::USDC_ADDRESS {
-                    evm.usdc.0
-                } else {
-                    e.token.address().0
-                };
                 let call = CallRequest {
                     from: None,
-                    to: token,
+                    to: evm.on_chain(&e.token.address()).0,
                     data: calls::balance_of(e.owner.0),
                 };
                 r::eth_call(rpc.id(), &call, BlockTag::Number(block))

@@ -21,7 +21,7 @@
 //!   pool's opening that pays USDC (a launch's raise, which is what the purchases paid in).
 //!   Nothing else of the treasury's waits: its balance does not hang on one payment.
 
-use super::receipt::needs;
+use super::needs::needs;
 use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::ids::TokenAddress;

@@ -21,6 +21,7 @@
 
 pub mod hold;
 mod intents;
+mod needs;
 pub mod observe;
 pub mod plan;
 mod receipt;
@@ -29,8 +30,9 @@ pub mod reorg;
 pub mod round;
 mod shown;
 
+pub use needs::needs;
 pub use receipt::{
-    finalize, mined, needs, Mined, ATTEMPTS_BEHIND, DEPLOY_ATTEMPTS, MAX_OUT_OF_GAS, MAX_UNSHOWN,
+    finalize, mined, Mined, ATTEMPTS_BEHIND, DEPLOY_ATTEMPTS, MAX_OUT_OF_GAS, MAX_UNSHOWN,
 };
 pub use shown::Transferred;
 

@@ -21,22 +21,21 @@
 //!   - a movement the chain may **refuse** for a reason outside us (`Action::refusable`) is
 //!     refused: it fails, visibly, with the chain's reason, and the ledger undoes it (one
 //!     that reverted behind an older open movement of a token it needs (its own; USDC too for a
-//!     swap or a pool's opening: [`needs`]) goes again first: it may have
+//!     swap or a pool's opening: [`needs`](super::needs::needs())) goes again first: it may have
 //!     needed what that one brings. Judged when the receipt is first read, as of its block:
 //!     by the time it is final, that older movement may have landed);
 //!   - anything else (the treasury's own: rewards, refunds, locks, releases) is **parked** with
 //!     the chain's reason, for an operator: a revert of ours never takes value from a holder.
 
 use super::intents::{announce, intent, mark_records, park, requeue};
+use super::needs::{behind, behind_open};
 use super::shown::{unshown, Transferred};
 use crate::error::{Error, Result};
 use crate::model::chain::PoolEvent;
 use crate::model::event::{EventType, Subject};
 use crate::model::history::ChainStatus;
-use crate::model::ids::TokenAddress;
 use crate::model::intent::{Action, Intent, IntentStatus, Then};
 use crate::model::settlement::{ChainTx, TxState};
-use crate::model::token::USDC_ADDRESS;
 use crate::ops::{deployment, event, job, market, presale, undo, Ctx};
 use crate::store::Store;
 
@@ -78,9 +77,6 @@ pub const MAX_UNSHOWN: u32 = 3;
 
 /// Out-of-gas reverts of one movement before it is parked (its gas doubled each time).
 pub const MAX_OUT_OF_GAS: u32 = 3;
-
-/// How far into the outbox `behind_open` looks (the planner's lookahead).
-const OPEN_LOOKAHEAD: u32 = 5_000;
 
 /// The receipt of transaction `nonce` came (see the module).
 pub fn mined(store: &mut dyn Store, ctx: &Ctx, nonce: u64, m: &Mined) -> Result<()> {
@@ -260,52 +256,6 @@ fn act_on_revert(store: &mut dyn Store, ctx: &Ctx, tx: &ChainTx) -> Result<()> {
     Ok(())
 }
 
-/// The intents of `tx` behind an older open movement of their token (`behind_open`).
-fn behind(store: &dyn Store, usdc: TokenAddress, tx: &ChainTx) -> Result<Vec<u64>> {
-    let open = store.open_intents(OPEN_LOOKAHEAD)?;
-    let mut out = Vec::new();
-    for id in &tx.intents {
-        let i = intent(store, *id)?;
-        if older_open(usdc, &open, &i) {
-            out.push(i.id);
-        }
-    }
-    Ok(out)
-}
-
-/// The tokens whose balances on chain a movement of `own` (its intent's token) may need: its
-/// own, and USDC too for a swap (a buy pays with it) and a pool's opening (it pays in the
-/// USDC a presale raised). A movement that reverts for want of funds while an older movement
-/// of one of them is open may have needed what that one brings (a swap right after the
-/// test-USDC mint that funds it; a launch's pool opening behind a buyer's USDC on its way to
-/// the treasury). `usdc` is the chain's USDC (`ChainMode::usdc`): a ledger's USDC movements
-/// are of it, or of Base's address in ledgers made before USDC followed the chain, which
-/// counts as the same token here.
-pub fn needs(usdc: TokenAddress, own: TokenAddress, action: &Action) -> [TokenAddress; 2] {
-    let own = if own == USDC_ADDRESS { usdc } else { own };
-    match action {
-        Action::Swap { .. } | Action::OpenPool { .. } => [own, usdc],
-        _ => [own, own],
-    }
-}
-
-fn older_open(usdc: TokenAddress, open: &[Intent], i: &Intent) -> bool {
-    let needs_i = needs(usdc, i.token, &i.action);
-    // What an older movement moves is what it needs: a swap moves USDC as well as its token
-    // (a sell brings its holder the USDC a buy behind it may spend).
-    open.iter().take_while(|o| o.id < i.id).any(|o| {
-        needs(usdc, o.token, &o.action)
-            .iter()
-            .any(|t| needs_i.contains(t))
-    })
-}
-
-/// Whether an older movement of a token `i` needs (its own; USDC for a swap) is still open
-/// (queued or sent); a swap and a pool's opening move USDC too.
-fn behind_open(store: &dyn Store, usdc: TokenAddress, i: &Intent) -> Result<bool> {
-    Ok(older_open(usdc, &store.open_intents(OPEN_LOOKAHEAD)?, i))
-}
-
 fn confirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Result<()> {
     // The chain's amounts first: the records then show what was mined.
     match &i.action {
@@ -443,51 +393,4 @@ fn fail(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, tx: &ChainTx) -> Resul
         Some(Then::PresaleToken(_) | Then::PresaleLocks(_)) | None => {}
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::address::Address;
-    use crate::model::amount::Units;
-    use crate::model::intent::Account;
-
-    fn intent(id: u64, token: TokenAddress, action: Action) -> Intent {
-        let mut i = Intent::new(token, action, 0);
-        i.id = id;
-        i
-    }
-
-    #[test]
-    fn an_opening_is_behind_an_older_payment_of_the_chains_usdc_whichever_address_it_is_kept_under()
-    {
-        // A local node's or Base Sepolia's USDC: not Base's address (`USDC_ADDRESS`).
-        let usdc = TokenAddress(Address([0x0c; 20]));
-        let token = TokenAddress(Address([0x11; 20]));
-        let pay = |id, kept_as| {
-            let action = Action::Transfer {
-                from: Account::Wallet(Address([3; 20])),
-                to: Account::Treasury,
-                amount: Units::new(10),
-            };
-            intent(id, kept_as, action)
-        };
-        let opening = intent(
-            9,
-            token,
-            Action::OpenPool {
-                tokens: Units::new(1),
-                usdc: Units::new(10),
-                sqrt_price_x96: "1".into(),
-                tick_lower: -60,
-                tick_upper: 60,
-            },
-        );
-        assert!(older_open(usdc, &[pay(1, usdc)], &opening));
-        assert!(older_open(usdc, &[pay(1, USDC_ADDRESS)], &opening));
-        let other = TokenAddress(Address([0x22; 20]));
-        assert!(!older_open(usdc, &[pay(1, other)], &opening));
-        // Only an older one.
-        assert!(!older_open(usdc, &[pay(10, usdc)], &opening));
-    }
 }

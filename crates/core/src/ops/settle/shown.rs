@@ -28,7 +28,6 @@ use crate::model::address::Address;
 use crate::model::amount::Units;
 use crate::model::intent::{Account, Action, Intent};
 use crate::model::settlement::ChainTx;
-use crate::model::token::USDC_ADDRESS;
 use crate::ops::Ctx;
 use crate::store::Store;
 use std::collections::BTreeMap;
@@ -45,13 +44,7 @@ pub struct Transferred {
 
 /// The `Transfer` log a movement leaves, if it is judged by one (see the module).
 fn leaves(ctx: &Ctx, i: &Intent) -> Option<Transferred> {
-    // The chain's USDC, whichever address the ledger keeps it under.
-    let token = if i.token == USDC_ADDRESS {
-        ctx.chain.usdc()
-    } else {
-        i.token
-    }
-    .address();
+    let token = ctx.chain.on_chain(i.token).address();
     let account = |a: &Account| match a {
         Account::Treasury => ctx.merchant.address,
         Account::Wallet(w) => *w,

@@ -25,7 +25,6 @@ use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::ids::LockId;
 use tokenpad_core::model::intent::{Account, Action, Intent};
 use tokenpad_core::model::merchant::Merchant;
-use tokenpad_core::model::token::USDC_ADDRESS;
 use tokenpad_core::ops::settle::plan::{from_treasury, Batch, Call};
 use tokenpad_core::store::Store;
 use tokenpad_core::{Error, Result};
@@ -88,19 +87,9 @@ pub(super) fn evm_err(e: tokenpad_evm::Error) -> Error {
 }
 
 impl Builder<'_> {
-    /// Whether a ledger token is USDC: the chain's contract, or Base's address, under which
-    /// ledgers made before USDC followed the chain keep it.
-    pub(super) fn is_usdc(&self, token: &Address) -> bool {
-        *token == self.evm.usdc || *token == USDC_ADDRESS.address()
-    }
-
     /// The chain address of a ledger token.
     pub fn chain_address(&self, token: &Address) -> [u8; 20] {
-        if self.is_usdc(token) {
-            self.evm.usdc.0
-        } else {
-            token.0
-        }
+        self.evm.on_chain(token).0
     }
 
     fn market(&self) -> Result<[u8; 20]> {
@@ -345,7 +334,7 @@ impl Builder<'_> {
     }
 
     pub(super) fn domain(&self, token: &Address) -> Result<Domain> {
-        let (name, version) = if self.is_usdc(token) {
+        let (name, version) = if self.evm.is_usdc(token) {
             (self.evm.usdc_name.clone(), self.evm.usdc_version.clone())
         } else {
             let t = self

@@ -27,7 +27,8 @@
 use tokenpad_core::crypto::parse_bytes32;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::chain::{ChainMode, EvmChain, Markets, TOKEN_CODE_HASH};
-use tokenpad_core::model::token::Network;
+use tokenpad_core::model::ids::TokenAddress;
+use tokenpad_core::model::token::{on_chain, Network};
 use tokenpad_core::{Error, ErrorCode, Result};
 
 const BASE_SEPOLIA: u64 = 84_532;
@@ -85,6 +86,20 @@ pub struct Evm {
     pub rpc_timeout_ms: u64,
     /// When held-up settlement counts as stuck (`ops::stuck`).
     pub stuck_after_ms: u64,
+}
+
+impl Evm {
+    /// The chain address of a ledger token (`token::on_chain`: USDC under Base's address, as
+    /// ledgers made before USDC followed the chain keep it, is the chain's contract).
+    pub fn on_chain(&self, token: &Address) -> Address {
+        on_chain(TokenAddress(self.usdc), TokenAddress(*token)).address()
+    }
+
+    /// Whether a ledger token is the chain's USDC (Circle's contract has no batch call and
+    /// signs under its own EIP-712 domain).
+    pub fn is_usdc(&self, token: &Address) -> bool {
+        self.on_chain(token) == self.usdc
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -15,7 +15,6 @@ use crate::adapters::wallet::WalletMaker;
 use tokenpad_core::crypto::hex0x;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::ids::TokenAddress;
-use tokenpad_core::model::token::USDC_ADDRESS;
 use tokenpad_core::ops::settle::plan::Batch;
 use tokenpad_core::ops::settle::round::port::{
     self as port, Ledger, Payload, Signed, Signer, Step, Stop, Unsigned,
@@ -50,12 +49,6 @@ pub(super) struct Port<'a> {
 impl Settler<'_> {
     pub(super) fn store(&self) -> SqlStore {
         SqlStore::new(self.storage.sql()).watching(self.watch.clone())
-    }
-
-    /// Whether a ledger token is USDC (the chain's contract; Base's address in ledgers made
-    /// before USDC followed the chain). Circle's contract has no batch call.
-    pub(super) fn is_usdc(&self, t: &TokenAddress) -> bool {
-        t.address() == self.evm.usdc || *t == USDC_ADDRESS
     }
 
     pub(super) fn builder<'s>(&'s self, store: &'s SqlStore) -> Builder<'s> {
@@ -155,7 +148,7 @@ impl Ledger for Port<'_> {
 
 impl Signer for Port<'_> {
     fn batchable(&self, token: &TokenAddress) -> bool {
-        !self.settler.is_usdc(token)
+        !self.settler.evm.is_usdc(&token.address())
     }
 
     fn build(&self, batch: &Batch) -> Result<Payload> {

@@ -49,7 +49,7 @@ fn floor(n: usize, item: u64) -> u64 {
 impl Builder<'_> {
     /// Whether `token`'s contract has the packed batch calls (USDC never does).
     fn packed(&self, token: &Address) -> Result<bool> {
-        if self.is_usdc(token) {
+        if self.evm.is_usdc(token) {
             return Ok(false);
         }
         Ok(self
@@ -73,7 +73,7 @@ impl Builder<'_> {
             .collect::<Result<Vec<_>>>()?;
         let to = self.chain_address(&token);
         if let [(recipient, amount)] = transfers.as_slice() {
-            if self.is_usdc(&token) {
+            if self.evm.is_usdc(&token) {
                 return Ok(Built {
                     to,
                     data: calls::transfer(*recipient, *amount),
@@ -104,7 +104,7 @@ impl Builder<'_> {
             .collect::<Result<Vec<_>>>()?;
         let to = self.chain_address(&token);
         if let [one] = auths.as_slice() {
-            if self.is_usdc(&token) {
+            if self.evm.is_usdc(&token) {
                 return Ok(Built {
                     to,
                     data: calls::transfer_with_authorization(one),
