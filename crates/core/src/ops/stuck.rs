@@ -141,16 +141,18 @@ fn minutes(ms: Millis) -> String {
     }
 }
 
-/// The queued movements as the settler's walk (`settle::hold`) finds them: free to go, or
-/// held back, by what they wait behind. Parked ones are not here.
+/// The queued movements as the settler's walk (`settle::hold`) finds them: free to go, parked,
+/// or held back, by what they wait behind.
 #[derive(Default)]
 struct Held<'a> {
     /// Free to go: queued but held by nothing.
     free: Vec<&'a Intent>,
+    /// Parked for an operator.
+    parked: Vec<&'a Intent>,
     /// Releases the chain's clock has not reached.
     early: Vec<&'a Intent>,
     /// Behind a parked movement.
-    parked: Vec<&'a Intent>,
+    after_parked: Vec<&'a Intent>,
     /// Behind a release the chain's clock has not reached.
     clock: Vec<&'a Intent>,
     /// Behind a revert of ours not final yet (or a success that did not move what it was to
@@ -187,27 +189,37 @@ impl Settling<'_> {
             match holding.check(i, self.early(i)) {
                 None => held.free.push(i),
                 Some(Wait::Early) => held.early.push(i),
-                Some(Wait::AfterParked) => held.parked.push(i),
+                Some(Wait::AfterParked) => held.after_parked.push(i),
                 Some(Wait::AfterClock) => held.clock.push(i),
                 Some(Wait::AfterUnarrived) => held.revert.push(i),
-                Some(Wait::Parked) => {}
+                Some(Wait::Parked) => held.parked.push(i),
             }
         }
         held
     }
 
+    /// The report: what is stuck ([`Settling::stuck`]) and what waits
+    /// ([`Settling::waiting`]), from one walk.
+    pub fn report(&self) -> (Vec<Issue>, Vec<Issue>) {
+        let held = self.held();
+        (self.stuck_in(&held), self.waiting_in(&held))
+    }
+
     /// What holds settlement up past the threshold (parked movements at once); empty when
     /// nothing does.
     pub fn stuck(&self) -> Vec<Issue> {
+        self.stuck_in(&self.held())
+    }
+
+    fn stuck_in(&self, held: &Held<'_>) -> Vec<Issue> {
         let mut out = Vec::new();
-        let held = self.held();
-        let parked: Vec<&Intent> = self.open.iter().filter(|i| i.parked.is_some()).collect();
+        let parked = &held.parked;
         if let Some(first) = parked
             .iter()
             .min_by_key(|i| i.parked_at.unwrap_or(i.created_at))
         {
             let why = first.parked.clone().unwrap_or_default();
-            let behind = match held.parked.len() {
+            let behind = match held.after_parked.len() {
                 0 => String::new(),
                 n => format!(" ({n} more wait behind them)"),
             };
@@ -309,7 +321,10 @@ impl Settling<'_> {
     /// beneficiaries' movements of those tokens behind them; movements behind a revert of
     /// ours not final yet.
     pub fn waiting(&self) -> Vec<Issue> {
-        let held = self.held();
+        self.waiting_in(&self.held())
+    }
+
+    fn waiting_in(&self, held: &Held<'_>) -> Vec<Issue> {
         let mut out = Vec::new();
         out.extend(self.clock_issue(&held.early, &held.clock));
         if let Some(first) = held.revert.first() {

@@ -113,8 +113,10 @@ fn settling<'a>(
     }
 }
 
-/// What waits, by kind and count.
+/// What waits, by kind and count. The report the object serves (one walk for both lists) says
+/// the same as each list asked alone.
 fn waits(s: &Settling) -> Vec<(IssueKind, u64)> {
+    assert_eq!(s.report(), (s.stuck(), s.waiting()));
     s.waiting().iter().map(|i| (i.kind, i.count)).collect()
 }
 
@@ -176,6 +178,7 @@ fn a_parked_movement_is_stuck_at_once_and_what_waits_behind_it_is_said_with_it()
     let open = [parked, behind];
     let s = settling(&open, &[], None, None, &NOTHING);
     let stuck = s.stuck();
+    assert_eq!(s.report(), (stuck.clone(), s.waiting()));
     assert_eq!(stuck.len(), 1, "{stuck:?}");
     assert_eq!(stuck[0].kind, IssueKind::Parked);
     assert_eq!(stuck[0].count, 1);

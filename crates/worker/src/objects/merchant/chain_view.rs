@@ -66,7 +66,7 @@ impl MerchantObject {
             after: evm.stuck_after_ms,
             unarrived: &unarrived,
         };
-        Ok((s.stuck(), s.waiting()))
+        Ok(s.report())
     }
 
     /// What holds settlement up and what only waits, after a settler's round at `now`.
