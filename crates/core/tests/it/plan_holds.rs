@@ -165,3 +165,20 @@ fn a_held_payment_of_usdc_into_the_treasury_holds_a_pool_opening_that_pays_usdc(
         assert_eq!(sent, vec![5], "{sent:?}");
     }
 }
+
+#[test]
+fn what_waits_behind_a_parked_opening_holds_what_depends_on_it_in_turn() {
+    // A sell of the token waits behind its pool's parked opening (it trades in the pool); the
+    // USDC it was to bring its holder has not come either, so the holder's spends of USDC
+    // wait behind the sell. Another holder's USDC goes.
+    let chain_usdc = TokenAddress(Address([0x0c; 20]));
+    for usdc in [USDC_ADDRESS, chain_usdc] {
+        let then = [
+            (token(), swap(false)),
+            (usdc, pass_on(HOLDER, OTHER)),
+            (usdc, pass_on(Address([6; 20]), Address([7; 20]))),
+        ];
+        let sent = planned_on(usdc, (token(), opening(5)), &then);
+        assert_eq!(sent, vec![4], "{sent:?}");
+    }
+}

@@ -15,11 +15,13 @@
 //!   swap, the token and USDC) would revert for want of it, spend gas, and spend attempts of
 //!   theirs (`ATTEMPTS_BEHIND`) on a failure that is ours. They go once the revert is acted on.
 //! - And what depends on a movement held back for any of these waits behind it in turn
-//!   ([`Behind`]): a buy held behind a revert holds its buyer's transfer of what it buys, and
-//!   a holder's payment into the treasury held back holds the treasury's movements of that
-//!   token back to that holder (a presale's refund returns what the purchase brings), and a
-//!   pool's opening that pays USDC (a launch's raise, which is what the purchases paid in).
-//!   Nothing else of the treasury's waits: its balance does not hang on one payment.
+//!   ([`Behind`]), with the same cause (a sell held with its token behind the pool's opening
+//!   holds its holder's spends of the USDC it brings): a buy held behind a revert holds its
+//!   buyer's transfer of what it buys, and a holder's payment into the treasury held back
+//!   holds the treasury's movements of that token back to that holder (a presale's refund
+//!   returns what the purchase brings), and a pool's opening that pays USDC (a launch's
+//!   raise, which is what the purchases paid in). Nothing else of the treasury's waits: its
+//!   balance does not hang on one payment.
 
 use super::needs::needs;
 use crate::error::Result;
@@ -112,12 +114,27 @@ impl<'a> Holding<'a> {
         } else if on_unarrived {
             Some(Wait::AfterUnarrived)
         } else {
-            self.whole.get(&i.token).copied()
+            // Held with its token behind the pool's opening: what it was to bring (a sell's
+            // USDC) has not come either, so what depends on it waits with the same cause.
+            let whole = self.whole.get(&i.token).copied();
+            if let Some(w) = whole {
+                self.after(w).hold(i);
+            }
+            whole
         };
         if let (Some(w), Action::OpenPool { .. }) = (wait, &i.action) {
             self.whole.entry(i.token).or_insert(w);
         }
         wait
+    }
+
+    /// What waits behind a movement held for `cause`, said with that cause.
+    fn after(&mut self, cause: Wait) -> &mut Behind {
+        match cause {
+            Wait::Parked | Wait::AfterParked => &mut self.after_parked,
+            Wait::Early | Wait::AfterClock => &mut self.after_clock,
+            Wait::AfterUnarrived => &mut self.after_unarrived,
+        }
     }
 }
 
