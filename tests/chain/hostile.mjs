@@ -9,7 +9,10 @@
 //   await h.endsClean(M);        // settled, reconcile at zero differences, relayer not halted
 //   await h.stop();
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { decodeEventLog, decodeFunctionData, encodeFunctionData, getAddress, keccak256, parseTransaction, toHex } from 'viem';
@@ -52,6 +55,25 @@ export async function eventually(what, check, { timeoutMs = 30_000, every = 200,
     if (between) await between();
     await sleep(every);
   }
+}
+
+/**
+ * One hostile world for a test file whose receipts are final `finality` blocks deep, the
+ * deposit scan 2 blocks behind the head (as on Base Sepolia), anvil's state in a directory of
+ * its own: started before the file's tests, handed to `ready`, and stopped (its directory
+ * removed) after them.
+ */
+export function finalityWorld(finality, ready) {
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'tokenpad-hostile-'));
+  let h;
+  before(async () => {
+    h = await hostileWorld({ env: { CHAIN_FINALITY: String(finality), CHAIN_CONFIRMATIONS: '2' }, stateFile: path.join(stateDir, 'anvil.json') });
+    ready(h);
+  });
+  after(async () => {
+    await h?.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
 }
 
 /**

@@ -7,24 +7,16 @@
 // the opening went out, reverted, and was taken as the chain refusing the market: the launch
 // failed and every buyer was refunded.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { getAddress } from 'viem';
-import { eventually, fundedByNothing, hostileWorld } from './hostile.mjs';
+import { eventually, finalityWorld, fundedByNothing } from './hostile.mjs';
 
 const FINALITY = 6;
-const stateDir = mkdtempSync(path.join(tmpdir(), 'tokenpad-hostile-'));
 let h;
 let c;
-before(async () => {
-  h = await hostileWorld({ env: { CHAIN_FINALITY: String(FINALITY), CHAIN_CONFIRMATIONS: '2' }, stateFile: path.join(stateDir, 'anvil.json') });
-  c = h.c;
-});
-after(async () => {
-  await h?.stop();
-  rmSync(stateDir, { recursive: true, force: true });
+finalityWorld(FINALITY, (world) => {
+  h = world;
+  c = world.c;
 });
 
 /** Every transaction in blocks from..head, with its receipt. */

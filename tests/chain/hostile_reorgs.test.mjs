@@ -12,25 +12,17 @@
 // waits behind those in turn (a buyer's transfer of what a held buy brings, a refund of a held
 // purchase).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { getAddress, keccak256, toHex } from 'viem';
 import { artifact, balanceOf, read } from './anvil.mjs';
-import { E18, E6, OUTSIDER, eventually, fundedByNothing, hostileWorld, marketToken, narrowPositions, units } from './hostile.mjs';
+import { E18, E6, OUTSIDER, eventually, finalityWorld, fundedByNothing, marketToken, narrowPositions, units } from './hostile.mjs';
 
 const FINALITY = 6;
-const stateDir = mkdtempSync(path.join(tmpdir(), 'tokenpad-hostile-'));
 let h;
 let c;
-before(async () => {
-  h = await hostileWorld({ env: { CHAIN_FINALITY: String(FINALITY), CHAIN_CONFIRMATIONS: '2' }, stateFile: path.join(stateDir, 'anvil.json') });
-  c = h.c;
-});
-after(async () => {
-  await h?.stop();
-  rmSync(stateDir, { recursive: true, force: true });
+finalityWorld(FINALITY, (world) => {
+  h = world;
+  c = world.c;
 });
 
 const onChain = (token, owner) => balanceOf(h.rpcUrl, token, owner);
