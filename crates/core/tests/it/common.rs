@@ -23,7 +23,7 @@ use tokenpad_core::model::job::{Job, JobStatus};
 use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::presale::Presale;
 use tokenpad_core::model::time::Millis;
-use tokenpad_core::model::token::{Token, USDC_ADDRESS};
+use tokenpad_core::model::token::{Token, TokenOrigin, USDC_ADDRESS};
 use tokenpad_core::model::wallet::Wallet;
 use tokenpad_core::ops::deployment::DeployRequest;
 use tokenpad_core::ops::ledger::{Outflow, Receipt};
@@ -222,22 +222,32 @@ impl Default for Fx {
 impl Fx {
     /// A store holding one merchant (and its USDC ledger), at `T0`.
     pub fn new() -> Fx {
+        Fx::on(ChainMode::Embedded)
+    }
+
+    /// The same, for a merchant made on `chain` (its USDC kept under the chain's address).
+    pub fn on(chain: ChainMode) -> Fx {
         let merchant = merchant_at(wallet(0).address);
         let mut store = MemStore::default();
-        ops::merchant::init(&mut store, &merchant, &[], &ChainMode::Embedded)
-            .expect("merchant init");
+        ops::merchant::init(&mut store, &merchant, &[], &chain).expect("merchant init");
         let fx = Fx {
             store,
             ctx: Ctx {
                 now: T0,
                 merchant,
-                chain: ChainMode::Embedded,
+                chain,
             },
             next_seed: 1,
             jobs: 0,
         };
         assert_conserved(&fx.store);
         fx
+    }
+
+    /// The address the ledger keeps USDC under: the chain's USDC (Base's on the embedded
+    /// chain and in `settle::evm_on_bases_usdc`).
+    pub fn usdc(&self) -> TokenAddress {
+        self.ctx.chain.usdc()
     }
 
     pub fn merchant_address(&self) -> Address {
@@ -396,14 +406,16 @@ pub fn assert_conserved(store: &MemStore) {
                 "{}: pooled != pool reserve",
                 t.symbol
             ),
-            None if t.address != USDC_ADDRESS => {
+            None if t.origin != TokenOrigin::Usdc => {
                 assert!(t.pooled.is_zero(), "{}: pooled without a pool", t.symbol)
             }
             None => {}
         }
     }
     let in_pools: u128 = store.pools.values().map(|p| p.usdc_reserve.raw()).sum();
-    if let Some(usdc) = store.tokens.iter().find(|t| t.address == USDC_ADDRESS) {
+    // USDC is kept under the chain's address (or Base's, in ledgers made before it followed
+    // the chain): told by its origin.
+    if let Some(usdc) = store.tokens.iter().find(|t| t.origin == TokenOrigin::Usdc) {
         assert!(
             usdc.pooled.raw() >= in_pools,
             "USDC pooled {:?} < Σ pools' USDC {in_pools}",

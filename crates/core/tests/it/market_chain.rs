@@ -3,8 +3,8 @@
 //! here with the events a Uniswap pool and tokenpad's market would emit). The same flows run
 //! against a real node in tests/http/markets.test.mjs.
 
-use crate::common::{assert_conserved, body, tok, usdc_address, Fx};
-use crate::settle::{evm, plan_of, receipt_of, sign, token, LIMITS};
+use crate::common::{assert_conserved, body, tok, Fx};
+use crate::settle::{evm, evm_on_base, plan_of, receipt_of, sign, token, CHAIN_USDC, LIMITS};
 use serde_json::json;
 use tokenpad_core::error::ErrorCode as C;
 use tokenpad_core::model::address::Address;
@@ -49,9 +49,18 @@ fn market() -> (Fx, TokenAddress) {
     market_of(1_000_000)
 }
 
+/// `market` for a merchant made on `fx`'s chain.
+fn market_on(fx: Fx) -> (Fx, TokenAddress) {
+    market_in(fx, 1_000_000)
+}
+
 /// `market`, with a pool of `tokens` tokens (fewer: each trade moves the price more).
 pub(crate) fn market_of(tokens: u64) -> (Fx, TokenAddress) {
-    let (mut fx, t) = lp_token();
+    market_in(evm(), tokens)
+}
+
+fn market_in(fx: Fx, tokens: u64) -> (Fx, TokenAddress) {
+    let (mut fx, t) = lp_token_in(fx);
     let req: LiquidityRequest =
         body(&json!({"initialStartingPrice": "0.01", "amount": tokens})).unwrap();
     let (_, p) = market::open_liquidity(&mut fx.store, &fx.ctx, &t, &req).unwrap();
@@ -80,7 +89,10 @@ pub(crate) fn market_of(tokens: u64) -> (Fx, TokenAddress) {
 
 /// A fixture on an EVM chain with a token whose merchant may open its pool.
 fn lp_token() -> (Fx, TokenAddress) {
-    let mut fx = evm();
+    lp_token_in(evm())
+}
+
+fn lp_token_in(mut fx: Fx) -> (Fx, TokenAddress) {
     let t = token(&mut fx);
     let mut tk = fx.token(&t);
     tk.can_lp = true;
@@ -218,14 +230,14 @@ fn another_traders_swap_moves_the_price_and_a_refused_sell_is_undone() {
     let event = swap_event(&moved, -b, 10 * USDC as i128, &r.trade.after, at(13, 0));
     mine_next(&mut fx, Call::Swap, Some(vec![event]));
     let held = fx.active(&t, &dave.address);
-    let usdc_before = fx.active(&usdc_address(), &dave.address);
+    let usdc_before = fx.active(&fx.usdc(), &dave.address);
     let sell: SellRequest = body(&json!({"tokenAddress": t, "tokenAmount": "500"})).unwrap();
     let user = crate::common::user("dave").unwrap();
     market::sell(&mut fx.store, &fx.ctx, &user, &sell).unwrap();
     assert_eq!(fx.active(&t, &dave.address), held - tok("500"));
     mine_next(&mut fx, Call::Swap, None);
     assert_eq!(fx.active(&t, &dave.address), held);
-    assert_eq!(fx.active(&usdc_address(), &dave.address), usdc_before);
+    assert_eq!(fx.active(&fx.usdc(), &dave.address), usdc_before);
     let failed = fx.store.failed_intents(10).unwrap();
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].status, IntentStatus::Failed);
@@ -256,9 +268,15 @@ fn an_opening_the_chain_refuses_puts_the_tokens_back() {
     market::open_liquidity(&mut fx.store, &fx.ctx, &t, &req).unwrap();
 }
 
+/// On a chain whose USDC is its own, and on Base's.
 #[test]
 fn a_buy_that_reverts_behind_the_mint_that_funds_it_goes_again_after_it() {
-    let (mut fx, t) = market();
+    a_buy_behind_the_mint_that_funds_it(evm());
+    a_buy_behind_the_mint_that_funds_it(evm_on_base());
+}
+
+fn a_buy_behind_the_mint_that_funds_it(fx: Fx) {
+    let (mut fx, t) = market_on(fx);
     let before = pool(&fx, &t);
     // erin's test USDC (a faucet mint), and a buy with it before the mint is mined.
     let erin = fx.holder("erin");
@@ -282,7 +300,7 @@ fn a_buy_that_reverts_behind_the_mint_that_funds_it_goes_again_after_it() {
     );
     mine_next(&mut fx, Call::Swap, Some(vec![event]));
     assert_eq!(fx.active(&t, &erin.address), bought.trade.tokens.raw());
-    assert_eq!(fx.active(&usdc_address(), &erin.address), 30 * USDC);
+    assert_eq!(fx.active(&fx.usdc(), &erin.address), 30 * USDC);
     assert!(fx.store.failed_intents(10).unwrap().is_empty());
     assert!(fx
         .store
@@ -291,9 +309,15 @@ fn a_buy_that_reverts_behind_the_mint_that_funds_it_goes_again_after_it() {
         .all(|h| h.kind.as_str() != "reversal"));
 }
 
+/// On a chain whose USDC is its own, and on Base's.
 #[test]
 fn a_usdc_transfer_that_reverts_behind_the_sell_that_funds_it_goes_again_after_it() {
-    let (mut fx, t) = market();
+    a_usdc_transfer_behind_the_sell_that_funds_it(evm());
+    a_usdc_transfer_behind_the_sell_that_funds_it(evm_on_base());
+}
+
+fn a_usdc_transfer_behind_the_sell_that_funds_it(fx: Fx) {
+    let (mut fx, t) = market_on(fx);
     // dave's buy puts USDC in the pool.
     let p0 = pool(&fx, &t);
     let r = buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": 50})).unwrap();
@@ -307,7 +331,8 @@ fn a_usdc_transfer_that_reverts_behind_the_sell_that_funds_it_goes_again_after_i
     let user = crate::common::user("fay").unwrap();
     let sell: SellRequest = body(&json!({"tokenAddress": t, "tokenAmount": "500"})).unwrap();
     market::sell(&mut fx.store, &fx.ctx, &user, &sell).unwrap();
-    crate::reverts::pass_on(&mut fx, &usdc_address(), "fay", "dave", 1);
+    let usdc = fx.usdc();
+    crate::reverts::pass_on(&mut fx, &usdc, "fay", "dave", 1);
     // The sell runs out of gas (ours); the transfer, mined after it, reverts for want of its
     // USDC. Found by the simulator (crates/sim, seed 5119 --steps 1000 --hostile, a buy of
     // another token behind a sell): a swap's USDC did not count as an older movement of USDC,
@@ -342,7 +367,7 @@ fn a_pool_that_owes_since_a_reorganization_is_paid_by_the_trade_mined_again() {
     let logs = |block: u64| {
         [
             Observed {
-                token: usdc_address(),
+                token: CHAIN_USDC,
                 from: outside,
                 to: before.address,
                 amount: Units::new(1_000 * USDC),
@@ -391,7 +416,7 @@ fn a_pool_that_owes_since_a_reorganization_is_paid_by_the_trade_mined_again() {
     rewind(&mut fx.store, &ctx, 12).unwrap();
     assert_conserved(&fx.store);
     let owed: u128 = fx
-        .token(&usdc_address())
+        .token(&CHAIN_USDC)
         .owed
         .iter()
         .map(|d| d.amount.raw())
@@ -400,7 +425,7 @@ fn a_pool_that_owes_since_a_reorganization_is_paid_by_the_trade_mined_again() {
     // The new chain mines the outside buy again (block 14), then dave's sell.
     followed(&mut fx, 14);
     assert!(
-        fx.token(&usdc_address()).owed.is_empty(),
+        fx.token(&fx.usdc()).owed.is_empty(),
         "its arrival paid the pool's debt"
     );
     let sold = i128::try_from(s.trade.tokens.raw()).unwrap();

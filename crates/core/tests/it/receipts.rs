@@ -5,7 +5,7 @@
 //! that was still open is judged as of its block, not when it is final (by then that one may
 //! have landed).
 
-use crate::common::{assert_conserved, tok, usdc_address, Fx};
+use crate::common::{assert_conserved, tok, Fx};
 use crate::reverts::{mine, pass_on};
 use crate::settle::{
     distribute, evm, landed, logs, plan_all, plan_of, receipt, settle_all, sign, token,
@@ -131,7 +131,7 @@ fn a_success_confirms_only_the_movements_its_logs_show() {
         let (asset, held) = if faucet {
             let usdc = Usdc::new(5_000_000);
             ledger::deposit_usdc(&mut fx.store, &fx.ctx, &bob.address, usdc).unwrap();
-            (usdc_address(), 5_000_000)
+            (fx.usdc(), 5_000_000)
         } else {
             distribute(&mut fx, &t, "bob", 2);
             distribute(&mut fx, &t, "bob", 3);

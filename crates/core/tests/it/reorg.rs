@@ -3,8 +3,8 @@
 //! holds the same transfer. The same runs against a real node (anvil_reorg) in
 //! tests/chain/settlement.test.mjs.
 
-use crate::common::{assert_conserved, usdc_address};
-use crate::settle::{evm, token};
+use crate::common::assert_conserved;
+use crate::settle::{evm, token, CHAIN_USDC};
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::history::TxType;
@@ -21,7 +21,7 @@ fn a_deposit_in_a_reorganized_block_is_undone_then_taken_again() {
     let outside = Address([0x99; 20]);
     let ctx = fx.ctx.clone();
     let deposit = |block: u64| Observed {
-        token: usdc_address(),
+        token: CHAIN_USDC,
         from: outside,
         to: alice.address,
         amount: Units::new(2_500_000),
@@ -40,19 +40,19 @@ fn a_deposit_in_a_reorganized_block_is_undone_then_taken_again() {
         observe(&mut fx.store, &ctx, &older).unwrap(),
         Applied::Deposit
     );
-    let supply = fx.token(&usdc_address()).total_supply;
+    let supply = fx.token(&fx.usdc()).total_supply;
     assert_eq!(
         observe(&mut fx.store, &ctx, &deposit(50)).unwrap(),
         Applied::Deposit
     );
-    assert_eq!(fx.active(&usdc_address(), &alice.address), 2_501_000);
+    assert_eq!(fx.active(&fx.usdc(), &alice.address), 2_501_000);
 
     // Blocks after 45 are gone.
     let done = rewind(&mut fx.store, &ctx, 45).unwrap();
     assert_eq!(done.observations, 1);
-    assert_eq!(fx.active(&usdc_address(), &alice.address), 1_000);
+    assert_eq!(fx.active(&fx.usdc(), &alice.address), 1_000);
     assert_eq!(
-        fx.token(&usdc_address()).total_supply,
+        fx.token(&fx.usdc()).total_supply,
         supply,
         "USDC new to the ledger is gone"
     );
@@ -75,11 +75,11 @@ fn a_deposit_in_a_reorganized_block_is_undone_then_taken_again() {
         observe(&mut fx.store, &ctx, &deposit(47)).unwrap(),
         Applied::Deposit
     );
-    assert_eq!(fx.active(&usdc_address(), &alice.address), 2_501_000);
+    assert_eq!(fx.active(&fx.usdc(), &alice.address), 2_501_000);
     assert_conserved(&fx.store);
     // A rewind past the older deposit undoes both.
     assert_eq!(rewind(&mut fx.store, &ctx, 30).unwrap().observations, 2);
-    assert_eq!(fx.active(&usdc_address(), &alice.address), 0);
+    assert_eq!(fx.active(&fx.usdc(), &alice.address), 0);
     assert_conserved(&fx.store);
 }
 
@@ -90,7 +90,7 @@ fn a_spent_deposit_is_undone_as_far_as_it_is_still_there_and_the_rest_is_owed() 
     let alice = fx.holder("alice");
     let ctx = fx.ctx.clone();
     let deposit = Observed {
-        token: usdc_address(),
+        token: CHAIN_USDC,
         from: Address([0x99; 20]),
         to: alice.address,
         amount: Units::new(1_000_000),
@@ -100,23 +100,23 @@ fn a_spent_deposit_is_undone_as_far_as_it_is_still_there_and_the_rest_is_owed() 
     };
     observe(&mut fx.store, &ctx, &deposit).unwrap();
     // alice spends 40 % of it before the reorganization.
-    let mut b = fx.store.balance(&usdc_address(), &alice.address).unwrap();
+    let mut b = fx.store.balance(&CHAIN_USDC, &alice.address).unwrap();
     b.active = Units::new(600_000);
     fx.store
-        .put_balance(&usdc_address(), &alice.address, &b)
+        .put_balance(&CHAIN_USDC, &alice.address, &b)
         .unwrap();
-    let mut u = fx.token(&usdc_address());
+    let mut u = fx.token(&fx.usdc());
     u.held = u.held.minus(Units::new(400_000)).unwrap();
     u.merchant_supply = u.merchant_supply.plus(Units::new(400_000)).unwrap();
     fx.store.put_token(&u).unwrap();
     rewind(&mut fx.store, &ctx, 79).unwrap();
-    assert_eq!(fx.active(&usdc_address(), &alice.address), 0);
+    assert_eq!(fx.active(&fx.usdc(), &alice.address), 0);
     let reversal = fx.store.history.len() - 1;
     assert_eq!(fx.store.history[reversal].amount.raw(), 600_000);
     assert_conserved(&fx.store);
     // What she spent of it she owes, out of the supply (found by the simulator, seed 435
     // --hostile: a pool's USDC booked to a sell not mined yet was kept by the ledger).
-    let owed = fx.token(&usdc_address()).owed;
+    let owed = fx.token(&fx.usdc()).owed;
     assert_eq!(owed.len(), 1);
     assert_eq!(
         (&owed[0].by, &owed[0].to, owed[0].amount.raw()),
@@ -127,17 +127,17 @@ fn a_spent_deposit_is_undone_as_far_as_it_is_still_there_and_the_rest_is_owed() 
         )
     );
     // USDC arriving from outside pays it first: on chain her spend took it from there.
-    let supply = fx.token(&usdc_address()).total_supply;
+    let supply = fx.token(&fx.usdc()).total_supply;
     let later = Observed {
         hash: format!("0x{:064x}", 10),
         block: 81,
         ..deposit
     };
     observe(&mut fx.store, &ctx, &later).unwrap();
-    assert_eq!(fx.active(&usdc_address(), &alice.address), 600_000);
-    assert!(fx.token(&usdc_address()).owed.is_empty());
+    assert_eq!(fx.active(&fx.usdc(), &alice.address), 600_000);
+    assert!(fx.token(&fx.usdc()).owed.is_empty());
     assert_eq!(
-        fx.token(&usdc_address()).total_supply,
+        fx.token(&fx.usdc()).total_supply,
         supply.plus(Units::new(600_000)).unwrap()
     );
     // Her reversal shows all that was undone in the end.

@@ -3,7 +3,7 @@
 //! report receipts) settles them; the ledger follows what the chain says, undoes what the
 //! chain refuses, applies deposits it did not make, and says what the chain should show.
 
-use crate::common::{assert_conserved, tok, usdc_address, Fx};
+use crate::common::{assert_conserved, tok, Fx};
 use serde_json::json;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::{Units, Usdc};
@@ -12,6 +12,7 @@ use tokenpad_core::model::history::{ChainStatus, TxType};
 use tokenpad_core::model::ids::TokenAddress;
 use tokenpad_core::model::intent::{Account, Action, IntentStatus};
 use tokenpad_core::model::settlement::{ChainTx, TxVersion};
+use tokenpad_core::model::token::on_chain;
 use tokenpad_core::ops::ledger::{self, Outflow};
 use tokenpad_core::ops::settle::observe::{observe, Applied, Observed};
 use tokenpad_core::ops::settle::plan::{self, plan, Batch, Call, Limits};
@@ -26,12 +27,13 @@ pub(crate) const LIMITS: Limits = Limits {
 /// What the settler would send next from `fx`'s outbox, as it asks: USDC's transfers unbatched
 /// (Circle's contract has no batch call), no release early, on `fx`'s chain's USDC.
 pub(crate) fn plan_of(fx: &Fx, limits: Limits) -> Vec<Batch> {
+    let usdc = fx.usdc();
     plan(
         &fx.store,
         limits,
-        |t| *t != usdc_address(),
+        |t| on_chain(usdc, *t) != usdc,
         None,
-        fx.ctx.chain.usdc(),
+        usdc,
     )
     .unwrap()
 }
@@ -41,23 +43,35 @@ pub(crate) fn plan_all(fx: &Fx, limits: Limits) -> Vec<Batch> {
     plan(&fx.store, limits, |_| true, None, fx.ctx.chain.usdc()).unwrap()
 }
 
+/// A local node's USDC, as `scripts/deploy-contracts.mjs` deploys it: not Base's address.
+pub(crate) const CHAIN_USDC: TokenAddress = TokenAddress(Address([0x0c; 20]));
+
+/// A merchant on an EVM chain whose USDC is its own (`CHAIN_USDC`), as a local node's or Base
+/// Sepolia's is: the ledger keeps USDC under that address from the merchant's birth.
 pub(crate) fn evm() -> Fx {
-    let mut fx = Fx::new();
-    fx.ctx.chain = ChainMode::Evm(EvmChain {
+    Fx::on(chain(CHAIN_USDC.address()))
+}
+
+/// A merchant on Base, whose USDC is Base's address (`USDC_ADDRESS`), the address the embedded
+/// chain keeps it under too.
+pub(crate) fn evm_on_base() -> Fx {
+    Fx::on(chain(tokenpad_core::model::token::USDC_ADDRESS.address()))
+}
+
+fn chain(usdc: Address) -> ChainMode {
+    ChainMode::Evm(EvmChain {
         chain_id: 31_337,
         network: tokenpad_core::model::token::Network::Local,
         factory: Address([0xfa; 20]),
         token_code_hash: [0x7f; 32],
-        // The ledger's merchant (made on the embedded chain) keeps USDC under Base's address.
-        usdc: tokenpad_core::model::token::USDC_ADDRESS.address(),
+        usdc,
         markets: Some(tokenpad_core::model::chain::Markets {
             uniswap_factory: Address([0xfb; 20]),
             market: Address([0xfc; 20]),
         }),
         locker: Some(Address([0xfd; 20])),
         finality: 0,
-    });
-    fx
+    })
 }
 
 /// The fake settler's transaction for `batch` at `nonce`.
@@ -304,7 +318,7 @@ fn deposits_from_outside_are_credited_once_and_own_transfers_never() {
     let outside = Address([0x99; 20]);
     let ctx = fx.ctx.clone();
     let usdc_in = Observed {
-        token: usdc_address(),
+        token: CHAIN_USDC,
         from: outside,
         to: alice.address,
         amount: Units::new(2_500_000),
@@ -316,7 +330,7 @@ fn deposits_from_outside_are_credited_once_and_own_transfers_never() {
         observe(&mut fx.store, &ctx, &usdc_in).unwrap(),
         Applied::Deposit
     );
-    assert_eq!(fx.active(&usdc_address(), &alice.address), 2_500_000);
+    assert_eq!(fx.active(&fx.usdc(), &alice.address), 2_500_000);
     let rec = fx.store.history.last().unwrap();
     assert_eq!(
         (rec.kind, rec.chain_status, rec.block),

@@ -6,7 +6,7 @@
 
 mod pools;
 
-use crate::common::{assert_conserved, body, tok, usdc_address, Fx};
+use crate::common::{assert_conserved, body, tok, Fx};
 use crate::market_chain::{buy, market_of, mine_next, pool, USDC};
 use crate::settle::{
     distribute, evm, plan_all, plan_of, receipt_of, settle_all, sign, token, LIMITS,
@@ -42,7 +42,7 @@ fn a_refused_buy_and_a_refused_sell_of_what_it_bought_leave_the_holder_as_before
     let (mut fx, t) = market_of(1_000_000);
     let dave = fx.holder("dave");
     let before = pool(&fx, &t);
-    let usdc_before = fx.active(&usdc_address(), &dave.address);
+    let usdc_before = fx.active(&fx.usdc(), &dave.address);
     let r = buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": 10})).unwrap();
     assert!(r.booked.tokens.raw() > tok("420"));
     sell(&mut fx, &t, Units::new(tok("420")));
@@ -56,7 +56,7 @@ fn a_refused_buy_and_a_refused_sell_of_what_it_bought_leave_the_holder_as_before
         0,
         "the chain gave dave nothing"
     );
-    assert_eq!(fx.active(&usdc_address(), &dave.address), usdc_before);
+    assert_eq!(fx.active(&fx.usdc(), &dave.address), usdc_before);
     let p = pool(&fx, &t);
     assert_eq!(p.token_reserve, before.token_reserve);
     assert_eq!(p.usdc_reserve, before.usdc_reserve);
@@ -78,7 +78,7 @@ fn a_refused_buy_and_a_refused_sell_of_what_it_bought_leave_the_holder_as_before
 
 /// No debt is left in `t` or USDC.
 fn owes_nothing(fx: &Fx, t: &TokenAddress) -> bool {
-    fx.token(t).owed.is_empty() && fx.token(&usdc_address()).owed.is_empty()
+    fx.token(t).owed.is_empty() && fx.token(&fx.usdc()).owed.is_empty()
 }
 
 /// Sends the next planned transaction, mined at `block`; `events` is what its receipt shows
@@ -245,14 +245,14 @@ fn a_refused_faucet_mint_shrinks_the_supply_back() {
     let mut fx = evm();
     let _ = token(&mut fx);
     let h = fx.holder("erin");
-    let supply = fx.token(&usdc_address()).total_supply;
+    let supply = fx.token(&fx.usdc()).total_supply;
     ledger::deposit_usdc(&mut fx.store, &fx.ctx, &h.address, Usdc::new(7 * USDC)).unwrap();
     assert_eq!(
-        fx.token(&usdc_address()).total_supply.raw(),
+        fx.token(&fx.usdc()).total_supply.raw(),
         supply.raw() + 7 * USDC
     );
     mine_next(&mut fx, Call::Mint, None);
-    assert_eq!(fx.active(&usdc_address(), &h.address), 0);
-    assert_eq!(fx.token(&usdc_address()).total_supply, supply);
+    assert_eq!(fx.active(&fx.usdc(), &h.address), 0);
+    assert_eq!(fx.token(&fx.usdc()).total_supply, supply);
     assert_conserved(&fx.store);
 }

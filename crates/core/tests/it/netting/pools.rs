@@ -3,8 +3,9 @@
 //! reorganization of that swap, and a swap of its own mined above its bound meanwhile.
 
 use super::{mine_at, owes_nothing, sell};
-use crate::common::{assert_conserved, body, tok, usdc_address, Fx};
+use crate::common::{assert_conserved, body, tok, Fx};
 use crate::market_chain::{at, buy, market_of, pool, swap_event, USDC};
+use crate::settle::CHAIN_USDC;
 use serde_json::json;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::{Units, Usdc};
@@ -38,7 +39,7 @@ fn log(token: TokenAddress, from: Address, to: Address, amount: u128, block: u64
         amount: Units::new(amount),
         hash: format!("0x{:064x}", 0x0ff_0000 + block),
         block,
-        log_index: u64::from(token == usdc_address()),
+        log_index: u64::from(token == CHAIN_USDC),
     }
 }
 
@@ -48,7 +49,7 @@ fn outside_sell_mined(fx: &mut Fx, t: &TokenAddress, before: &Pool, os: &Trade, 
     let ctx = fx.ctx.clone();
     let (a, b, x) = (before.address, OUTSIDE, os.usdc.raw());
     observe(&mut fx.store, &ctx, &log(*t, b, a, os.tokens.raw(), 13)).unwrap();
-    observe(&mut fx.store, &ctx, &log(usdc_address(), a, b, x, 13)).unwrap();
+    observe(&mut fx.store, &ctx, &log(CHAIN_USDC, a, b, x, 13)).unwrap();
     let e = swap_event(
         before,
         tokens,
@@ -69,12 +70,7 @@ fn outside_sell_first() -> OutsideFirst {
     let p0 = pool(&fx, &t);
     let ob = p0.buy_with(Usdc::new(50 * USDC)).unwrap();
     let (a, b) = (p0.address, OUTSIDE);
-    observe(
-        &mut fx.store,
-        &ctx,
-        &log(usdc_address(), b, a, 50 * USDC, 11),
-    )
-    .unwrap();
+    observe(&mut fx.store, &ctx, &log(CHAIN_USDC, b, a, 50 * USDC, 11)).unwrap();
     observe(&mut fx.store, &ctx, &log(t, a, b, ob.tokens.raw(), 11)).unwrap();
     let tokens = i128::try_from(ob.tokens.raw()).unwrap();
     let e = swap_event(&p0, -tokens, 50 * USDC as i128, &ob.after, at(11, 2));
@@ -88,7 +84,7 @@ fn outside_sell_first() -> OutsideFirst {
     assert_eq!(pool(&fx, &t).usdc_reserve, Usdc::new(150 * USDC));
     // dave sells all of it (whole tokens); the ledger books him the least he accepts.
     sell(&mut fx, &t, Units::new(q / tok("1") * tok("1")));
-    let booked = fx.active(&usdc_address(), &dave.address) - (1_000 - 100) * USDC;
+    let booked = fx.active(&fx.usdc(), &dave.address) - (1_000 - 100) * USDC;
     let os = r.trade.after.sell(ob.tokens).unwrap();
     let x = os.usdc.raw();
     assert!(
@@ -117,10 +113,7 @@ fn assert_refused_sell(c: &OutsideFirst, tokens: Units, usdc: u128) {
         .holder_by_user(&crate::common::user("dave").unwrap())
         .unwrap()
         .unwrap();
-    assert_eq!(
-        fx.active(&usdc_address(), &dave.address),
-        (1_000 - 100) * USDC
-    );
+    assert_eq!(fx.active(&fx.usdc(), &dave.address), (1_000 - 100) * USDC);
     assert_eq!(fx.active(t, &dave.address), c.dave);
     assert_eq!(pool(fx, t).token_reserve, tokens, "the chain's pool");
     assert_eq!(
@@ -128,7 +121,7 @@ fn assert_refused_sell(c: &OutsideFirst, tokens: Units, usdc: u128) {
         Usdc::new(usdc),
         "the chain's pool"
     );
-    assert_eq!(fx.token(&usdc_address()).pooled.raw(), usdc);
+    assert_eq!(fx.token(&fx.usdc()).pooled.raw(), usdc);
     assert!(owes_nothing(fx, t));
     assert_conserved(&fx.store);
 }
@@ -162,7 +155,7 @@ fn a_reorganization_gives_back_what_a_pool_paid_of_its_debt() {
 fn a_reorganization_forgives_what_a_pool_owed_since_the_log() {
     let mut c = outside_sell_first();
     let ctx = c.fx.ctx.clone();
-    assert_eq!(c.fx.token(&usdc_address()).owed.len(), 1);
+    assert_eq!(c.fx.token(&c.fx.usdc()).owed.len(), 1);
     assert_eq!(rewind(&mut c.fx.store, &ctx, 12).unwrap().observations, 2);
     assert!(owes_nothing(&c.fx, &c.t));
     mine_at(&mut c.fx, 14, None);
@@ -183,7 +176,7 @@ fn a_sell_mined_above_its_bound_while_its_pool_owes_is_topped_up_by_the_next_und
     let p0 = pool(&fx, &t);
     let ob = p0.buy_with(Usdc::new(outside)).unwrap();
     let (a, b) = (p0.address, OUTSIDE);
-    observe(&mut fx.store, &ctx, &log(usdc_address(), b, a, outside, 11)).unwrap();
+    observe(&mut fx.store, &ctx, &log(CHAIN_USDC, b, a, outside, 11)).unwrap();
     observe(&mut fx.store, &ctx, &log(t, a, b, ob.tokens.raw(), 11)).unwrap();
     let tokens = i128::try_from(ob.tokens.raw()).unwrap();
     let e = swap_event(&p0, -tokens, outside as i128, &ob.after, at(11, 2));
@@ -202,9 +195,9 @@ fn a_sell_mined_above_its_bound_while_its_pool_owes_is_topped_up_by_the_next_und
     // A tenth at the default bound, the rest at exactly its quote.
     let first = Units::new(q / 10 / tok("1") * tok("1"));
     let rest = Units::new((q - first.raw()) / tok("1") * tok("1"));
-    let usdc0 = fx.active(&usdc_address(), &dave.address);
+    let usdc0 = fx.active(&fx.usdc(), &dave.address);
     sell(&mut fx, &t, first);
-    let booked = fx.active(&usdc_address(), &dave.address) - usdc0;
+    let booked = fx.active(&fx.usdc(), &dave.address) - usdc0;
     let quote = pool(&fx, &t).sell(rest).unwrap().usdc.raw();
     let min = format!("{}.{:06}", quote / USDC, quote % USDC);
     let whole = (rest.raw() / tok("1")).to_string();
@@ -243,10 +236,7 @@ fn a_sell_mined_above_its_bound_while_its_pool_owes_is_topped_up_by_the_next_und
         "the chain's pool"
     );
     assert_eq!(pool(&fx, &t).token_reserve, sa.after.token_reserve);
-    assert_eq!(
-        fx.active(&usdc_address(), &dave.address),
-        usdc0 + sa.usdc.raw()
-    );
+    assert_eq!(fx.active(&fx.usdc(), &dave.address), usdc0 + sa.usdc.raw());
     assert_eq!(fx.active(&t, &dave.address), q - first.raw());
     assert!(owes_nothing(&fx, &t));
     assert_conserved(&fx.store);
