@@ -52,6 +52,9 @@ pub struct RoundFaults {
     /// The chain reorganizes while the round runs, after its first step read the chain
     /// (hostile worlds only).
     pub reorg: Option<MidRound>,
+    /// The node fails the pools' reads (`Chain::pool_states`): a round that rewound a
+    /// reorganization stops before it reads the pools again (launch-heavy hostile worlds).
+    pub pools_down: bool,
 }
 
 /// A reorganization in the middle of a round: the newest `depth` blocks dropped (their
@@ -371,14 +374,21 @@ impl Chain for SimPorts<'_> {
     }
 
     async fn pool_states(&self, pools: &[Address], _at: u64) -> Step<Vec<State>> {
+        if self.faults.pools_down {
+            return Err(Stop::Node(Fail::Failing(
+                "the node fails the pools' reads".into(),
+            )));
+        }
         let chain = self.chain.borrow();
         pools
             .iter()
             .map(|a| {
+                // The chain keeps its pools by token; the settler asks by the pool's address.
                 chain
                     .state
                     .pools
-                    .get(a)
+                    .values()
+                    .find(|p| p.address == *a)
                     .map(|p| p.state)
                     .ok_or_else(|| Stop::Node(Fail::Failing(format!("no pool at {a}"))))
             })

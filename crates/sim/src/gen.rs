@@ -73,6 +73,48 @@ fn target(rng: &mut impl RngCore) -> Usdc {
     }
 }
 
+thread_local! {
+    /// Whether this thread draws launch-heavy histories ([`draw_launches`]). A setting of the
+    /// thread, as the chain's USDC is (`node::simulate_usdc`), so a failing history shrinks
+    /// and replays as it was drawn.
+    static LAUNCHES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// From now on, this thread draws launch-heavy histories (`--launches`): presales with small
+/// targets that buyers fill, bought into with test USDC from faucet mints, while the chain
+/// reverts, holds and reorganizes as ever. A launch's pool opening then often waits on a
+/// purchase held behind a mint, which the usual day's weights draw rarely (a launch refunded
+/// for our own ordering on any chain but Base hid there). Off, the draws are as before.
+pub fn draw_launches(on: bool) {
+    LAUNCHES.with(|l| l.set(on));
+}
+
+/// Whether this thread draws launch-heavy histories.
+pub fn launches() -> bool {
+    LAUNCHES.with(std::cell::Cell::get)
+}
+
+/// A launch-heavy day's request: a presale of a small target, a purchase, a resolve.
+fn launch(rng: &mut impl RngCore, user: u8) -> Req {
+    match rng.random_range(0..20u32) {
+        0 => Req::CreatePresale {
+            target: Usdc(u128::from(rng.random_range(3..30u32)) * USDC),
+            minutes: rng.random_range(30..600),
+            lockup: rng.random_range(13..=28),
+            auto: rng.random_bool(0.9),
+            lock_days: rng.random_range(0..3),
+        },
+        1..=17 => Req::BuyPresale {
+            user,
+            presale: rng.random_range(0..3),
+            usdc: usdc(rng, 12),
+        },
+        _ => Req::Resolve {
+            presale: rng.random_range(0..3),
+        },
+    }
+}
+
 fn req(rng: &mut impl RngCore, world: &World) -> Req {
     let user = rng.random_range(0..8u8);
     let token = rng.random_range(0..4u8);
@@ -95,6 +137,9 @@ fn req(rng: &mut impl RngCore, world: &World) -> Req {
         && rng.random_bool(0.85)
     {
         return Req::PutHolder { user };
+    }
+    if launches() && rng.random_bool(0.4) {
+        return launch(rng, user);
     }
     match rng.random_range(0..100u32) {
         0..=9 => Req::PutHolder { user },
@@ -220,6 +265,13 @@ fn mask(rng: &mut impl RngCore, p: f64) -> u64 {
 /// The next step of a history, drawn from `rng` for `world` as it stands; `n` numbers
 /// requests.
 pub fn next(rng: &mut impl RngCore, world: &World, n: &mut u32, lost: &mut Vec<u32>) -> Step {
+    // A launch-heavy day funds its buyers: test USDC minted to a holder, now and then.
+    if launches() && rng.random_bool(0.08) {
+        return Step::Faucet {
+            user: rng.random_range(0..8),
+            usdc: usdc(rng, 60),
+        };
+    }
     match rng.random_range(0..100u32) {
         0..=54 => {
             *n += 1;
@@ -268,6 +320,8 @@ pub fn next(rng: &mut impl RngCore, world: &World, n: &mut u32, lost: &mut Vec<u
                         When::Scan
                     },
                 }),
+                // Launch-heavy hostile worlds only, drawn after all else.
+                pools_down: launches() && world.hostile && rng.random_bool(0.1),
             },
             receiver: match rng.random_range(0..10u32) {
                 0 => Receiver::Down,

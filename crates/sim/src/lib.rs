@@ -99,8 +99,15 @@ impl Failure {
             .map(|b| format!(" --plant {b}"))
             .unwrap_or_default();
         let hostile = if self.hostile { " --hostile" } else { "" };
+        // The thread's settings the history was drawn and run with.
+        let own = if node::chain_usdc() == tokenpad_core::model::token::USDC_ADDRESS.0 {
+            ""
+        } else {
+            " --own-usdc"
+        };
+        let launches = if gen::launches() { " --launches" } else { "" };
         format!(
-            "cargo run -p tokenpad-sim -- --seed {} --steps {}{plant}{hostile}",
+            "cargo run -p tokenpad-sim -- --seed {} --steps {}{plant}{hostile}{own}{launches}",
             self.seed, self.steps
         )
     }

@@ -10,7 +10,8 @@
 //! `--hostile` draws histories in which the chain reorganizes too (`ChainFault::Reorg`, and
 //! in the middle of a settlement round: `chain_port::MidRound`).
 //! `--own-usdc` simulates a chain whose USDC is its own (`node::SEPOLIA_USDC`), not Base's
-//! address; `--ci` runs `OWN_USDC_CI_SEEDS` so, last.
+//! address; `--ci` runs `OWN_USDC_CI_SEEDS` so, last. `--launches` draws launch-heavy
+//! histories (`gen::draw_launches`): presales filled by buyers funded by faucet mints.
 //! `--release` runs many seeds faster (after a longer build).
 
 use std::process::ExitCode;
@@ -33,6 +34,7 @@ struct Args {
     stats: bool,
     hostile: bool,
     own_usdc: bool,
+    launches: bool,
 }
 
 fn parse(args: &[String]) -> Option<Args> {
@@ -45,6 +47,7 @@ fn parse(args: &[String]) -> Option<Args> {
         stats: false,
         hostile: false,
         own_usdc: false,
+        launches: false,
     };
     let mut it = args.iter();
     let num = |v: Option<&String>| v.and_then(|v| v.parse::<u64>().ok());
@@ -74,6 +77,7 @@ fn parse(args: &[String]) -> Option<Args> {
             "--stats" => a.stats = true,
             "--hostile" => a.hostile = true,
             "--own-usdc" => a.own_usdc = true,
+            "--launches" => a.launches = true,
             _ => return None,
         }
     }
@@ -88,7 +92,7 @@ fn main() -> ExitCode {
             .map(|b| b.name())
             .collect();
         eprintln!(
-            "usage: sim [--seed N | --seeds N [--from M] | --ci] [--steps N] [--plant {}] [--print] [--stats] [--hostile] [--own-usdc]",
+            "usage: sim [--seed N | --seeds N [--from M] | --ci] [--steps N] [--plant {}] [--print] [--stats] [--hostile] [--own-usdc] [--launches]",
             plants.join("|")
         );
         return ExitCode::from(2);
@@ -126,6 +130,7 @@ fn main() -> ExitCode {
             .map(|seed| (seed, LONG_STEPS, true, a.own_usdc)),
     );
     runs.extend(own.clone().map(|seed| (seed, CI_STEPS, true, true)));
+    tokenpad_sim::gen::draw_launches(a.launches);
     for (seed, steps, hostile, own_usdc) in runs {
         // A failure shrinks and replays on this thread, on the same chain.
         simulate_usdc(if own_usdc {

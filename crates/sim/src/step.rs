@@ -296,6 +296,9 @@ impl fmt::Display for Step {
                 if round.node_down {
                     f.write_str(", node down")?;
                 }
+                if round.pools_down {
+                    f.write_str(", pool reads fail")?;
+                }
                 if let Some(r) = round.reorg {
                     let fate = if r.requeue {
                         "back to the pool"

@@ -45,11 +45,8 @@ pub fn alarm(per_batch: u8) -> Step {
 pub fn alarm_to(per_batch: u8, receiver: Receiver) -> Step {
     Step::Alarm {
         round: RoundFaults {
-            crash_after_sign: None,
-            lose_sends: false,
-            node_down: false,
             per_batch,
-            reorg: None,
+            ..RoundFaults::default()
         },
         receiver,
     }
