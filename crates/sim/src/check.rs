@@ -23,7 +23,8 @@
 //! - **ledger equals chain** once everything settled (`Step::Settle`; after reorganizations
 //!   too: once the settler followed them and nothing is open): every balance the
 //!   ledger says the chain holds (`ops::settle::reconcile::expected`: holders, treasury, pools,
-//!   lock contract) is the chain's, and no holder has on chain what the ledger does not know;
+//!   lock contract) is the chain's, every open pool's price is the chain's (what the ledger
+//!   quotes trades at), and no holder has on chain what the ledger does not know;
 //! - **webhooks**: a resource's events reach an endpoint in order; once settled, every
 //!   delivery is done.
 
@@ -297,6 +298,22 @@ pub fn ledger_equals_chain(node: &Node, chain: &SimChain) -> Check {
                     "{} of {who}: the ledger says {}, the chain {on_chain}",
                     e.symbol,
                     e.ledger.raw()
+                ),
+            ));
+        }
+    }
+    // Each pool's price as the chain has it: what the ledger quotes trades at. (After a
+    // reorganization the ledger reads it again: `ops::market::resync`.)
+    for (token, p) in &node.store.pools {
+        let Some(on_chain) = chain.state.pools.get(&token.address()) else {
+            continue;
+        };
+        if p.position.id.is_some() && p.sqrt_price_x96 != on_chain.state.sqrt_price {
+            return Err(violation(
+                "ledger equals chain",
+                format!(
+                    "the pool of {token}: the ledger prices it at sqrt {}, the chain at {}",
+                    p.sqrt_price_x96, on_chain.state.sqrt_price
                 ),
             ));
         }

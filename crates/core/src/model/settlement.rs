@@ -166,6 +166,12 @@ pub struct Relayer {
     /// When that round read it (service time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub balance_at: Option<Millis>,
+    /// A reorganization removed blocks whose pool events the ledger followed: each pool's
+    /// state is read from the chain again (`ops::market::resync`). Set by the rewind, in its
+    /// transaction, and cleared once they are read, so a round that stops in between (the
+    /// node failing) leaves them to the next, not to the pools' next events.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resync_pools: bool,
 }
 
 /// The words the settler's error (`Relayer::error`) says the relayer lacks the ETH for gas

@@ -187,7 +187,9 @@ impl Settling<'_> {
             .filter(|i| i.status == IntentStatus::Queued)
         {
             match holding.check(i, self.early(i)) {
-                None => held.free.push(i),
+                // Behind what the plan leaves for a later round: queued, as far as an
+                // operator can tell (the report does not plan).
+                None | Some(Wait::AfterQueued) => held.free.push(i),
                 Some(Wait::Early) => held.early.push(i),
                 Some(Wait::AfterParked) => held.after_parked.push(i),
                 Some(Wait::AfterClock) => held.clock.push(i),

@@ -230,8 +230,10 @@ fn pay(
 }
 
 /// What `by` owes `to` cancels against up to `n` given back from `to` to `by`; returns how
-/// much did (nothing moves).
-fn cancel(
+/// much did (nothing moves). A swap mined again after a reorganization pays its top-up this
+/// way first (`ops::market::follow`): what its holder owes the pool since the reorganization
+/// could not take all of that top-up back is what the new top-up brings again.
+pub fn cancel(
     store: &mut dyn Store,
     t: &mut Token,
     by: &Side,
@@ -364,6 +366,29 @@ pub fn take_back(
     Ok(n)
 }
 
+/// Whether undoing `i` would move nothing, only cancel a debt: its source owes its recipient
+/// all it moved, since the chain refused the movement that was to bring it there (a
+/// presale's refund, booked before the chain refused the purchase it returns). Such a
+/// movement of the treasury's reverts for want of what never came; refused, it nets with
+/// that refusal and the holder ends where the chain has them (`settle::receipt`), where an
+/// operator funding it would pay the holder twice.
+pub fn nets(store: &dyn Store, i: &Intent) -> Result<bool> {
+    let Some(u) = &i.undo else {
+        return Ok(false);
+    };
+    let want = amount(i);
+    if want.is_zero() {
+        return Ok(false);
+    }
+    let t = token::find(store, &i.token)?;
+    let owed = t
+        .owed
+        .iter()
+        .filter(|d| d.by == u.credit && d.to == u.debit)
+        .try_fold(Units::ZERO, |sum, d| sum.plus(d.amount))?;
+    Ok(owed >= want)
+}
+
 /// Undoes the failed intent `i` in the ledger, recording a `reversal` for each holder it
 /// touches. Returns how much it could undo.
 pub fn undo(store: &mut dyn Store, ctx: &Ctx, i: &Intent) -> Result<Units> {
@@ -390,6 +415,12 @@ pub fn undo_leg(
     }
     let mut t = token::find(store, token)?;
     let cancelled = cancel(store, &mut t, &u.credit, &u.debit, want, ctx.now)?;
+    // What a cancelled debt leaves with the side the undo takes from is that side's own now,
+    // as if it had just arrived (`credit`): its own debts are paid from it first (a holder
+    // refunded a purchase the chain refused, who owes the pool what a refused sell booked).
+    let kept = available(store, &t, &u.debit, cancelled)?;
+    let unpaid = pay_debts_at(store, &mut t, &u.debit, kept, ctx.now, 0)?;
+    shift(store, &mut t, &u.debit, kept.minus(unpaid)?, false)?;
     let rest = want.minus(cancelled)?;
     let taken = available(store, &t, &u.debit, rest)?;
     shift(store, &mut t, &u.debit, taken, false)?;

@@ -182,3 +182,36 @@ fn what_waits_behind_a_parked_opening_holds_what_depends_on_it_in_turn() {
         assert_eq!(sent, vec![4], "{sent:?}");
     }
 }
+
+#[test]
+fn what_the_plan_leaves_for_a_later_round_holds_what_depends_on_it() {
+    // The token is being deployed again (a reorganization took its deployment away): its
+    // sell waits for it, and so does the holder's payment of the USDC the sell brings;
+    // another holder's USDC goes. Hostile seed 31159 (`--own-usdc`): the payment went out
+    // ahead of the sell and reverted for want of that USDC.
+    let chain_usdc = TokenAddress(Address([0x0c; 20]));
+    for usdc in [USDC_ADDRESS, chain_usdc] {
+        let mut store = MemStore::default();
+        let deploy = Action::Deploy {
+            salt: "0x00".into(),
+            name: "T".into(),
+            symbol: "T".into(),
+            supply: Units::new(1),
+        };
+        let then = [
+            (token(), deploy),
+            (token(), swap(false)),
+            (usdc, pass_on(HOLDER, OTHER)),
+            (usdc, pass_on(Address([6; 20]), Address([7; 20]))),
+        ];
+        for (t, action) in then {
+            store.enqueue_intent(&Intent::new(t, action, 1)).unwrap();
+        }
+        let sent: Vec<u64> = plan(&store, LIMITS, |_| true, None, usdc)
+            .unwrap()
+            .iter()
+            .flat_map(|b| b.intents.iter().map(|i| i.id))
+            .collect();
+        assert_eq!(sent, vec![1, 4], "{sent:?}");
+    }
+}

@@ -144,3 +144,67 @@ fn a_spent_deposit_is_undone_as_far_as_it_is_still_there_and_the_rest_is_owed() 
     assert_eq!(fx.store.history[reversal].amount.raw(), 1_000_000);
     assert_conserved(&fx.store);
 }
+
+/// dave's buy is booked at its bound and mined at the quote: its top-up (the 1 % the bound
+/// left) comes from the pool. dave passes on more than was booked; then a reorganization
+/// drops the swap's block. Its top-up is taken back as far as dave still has it, the rest he
+/// owes the pool. The same swap mined again tops him up again, which pays that debt first
+/// (nothing moves for it): the ledger ends where the chain will once the pass-on lands.
+/// Found by the simulator (`--launches`, seed 71 on the way to its fix): the debt stayed, and
+/// dave held the top-up twice.
+#[test]
+fn a_swap_mined_again_pays_what_its_holder_owes_since_the_reorganization_first() {
+    use crate::market_chain::{at, buy, market_of, mine_next, pool, swap_event, USDC};
+    use serde_json::json;
+    use tokenpad_core::ops::settle::plan::Call;
+    use tokenpad_core::ops::settle::reorg::{dropped, Dropped};
+
+    let (mut fx, t) = market_of(1_000_000);
+    let dave = fx.holder("dave");
+    let before = pool(&fx, &t);
+    let r = buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": 20})).unwrap();
+    let quoted = r.trade.tokens.raw();
+    let event = swap_event(
+        &before,
+        -i128::try_from(quoted).unwrap(),
+        i128::from(20 * USDC as u64),
+        &r.trade.after,
+        at(12, 1),
+    );
+    let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
+    mine_next(&mut fx, Call::Swap, Some(vec![event.clone()]));
+    assert_eq!(fx.active(&t, &dave.address), quoted);
+    let passed = 1_990 * 10u128.pow(18);
+    assert!(
+        r.booked.tokens.raw() < passed && passed < quoted,
+        "the setup"
+    );
+    crate::reverts::pass_on(&mut fx, &t, "dave", "erin", 1_990);
+
+    let ctx = fx.ctx.clone();
+    assert_eq!(
+        dropped(&mut fx.store, &ctx, nonce).unwrap(),
+        Dropped::Resent
+    );
+    assert_conserved(&fx.store);
+    assert_eq!(
+        fx.active(&t, &dave.address),
+        0,
+        "what dave still had went back"
+    );
+    assert!(!fx.token(&t).owed.is_empty(), "the rest he owes the pool");
+
+    let tx = fx.store.chain_tx(nonce).unwrap().unwrap();
+    let mut m = crate::settle::receipt_of(&fx, &tx, true);
+    m.events = vec![event];
+    tokenpad_core::ops::settle::mined(&mut fx.store, &ctx, nonce, &m).unwrap();
+    assert_conserved(&fx.store);
+    assert!(fx.token(&t).owed.is_empty(), "{:?}", fx.token(&t).owed);
+    assert_eq!(fx.active(&t, &dave.address), quoted - passed);
+    let p = pool(&fx, &t);
+    assert_eq!(
+        p.token_reserve,
+        before.token_reserve.minus(Units::new(quoted)).unwrap(),
+        "the pool paid the swap once"
+    );
+}

@@ -6,7 +6,7 @@
 use super::{SentTx, SimChain};
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::ids::TokenAddress;
-use tokenpad_core::model::intent::Action;
+use tokenpad_core::model::intent::{Account, Action};
 use tokenpad_core::ops::settle::needs;
 
 impl SimChain {
@@ -74,7 +74,7 @@ impl SimChain {
         // the spend fails too (and its undo nets the debt the refusal left).
         let built_on_refused = want
             && tx.intents.iter().any(|(id, token, action)| {
-                action.spender().is_some_and(|spender| {
+                self.payer(action).is_some_and(|spender| {
                     self.refused.iter().any(|(t, to, older)| {
                         older < id
                             && *to == spender
@@ -95,7 +95,7 @@ impl SimChain {
                 })
             });
         for (id, token, action) in &tx.intents {
-            if let Some(to) = action.recipient() {
+            if let Some(to) = self.payee(action) {
                 for t in needs(usdc, *token, action) {
                     self.refused.insert((t.address(), to, *id));
                 }
@@ -104,6 +104,35 @@ impl SimChain {
         if !built_on_refused && !built_on_reorged {
             let why = why.unwrap_or_default().to_string();
             self.natural_reverts.push((tx.hash.clone(), why));
+        }
+    }
+}
+
+impl SimChain {
+    /// Whose balance a movement spends on chain: its holder's (a transfer it signs, its
+    /// swap), or the treasury's (the relayer's wallet) for what the treasury sends: its
+    /// transfers (a refund), a pool's opening (the raise), its locks.
+    fn payer(&self, action: &Action) -> Option<Address> {
+        match action {
+            Action::Transfer {
+                from: Account::Treasury,
+                ..
+            }
+            | Action::OpenPool { .. }
+            | Action::Lock { .. } => Some(self.relayer),
+            _ => action.spender(),
+        }
+    }
+
+    /// Whose balance a movement brings something on chain: its recipient's, or the
+    /// treasury's for a payment into it (a presale's purchase).
+    fn payee(&self, action: &Action) -> Option<Address> {
+        match action {
+            Action::Transfer {
+                to: Account::Treasury,
+                ..
+            } => Some(self.relayer),
+            _ => action.recipient(),
         }
     }
 }

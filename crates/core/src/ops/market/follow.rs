@@ -21,11 +21,12 @@ use crate::model::amount::Units;
 use crate::model::chain::{ChainPoint, PoolEvent};
 use crate::model::ids::TokenAddress;
 use crate::model::intent::{Action, Intent, OwedSince, Reserve, Side, Undo};
-use crate::model::pool::v3::State;
+use crate::model::pool::v3::{self, State};
 use crate::model::pool::Pool;
 use crate::model::token::Token;
 use crate::ops::{token, undo, Ctx};
 use crate::store::Store;
+use alloy_primitives::U256;
 
 /// How far into the outbox the pending swaps of a pool are looked for.
 const LOOKAHEAD: u32 = 5_000;
@@ -104,10 +105,18 @@ pub fn pool_opened(store: &mut dyn Store, i: &Intent, events: &[PoolEvent]) -> R
         )));
     }
     p.position.id = Some(position_id);
+    // Mined again after a reorganization, the pool's state is the chain's as followed (or
+    // read: `resync`) since, not the opening's; unless nothing of the pool was followed since
+    // the reorganization dropped the opening (`settle::reorg`): then it is as the opening
+    // leaves it, not as the ledger had it (what it followed of the dropped blocks is gone).
     if !again {
-        // Mined again after a reorganization, the pool's state is the chain's as followed
-        // (or read: `resync`) since, not the opening's.
         let state = moved(&p, events, minted).unwrap_or_else(|| p.state());
+        p.observe_state(&state, at);
+    } else if p.chain.is_none() {
+        let state = match moved(&p, events, minted) {
+            Some(s) => s,
+            None => opened(&p, i, minted)?,
+        };
         p.observe_state(&state, at);
     }
     let t = token::find(store, &p.token)?;
@@ -139,6 +148,29 @@ fn moved(p: &Pool, events: &[PoolEvent], minted: u128) -> Option<State> {
         s.liquidity = s.liquidity.saturating_add(minted);
     }
     Some(s)
+}
+
+/// The state the opening `i` leaves a pool it created: the launch's price, and the position's
+/// liquidity (`minted`) when that price is in its range.
+fn opened(p: &Pool, i: &Intent, minted: u128) -> Result<State> {
+    let Action::OpenPool { sqrt_price_x96, .. } = &i.action else {
+        return Err(Error::internal(format!(
+            "intent {} is not an opening",
+            i.id
+        )));
+    };
+    let bad = |what: String| Error::internal(format!("opening {}: {what}", i.id));
+    let sqrt_price: U256 = sqrt_price_x96
+        .parse()
+        .map_err(|_| bad(format!("price {sqrt_price_x96} is not a number")))?;
+    let tick = v3::tick_at(sqrt_price).map_err(|e| bad(e.0))?;
+    let ours = &p.position;
+    let in_range = ours.tick_lower <= tick && tick < ours.tick_upper;
+    Ok(State {
+        sqrt_price,
+        tick,
+        liquidity: if in_range { minted } else { 0 },
+    })
 }
 
 /// The opening of `i.token`'s pool reverted (see the module).
@@ -187,32 +219,31 @@ fn swap_of(i: &Intent) -> Result<Swap> {
 }
 
 /// Moves `n` of `t` (the pool's token or USDC) from the pool to `holder`, the top-up of the
-/// swap `i`. What the pool no longer has in the ledger (an outside swap mined first took it,
+/// swap `i`. What the holder owes the pool is paid by it first, and nothing moves for that
+/// part: a reorganization dropped this swap once mined, and could not take all of its top-up
+/// back (the holder had spent some: `settle::reorg`); mined again, the top-up brings it
+/// again. What the pool no longer has in the ledger (an outside swap mined first took it,
 /// and the pool owes it: `ops::undo`) is owed to the holder too; the undo of the ledger's
 /// next refused swap in the pool pays it.
 fn pay_out(
     store: &mut dyn Store,
+    ctx: &Ctx,
     t: &mut Token,
     p: &mut Pool,
     i: &Intent,
     holder: &crate::model::address::Address,
     n: Units,
 ) -> Result<()> {
+    let pool = Side::Reserve(Reserve::Pooled(p.token));
+    let row = Side::Row(*holder);
+    let n = n.minus(undo::cancel(store, t, &row, &pool, n, ctx.now)?)?;
     let have = if t.address == p.token {
         p.token_reserve
     } else {
         p.usdc_reserve.cast()
     };
     let owed = n.checked_sub(have.min(t.pooled)).unwrap_or(Units::ZERO);
-    let pool = Side::Reserve(Reserve::Pooled(p.token));
-    undo::owe(
-        t,
-        pool,
-        Side::Row(*holder),
-        owed,
-        OwedSince::TopUp(i.id),
-        Vec::new(),
-    );
+    undo::owe(t, pool, row, owed, OwedSince::TopUp(i.id), Vec::new());
     let n = n.minus(owed)?;
     if n.is_zero() {
         return Ok(());
@@ -308,8 +339,8 @@ pub fn swapped(
     };
     let mut t = token::find(store, &i.token)?;
     let mut u = token::find(store, &ctx.chain.usdc())?;
-    pay_out(store, &mut t, &mut p, i, &s.holder, more_tokens)?;
-    pay_out(store, &mut u, &mut p, i, &s.holder, more_usdc)?;
+    pay_out(store, ctx, &mut t, &mut p, i, &s.holder, more_tokens)?;
+    pay_out(store, ctx, &mut u, &mut p, i, &s.holder, more_usdc)?;
     if p.token_reserve != t.pooled {
         return Err(Error::internal(format!(
             "pool reserve of {} no longer matches its pooled tokens",

@@ -46,6 +46,10 @@ pub enum Wait {
     /// It depends on a revert of ours not final yet, or a success not final yet that did not
     /// move what it was to bring.
     AfterUnarrived,
+    /// It depends on a movement the plan holds back this round for its own reasons (its
+    /// token's deployment not confirmed yet, the round full: [`Holding::queued`]); it goes in
+    /// a round after that one.
+    AfterQueued,
 }
 
 /// The walk over a round's queued movements, oldest first: [`Holding::check`] each one.
@@ -59,6 +63,7 @@ pub struct Holding<'a> {
     after_parked: Behind,
     after_clock: Behind,
     after_unarrived: Behind,
+    after_queued: Behind,
     /// Tokens held whole behind their pool's opening, parked or held back, with why: what
     /// follows an opening trades in its pool.
     whole: BTreeMap<TokenAddress, Wait>,
@@ -71,6 +76,7 @@ impl<'a> Holding<'a> {
             after_parked: Behind::new(unarrived.usdc),
             after_clock: Behind::new(unarrived.usdc),
             after_unarrived: Behind::new(unarrived.usdc),
+            after_queued: Behind::new(unarrived.usdc),
             whole: BTreeMap::new(),
         }
     }
@@ -96,12 +102,14 @@ impl<'a> Holding<'a> {
         let on_parked = self.after_parked.waits(i);
         let on_clock = self.after_clock.waits(i);
         let on_unarrived = self.unarrived.waits(i) || self.after_unarrived.waits(i);
+        let on_queued = self.after_queued.waits(i);
         // What it brings has not arrived either: what its recipient does next with it waits
         // too, or it would go out ahead of what funds it.
         for (on, after) in [
             (on_parked, &mut self.after_parked),
             (on_clock, &mut self.after_clock),
             (on_unarrived, &mut self.after_unarrived),
+            (on_queued, &mut self.after_queued),
         ] {
             if on {
                 after.hold(i);
@@ -113,6 +121,8 @@ impl<'a> Holding<'a> {
             Some(Wait::AfterClock)
         } else if on_unarrived {
             Some(Wait::AfterUnarrived)
+        } else if on_queued {
+            Some(Wait::AfterQueued)
         } else {
             // Held with its token behind the pool's opening: what it was to bring (a sell's
             // USDC) has not come either, so what depends on it waits with the same cause.
@@ -134,7 +144,16 @@ impl<'a> Holding<'a> {
             Wait::Parked | Wait::AfterParked => &mut self.after_parked,
             Wait::Early | Wait::AfterClock => &mut self.after_clock,
             Wait::AfterUnarrived => &mut self.after_unarrived,
+            Wait::AfterQueued => &mut self.after_queued,
         }
+    }
+
+    /// The plan holds `i` back this round though the walk let it go (its token's deployment
+    /// is not confirmed yet, or the round is full): what depends on it waits too, or it would
+    /// go out ahead of what funds it (a holder's USDC payment ahead of the sell that brings
+    /// it, while the sold token is deployed again after a reorganization).
+    pub fn queued(&mut self, i: &Intent) {
+        self.after_queued.hold(i);
     }
 }
 

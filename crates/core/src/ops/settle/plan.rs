@@ -17,7 +17,9 @@
 //!   start a new batch behind it: they may spend what the swap brings.
 //! - What the settler holds back (a parked movement, a release the chain's clock has not
 //!   reached, what spends what a revert of ours not final yet was to bring, and what depends
-//!   on any of those in turn) is not sent: [`super::hold`] says which, and why.
+//!   on any of those in turn) is not sent: [`super::hold`] says which, and why. So is what
+//!   depends on a movement this plan leaves for a later round (its token deploying, the
+//!   round full): [`Holding::queued`].
 
 use super::hold::{unarrived, Holding};
 use crate::error::Result;
@@ -110,6 +112,7 @@ pub fn plan(
             Action::Release { .. } => Call::Release,
         };
         if (call != Call::Deploy && deploying.contains(&i.token)) || full.contains(&i.token) {
+            holding.queued(&i);
             continue;
         }
         let joins = !i.solo
@@ -130,8 +133,9 @@ pub fn plan(
         }
         if batches.len() >= limits.batches {
             // Full for this round; and to keep order within a token, nothing later of this
-            // token may overtake it: the next round takes them.
+            // token may overtake it: the next round takes them (and what depends on them).
             full.insert(i.token);
+            holding.queued(&i);
             continue;
         }
         if joins {

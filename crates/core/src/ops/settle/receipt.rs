@@ -26,6 +26,8 @@
 //!     by the time it is final, that older movement may have landed);
 //!   - anything else (the treasury's own: rewards, refunds, locks, releases) is **parked** with
 //!     the chain's reason, for an operator: a revert of ours never takes value from a holder.
+//!     Unless refusing it takes nothing from anyone (`undo::nets`): a refund of a purchase
+//!     the chain refused after the refund was booked is refused too, and the two net.
 
 use super::intents::{announce, intent, mark_records, park, requeue};
 use super::needs::{behind, behind_open};
@@ -233,7 +235,7 @@ fn act_on_revert(store: &mut dyn Store, ctx: &Ctx, tx: &ChainTx) -> Result<()> {
         {
             i.error = reason.clone();
             requeue(store, &mut i, true)?;
-        } else if !i.action.refusable() {
+        } else if !i.action.refusable() && !undo::nets(store, &i)? {
             let why = reason
                 .clone()
                 .unwrap_or_else(|| "the transaction reverted".into());

@@ -17,7 +17,8 @@
 //!   go out again, the same signed bytes (the relayer's nonce makes them happen at most
 //!   once), and what their receipts did is undone until they are mined again (see there).
 //! - Pools take the new chain's next event as newer than any they followed from the old one
-//!   (the settler also reads each pool's state from the new chain: `ops::market::resync`).
+//!   (the settler also reads each pool's state from the new chain: `ops::market::resync`,
+//!   until it has: `Relayer::resync_pools`).
 
 use super::intents::{intent, mark_records};
 use super::observe::shift_pool;
@@ -238,6 +239,7 @@ pub fn rewind(store: &mut dyn Store, ctx: &Ctx, fork: u64) -> Result<Rewound> {
     let mut r = store.relayer()?;
     r.scanned_block = Some(r.scanned_block.map_or(fork, |s| s.min(fork)));
     r.checkpoints.retain(|c| c.block <= fork);
+    r.resync_pools = true;
     store.put_relayer(&r)?;
     Ok(done)
 }
@@ -337,7 +339,11 @@ fn unconfirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, tx: &ChainTx) -> 
         }
         Action::OpenPool { .. } => {
             if let Some(mut p) = store.pool(&i.token)? {
+                // Not open on the new chain until it is mined again: its receipt sets the
+                // pool's state then (`market::pool_opened`), and nothing reads it from the
+                // chain meanwhile (`market::resync`), where it may have no code.
                 p.position.id = None;
+                p.chain = None;
                 store.put_pool(&p)?;
             }
         }

@@ -33,6 +33,9 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
     pub(super) async fn follow(&self, head: &Head) -> Step {
         if self.reorganized(head).await? {
             self.fill_gaps(None).await?;
+        }
+        // After a rewind, until read: a round that stopped before reading them left it here.
+        if self.ledger.read(|s| Ok(s.relayer()?.resync_pools))? {
             self.resync_pools(head).await?;
         }
         let finality = self.ctx.chain.finality();
@@ -192,7 +195,8 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
         self.broadcast(&record).await
     }
 
-    /// Each pool's state as the chain has it at the head (`ops::market::resync`).
+    /// Each pool's state as the chain has it at the head (`ops::market::resync`), and the
+    /// head's block as a checkpoint.
     async fn resync_pools(&self, head: &Head) -> Step {
         let pools = self.ledger.read(|s| {
             let mut pools = Vec::new();
@@ -203,22 +207,32 @@ impl<C: Chain, S: Signer, L: Ledger> Round<'_, C, S, L> {
             }
             Ok(pools)
         })?;
-        if pools.is_empty() {
-            return Ok(());
-        }
         let addresses: Vec<_> = pools.iter().map(|(_, a)| *a).collect();
-        let states = self.chain.pool_states(&addresses, head.number).await?;
+        let states = if addresses.is_empty() {
+            Vec::new()
+        } else {
+            self.chain.pool_states(&addresses, head.number).await?
+        };
         let states: Vec<_> = pools.iter().map(|(t, _)| *t).zip(states).collect();
         let at = ChainPoint {
             block: head.number,
             log_index: u64::MAX,
         };
+        let (hash, finality) = (head.hash.clone(), self.ctx.chain.finality());
         self.ledger
             .commit(move |s| {
                 for (token, state) in &states {
                     crate::ops::market::resync(s, token, state, at)?;
                 }
-                Ok(())
+                let mut r = s.relayer()?;
+                r.resync_pools = false;
+                // The states are the head's block's: a reorganization that replaces it
+                // after they were read (its receipts' events then older than the states,
+                // and not followed) is seen by the next round, which reads them again.
+                if let Some(hash) = hash {
+                    r.checkpoint(at.block, hash, at.block, finality);
+                }
+                s.put_relayer(&r)
             })
             .map_err(|e| Error::internal(format!("pool resync: {}", e.message)).into())
     }
