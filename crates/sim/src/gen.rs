@@ -94,21 +94,35 @@ pub fn launches() -> bool {
     LAUNCHES.with(std::cell::Cell::get)
 }
 
+/// A presale of `target` lasting 30 minutes to `minutes`, launching at its end with
+/// probability `auto`.
+fn presale(rng: &mut impl RngCore, target: Usdc, minutes: u32, auto: f64) -> Req {
+    Req::CreatePresale {
+        target,
+        minutes: rng.random_range(30..minutes),
+        lockup: rng.random_range(13..=28),
+        auto: rng.random_bool(auto),
+        lock_days: rng.random_range(0..3),
+    }
+}
+
+/// `user`'s purchase in one of the three newest presales, mostly 1 to `whole` USDC.
+fn buy_presale(rng: &mut impl RngCore, user: u8, whole: u64) -> Req {
+    Req::BuyPresale {
+        user,
+        presale: rng.random_range(0..3),
+        usdc: usdc(rng, whole),
+    }
+}
+
 /// A launch-heavy day's request: a presale of a small target, a purchase, a resolve.
 fn launch(rng: &mut impl RngCore, user: u8) -> Req {
     match rng.random_range(0..20u32) {
-        0 => Req::CreatePresale {
-            target: Usdc(u128::from(rng.random_range(3..30u32)) * USDC),
-            minutes: rng.random_range(30..600),
-            lockup: rng.random_range(13..=28),
-            auto: rng.random_bool(0.9),
-            lock_days: rng.random_range(0..3),
-        },
-        1..=17 => Req::BuyPresale {
-            user,
-            presale: rng.random_range(0..3),
-            usdc: usdc(rng, 12),
-        },
+        0 => {
+            let target = Usdc(u128::from(rng.random_range(3..30u32)) * USDC);
+            presale(rng, target, 600, 0.9)
+        }
+        1..=17 => buy_presale(rng, user, 12),
         _ => Req::Resolve {
             presale: rng.random_range(0..3),
         },
@@ -169,18 +183,11 @@ fn req(rng: &mut impl RngCore, world: &World) -> Req {
             n: rng.random_range(0..100),
             supply: supply(rng),
         },
-        45..=47 => Req::CreatePresale {
-            target: target(rng),
-            minutes: rng.random_range(30..3_000),
-            lockup: rng.random_range(13..=28),
-            auto: rng.random_bool(0.7),
-            lock_days: rng.random_range(0..3),
-        },
-        48..=55 => Req::BuyPresale {
-            user,
-            presale: rng.random_range(0..3),
-            usdc: usdc(rng, 120),
-        },
+        45..=47 => {
+            let target = target(rng);
+            presale(rng, target, 3_000, 0.7)
+        }
+        48..=55 => buy_presale(rng, user, 120),
         56..=57 => Req::Resolve {
             presale: rng.random_range(0..3),
         },
