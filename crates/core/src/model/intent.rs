@@ -163,6 +163,9 @@ pub enum Then {
     /// A presale's allocations went into the lock contract: its completion state shows the
     /// transactions (the first as `withdrawTx`, the last as `distributionTx`).
     PresaleLocks(PresaleId),
+    /// A holder's payment into a presale: refused by the chain, it no longer counts toward
+    /// the raise (`ops::presale::refused`).
+    PresalePurchase(PresaleId),
 }
 
 /// One side of a movement in the ledger: a balance row or one of the token's reserves.

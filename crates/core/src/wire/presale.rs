@@ -298,6 +298,8 @@ impl Presale {
     /// The public form listing `rows` (participants of `p`, read by the caller), counted as
     /// `recorded` or as many as `rows`, whichever is more.
     fn listing(p: &Record, now: Millis, rows: Vec<Participant>, recorded: u64) -> Presale {
+        // A buyer whose every purchase the chain refused paid nothing in: not listed.
+        let rows: Vec<Participant> = rows.into_iter().filter(|x| !x.usdc.is_zero()).collect();
         let participants_count = recorded.max(u64::try_from(rows.len()).unwrap_or(u64::MAX));
         let participants = rows
             .into_iter()

@@ -8,8 +8,8 @@ use crate::model::event::{EventType, PurchaseFacts};
 use crate::model::history::TxType;
 use crate::model::ids::{PresaleId, UserId};
 use crate::model::input::Checked;
-use crate::model::intent::{Account, Reserve, Side};
-use crate::model::presale::{Participant, Phase, Status};
+use crate::model::intent::{Account, Action, Intent, Reserve, Side, Then};
+use crate::model::presale::{Participant, Phase, Status, Step};
 use crate::ops::ledger::{debit_check, Movement};
 use crate::ops::{chain, holder, Ctx};
 use crate::store::Store;
@@ -84,6 +84,10 @@ pub fn buy(
     p.purchased = p.purchased.plus(amount)?;
     let part = match store.participant(&p.id, &holder.user_id)? {
         Some(mut x) => {
+            if x.usdc.is_zero() {
+                // Every purchase of theirs was refused by the chain (`refused`): counted again.
+                p.participant_count += 1;
+            }
             x.usdc = x.usdc.plus(amount)?;
             x
         }
@@ -125,6 +129,7 @@ pub fn buy(
     let action = chain::transfer(Account::Wallet(holder.address), Account::Treasury, units);
     let intent = chain::want(ctx, usdc.address, action)
         .with_records(vec![seq])
+        .with_then(Then::PresalePurchase(p.id.clone()))
         .moved(Side::Row(holder.address), Side::Reserve(Reserve::Escrow));
     chain::intend(store, ctx, intent)?;
     if p.purchased == p.target && p.auto_launch {
@@ -151,4 +156,50 @@ pub fn buy(
         presale_id: p.id,
         usdc: amount,
     })
+}
+
+/// The chain refused the purchase `i` of presale `id` (what it paid in never came: a sell
+/// that was to bring the buyer's USDC refused by the pool). The ledger gave the payment back
+/// (`undo`); while the raise is still in escrow (the presale open, or its launch not past its
+/// first step) the purchase no longer counts either: it leaves what was purchased and the
+/// buyer's part, so the launch pays into its pool what the escrow holds and a refund returns
+/// only what came (a launch not begun that falls below its threshold so is open again).
+/// Later, the launch's opening reverts short of it and every buyer is refunded
+/// (`settle::market_failed`), the refused buyer's refund netting with this refusal.
+pub fn refused(store: &mut dyn Store, ctx: &Ctx, id: &PresaleId, i: &Intent) -> Result<()> {
+    let Some(mut p) = store.presale(id)? else {
+        return Ok(());
+    };
+    let in_escrow = match p.phase {
+        Phase::Open => true,
+        Phase::Launching => p.completion.step == Step::Pending,
+        Phase::Launched | Phase::Refunded => false,
+    };
+    let Action::Transfer {
+        from: Account::Wallet(buyer),
+        amount,
+        ..
+    } = &i.action
+    else {
+        return Ok(());
+    };
+    let Some(h) = store.holder_by_address(buyer)? else {
+        return Ok(());
+    };
+    let Some(mut part) = store.participant(&p.id, &h.user_id)?.filter(|_| in_escrow) else {
+        return Ok(());
+    };
+    let back: Usdc = part.usdc.min(amount.cast());
+    part.usdc = part.usdc.minus(back)?;
+    p.purchased = p.purchased.minus(back)?;
+    if part.usdc.is_zero() {
+        p.participant_count = p.participant_count.saturating_sub(1);
+    }
+    if p.phase == Phase::Launching && !p.launchable() {
+        // Below the launch's threshold without it: open again (its schedule, due now, sees
+        // to its end: `launch::run`).
+        p.phase = Phase::Open;
+    }
+    store.put_participant(&p.id, &part)?;
+    save(store, &mut p, ctx.now)
 }

@@ -20,7 +20,7 @@ mod lookup;
 mod resolve;
 mod settle;
 
-pub use buy::{buy, BuyPresaleRequest, Purchase};
+pub use buy::{buy, refused, BuyPresaleRequest, Purchase};
 pub use create::{
     create, CreatePresaleRequest, DeploymentConfigInput, MetadataInput, TokenInfoInput,
 };

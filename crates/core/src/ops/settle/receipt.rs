@@ -285,7 +285,7 @@ fn confirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, m: &Mined) -> Resul
     // What waited on it: each is done once (a receipt that comes again after a
     // reorganization only updates the hash and block).
     match &i.then {
-        None => Ok(()),
+        None | Some(Then::PresalePurchase(_)) => Ok(()),
         Some(Then::FinishJob(id)) => {
             if let Some(mut j) = store.job(id)? {
                 j.tx_hash = Some(m.hash.clone());
@@ -392,6 +392,7 @@ fn fail(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, tx: &ChainTx) -> Resul
             }
         }
         Some(Then::PresalePool(id)) => presale::market_failed(store, ctx, id, i)?,
+        Some(Then::PresalePurchase(id)) => presale::refused(store, ctx, id, i)?,
         Some(Then::PresaleToken(_) | Then::PresaleLocks(_)) | None => {}
     }
     Ok(())

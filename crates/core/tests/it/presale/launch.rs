@@ -10,6 +10,7 @@ use tokenpad_core::model::history::TxType;
 use tokenpad_core::model::presale::{Phase, Status, Step};
 use tokenpad_core::model::time::{DAY, SECOND};
 use tokenpad_core::ops;
+use tokenpad_core::store::Store;
 use tokenpad_core::wire::holder::HolderFull;
 use tokenpad_core::wire::presale::PresaleMerchant;
 use tokenpad_core::ErrorCode;
@@ -321,4 +322,108 @@ fn a_launch_waiting_for_its_market_looks_again_a_block_from_now() {
     assert_eq!(next, p.fx.ctx.now + tokenpad_core::model::chain::BLOCK_MS);
     // The next run finds nothing due until that block.
     assert_eq!(ops::due::run_due(&mut p.fx.store, &p.fx.ctx).unwrap(), 0);
+}
+
+/// A holder's purchase the chain refuses (the USDC it pays in never came: a sell that was to
+/// bring it refused by the pool) before the presale ends: the ledger gives the holder the
+/// payment back, and the purchase no longer counts toward the raise, so the launch pays into
+/// its pool what the escrow holds.
+#[test]
+fn a_purchase_the_chain_refuses_before_the_end_no_longer_counts() {
+    use crate::settle::{plan_of, receipt, sign, LIMITS};
+    let mut fx = crate::settle::evm();
+    let id = common::create_presale(
+        &mut fx.store,
+        &fx.ctx,
+        &super::body("100", json!({ "autoLaunch": true })),
+        "p-1",
+    )
+    .unwrap()
+    .id;
+    let mut p = P { fx, id };
+    for (user, funds) in [("a", "60"), ("b", "30")] {
+        let h = p.fx.holder(user).address;
+        let funds = tokenpad_core::model::amount::Usdc::new(usdc(funds));
+        ops::ledger::deposit_usdc(&mut p.fx.store, &p.fx.ctx, &h, funds).unwrap();
+    }
+    crate::settle::settle_all(&mut p.fx);
+    p.open();
+    p.buy("a", "60").unwrap();
+    p.buy("b", "30").unwrap();
+    // a's purchase reverts on chain for want of the USDC, and is refused.
+    let batches = plan_of(&p.fx, LIMITS);
+    let nonce = p.fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
+    let tx = sign(&mut p.fx, nonce, &batches[0]);
+    let ctx = p.fx.ctx.clone();
+    tokenpad_core::ops::settle::mined(&mut p.fx.store, &ctx, nonce, &receipt(&tx, false)).unwrap();
+    assert_conserved(&p.fx.store);
+    let a = p.fx.holder("a").address;
+    assert_eq!(
+        p.fx.active(&p.fx.usdc(), &a),
+        usdc("60"),
+        "a has the payment back"
+    );
+    //     assert_eq!(p.get().purchased.raw(), usdc("30"), "only b's purchase counts");
+    crate::settle::settle_all(&mut p.fx);
+    assert_eq!(p.get().participant_count, 1);
+    let listed = tokenpad_core::wire::presale::Presale::read_first(
+        &p.fx.store,
+        &p.get(),
+        p.fx.ctx.now,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        (listed.participants.len(), listed.participants_count),
+        (1, Some(1)),
+        "a paid nothing in: not listed"
+    );
+    // 30 of 100 is below the launch's threshold: resolved at the end, b alone is refunded.
+    p.to(END * 1000 + 1);
+    assert_eq!(p.resolve().unwrap()["outcome"], "refunded");
+    assert_conserved(&p.fx.store);
+    let b = p.fx.holder("b").address;
+    assert_eq!(p.fx.active(&p.fx.usdc(), &b), usdc("30"));
+    assert_eq!(p.fx.active(&p.fx.usdc(), &a), usdc("60"));
+    assert_eq!(p.fx.token(&p.fx.usdc()).escrow.raw(), 0);
+    let refunds = p.fx.store.open_intents(10).unwrap();
+    assert_eq!(refunds.len(), 1, "b's refund alone: {refunds:?}");
+}
+
+/// The target reached starts the launch; the chain then refuses the purchase that reached it,
+/// before the launch's first step: below its threshold without it, the presale is open again,
+/// and the launch's first step does not run on a raise the escrow lacks.
+#[test]
+fn a_launch_whose_raise_the_chain_refuses_before_its_first_step_opens_again() {
+    use crate::settle::{plan_of, receipt, sign, LIMITS};
+    let mut fx = crate::settle::evm();
+    let id = common::create_presale(
+        &mut fx.store,
+        &fx.ctx,
+        &super::body("100", json!({ "autoLaunch": true })),
+        "p-1",
+    )
+    .unwrap()
+    .id;
+    let mut p = P { fx, id };
+    let a = p.fx.holder("a").address;
+    let funds = tokenpad_core::model::amount::Usdc::new(usdc("100"));
+    ops::ledger::deposit_usdc(&mut p.fx.store, &p.fx.ctx, &a, funds).unwrap();
+    crate::settle::settle_all(&mut p.fx);
+    p.open();
+    p.buy("a", "100").unwrap();
+    assert_eq!(p.get().phase, Phase::Launching);
+    let batches = plan_of(&p.fx, LIMITS);
+    let nonce = p.fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
+    let tx = sign(&mut p.fx, nonce, &batches[0]);
+    let ctx = p.fx.ctx.clone();
+    tokenpad_core::ops::settle::mined(&mut p.fx.store, &ctx, nonce, &receipt(&tx, false)).unwrap();
+    assert_conserved(&p.fx.store);
+    let got = p.get();
+    assert_eq!((got.phase, got.purchased.raw()), (Phase::Open, 0));
+    let now = p.fx.ctx.now;
+    p.to(now);
+    assert_eq!(p.get().phase, Phase::Open, "{:?}", p.get().completion);
+    assert_eq!(p.get().completion.retry_count, 0);
+    assert_eq!(p.fx.active(&p.fx.usdc(), &a), usdc("100"));
 }
