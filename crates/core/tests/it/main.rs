@@ -31,6 +31,7 @@ mod plan_holds;
 mod presale;
 mod reads;
 mod receipts;
+mod reconcile;
 mod reorg;
 mod reverts;
 mod sessions;

@@ -1,8 +1,9 @@
 //! What the chain should say: every custodial holder's balance of every token it has in the
 //! ledger (active plus locked: locked tokens sit in the holder's wallet on chain), the
 //! treasury's balance of each merchant token (everything the ledger keeps outside balances
-//! and pools: the app, merchant and liquidity supplies, escrow and presale signers), and each
-//! pool contract's balances of its token and of USDC, and its state (`slot0`'s price and
+//! and opened pools: the app, merchant and liquidity supplies, escrow and presale signers,
+//! and what a pool whose opening is not mined yet takes), and each opened pool contract's
+//! balances of its token and of USDC, and its state (`slot0`'s price and
 //! tick, the active liquidity) as the ledger last followed it.
 //! The worker reads `balanceOf` for each and reports the differences. While movements are
 //! still settling, the two differ by them; a report says how many are open.
@@ -33,6 +34,17 @@ pub struct Expected {
 pub fn expected(store: &dyn Store, ctx: &Ctx) -> Result<Vec<Expected>> {
     let overflow = || Error::internal("reconciliation overflow");
     let signers: Vec<Address> = store.presales()?.iter().map(|p| p.signer).collect();
+    // What the ledger keeps in a pool whose opening is not mined (on its way, or dropped by
+    // a reorganization), or pooled for one not made yet (a launch's raise between its swap
+    // step and its token), is still the treasury's on chain: only opened pools hold theirs.
+    let mut opened_usdc = Units::ZERO;
+    for t in store.tokens()? {
+        if let Some(p) = store.pool(&t.address)?.filter(|p| p.position.id.is_some()) {
+            opened_usdc = opened_usdc
+                .checked_add(p.usdc_reserve.cast())
+                .ok_or_else(overflow)?;
+        }
+    }
     let mut out = Vec::new();
     for t in store.tokens()? {
         let (rows, _) = store.top_holders(&t.address, u32::MAX)?;
@@ -59,7 +71,9 @@ pub fn expected(store: &dyn Store, ctx: &Ctx) -> Result<Vec<Expected>> {
             });
         }
         if t.kind == TokenKind::Usdc {
-            // The treasury keeps the presales' escrow and the merchant's own USDC.
+            // The treasury keeps the presales' escrow, the merchant's own USDC, and what is
+            // pooled outside opened pools.
+            let unopened = t.pooled.checked_sub(opened_usdc).ok_or_else(overflow)?;
             out.push(Expected {
                 token: t.address,
                 symbol: t.symbol.clone(),
@@ -69,6 +83,7 @@ pub fn expected(store: &dyn Store, ctx: &Ctx) -> Result<Vec<Expected>> {
                 ledger: t
                     .escrow
                     .checked_add(t.merchant_supply)
+                    .and_then(|s| s.checked_add(unopened))
                     .ok_or_else(overflow)?,
             });
         }
@@ -90,7 +105,9 @@ pub fn expected(store: &dyn Store, ctx: &Ctx) -> Result<Vec<Expected>> {
             .checked_add(t.liquidity_supply)
             .and_then(|s| s.checked_add(t.escrow))
             .ok_or_else(overflow)?;
-        if let Some(p) = store.pool(&t.address)? {
+        if let Some(p) = store.pool(&t.address)?.filter(|p| p.position.id.is_none()) {
+            treasury = treasury.checked_add(p.token_reserve).ok_or_else(overflow)?;
+        } else if let Some(p) = store.pool(&t.address)? {
             // The pool contract holds its reserves.
             let usdc = ctx.chain.usdc();
             for (token, symbol, decimals, ledger) in [

@@ -427,3 +427,34 @@ fn a_launch_whose_raise_the_chain_refuses_before_its_first_step_opens_again() {
     assert_eq!(p.get().completion.retry_count, 0);
     assert_eq!(p.fx.active(&p.fx.usdc(), &a), usdc("100"));
 }
+
+/// Between a launch's swap step and its pool's opening, the raise is pooled in the ledger for
+/// a pool not made yet: on chain it is still the treasury's, and reconciliation expects it
+/// there (hostile seed 3122, `--launches`: the treasury read the raise "too much").
+#[test]
+fn a_launchs_raise_before_its_pool_opens_is_the_treasurys_to_reconcile() {
+    let mut fx = crate::settle::evm();
+    let id = common::create_presale(
+        &mut fx.store,
+        &fx.ctx,
+        &super::body("100", json!({})),
+        "p-1",
+    )
+    .unwrap()
+    .id;
+    let mut p = P { fx, id };
+    let a = p.fx.holder("a").address;
+    let funds = tokenpad_core::model::amount::Usdc::new(usdc("80"));
+    ops::ledger::deposit_usdc(&mut p.fx.store, &p.fx.ctx, &a, funds).unwrap();
+    p.open();
+    p.buy("a", "80").unwrap();
+    crate::settle::settle_all(&mut p.fx);
+    assert_eq!(p.resolve().unwrap()["outcome"], "launching");
+    assert_eq!(p.get().completion.step, Step::Swapping);
+    let want = ops::settle::reconcile::expected(&p.fx.store, &p.fx.ctx).unwrap();
+    let treasury = want
+        .iter()
+        .find(|e| e.token == p.fx.usdc() && e.owner == p.fx.merchant_address())
+        .map(|e| e.ledger.raw());
+    assert_eq!(treasury, Some(usdc("80")));
+}
