@@ -299,19 +299,8 @@ fn failed_steps_retry_with_backoff_and_never_repeat_a_finished_one() {
 /// on looking. The simulator found it.
 #[test]
 fn a_launch_waiting_for_its_market_looks_again_a_block_from_now() {
-    let mut fx = crate::settle::evm();
-    let id = common::create_presale(
-        &mut fx.store,
-        &fx.ctx,
-        &super::body("100", json!({})),
-        "p-1",
-    )
-    .unwrap()
-    .id;
-    let mut p = P { fx, id };
-    let a = p.fx.holder("a").address;
-    let funds = tokenpad_core::model::amount::Usdc::new(usdc("100"));
-    ops::ledger::deposit_usdc(&mut p.fx.store, &p.fx.ctx, &a, funds).unwrap();
+    let mut p = P::on_evm("100", json!({}));
+    p.minted("a", "100");
     p.open();
     p.buy("a", "100").unwrap();
     p.fx.ctx.now = END * 1000 + 4 * DAY;
@@ -330,34 +319,16 @@ fn a_launch_waiting_for_its_market_looks_again_a_block_from_now() {
 /// its pool what the escrow holds.
 #[test]
 fn a_purchase_the_chain_refuses_before_the_end_no_longer_counts() {
-    use crate::settle::{plan_of, receipt, sign, LIMITS};
-    let mut fx = crate::settle::evm();
-    let id = common::create_presale(
-        &mut fx.store,
-        &fx.ctx,
-        &super::body("100", json!({ "autoLaunch": true })),
-        "p-1",
-    )
-    .unwrap()
-    .id;
-    let mut p = P { fx, id };
-    for (user, funds) in [("a", "60"), ("b", "30")] {
-        let h = p.fx.holder(user).address;
-        let funds = tokenpad_core::model::amount::Usdc::new(usdc(funds));
-        ops::ledger::deposit_usdc(&mut p.fx.store, &p.fx.ctx, &h, funds).unwrap();
-    }
+    let mut p = P::on_evm("100", json!({ "autoLaunch": true }));
+    let a = p.minted("a", "60");
+    p.minted("b", "30");
     crate::settle::settle_all(&mut p.fx);
     p.open();
     p.buy("a", "60").unwrap();
     p.buy("b", "30").unwrap();
     // a's purchase reverts on chain for want of the USDC, and is refused.
-    let batches = plan_of(&p.fx, LIMITS);
-    let nonce = p.fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
-    let tx = sign(&mut p.fx, nonce, &batches[0]);
-    let ctx = p.fx.ctx.clone();
-    tokenpad_core::ops::settle::mined(&mut p.fx.store, &ctx, nonce, &receipt(&tx, false)).unwrap();
+    refuse_next(&mut p);
     assert_conserved(&p.fx.store);
-    let a = p.fx.holder("a").address;
     assert_eq!(
         p.fx.active(&p.fx.usdc(), &a),
         usdc("60"),
@@ -395,29 +366,13 @@ fn a_purchase_the_chain_refuses_before_the_end_no_longer_counts() {
 /// and the launch's first step does not run on a raise the escrow lacks.
 #[test]
 fn a_launch_whose_raise_the_chain_refuses_before_its_first_step_opens_again() {
-    use crate::settle::{plan_of, receipt, sign, LIMITS};
-    let mut fx = crate::settle::evm();
-    let id = common::create_presale(
-        &mut fx.store,
-        &fx.ctx,
-        &super::body("100", json!({ "autoLaunch": true })),
-        "p-1",
-    )
-    .unwrap()
-    .id;
-    let mut p = P { fx, id };
-    let a = p.fx.holder("a").address;
-    let funds = tokenpad_core::model::amount::Usdc::new(usdc("100"));
-    ops::ledger::deposit_usdc(&mut p.fx.store, &p.fx.ctx, &a, funds).unwrap();
+    let mut p = P::on_evm("100", json!({ "autoLaunch": true }));
+    let a = p.minted("a", "100");
     crate::settle::settle_all(&mut p.fx);
     p.open();
     p.buy("a", "100").unwrap();
     assert_eq!(p.get().phase, Phase::Launching);
-    let batches = plan_of(&p.fx, LIMITS);
-    let nonce = p.fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
-    let tx = sign(&mut p.fx, nonce, &batches[0]);
-    let ctx = p.fx.ctx.clone();
-    tokenpad_core::ops::settle::mined(&mut p.fx.store, &ctx, nonce, &receipt(&tx, false)).unwrap();
+    refuse_next(&mut p);
     assert_conserved(&p.fx.store);
     let got = p.get();
     assert_eq!((got.phase, got.purchased.raw()), (Phase::Open, 0));
@@ -433,19 +388,8 @@ fn a_launch_whose_raise_the_chain_refuses_before_its_first_step_opens_again() {
 /// there (hostile seed 3122, `--launches`: the treasury read the raise "too much").
 #[test]
 fn a_launchs_raise_before_its_pool_opens_is_the_treasurys_to_reconcile() {
-    let mut fx = crate::settle::evm();
-    let id = common::create_presale(
-        &mut fx.store,
-        &fx.ctx,
-        &super::body("100", json!({})),
-        "p-1",
-    )
-    .unwrap()
-    .id;
-    let mut p = P { fx, id };
-    let a = p.fx.holder("a").address;
-    let funds = tokenpad_core::model::amount::Usdc::new(usdc("80"));
-    ops::ledger::deposit_usdc(&mut p.fx.store, &p.fx.ctx, &a, funds).unwrap();
+    let mut p = P::on_evm("100", json!({}));
+    p.minted("a", "80");
     p.open();
     p.buy("a", "80").unwrap();
     crate::settle::settle_all(&mut p.fx);
@@ -457,4 +401,14 @@ fn a_launchs_raise_before_its_pool_opens_is_the_treasurys_to_reconcile() {
         .find(|e| e.token == p.fx.usdc() && e.owner == p.fx.merchant_address())
         .map(|e| e.ledger.raw());
     assert_eq!(treasury, Some(usdc("80")));
+}
+
+/// The next planned transaction reverts on chain for want of funds, and is acted on.
+fn refuse_next(p: &mut P) {
+    use crate::settle::{plan_of, receipt, sign, LIMITS};
+    let batches = plan_of(&p.fx, LIMITS);
+    let nonce = p.fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
+    let tx = sign(&mut p.fx, nonce, &batches[0]);
+    let ctx = p.fx.ctx.clone();
+    tokenpad_core::ops::settle::mined(&mut p.fx.store, &ctx, nonce, &receipt(&tx, false)).unwrap();
 }

@@ -52,6 +52,23 @@ impl P {
         P { fx, id: p.id }
     }
 
+    /// The same presale, made by a merchant on an EVM chain (`settle::evm`).
+    pub fn on_evm(target: &str, extra: Value) -> P {
+        let mut fx = crate::settle::evm();
+        let p = common::create_presale(&mut fx.store, &fx.ctx, &body(target, extra), "p-1")
+            .expect("create");
+        P { fx, id: p.id }
+    }
+
+    /// A holder with `funds` of test USDC, minted (queued as a faucet mint on an EVM chain).
+    pub fn minted(&mut self, user: &str, funds: &str) -> Address {
+        let h = self.fx.holder(user).address;
+        let funds = tokenpad_core::model::amount::Usdc::new(usdc(funds));
+        tokenpad_core::ops::ledger::deposit_usdc(&mut self.fx.store, &self.fx.ctx, &h, funds)
+            .unwrap();
+        h
+    }
+
     pub fn get(&self) -> Presale {
         tokenpad_core::ops::presale::find(&self.fx.store, &self.id).unwrap()
     }
