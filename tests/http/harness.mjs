@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { groupAlive, killGroup } from './procs.mjs';
+import { groupAlive, groupListens, killGroup } from './procs.mjs';
 
 // What the tests and benchmarks read of the processes a worker runs (Linux's /proc), and
 // the calls they make to it: one import for a test.
@@ -154,6 +154,17 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
   });
 }
 
+// True when a process of `proc`'s group listens on `port` (Linux's /proc); elsewhere, or when
+// /proc cannot be read, any answer is taken as the worker's, as before.
+function ownsPort(proc, port) {
+  if (process.platform !== 'linux') return true;
+  try {
+    return groupListens(proc.pid, port);
+  } catch {
+    return true;
+  }
+}
+
 async function freePort() {
   return new Promise((resolve, reject) => {
     const srv = createServer();
@@ -169,7 +180,7 @@ async function freePort() {
 /**
  * Starts the built worker under `wrangler dev` (local workerd).
  * @param {{persistDir?: string, env?: Record<string, string|null|undefined>, timeoutMs?: number,
- *   logLevel?: string, workerDir?: string, assets?: boolean}} [opts]
+ *   logLevel?: string, workerDir?: string, assets?: boolean, port?: number}} [opts]
  *   env: extra/overriding bindings (null or undefined removes a default one); SECRET_VARS go
  *   in the env file, the others with `--var`. logLevel: wrangler's (default warn).
  *   workerDir: another Worker project (its wrangler.toml) to run instead of tokenpad's (as is,
@@ -180,11 +191,12 @@ async function freePort() {
  *   factory, and uniswapFactory, positionManager, swapRouter, quoter, market, locker where it
  *   has them: deployBase's addresses }). The handle's `chain` says which ({ kind: 'embedded' } or
  *   { kind: 'evm', ... }).
+ *   port: the port to try first, instead of a free one (the harness's own test gives it a taken one).
  * @returns {Promise<{baseUrl: string, adminKey: string, persistDir: string, vars: object,
  *   envFile: string, pid: () => number|undefined,
  *   logs: () => string, stop: () => Promise<void>, restart: () => Promise<void>}>}
  */
-export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, logLevel = 'warn', workerDir = WORKER_DIR, chain = TEST_CHAIN, assets = true } = {}) {
+export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, logLevel = 'warn', workerDir = WORKER_DIR, chain = TEST_CHAIN, assets = true, port: firstPort } = {}) {
   if (!existsSync(WRANGLER)) throw new Error(`wrangler not installed (${WRANGLER}): run scripts/setup.sh`);
   if (workerDir === WORKER_DIR && !(existsSync(BUILT_SHIM) && existsSync(BUILT_LEDGER))) throw new Error(`worker not built (${BUILT_SHIM}, ${BUILT_LEDGER}): run scripts/build-worker.sh`);
 
@@ -250,7 +262,8 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
   }
 
   async function launchOnce() {
-    const port = await freePort();
+    const port = firstPort ?? (await freePort());
+    firstPort = undefined;
     const inspectorPort = await freePort();
     const args = [
       WRANGLER, 'dev', ...configs.flatMap((c) => ['--config', c]), '--env-file', envFile,
@@ -297,16 +310,31 @@ export async function startWorker({ persistDir, env = {}, timeoutMs = 60_000, lo
 
     const baseUrl = `http://127.0.0.1:${port}`;
     const deadline = Date.now() + timeoutMs;
+    let foreignSince = 0;
     for (;;) {
       if (proc.exitInfo) {
         live.delete(proc);
         throw new Error(`wrangler exited during startup (${JSON.stringify(proc.exitInfo)}):\n${output}`);
       }
+      let answered = false;
       try {
         await fetch(`${baseUrl}/`, { signal: AbortSignal.timeout(2_000) });
-        break; // any HTTP answer means workerd is serving
+        answered = true;
       } catch {
         /* not yet */
+      }
+      // Any HTTP answer means a server listens on the port, but not that it is ours: another
+      // process may have taken the port between freePort and wrangler's bind (one CI run had
+      // every request of a file answered 404 with an empty body by such a stranger). So the
+      // port must also be one a process of this wrangler's group listens on; a stranger that
+      // keeps it for 5 s makes this start one that failed to bind, tried again on fresh ports.
+      if (answered && ownsPort(proc, port)) break;
+      if (answered) {
+        foreignSince ||= Date.now();
+        if (Date.now() - foreignSince > 5_000) {
+          await kill();
+          throw new Error(`Address already in use: another process answers on port ${port}`);
+        }
       }
       if (Date.now() > deadline) {
         await kill();

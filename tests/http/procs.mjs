@@ -91,6 +91,18 @@ export function listeningPorts(pid) {
     .map((f) => parseInt(f[1].split(':').pop(), 16));
 }
 
+/** True when a live process of process group `pgid` listens on TCP `port` (Linux's /proc). */
+export function groupListens(pgid, port) {
+  return groupProcesses(pgid).some((p) => {
+    if (p.state === 'Z' || p.state === 'X') return false;
+    try {
+      return listeningPorts(p.pid).includes(port);
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
+
 /** The process ids below `pid` (children, theirs, and so on), from Linux's /proc. */
 export function descendants(pid) {
   const parent = new Map();
