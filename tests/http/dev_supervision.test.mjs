@@ -7,23 +7,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { api, processes, proxyOf, ROOT, runtimeOf } from './harness.mjs';
+import { api, freePort, processes, proxyOf, ROOT, runtimeOf } from './harness.mjs';
 
 const skip = !existsSync(path.join(ROOT, 'www', 'app', 'pkg', 'index.js')) && 'the browser package is not built (scripts/build-pkg.sh)';
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const cleanup = [];
 after(async () => {

@@ -165,7 +165,8 @@ function ownsPort(proc, port) {
   }
 }
 
-async function freePort() {
+/** A TCP port free on 127.0.0.1 now (another process may take it before the caller binds it). */
+export async function freePort() {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();

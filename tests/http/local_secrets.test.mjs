@@ -6,12 +6,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { api, logLines, processes, startWorker, ROOT, TEST_WALLET_ENCRYPTION_KEY } from './harness.mjs';
+import { api, freePort, logLines, processes, startWorker, ROOT, TEST_WALLET_ENCRYPTION_KEY } from './harness.mjs';
 
 const cleanup = [];
 after(async () => {
@@ -40,15 +39,6 @@ test('the harness passes secrets in a mode-600 env file, never on a command line
   await w.stop();
   assert.ok(!existsSync(w.envFile), 'the env file is removed with the worker');
 });
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 test('./scripts/dev.sh starts, seeds, prints keys, keeps secrets off command lines, and stops on Ctrl-C', {
   skip: !existsSync(path.join(ROOT, 'www', 'app', 'pkg', 'index.js')) && 'the browser package is not built (scripts/build-pkg.sh)',
