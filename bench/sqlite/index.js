@@ -6,7 +6,8 @@
 // row with and without its time index, two rows in one statement, and history and event rows
 // numbered by the caller (as tokenpad inserts them) in tables with and without AUTOINCREMENT;
 // the idempotency table; and whole requests' sets: the floor's one update (bench/hello's
-// /object-write), a spend's six statements, one journal row holding as many bytes.
+// /object-write), a spend's six statements, one journal row holding as many bytes, and that
+// row with its batch's application to the tables every 20th request.
 import { DurableObject } from 'cloudflare:workers';
 
 const ZERO = '0'.repeat(39);
@@ -86,6 +87,10 @@ function spend(sql, i, tables) {
 // tokenpad's tables (history and events numbered by the caller, as it inserts them).
 const TABLES = { keys: 'idempotency', history: 'history_numbered', events: 'events_numbered' };
 
+// The journal's rows not yet applied (the journal kind's own numbers: other kinds take the
+// numbers between them).
+const journaled = [];
+
 /** Each kind: the statement for the i-th run (some run once for two rows). */
 const KINDS = {
   none: () => {},
@@ -113,6 +118,24 @@ const KINDS = {
   'idempotency insert': (sql, i) => RUN.keyKept(sql, 'idempotency', i),
   'idempotency insert, no age index, WITHOUT ROWID': (sql, i) => RUN.keyKept(sql, 'idempotency_slim', i),
   'journal row': (sql, i) => sql.exec('INSERT INTO journal (seq, data) VALUES (?, ?)', i, DOC + DOC + DOC + BODY),
+  // A journal's whole price: each request looks its key up and writes one journal row; every
+  // 20th also applies the 20 rows' spends to the tables (their five writes each) and deletes
+  // them, as a journal applied in batches would. Run with --n 1.
+  'journal row, applied 20 at a time': (sql, i) => {
+    RUN.keyLookup(sql, TABLES.keys, i);
+    sql.exec('INSERT INTO journal (seq, data) VALUES (?, ?)', i, DOC + DOC + DOC + BODY);
+    journaled.push(i);
+    if (journaled.length < 20) return;
+    for (const j of journaled) {
+      RUN.balance(sql, 'balances_untriggered', j);
+      RUN.token(sql);
+      RUN.history(sql, TABLES.history, j);
+      RUN.event(sql, TABLES.events, j);
+      RUN.keyKept(sql, TABLES.keys, j);
+    }
+    sql.exec('DELETE FROM journal WHERE seq <= ?', i);
+    journaled.length = 0;
+  },
   "a spend's statements": (sql, i) => spend(sql, i, TABLES),
   // History without AUTOINCREMENT, events without their time index, keys WITHOUT ROWID and
   // without their age index.
