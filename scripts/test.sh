@@ -149,6 +149,7 @@ else
 fi
 step sqlite-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2
 step sqlite-each-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2 --each --only "seq given"
+step sqlite-group-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 1 --group --only "floor|a spend"
 step presale-reads-smoke node "$ROOT/bench/presale-reads.mjs" --buyers 50 --seconds 1
 step watchers-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" watchers --watchers 0,50 --seconds 1 --pollers 20 --poll-seconds 1
 

@@ -1,5 +1,6 @@
 // The statements a ledger write runs, one kind at a time (bench/sqlite.mjs drives it):
-// `GET /<kind>?n=20` runs the kind's statement 20 times in one transaction (`&each`: in 20). The tables copy
+// `GET /<kind>?n=20` runs the kind's statement 20 times in one transaction (`&each`: in 20;
+// `&group`: in a savepoint, committed with the requests that arrived meanwhile). The tables copy
 // tokenpad's (crates/worker/src/adapters/sql.rs, sql_events.rs) with variants beside them, so
 // a change to the schema can be priced before it is made: a balance row with and without the
 // holder-count trigger, a history row with and without its user index or `RETURNING`, an event
@@ -155,13 +156,25 @@ export class Tables extends DurableObject {
       }
     }
     this.i = 1_000_000;
+    this.queued = [];
+    this.groups = 0;
+    this.grouped = 0;
   }
 
   /** `each`: every statement in a transaction of its own, as a request's write runs it (its
-   * pages dirtied and committed alone), rather than n in one (which shares the pages). */
-  run(kind, n, each) {
+   * pages dirtied and committed alone), rather than n in one (which shares the pages).
+   * `group`: the request's n statements in a transaction of their own (a savepoint), but
+   * committed with those of every request that arrived meanwhile: a group commit. The request
+   * is queued and answered once its group committed; a macrotask runs the group. */
+  run(kind, n, each, group) {
     const statement = KINDS[kind];
     if (!statement) throw new Error(`unknown kind ${kind}`);
+    if (group) {
+      return new Promise((resolve, reject) => {
+        this.queued.push({ statement, n, resolve, reject });
+        if (this.queued.length === 1) setTimeout(() => this.commitGroup(), 0);
+      });
+    }
     if (each) {
       for (let j = 0; j < n; j++) this.ctx.storage.transactionSync(() => statement(this.sql, this.i++));
     } else {
@@ -171,13 +184,43 @@ export class Tables extends DurableObject {
     }
     return Object.keys(KINDS);
   }
+
+  /** One commit for every queued request, each in a savepoint of its own (a failed one is
+   * rolled back alone and answered with its error). */
+  commitGroup() {
+    const group = this.queued;
+    this.queued = [];
+    this.groups += 1;
+    this.grouped += group.length;
+    this.ctx.storage.transactionSync(() => {
+      for (const r of group) {
+        try {
+          this.ctx.storage.transactionSync(() => {
+            for (let j = 0; j < r.n; j++) r.statement(this.sql, this.i++);
+          });
+        } catch (e) {
+          r.error = e;
+        }
+      }
+    });
+    for (const r of group) (r.error ? r.reject(r.error) : r.resolve(Object.keys(KINDS)));
+  }
+
+  /** Requests a group commit took, on average, since the last call. */
+  groupSize() {
+    const mean = this.groups ? this.grouped / this.groups : 0;
+    this.groups = 0;
+    this.grouped = 0;
+    return mean;
+  }
 }
 
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     const tables = env.TABLES.get(env.TABLES.idFromName('bench'));
-    const kinds = await tables.run(decodeURIComponent(url.pathname.slice(1)) || 'none', Number(url.searchParams.get('n') ?? 0), url.searchParams.has('each'));
+    if (url.pathname === '/group-size') return Response.json(await tables.groupSize());
+    const kinds = await tables.run(decodeURIComponent(url.pathname.slice(1)) || 'none', Number(url.searchParams.get('n') ?? 0), url.searchParams.has('each'), url.searchParams.has('group'));
     return Response.json(kinds);
   },
 };
