@@ -33,6 +33,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--only') opts.only = argv[++i];
   else if (a === '--each') opts.each = true;
   else if (a === '--group') opts.group = true;
+  else if (a === '--gate') opts.gate = opts.group = true;
   else if (a === '--pages') opts.pages = true;
   else throw new Error(`unknown option ${a}`);
 }
@@ -44,14 +45,14 @@ try {
   await load(w, { path: '/none' }, 32, 1); // warm
   if (opts.pages) {
     if (!hasStrace()) throw new Error('--pages counts with strace, which is not on this machine');
-    console.log(`| kind (${opts.n} a request${opts.each ? ', each in its own transaction' : opts.group ? ', group commits' : ', in one transaction'}) | pages a request commits | a statement's share |${opts.group ? ' requests a commit |' : ''}`);
-    console.log(`|---|---:|---:|${opts.group ? '---:|' : ''}`);
+    console.log(`| kind (${opts.n} a request${opts.each ? ', each in its own transaction' : opts.group ? ', group commits' : ', in one transaction'}) | pages a request commits | a statement's share | fsyncs a request |${opts.group ? ' requests a group |' : ''}`);
+    console.log(`|---|---:|---:|---:|${opts.group ? '---:|' : ''}`);
     for (const kind of chosen) {
       const route = { path: `/${encodeURIComponent(kind)}?n=${opts.n}${mode()}` };
       await load(w, route, 4, undefined, { amount: 20 }); // its tables' pages in the cache
       await groupSize();
-      const { frames } = await storageWrites(w, route);
-      console.log(`| ${kind} | ${frames.toFixed(2)} | ${(frames / opts.n).toFixed(2)} |${opts.group ? ` ${(await groupSize()).toFixed(1)} |` : ''}`);
+      const { frames, syncs } = await storageWrites(w, route);
+      console.log(`| ${kind} | ${frames.toFixed(2)} | ${(frames / opts.n).toFixed(2)} | ${syncs.toFixed(2)} |${opts.group ? ` ${(await groupSize()).toFixed(1)} |` : ''}`);
     }
   } else {
     await timed(chosen);
@@ -62,7 +63,7 @@ try {
 
 /** The route's options for the mode asked. */
 function mode() {
-  return `${opts.each ? '&each' : ''}${opts.group ? '&group' : ''}`;
+  return `${opts.each ? '&each' : ''}${opts.gate ? '&gate' : opts.group ? '&group' : ''}`;
 }
 
 /** Requests a group commit took on average since the last call (0 without --group). */

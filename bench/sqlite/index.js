@@ -157,6 +157,7 @@ export class Tables extends DurableObject {
     }
     this.i = 1_000_000;
     this.queued = [];
+    this.gate = null;
     this.groups = 0;
     this.grouped = 0;
   }
@@ -166,9 +167,21 @@ export class Tables extends DurableObject {
    * `group`: the request's n statements in a transaction of their own (a savepoint), but
    * committed with those of every request that arrived meanwhile: a group commit. The request
    * is queued and answered once its group committed; a macrotask runs the group. */
-  run(kind, n, each, group) {
+  run(kind, n, each, group, gate) {
     const statement = KINDS[kind];
     if (!statement) throw new Error(`unknown kind ${kind}`);
+    if (gate) {
+      // Wait for the gate, then run as usual: every request the gate let through runs in the
+      // same task, so the runtime's implicit transaction commits them once.
+      if (!this.gate) {
+        this.gate = new Promise((resolve) => setTimeout(resolve, 0)).then(() => {
+          this.gate = null;
+          this.groups += 1;
+        });
+      }
+      this.grouped += 1;
+      return this.gate.then(() => this.run(kind, n, each, false, false));
+    }
     if (group) {
       return new Promise((resolve, reject) => {
         this.queued.push({ statement, n, resolve, reject });
@@ -220,7 +233,7 @@ export default {
     const url = new URL(request.url);
     const tables = env.TABLES.get(env.TABLES.idFromName('bench'));
     if (url.pathname === '/group-size') return Response.json(await tables.groupSize());
-    const kinds = await tables.run(decodeURIComponent(url.pathname.slice(1)) || 'none', Number(url.searchParams.get('n') ?? 0), url.searchParams.has('each'), url.searchParams.has('group'));
+    const kinds = await tables.run(decodeURIComponent(url.pathname.slice(1)) || 'none', Number(url.searchParams.get('n') ?? 0), url.searchParams.has('each'), url.searchParams.has('group'), url.searchParams.has('gate'));
     return Response.json(kinds);
   },
 };
