@@ -14,10 +14,28 @@ use crate::http::Answer;
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::ops::session::access::Caller;
 use tokenpad_core::serve::{self, Call};
+use tokenpad_core::wire::routes;
 use tokenpad_core::Result;
 
 impl MerchantObject {
+    /// An API request. A write that arrives while writes are arriving together waits to go
+    /// through with them, in one commit (`gate.rs`); local runs name how many went through
+    /// together in `x-write-group`.
     pub(super) async fn api(&self, call: ApiCall) -> Result<Answer> {
+        let writes = routes::by_operation_id(&call.request.route).is_none_or(|r| r.writes());
+        if !writes {
+            return self.serve_api(call).await;
+        }
+        let group = self.gate.pass().await;
+        let served = self.serve_api(call).await;
+        if !self.faults.count_statements {
+            return served;
+        }
+        let answer = served.unwrap_or_else(|e| Answer::error(&e));
+        Ok(answer.with_header("x-write-group", group.to_string()))
+    }
+
+    async fn serve_api(&self, call: ApiCall) -> Result<Answer> {
         let now = self.now()?;
         let serving = Serving::new(self, call.base_url);
         let call = Call {

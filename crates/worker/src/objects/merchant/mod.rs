@@ -22,6 +22,7 @@ mod chain_view;
 mod due;
 mod faults;
 mod followup;
+mod gate;
 mod members;
 mod memory;
 mod operator;
@@ -72,6 +73,8 @@ pub struct MerchantObject {
     live: live::Hub,
     /// Test faults armed, and a local run's statement count (`faults.rs`).
     faults: faults::Faults,
+    /// Writes arriving together go through together, in one commit (`gate.rs`).
+    gate: gate::WriteGate,
 }
 
 impl DurableObject for MerchantObject {
@@ -96,6 +99,7 @@ impl DurableObject for MerchantObject {
             schedule: followup::Schedule::default(),
             hooks: webhooks::Hooks::default(),
             live,
+            gate: gate::WriteGate::default(),
         }
     }
 
