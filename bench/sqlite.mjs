@@ -3,11 +3,14 @@
 // and the difference in time per request from running none, divided by n, is the statement's
 // cost (the isolate is saturated at 32 connections, so 1 / req/s is its busy time).
 //
-//   node bench/sqlite.mjs [--n 20] [--seconds 4] [--rounds 2] [--connections 32] [--only <substring of a kind>] [--each] [--group] [--pages]
+//   node bench/sqlite.mjs [--n 20] [--seconds 4] [--rounds 2] [--connections 32] [--only <substring of a kind>] [--each] [--group | --gate] [--pages]
 //
 // --group commits each request's n statements (a savepoint of their own) together with those
 // of every request that arrived meanwhile, one commit a group (a group commit), and prints how
 // many requests a group took on average. Run with --n 1 on a whole request's kind.
+// --gate instead lets the requests that arrived meanwhile run their own transactions one after
+// another in one task, which the runtime commits once (what the merchant object does:
+// crates/worker/src/objects/merchant/gate.rs); it prints the same group sizes.
 //
 // --each runs every statement in a transaction of its own (and `none` n empty transactions):
 // the price a request pays, which dirties and commits its pages alone; without it, n
@@ -22,7 +25,7 @@ import path from 'node:path';
 import { ROOT, startWorker } from '../tests/http/harness.mjs';
 import { groupCpuMs, hasStrace, load, storageWrites } from './common.mjs';
 
-const opts = { n: 20, seconds: 4, rounds: 2, connections: 32, only: '', each: false, group: false, pages: false };
+const opts = { n: 20, seconds: 4, rounds: 2, connections: 32, only: '', each: false, group: false, gate: false, pages: false };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];

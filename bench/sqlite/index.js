@@ -1,6 +1,7 @@
 // The statements a ledger write runs, one kind at a time (bench/sqlite.mjs drives it):
 // `GET /<kind>?n=20` runs the kind's statement 20 times in one transaction (`&each`: in 20;
-// `&group`: in a savepoint, committed with the requests that arrived meanwhile). The tables copy
+// `&group`: in a savepoint, committed with the requests that arrived meanwhile; `&gate`: in a
+// transaction of its own, run in one task with the requests that arrived meanwhile). The tables copy
 // tokenpad's (crates/worker/src/adapters/sql.rs, sql_events.rs) with variants beside them, so
 // a change to the schema can be priced before it is made: a balance row with and without the
 // holder-count trigger, a history row with and without its user index or `RETURNING`, an event
@@ -72,6 +73,8 @@ const RUN = {
   token: (sql) => sql.exec('INSERT INTO tokens (address, data) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET data = excluded.data', TOKEN, DOC),
   history: (sql, t, i) => sql.exec(`INSERT INTO ${t} (seq, user_id, token, data) VALUES (?, ?, ?, ?)`, i, `h${i % 100}`, TOKEN, DOC),
   event: (sql, t, i) => sql.exec(NUMBERED_EVENT(t), i, 'transaction.created', 1700000000 + (i >> 4), `r${i}`, `h${i % 100}`, DOC),
+  // One journal row of a spend's bytes.
+  journal: (sql, i) => sql.exec('INSERT INTO journal (seq, data) VALUES (?, ?)', i, DOC + DOC + DOC + BODY),
 };
 
 /** The statements a spend runs, in its order (`x-sql-statements`: 6): its key looked up, the
@@ -79,6 +82,11 @@ const RUN = {
  * `tables` given. Run with `--n 1`, a request's one commit. */
 function spend(sql, i, tables) {
   RUN.keyLookup(sql, tables.keys, i);
+  spendWrites(sql, i, tables);
+}
+
+/** A spend's five writes, in its order (after its key's lookup). */
+function spendWrites(sql, i, tables) {
   RUN.balance(sql, 'balances_untriggered', i);
   RUN.token(sql);
   RUN.history(sql, tables.history, i);
@@ -118,22 +126,16 @@ const KINDS = {
   'idempotency select': (sql, i) => RUN.keyLookup(sql, 'idempotency', i),
   'idempotency insert': (sql, i) => RUN.keyKept(sql, 'idempotency', i),
   'idempotency insert, no age index, WITHOUT ROWID': (sql, i) => RUN.keyKept(sql, 'idempotency_slim', i),
-  'journal row': (sql, i) => sql.exec('INSERT INTO journal (seq, data) VALUES (?, ?)', i, DOC + DOC + DOC + BODY),
+  'journal row': (sql, i) => RUN.journal(sql, i),
   // A journal's whole price: each request looks its key up and writes one journal row; every
   // 20th also applies the 20 rows' spends to the tables (their five writes each) and deletes
   // them, as a journal applied in batches would. Run with --n 1.
   'journal row, applied 20 at a time': (sql, i) => {
     RUN.keyLookup(sql, TABLES.keys, i);
-    sql.exec('INSERT INTO journal (seq, data) VALUES (?, ?)', i, DOC + DOC + DOC + BODY);
+    RUN.journal(sql, i);
     journaled.push(i);
     if (journaled.length < 20) return;
-    for (const j of journaled) {
-      RUN.balance(sql, 'balances_untriggered', j);
-      RUN.token(sql);
-      RUN.history(sql, TABLES.history, j);
-      RUN.event(sql, TABLES.events, j);
-      RUN.keyKept(sql, TABLES.keys, j);
-    }
+    for (const j of journaled) spendWrites(sql, j, TABLES);
     sql.exec('DELETE FROM journal WHERE seq <= ?', i);
     journaled.length = 0;
   },
