@@ -75,6 +75,12 @@ impl ApiRequest {
         };
         Op::decode_routed(route, &parts)
     }
+
+    /// Whether the request's route changes state (`Route::writes`), known before its operation
+    /// is decoded; a route it does not name counts as a write, the safe side.
+    pub fn writes(&self) -> bool {
+        routes::by_operation_id(&self.route).is_none_or(|r| r.writes())
+    }
 }
 
 pub use tokenpad_core::serve::credential::{session_protocol, Credential, SESSION_PROTOCOL};

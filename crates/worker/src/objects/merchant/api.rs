@@ -14,7 +14,6 @@ use crate::http::Answer;
 use tokenpad_core::model::time::Millis;
 use tokenpad_core::ops::session::access::Caller;
 use tokenpad_core::serve::{self, Call};
-use tokenpad_core::wire::routes;
 use tokenpad_core::Result;
 
 impl MerchantObject {
@@ -22,8 +21,7 @@ impl MerchantObject {
     /// through with them, in one commit (`gate.rs`); local runs name how many went through
     /// together in `x-write-group`.
     pub(super) async fn api(&self, call: ApiCall) -> Result<Answer> {
-        let writes = routes::by_operation_id(&call.request.route).is_none_or(|r| r.writes());
-        if !writes {
+        if !call.request.writes() {
             return self.serve_api(call).await;
         }
         let group = self.gate.pass().await;
