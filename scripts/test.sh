@@ -109,10 +109,11 @@ step forge "$ROOT/scripts/forge-test.sh"
 step slither node "$ROOT/scripts/slither.mjs"
 # The chain's representative subset of the HTTP suites (the whole list ran past the 30-minute
 # budget): the ledger, idempotency, presales, the README walkthroughs, webhooks, markets (two
-# files: markets_traders has round trips, launch pools, concurrency and the outside trader) and
-# deployments, again, each worker on its own anvil with Uniswap v3 and tokenpad's market
-# deployed (every movement settled on chain, pools are Uniswap's, trades are swaps whose quotes
-# must equal QuoterV2's and whose mined amounts the quotes', an outside trader swaps through
+# files: markets_traders has round trips, launch pools, concurrency and the outside trader),
+# deployments, and that a read asks nothing of a quiet settler (quiet_reads), again, each
+# worker on its own anvil with Uniswap v3 and tokenpad's market deployed (every movement
+# settled on chain, pools are Uniswap's, trades are swaps whose quotes must equal QuoterV2's
+# and whose mined amounts the quotes', an outside trader swaps through
 # SwapRouter; each suite ends reconciling ledger and chain, pools included; webhooks delivered
 # while movements settle on chain). tokens, holders and sessions run on the embedded chain only
 # (http-tests): what they move on chain, a token's deployment, a holder's movements, a
@@ -122,7 +123,7 @@ step slither node "$ROOT/scripts/slither.mjs"
 step chain-http-tests env TOKENPAD_TEST_CHAIN=anvil node "${ws_flag[@]}" --test --test-concurrency=1 \
   tests/http/ledger.test.mjs tests/http/idempotency.test.mjs tests/http/presales.test.mjs \
   tests/http/readme.test.mjs tests/http/webhooks.test.mjs tests/http/markets.test.mjs \
-  tests/http/markets_traders.test.mjs tests/http/deployments.test.mjs
+  tests/http/markets_traders.test.mjs tests/http/deployments.test.mjs tests/http/quiet_reads.test.mjs
 
 step e2e-tests node --test --test-concurrency=1 tests/e2e/
 step consumer-tests node --test --test-concurrency=1 tests/consumer/

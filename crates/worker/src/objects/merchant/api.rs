@@ -72,8 +72,12 @@ impl MerchantObject {
         if served.queued {
             self.schedule.followups_queued();
         }
-        // Committed: from here on nothing may turn this answer into an error.
-        self.settle_soon(now);
+        // Committed: from here on nothing may turn this answer into an error. Movements are
+        // queued by a write, or by the due work run before any call; a read queues none, and
+        // on a real chain would read when settlement is due for nothing.
+        if served.writes || served.due > 0 {
+            self.settle_soon(now);
+        }
         if served.writes || self.schedule.is_stale() || self.schedule.followups_pending() {
             self.after_commit(now).await;
         }
