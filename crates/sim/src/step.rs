@@ -233,7 +233,7 @@ pub enum Step {
     },
     /// The chain mines a block; bits of `revert` and `hold` name pending transactions (in
     /// nonce order) that revert or stay unmined; `older`: a replaced nonce mines its first
-    /// version; the chain's clock is `lag_s` behind the service's.
+    /// version; the block's time is `lag_s` behind the service's, never before its parent's.
     Mine {
         revert: u64,
         hold: u64,
@@ -244,7 +244,7 @@ pub enum Step {
     Drop {
         mask: u64,
     },
-    /// Time passes (ms), for the service and the chain.
+    /// Time passes (ms). The chain's head keeps its time: the next block is later.
     Wait {
         ms: u64,
     },

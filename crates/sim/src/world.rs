@@ -136,7 +136,13 @@ impl World {
                 older,
                 lag_s,
             } => {
-                self.chain.now = self.node.now.saturating_sub(Millis::from(*lag_s) * 1000);
+                // The new block's timestamp: the service's clock less the chain's lag, never
+                // before its parent's (a chain's block times do not go back; a round that read
+                // the head's time may send what that time allows, a release).
+                self.chain.now = self
+                    .chain
+                    .now
+                    .max(self.node.now.saturating_sub(Millis::from(*lag_s) * 1000));
                 // Reverts are injected into batches (each of their movements then goes alone)
                 // and into single swaps and deployments, whose undo is whole; not into a single
                 // transfer, whose undo takes back only what is still there (the rest, by design,
@@ -154,8 +160,9 @@ impl World {
             }
             Step::Drop { mask } => self.chain.drop_pending(*mask),
             Step::Wait { ms } => {
+                // Time passes; the chain's head keeps the time it was mined at until the next
+                // block.
                 self.node.now += ms;
-                self.chain.now = self.chain.now.max(self.node.now);
             }
             Step::Outside(o) => self.outside(o),
             Step::Chain(ChainFault::HoldForever { mask }) => self.chain.hold_forever(*mask),

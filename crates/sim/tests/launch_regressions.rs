@@ -392,3 +392,92 @@ fn a_refund_of_a_purchase_the_chain_refused_nets_with_it() {
     ];
     replays("seed 31159", &h);
 }
+
+/// Seed 41113, `--launches --hostile`: a presale with a lock of no days launches. A round sends
+/// the release of u4's tokens (the head's time had reached its unlock time) and, behind it,
+/// his spend of 27 of them. The next block was mined with the chain 4,086 s behind the
+/// service, and the simulator dated it before its parent: the locker skipped the release as
+/// early, and the spend reverted for want of the tokens ("no overdraft"). A chain's block
+/// times never go back, so a release the head's time allows lands (`plan`'s rule), and the
+/// finding was the simulator's: it now mines no block before its parent (`Step::Mine`), and
+/// the head keeps the time it was mined at while time passes (`Step::Wait`).
+#[test]
+fn a_release_the_heads_time_allows_lands_before_the_spend_behind_it() {
+    let h = vec![
+        faulty(12, Req::PutHolder { user: 4 }, Fault::LostBefore),
+        call(14, Req::PutHolder { user: 7 }),
+        call(
+            19,
+            Req::CreateToken {
+                n: 63,
+                supply: Tokens(7_164_753_390_633),
+            },
+        ),
+        Step::Faucet {
+            user: 4,
+            usdc: Usdc::whole(59),
+        },
+        call(
+            34,
+            Req::CreatePresale {
+                target: Usdc::whole(12),
+                minutes: 359,
+                lockup: 22,
+                auto: true,
+                lock_days: 0,
+            },
+        ),
+        Step::Faucet {
+            user: 7,
+            usdc: Usdc::whole(13),
+        },
+        call(
+            39,
+            Req::CreateToken {
+                n: 58,
+                supply: MILLION,
+            },
+        ),
+        call(
+            41,
+            Req::BuyPresale {
+                user: 4,
+                presale: 2,
+                usdc: Usdc::whole(4),
+            },
+        ),
+        Step::Settle,
+        unkeyed(
+            47,
+            Req::BuyPresale {
+                user: 7,
+                presale: 1,
+                usdc: Usdc::whole(7),
+            },
+        ),
+        Step::Wait { ms: 52_892_666 },
+        Step::Settle,
+        Step::Wait { ms: 8_466 },
+        Step::Alarm {
+            round: RoundFaults {
+                crash_after_sign: Some(1),
+                per_batch: 4,
+                ..RoundFaults::default()
+            },
+            receiver: Receiver::Up,
+        },
+        call(
+            73,
+            Req::Spend {
+                user: 4,
+                token: 2,
+                amount: Tokens::whole(27),
+            },
+        ),
+        mine(0b10_0000, 0, 0),
+        alarm_to(3, Receiver::Down),
+        mine(0, 0b10, 4_086),
+        mine(0, 0, 0),
+    ];
+    replays("seed 41113", &h);
+}
