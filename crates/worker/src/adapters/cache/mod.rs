@@ -2,8 +2,8 @@
 //! them: tokens, holders, balances and the embedded chain's state (the rows every ledger write
 //! reads and writes), the relayer's state (which every history, token and deployment read on
 //! an EVM chain asks, to say whether settlement is stopped), presales, their participants (a buyer's position and the first ones a
-//! presale's events list) and liquidity pools, the last history record's number (so the object
-//! numbers the records it inserts, as it numbers its events), and a holder's lists (its
+//! presale's events list) and liquidity pools, the last number the history and the chain
+//! intents gave (so the object numbers the rows it inserts, as it numbers its events), and a holder's lists (its
 //! holdings, locks and presale positions: what a holder read returns). A read that finds its
 //! rows here runs no SQL statement.
 //!
@@ -89,8 +89,8 @@ pub struct Cache {
     pages: Pages,
     /// History records the transaction under way wrote, by sequence number.
     history: HashMap<u64, TxRecord>,
-    /// The last sequence number the history gave (`sql/chain.rs` numbers the next records).
-    history_seq: Table<(), u64>,
+    /// The last number each numbered table gave (`sql/chain.rs` numbers the next rows).
+    seqs: Table<Numbered, u64>,
     /// The events left to render, and those held back from SQLite (`events.rs`).
     events: EventLog,
     /// Transactions open (more than one only if one ran inside another).
@@ -98,6 +98,16 @@ pub struct Cache {
     /// A transaction ran inside another: its writes cannot be told apart, so at the end the
     /// cache forgets them all, as if the outer one rolled back.
     nested: bool,
+}
+
+/// The tables whose rows the object numbers itself, past the last number it saw given (as
+/// their AUTOINCREMENT would number them): it then need not read the number back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Numbered {
+    /// A holder's history records (`history.seq`).
+    History,
+    /// The chain intents (`intents.id`).
+    Intents,
 }
 
 impl Default for Cache {
@@ -117,7 +127,7 @@ impl Default for Cache {
             participants: Participants::default(),
             pages: Pages::default(),
             history: HashMap::new(),
-            history_seq: Table::new(1),
+            seqs: Table::new(2),
             events: EventLog::default(),
             open: 0,
             nested: false,
@@ -166,7 +176,7 @@ impl Cache {
             &mut self.relayer,
             &mut self.presales,
             &mut self.pools,
-            &mut self.history_seq,
+            &mut self.seqs,
             &mut self.participants,
         ]
     }
@@ -387,15 +397,15 @@ impl Cache {
         }
     }
 
-    /// The last sequence number the history gave, when known.
-    pub fn history_seq(&self) -> Option<u64> {
-        self.history_seq.get(&())
+    /// The last number `table` gave, when known.
+    pub fn last_seq(&self, table: Numbered) -> Option<u64> {
+        self.seqs.get(&table)
     }
 
-    /// A history record inserted with this sequence number.
-    pub fn write_history_seq(&mut self, seq: u64) {
+    /// A row of `table` inserted with this number.
+    pub fn write_seq(&mut self, table: Numbered, seq: u64) {
         let open = self.open();
-        self.history_seq.write((), seq, open);
+        self.seqs.write(table, seq, open);
     }
 
     /// The kept pages (never inside a transaction).

@@ -67,27 +67,26 @@ fn a_rolled_back_write_is_forgotten_with_the_row_it_replaced() {
 }
 
 #[test]
-fn the_history_number_is_known_once_committed_and_forgotten_otherwise() {
+fn a_rows_number_is_known_once_committed_and_forgotten_otherwise() {
+    use Numbered::{History as H, Intents as I};
     let mut c = Cache::default();
     c.begin();
-    c.write_history_seq(7);
+    c.write_seq(I, 3);
+    c.write_seq(H, 7);
     assert_eq!(
-        c.history_seq(),
+        c.last_seq(H),
         Some(7),
-        "the transaction numbers its next record"
+        "the transaction numbers its next row"
     );
     c.end(true);
-    assert_eq!(c.history_seq(), Some(7));
+    assert_eq!(c.last_seq(H), Some(7));
     c.begin();
-    c.write_history_seq(8);
+    c.write_seq(H, 8);
     c.end(false);
-    assert_eq!(
-        c.history_seq(),
-        None,
-        "rolled back: SQLite numbers the next one"
-    );
-    c.write_history_seq(9);
-    assert_eq!(c.history_seq(), None, "outside a transaction: not kept");
+    assert_eq!(c.last_seq(I), Some(3), "each table its own");
+    assert_eq!(c.last_seq(H), None, "rolled back: SQLite numbers the next");
+    c.write_seq(H, 9);
+    assert_eq!(c.last_seq(H), None, "outside a transaction: not kept");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! settles), are here too.
 
 use super::db::{addr, int, text, tok, SqlStore};
-use crate::adapters::cache::Cache;
+use crate::adapters::cache::{Cache, Numbered};
 use serde::Deserialize;
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::history::TxRecord;
@@ -63,7 +63,7 @@ impl SqlStore {
         let data = text(record)?;
         let user = record.user_id.as_str();
         let token = tok(&record.token);
-        let next = self.look(crate::adapters::cache::Cache::history_seq);
+        let next = self.look(|c| c.last_seq(Numbered::History));
         let seq = match next.and_then(|n| n.checked_add(1)) {
             Some(seq) => {
                 self.exec(
@@ -77,7 +77,7 @@ impl SqlStore {
                 vec![user.into(), token.into(), data.into()],
             )?)?,
         };
-        self.tell(|c| c.write_history_seq(seq))?;
+        self.tell(|c| c.write_seq(Numbered::History, seq))?;
         Ok(seq)
     }
 
@@ -128,17 +128,32 @@ impl SqlStore {
         )?)
     }
 
+    /// Queues a chain intent: its id, which its document carries too. Numbered here, past
+    /// the last id the table gave, as `insert_history` numbers records (intents are never
+    /// deleted either): one statement. When the cache does not know the last id, SQLite
+    /// numbers the row and the document is written again with its id.
     pub(crate) fn insert_intent(&self, intent: &Intent) -> Result<u64> {
-        let rows = self.rows::<SeqRow>(
-            "INSERT INTO intents (status, data) VALUES (?, ?) RETURNING id AS seq",
-            vec![status(intent.status).into(), text(intent)?.into()],
-        )?;
-        let id = seq_of(rows)?;
-        // The document carries its id too.
         let mut stored = intent.clone();
-        stored.id = id;
-        self.update_intent(&stored)?;
-        Ok(id)
+        let next = self.look(|c| c.last_seq(Numbered::Intents));
+        match next.and_then(|n| n.checked_add(1)) {
+            Some(id) => {
+                stored.id = id;
+                self.exec(
+                    "INSERT INTO intents (id, status, data) VALUES (?, ?, ?)",
+                    vec![int(id), status(stored.status).into(), text(&stored)?.into()],
+                )?;
+            }
+            None => {
+                let rows = self.rows::<SeqRow>(
+                    "INSERT INTO intents (status, data) VALUES (?, ?) RETURNING id AS seq",
+                    vec![status(intent.status).into(), text(intent)?.into()],
+                )?;
+                stored.id = seq_of(rows)?;
+                self.update_intent(&stored)?;
+            }
+        }
+        self.tell(|c| c.write_seq(Numbered::Intents, stored.id))?;
+        Ok(stored.id)
     }
 
     pub(crate) fn intent_by_id(&self, id: u64) -> Result<Option<Intent>> {
