@@ -39,6 +39,11 @@ pub(super) struct Chain {
     scanned_at: Cell<Millis>,
     /// The chain's clock as the last round read it (UNIX seconds), for the operator's view.
     chain_time: Cell<Option<u64>>,
+    /// When the next round runs as stored (`settle_at`), once this instance read or wrote it.
+    /// Only this object writes it, so the copy stays true, and the reads every write on a
+    /// chain made of it (when the alarm is due, and whether a round is soon enough) need no
+    /// SQL statement.
+    settle_at: Cell<Option<Option<Millis>>>,
 }
 
 impl Chain {
@@ -49,6 +54,7 @@ impl Chain {
             report: RefCell::new(None),
             scanned_at: Cell::new(0),
             chain_time: Cell::new(None),
+            settle_at: Cell::new(None),
         }
     }
 
@@ -75,16 +81,28 @@ impl MerchantObject {
     /// When the settler should run next (None on the embedded chain). A merchant on an EVM
     /// chain that never ran one runs one now.
     pub(super) fn settle_at(&self, now: Millis) -> Result<Option<Millis>> {
-        if self.evm().is_none() || self.store()?.merchant()?.is_none() {
+        if self.evm().is_none() || self.hot_merchant(&self.store()?)?.is_none() {
             return Ok(None);
         }
-        Ok(Some(
-            self.store()?.meta::<Millis>(SETTLE_AT_KEY)?.unwrap_or(now),
-        ))
+        Ok(Some(self.stored_settle_at()?.unwrap_or(now)))
+    }
+
+    /// The next round's time as stored: the copy in memory, or read once.
+    fn stored_settle_at(&self) -> Result<Option<Millis>> {
+        if let Some(known) = self.chain.settle_at.get() {
+            return Ok(known);
+        }
+        let read = self.store()?.meta::<Millis>(SETTLE_AT_KEY)?;
+        self.chain.settle_at.set(Some(read));
+        Ok(read)
     }
 
     fn set_settle_at(&self, at: Millis) -> Result<()> {
-        self.store()?.put_meta(SETTLE_AT_KEY, &at)
+        // Unknown until the write is known to have gone through.
+        self.chain.settle_at.set(None);
+        self.store()?.put_meta(SETTLE_AT_KEY, &at)?;
+        self.chain.settle_at.set(Some(Some(at)));
+        Ok(())
     }
 
     /// After a commit: movements just queued go out within the batch window.
@@ -93,12 +111,9 @@ impl MerchantObject {
             return;
         };
         let soon = || -> Result<()> {
-            let store = self.store()?;
             let by = now.saturating_add(evm.batch_window_ms);
-            let later = store
-                .meta::<Millis>(SETTLE_AT_KEY)?
-                .is_none_or(|at| at > by);
-            if later && !store.open_intents(1)?.is_empty() {
+            let later = self.stored_settle_at()?.is_none_or(|at| at > by);
+            if later && !self.store()?.open_intents(1)?.is_empty() {
                 self.set_settle_at(by)?;
             }
             Ok(())
