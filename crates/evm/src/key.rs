@@ -2,7 +2,9 @@
 //! transactions so both sign exactly the same way.
 
 use alloy_primitives::{keccak256, Address};
+use k256::ecdsa::hazmat::{self, DigestPrimitive, SignPrimitive};
 use k256::ecdsa::SigningKey;
+use k256::{NonZeroScalar, Secp256k1};
 
 use crate::error::{Error, Result};
 
@@ -20,12 +22,21 @@ fn signing_key(secret: &[u8; 32]) -> Result<SigningKey> {
 
 /// Signs a prehashed message with RFC 6979 deterministic nonces (no randomness needed, and
 /// the same input always yields the same signature, which the test vectors rely on).
+///
+/// With the secret scalar itself, as `SigningKey::sign_prehash_recoverable` signs, but without
+/// building a `SigningKey`: that derives the public key (a multiplication by the curve's
+/// generator as costly as the signature's own), which signing never uses. Every movement a
+/// holder authorizes is signed here, on the merchant object's one thread: with the key built,
+/// half of a settled spend's time was this function, half of that the public key.
 pub(crate) fn sign_hash(secret: &[u8; 32], hash: &[u8; 32]) -> Result<RecoverableSignature> {
-    let key = signing_key(secret)?;
+    let d = Option::<NonZeroScalar>::from(NonZeroScalar::from_repr((*secret).into()))
+        .ok_or(Error::InvalidSecretKey)?;
+    let z = hazmat::bits2field::<Secp256k1>(hash).map_err(|e| Error::Signing(e.to_string()))?;
     // k256 normalizes `s` to the lower half and flips the recovery id to match.
-    let (signature, recovery) = key
-        .sign_prehash_recoverable(hash)
+    let (signature, recovery) = d
+        .try_sign_prehashed_rfc6979::<<Secp256k1 as DigestPrimitive>::Digest>(&z, &[])
         .map_err(|e| Error::Signing(e.to_string()))?;
+    let recovery = recovery.ok_or_else(|| Error::Signing("no recovery id".into()))?;
     // Ethereum's v/y_parity encodes only the y parity; an r that overflowed the group order
     // (probability about 2^-128) cannot be expressed, so refuse instead of emitting garbage.
     if recovery.is_x_reduced() {
