@@ -151,6 +151,8 @@ fi
 step sqlite-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2
 step sqlite-each-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 2 --each --only "seq given"
 step sqlite-group-smoke node "$ROOT/bench/sqlite.mjs" --seconds 1 --rounds 1 --n 1 --group --only "floor|a spend"
+# The signature's price in V8's wasm (bench/sign.mjs): its four builds of k256 must sign alike.
+step sign-smoke node "$ROOT/bench/sign.mjs" --rounds 1 --n 5
 step presale-reads-smoke node "$ROOT/bench/presale-reads.mjs" --buyers 50 --seconds 1
 step watchers-smoke env SKIP_BUILD=1 "$ROOT/scripts/bench.sh" watchers --watchers 0,50 --seconds 1 --pollers 20 --poll-seconds 1
 
