@@ -3,9 +3,9 @@
 //! reads and writes), the relayer's state (which every history, token and deployment read on
 //! an EVM chain asks, to say whether settlement is stopped), presales, their participants (a buyer's position and the first ones a
 //! presale's events list) and liquidity pools, the last number the history and the chain
-//! intents gave (so the object numbers the rows it inserts, as it numbers its events), and a holder's lists (its
-//! holdings, locks and presale positions: what a holder read returns). A read that finds its
-//! rows here runs no SQL statement.
+//! intents gave (so the object numbers the rows it inserts, as it numbers its events), and a
+//! holder's lists (its holdings, locks and presale positions: what a holder read returns). A
+//! read that finds its rows here runs no SQL statement.
 //!
 //! How it stays a copy of committed state, never of a write that may still roll back:
 //! - Every write of these rows goes through the store (`sql/rows.rs`), and every transaction
@@ -398,8 +398,13 @@ impl Cache {
     }
 
     /// The last number `table` gave, when known.
-    pub fn last_seq(&self, table: Numbered) -> Option<u64> {
+    fn last_seq(&self, table: Numbered) -> Option<u64> {
         self.seqs.get(&table)
+    }
+
+    /// The number `table`'s next row takes, when the last one given is known.
+    pub fn next_seq(&self, table: Numbered) -> Option<u64> {
+        self.last_seq(table)?.checked_add(1)
     }
 
     /// A row of `table` inserted with this number.

@@ -63,8 +63,7 @@ impl SqlStore {
         let data = text(record)?;
         let user = record.user_id.as_str();
         let token = tok(&record.token);
-        let next = self.look(|c| c.last_seq(Numbered::History));
-        let seq = match next.and_then(|n| n.checked_add(1)) {
+        let seq = match self.look(|c| c.next_seq(Numbered::History)) {
             Some(seq) => {
                 self.exec(
                     "INSERT INTO history (seq, user_id, token, data) VALUES (?, ?, ?, ?)",
@@ -134,8 +133,7 @@ impl SqlStore {
     /// numbers the row and the document is written again with its id.
     pub(crate) fn insert_intent(&self, intent: &Intent) -> Result<u64> {
         let mut stored = intent.clone();
-        let next = self.look(|c| c.last_seq(Numbered::Intents));
-        match next.and_then(|n| n.checked_add(1)) {
+        match self.look(|c| c.next_seq(Numbered::Intents)) {
             Some(id) => {
                 stored.id = id;
                 self.exec(
