@@ -8,7 +8,7 @@
 use super::address::Address;
 use super::amount::Units;
 use super::ids::TokenAddress;
-use super::intent::{Reserve, Side};
+use super::intent::{OwedSince, Reserve, Side};
 use super::time::Millis;
 use serde::{Deserialize, Serialize};
 
@@ -312,6 +312,21 @@ pub struct Observation {
     pub owed: Units,
     /// The deposit record it wrote in a holder's history.
     pub record: Option<u64>,
+    /// What `from` sent beyond what the ledger knew it had, paid with what a pool owed it
+    /// (`ops::settle::claims`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<Claim>,
+}
+
+/// A debt owed to the sender of a Transfer log that went with what it sent
+/// (`ops::settle::claims`): `amount` of what `by` owed it since `since`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    pub by: Side,
+    pub since: OwedSince,
+    pub amount: Units,
+    /// Sent to `by` itself: the debt is settled. Otherwise `by` owes the receiver now.
+    pub settled: bool,
 }
 
 #[cfg(test)]

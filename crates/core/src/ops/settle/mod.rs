@@ -19,6 +19,7 @@
 //! Deposits from outside are [`observe`]d from Transfer logs; [`reconcile`] lists what the
 //! chain should say of every holder.
 
+mod claims;
 pub mod hold;
 mod intents;
 mod needs;

@@ -23,6 +23,7 @@
 //! each log is applied exactly once; what each applied log did is journaled, so a
 //! reorganization that removes it can undo exactly that (`reorg`).
 
+use super::claims;
 use crate::error::Result;
 use crate::model::address::Address;
 use crate::model::amount::Units;
@@ -190,6 +191,16 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
         Place::Pool(_) => o.amount.minus(taken)?,
         Place::MerchantSupply | Place::Row(_) => Units::ZERO,
     };
+    // What a merchant token's sender sent beyond what the ledger knew it had is what a pool
+    // owed it, and the claim goes with it (`claims`).
+    let claims = match &from {
+        Place::Pool(_) => Vec::new(),
+        _ if usdc => Vec::new(),
+        _ => {
+            let short = o.amount.minus(taken)?;
+            claims::carry(&mut t, &from.holding().side(), &to.holding().side(), short)?
+        }
+    };
     // What the receiver owes (`ops::undo`: the ledger booked onward what it no longer had) is
     // paid first: on chain, what arrives is what the movement built on it spends.
     let kept = if gone {
@@ -226,6 +237,7 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
         given: amount,
         owed,
         record: None,
+        claims,
     };
     let Some(h) = holder else {
         store.put_observation(&journal)?;
@@ -255,6 +267,23 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
             // The deposit's record grows as the debt is paid (a USDC deposit's shows all of
             // it already).
             d.records.push(seq);
+            store.put_token(&t)?;
+        }
+    }
+    // And as the claims that came with it are (each the newest debt owed to the holder).
+    if let Some(seq) = journal.record {
+        let holder_side = Side::Row(o.to);
+        let mut grew = false;
+        for c in journal.claims.iter().filter(|c| !c.settled) {
+            let mine = |d: &&mut crate::model::intent::Owed| {
+                d.by == c.by && d.to == holder_side && d.since == c.since
+            };
+            if let Some(d) = t.owed.iter_mut().rev().find(mine) {
+                d.records.push(seq);
+                grew = true;
+            }
+        }
+        if grew {
             store.put_token(&t)?;
         }
     }

@@ -12,7 +12,8 @@
 //!   where it arrived (`ops::undo`), and paid by the refusal of what was booked onward (the
 //!   chain never had it) or by what arrives there from elsewhere. What a pool could
 //!   not pay of such a log, and owed since (`ops::undo`), is forgiven, and what an undo already
-//!   paid of it comes back to the pool.
+//!   paid of it comes back to the pool. The claims a log's sender sent with it are owed to
+//!   the sender again (`claims`).
 //! - tokenpad's own transactions mined in those blocks, of every kind, are [`dropped`]: they
 //!   go out again, the same signed bytes (the relayer's nonce makes them happen at most
 //!   once), and what their receipts did is undone until they are mined again (see there).
@@ -133,6 +134,7 @@ fn undo(store: &mut dyn Store, ctx: &Ctx, o: &Observation) -> Result<()> {
     give(store, &mut t, &o.from, returned)?;
     t.total_supply = t.total_supply.minus(back.minus(returned)?)?;
     let regained = forgive(store, &mut t, o)?;
+    super::claims::restore(store, &mut t, o)?;
     let record = reversal(store, ctx, &t, o, back.plus(regained)?)?;
     owe_short(&mut t, o, o.given.minus(back)?, returned, record)?;
     store.put_token(&t)

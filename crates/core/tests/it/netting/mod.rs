@@ -4,6 +4,7 @@
 //! the ledger says what the chain does. Each case here was the simulator's (crates/sim) or is
 //! the same chain of undos in another shape.
 
+mod claims;
 mod pools;
 
 use crate::common::{assert_conserved, body, tok, Fx};

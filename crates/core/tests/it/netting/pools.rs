@@ -29,9 +29,15 @@ struct OutsideFirst {
     pooled: Units,
 }
 
-const OUTSIDE: Address = Address([0x99; 20]);
+pub(super) const OUTSIDE: Address = Address([0x99; 20]);
 
-fn log(token: TokenAddress, from: Address, to: Address, amount: u128, block: u64) -> Observed {
+pub(super) fn log(
+    token: TokenAddress,
+    from: Address,
+    to: Address,
+    amount: u128,
+    block: u64,
+) -> Observed {
     Observed {
         token,
         from,

@@ -1,0 +1,190 @@
+//! A pool that paid an outside trader tokens the ledger had booked to a holder's buy not mined
+//! yet owes the trader; when the trader sends those tokens on, the claim goes with them
+//! (`ops::settle::claims`). Hostile seed 23461: the trader sold them back into the pool (a
+//! sandwich's last leg), the holder's buy was mined after all, and the ledger's pool ended
+//! short of the chain's by the debt, paid to a trader that no longer had the tokens.
+
+use super::pools::{log, OUTSIDE};
+use super::{mine_at, owes_nothing};
+use crate::common::{assert_conserved, Fx};
+use crate::market_chain::{at, buy, market_of, pool, swap_event, USDC};
+use crate::settle::CHAIN_USDC;
+use serde_json::json;
+use tokenpad_core::model::amount::{Units, Usdc};
+use tokenpad_core::model::history::TxType;
+use tokenpad_core::model::ids::TokenAddress;
+use tokenpad_core::model::pool::{Pool, Trade};
+use tokenpad_core::ops::market;
+use tokenpad_core::ops::settle::observe::observe;
+use tokenpad_core::ops::settle::reorg::rewind;
+
+/// dave's buy of 100 USDC waits; an outside trader's buy, mined first (block 11), takes more
+/// tokens than the ledger has left in the pool. The pool as the chain had it before, the
+/// outside buy, and what the ledger booked dave.
+struct Front {
+    fx: Fx,
+    t: TokenAddress,
+    chain: Pool,
+    ob: Trade,
+    booked: Units,
+}
+
+const DAVE_USDC: u128 = 100 * USDC;
+
+fn front_run() -> Front {
+    let (mut fx, t) = market_of(1_000);
+    let ctx = fx.ctx.clone();
+    let chain = pool(&fx, &t);
+    let r = buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": 100})).unwrap();
+    let booked = r.booked.tokens;
+    let left = pool(&fx, &t).token_reserve;
+    let ob = chain.buy_with(Usdc::new(400 * USDC)).unwrap();
+    assert!(
+        ob.tokens > left,
+        "the case: {} > {}",
+        ob.tokens.raw(),
+        left.raw()
+    );
+    let (a, b) = (chain.address, OUTSIDE);
+    observe(&mut fx.store, &ctx, &log(CHAIN_USDC, b, a, 400 * USDC, 11)).unwrap();
+    observe(&mut fx.store, &ctx, &log(t, a, b, ob.tokens.raw(), 11)).unwrap();
+    let tokens = i128::try_from(ob.tokens.raw()).unwrap();
+    let e = swap_event(&chain, -tokens, 400 * USDC as i128, &ob.after, at(11, 2));
+    market::follow(&mut fx.store, &[e]).unwrap();
+    // The pool owes the trader what it paid beyond what the ledger had left.
+    let owed = ob.tokens.minus(left).unwrap();
+    assert_eq!(fx.token(&t).owed.len(), 1);
+    assert_eq!(fx.token(&t).owed[0].amount, owed);
+    assert_eq!(fx.active(&t, &OUTSIDE), left.raw());
+    assert_conserved(&fx.store);
+    Front {
+        fx,
+        t,
+        chain,
+        ob,
+        booked,
+    }
+}
+
+/// The trader sells all it bought back into the pool (block 13): what it sent beyond what
+/// the ledger knew it had settles the pool's debt. The pool after the sell.
+fn sold_back(f: &mut Front) -> Trade {
+    let ctx = f.fx.ctx.clone();
+    let os = f.ob.after.sell(f.ob.tokens).unwrap();
+    let (a, b) = (f.chain.address, OUTSIDE);
+    let x = os.usdc.raw();
+    observe(
+        &mut f.fx.store,
+        &ctx,
+        &log(f.t, b, a, f.ob.tokens.raw(), 13),
+    )
+    .unwrap();
+    observe(&mut f.fx.store, &ctx, &log(CHAIN_USDC, a, b, x, 13)).unwrap();
+    let tokens = i128::try_from(f.ob.tokens.raw()).unwrap();
+    let e = swap_event(
+        &f.ob.after,
+        tokens,
+        -i128::try_from(x).unwrap(),
+        &os.after,
+        at(13, 2),
+    );
+    market::follow(&mut f.fx.store, &[e]).unwrap();
+    assert_conserved(&f.fx.store);
+    os
+}
+
+#[test]
+fn a_trader_selling_back_what_a_pool_owed_it_settles_the_debt() {
+    let mut f = front_run();
+    let os = sold_back(&mut f);
+    assert_eq!(f.fx.active(&f.t, &OUTSIDE), 0, "the trader sold all it had");
+    assert!(owes_nothing(&f.fx, &f.t));
+    // dave's buy is mined after the sandwich, at least what it booked.
+    let mined = os.after.buy_with(Usdc::new(DAVE_USDC)).unwrap();
+    assert!(mined.tokens >= f.booked);
+    let dt = -i128::try_from(mined.tokens.raw()).unwrap();
+    let e = swap_event(&os.after, dt, DAVE_USDC as i128, &mined.after, at(14, 0));
+    mine_at(&mut f.fx, 14, Some(vec![e]));
+    let dave = f.fx.holder("dave");
+    assert_eq!(f.fx.active(&f.t, &dave.address), mined.tokens.raw());
+    let p = pool(&f.fx, &f.t);
+    assert_eq!(
+        p.token_reserve, mined.after.token_reserve,
+        "the chain's pool"
+    );
+    assert_eq!(p.usdc_reserve, mined.after.usdc_reserve, "the chain's pool");
+    assert!(owes_nothing(&f.fx, &f.t));
+    assert_conserved(&f.fx.store);
+}
+
+#[test]
+fn a_reorganization_of_the_sell_back_owes_the_trader_again() {
+    let mut f = front_run();
+    let ctx = f.fx.ctx.clone();
+    let before = (f.fx.token(&f.t).owed, f.fx.active(&f.t, &OUTSIDE));
+    let reserve = pool(&f.fx, &f.t).token_reserve;
+    sold_back(&mut f);
+    assert_eq!(rewind(&mut f.fx.store, &ctx, 12).unwrap().observations, 2);
+    assert_eq!((f.fx.token(&f.t).owed, f.fx.active(&f.t, &OUTSIDE)), before);
+    assert_eq!(pool(&f.fx, &f.t).token_reserve, reserve);
+    assert_conserved(&f.fx.store);
+}
+
+/// The trader sends what it bought to alice, a holder (a deposit), and dave's buy is refused
+/// (the pool no longer has its tokens): the refusal's undo pays the pool's debt to alice, and
+/// her deposit's record grows to all she got on chain.
+#[test]
+fn a_claim_sent_to_a_holder_is_paid_to_the_holder() {
+    let mut f = front_run();
+    let ctx = f.fx.ctx.clone();
+    let alice = f.fx.holder("alice");
+    let n = f.ob.tokens.raw();
+    observe(
+        &mut f.fx.store,
+        &ctx,
+        &log(f.t, OUTSIDE, alice.address, n, 13),
+    )
+    .unwrap();
+    assert_eq!(f.fx.active(&f.t, &OUTSIDE), 0);
+    assert!(
+        f.fx.active(&f.t, &alice.address) < n,
+        "the rest is owed to her"
+    );
+    mine_at(&mut f.fx, 14, None);
+    assert_eq!(f.fx.active(&f.t, &alice.address), n);
+    let deposit =
+        f.fx.store
+            .history
+            .iter()
+            .find(|h| h.kind == TxType::Deposit && h.token == f.t)
+            .map(|h| h.amount.raw());
+    assert_eq!(deposit, Some(n));
+    let p = pool(&f.fx, &f.t);
+    assert_eq!(
+        p.token_reserve, f.ob.after.token_reserve,
+        "the chain's pool"
+    );
+    assert!(owes_nothing(&f.fx, &f.t));
+    assert_conserved(&f.fx.store);
+}
+
+/// The same send to alice, removed by a reorganization before dave's buy is mined: her
+/// deposit is reversed and the pool owes the trader again.
+#[test]
+fn a_reorganization_of_a_claim_sent_on_owes_its_sender_again() {
+    let mut f = front_run();
+    let ctx = f.fx.ctx.clone();
+    let alice = f.fx.holder("alice");
+    let before = (f.fx.token(&f.t).owed, f.fx.active(&f.t, &OUTSIDE));
+    let n = f.ob.tokens.raw();
+    observe(
+        &mut f.fx.store,
+        &ctx,
+        &log(f.t, OUTSIDE, alice.address, n, 13),
+    )
+    .unwrap();
+    assert_eq!(rewind(&mut f.fx.store, &ctx, 12).unwrap().observations, 1);
+    assert_eq!((f.fx.token(&f.t).owed, f.fx.active(&f.t, &OUTSIDE)), before);
+    assert_eq!(f.fx.active(&f.t, &alice.address), 0);
+    assert_conserved(&f.fx.store);
+}
