@@ -162,6 +162,13 @@ impl SimChain {
                     // a stale entry would have a later revert of another movement judged as
                     // behind this one after it landed.
                     self.landed(*id, *token, action);
+                } else if matches!(action, Action::Release { .. })
+                    && self.open_before(*id, token.address())
+                {
+                    // Skipped for want of its lock, which a fault sent back after the release
+                    // went out (someone else took the lock's nonce): the release goes again
+                    // once the lock lands, and what spends what it brings is behind it.
+                    self.send_back(*id, *token, action);
                 }
             }
         } else {

@@ -28,6 +28,13 @@ impl SimChain {
             .extend(Self::open_in(self.usdc, id, token, action));
     }
 
+    /// Whether a movement of `token` older than `id` was sent back and is still open.
+    pub(super) fn open_before(&self, id: u64, token: Address) -> bool {
+        self.reverted_open
+            .iter()
+            .any(|(t, older)| *t == token && *older < id)
+    }
+
     /// Movement `id` was carried out: no longer open in any token.
     pub(super) fn landed(&mut self, id: u64, token: TokenAddress, action: &Action) {
         for k in Self::open_in(self.usdc, id, token, action) {
