@@ -23,8 +23,9 @@
 //! - **ledger equals chain** once everything settled (`Step::Settle`; after reorganizations
 //!   too: once the settler followed them and nothing is open): every balance the
 //!   ledger says the chain holds (`ops::settle::reconcile::expected`: holders, treasury, pools,
-//!   lock contract) is the chain's, every open pool's price is the chain's (what the ledger
-//!   quotes trades at), and no holder has on chain what the ledger does not know;
+//!   lock contract) is the chain's, so is every row of a merchant token it follows outside
+//!   the custody, every open pool's price is the chain's (what the ledger quotes trades at),
+//!   and no holder has on chain what the ledger does not know;
 //! - **webhooks**: a resource's events reach an endpoint in order; once settled, every
 //!   delivery is done.
 
@@ -34,6 +35,7 @@ use crate::webhooks::Received;
 use std::collections::BTreeMap;
 use std::fmt;
 use tokenpad_core::model::intent::IntentStatus;
+use tokenpad_core::model::token::TokenKind;
 use tokenpad_core::ops::settle::reconcile;
 use tokenpad_core::store::mem::MemStore;
 
@@ -314,6 +316,37 @@ pub fn ledger_equals_chain(node: &Node, chain: &SimChain) -> Check {
                 format!(
                     "the pool of {token}: the ledger prices it at sqrt {}, the chain at {}",
                     p.sqrt_price_x96, on_chain.state.sqrt_price
+                ),
+            ));
+        }
+    }
+    // Every row the ledger follows outside the custody (an outside trader's, a wallet that
+    // deposits or is withdrawn to, an airdrop's), of a merchant token: reconciliation leaves
+    // them out (they are no one's liability), yet a row booked wrong there is value booked
+    // wrong somewhere (seed 23461 left an outsider a pool's debt it no longer held on chain).
+    for ((token, owner), b) in &node.store.balances {
+        if seen.contains_key(&(token.address(), *owner)) {
+            continue;
+        }
+        let Some(t) = node.store.tokens.iter().find(|t| t.address == *token) else {
+            continue;
+        };
+        if t.kind != TokenKind::Merchant {
+            continue;
+        }
+        let on_chain = chain.balance(&token.address(), owner);
+        let ledger = b
+            .active
+            .plus(b.locked)
+            .map_err(|e| violation("conservation", e.to_string()))?;
+        if on_chain != ledger.raw() {
+            return Err(violation(
+                "ledger equals chain",
+                format!(
+                    "{} of {} (outside the custody): the ledger says {}, the chain {on_chain}",
+                    t.symbol,
+                    owner.to_checksum(),
+                    ledger.raw()
                 ),
             ));
         }
