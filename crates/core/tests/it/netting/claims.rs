@@ -10,6 +10,7 @@ use crate::common::{assert_conserved, Fx};
 use crate::market_chain::{at, buy, market_of, pool, swap_event, USDC};
 use crate::settle::CHAIN_USDC;
 use serde_json::json;
+use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::{Units, Usdc};
 use tokenpad_core::model::history::TxType;
 use tokenpad_core::model::ids::TokenAddress;
@@ -93,6 +94,15 @@ fn sold_back(f: &mut Front) -> Trade {
     os
 }
 
+/// The trader sends all it bought to alice, a holder (block 13): her address, and how much.
+fn sent_to_alice(f: &mut Front) -> (Address, u128) {
+    let ctx = f.fx.ctx.clone();
+    let alice = f.fx.holder("alice").address;
+    let n = f.ob.tokens.raw();
+    observe(&mut f.fx.store, &ctx, &log(f.t, OUTSIDE, alice, n, 13)).unwrap();
+    (alice, n)
+}
+
 #[test]
 fn a_trader_selling_back_what_a_pool_owed_it_settles_the_debt() {
     let mut f = front_run();
@@ -136,22 +146,11 @@ fn a_reorganization_of_the_sell_back_owes_the_trader_again() {
 #[test]
 fn a_claim_sent_to_a_holder_is_paid_to_the_holder() {
     let mut f = front_run();
-    let ctx = f.fx.ctx.clone();
-    let alice = f.fx.holder("alice");
-    let n = f.ob.tokens.raw();
-    observe(
-        &mut f.fx.store,
-        &ctx,
-        &log(f.t, OUTSIDE, alice.address, n, 13),
-    )
-    .unwrap();
+    let (alice, n) = sent_to_alice(&mut f);
     assert_eq!(f.fx.active(&f.t, &OUTSIDE), 0);
-    assert!(
-        f.fx.active(&f.t, &alice.address) < n,
-        "the rest is owed to her"
-    );
+    assert!(f.fx.active(&f.t, &alice) < n, "the rest is owed to her");
     mine_at(&mut f.fx, 14, None);
-    assert_eq!(f.fx.active(&f.t, &alice.address), n);
+    assert_eq!(f.fx.active(&f.t, &alice), n);
     let deposit =
         f.fx.store
             .history
@@ -174,17 +173,10 @@ fn a_claim_sent_to_a_holder_is_paid_to_the_holder() {
 fn a_reorganization_of_a_claim_sent_on_owes_its_sender_again() {
     let mut f = front_run();
     let ctx = f.fx.ctx.clone();
-    let alice = f.fx.holder("alice");
     let before = (f.fx.token(&f.t).owed, f.fx.active(&f.t, &OUTSIDE));
-    let n = f.ob.tokens.raw();
-    observe(
-        &mut f.fx.store,
-        &ctx,
-        &log(f.t, OUTSIDE, alice.address, n, 13),
-    )
-    .unwrap();
+    let (alice, _) = sent_to_alice(&mut f);
     assert_eq!(rewind(&mut f.fx.store, &ctx, 12).unwrap().observations, 1);
     assert_eq!((f.fx.token(&f.t).owed, f.fx.active(&f.t, &OUTSIDE)), before);
-    assert_eq!(f.fx.active(&f.t, &alice.address), 0);
+    assert_eq!(f.fx.active(&f.t, &alice), 0);
     assert_conserved(&f.fx.store);
 }
