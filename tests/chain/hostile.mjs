@@ -57,6 +57,18 @@ export async function eventually(what, check, { timeoutMs = 30_000, every = 200,
   }
 }
 
+/** One hostile world for a test file (hostileWorld's defaults): started before its tests, handed to `ready`, stopped after them. */
+export function fileWorld(ready) {
+  let h;
+  before(async () => {
+    h = await hostileWorld();
+    ready(h);
+  });
+  after(async () => {
+    await h?.stop();
+  });
+}
+
 /**
  * One hostile world for a test file whose receipts are final `finality` blocks deep, the
  * deposit scan 2 blocks behind the head (as on Base Sepolia), anvil's state in a directory of

@@ -5,19 +5,16 @@
 // restarted from an older state would have forgotten it). Each case ends with ledger ==
 // chain, no relayer halted, and the holders' histories saying what happened.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { decodeEventLog, getAddress, toEventSelector } from 'viem';
 import { artifact, latestTimestamp, send } from './anvil.mjs';
-import { LOCKER_ABI, OUTSIDER, eventually, hostileWorld, sleep } from './hostile.mjs';
+import { LOCKER_ABI, OUTSIDER, eventually, fileWorld, sleep } from './hostile.mjs';
 
 let h;
 let c;
-before(async () => {
-  h = await hostileWorld();
-  c = h.c;
-});
-after(async () => {
-  await h?.stop();
+fileWorld((world) => {
+  h = world;
+  c = world.c;
 });
 
 const TRANSFER = toEventSelector(artifact('TestUSDC').abi.find((x) => x.type === 'event' && x.name === 'Transfer'));

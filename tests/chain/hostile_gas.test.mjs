@@ -3,20 +3,17 @@
 // refusal that undoes a holder's value. Each case ends with ledger == chain, no relayer
 // halted, and the holder's history saying what happened (tests/chain/hostile.mjs).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { decodeEventLog, getAddress, keccak256, toEventSelector } from 'viem';
 import { artifact, clients, uniswapArtifact } from './anvil.mjs';
-import { E6, eventually, hostileWorld, marketToken, narrowPositions, POOL_ABI, sleep, units } from './hostile.mjs';
+import { E6, eventually, fileWorld, marketToken, narrowPositions, POOL_ABI, sleep, units } from './hostile.mjs';
 import { usdc } from '../http/amounts.mjs';
 
 let h;
 let c;
-before(async () => {
-  h = await hostileWorld();
-  c = h.c;
-});
-after(async () => {
-  await h?.stop();
+fileWorld((world) => {
+  h = world;
+  c = world.c;
 });
 
 const SWAP = toEventSelector(POOL_ABI.find((x) => x.type === 'event' && x.name === 'Swap'));

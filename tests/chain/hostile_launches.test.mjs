@@ -5,20 +5,17 @@
 // taken first by an outsider do not stop the treasury's locks. Each case ends with ledger ==
 // chain, no relayer halted, and the holders' histories saying what happened.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { getAddress } from 'viem';
 import { balanceOf, send } from './anvil.mjs';
-import { E6, E18, LOCKER_ABI, OUTSIDER, eventually, hostileWorld, ppm, presaleSqrt, v3 } from './hostile.mjs';
+import { E6, E18, LOCKER_ABI, OUTSIDER, eventually, fileWorld, ppm, presaleSqrt, v3 } from './hostile.mjs';
 import { usdc as usdcUnits } from '../http/amounts.mjs';
 
 let h;
 let c;
-before(async () => {
-  h = await hostileWorld();
-  c = h.c;
-});
-after(async () => {
-  await h?.stop();
+fileWorld((world) => {
+  h = world;
+  c = world.c;
 });
 
 /** The tokens a presale's buyers get: its lockup share of the launch supply (1,000,000,000 tokens). */

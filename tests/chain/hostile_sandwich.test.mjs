@@ -9,19 +9,16 @@
 // (crates/core/src/ops/settle/claims.rs): sold back into the pool that owed it, the debt is
 // settled. The case ends with reconciliation at zero differences, the pool matching.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { getAddress } from 'viem';
 import { artifact, balanceOf } from './anvil.mjs';
-import { E6, OUTSIDER, eventually, hostileWorld, marketToken, units } from './hostile.mjs';
+import { E6, OUTSIDER, eventually, fileWorld, marketToken, units } from './hostile.mjs';
 
 let h;
 let c;
-before(async () => {
-  h = await hostileWorld();
-  c = h.c;
-});
-after(async () => {
-  await h?.stop();
+fileWorld((world) => {
+  h = world;
+  c = world.c;
 });
 
 test('hostile seed 23461: an outsider buys ahead of a held buy, past what the ledger left in the pool, then sells it all back: the buy is topped up and the pool ends as the chain\'s', async () => {
