@@ -416,7 +416,9 @@ impl World {
                 else {
                     return;
                 };
-                let from = outside(*from);
+                // The fourth sender is the outside trader: what it bought in a pool, with
+                // what a pool owes it (`ops::settle::claims`), goes to a holder.
+                let from = if *from == 3 { trader } else { outside(*from) };
                 let have = self.chain.balance(&t.address(), &from);
                 let amount = amount.0.min(have);
                 if amount > 0 {
