@@ -29,7 +29,7 @@ use crate::model::address::Address;
 use crate::model::amount::Units;
 use crate::model::history::{ChainStatus, TxRecord, TxType};
 use crate::model::ids::TokenAddress;
-use crate::model::intent::{OwedSince, Reserve, Side};
+use crate::model::intent::{Owed, OwedSince, Reserve, Side};
 use crate::model::settlement::{Holding, Observation};
 use crate::model::token::{Token, TokenKind};
 use crate::ops::{undo, Ctx};
@@ -262,21 +262,19 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
             reason: None,
         },
     )?);
-    if let (Some(seq), Some(d)) = (journal.record, t.owed.last_mut()) {
-        if !usdc && !owed.is_zero() {
-            // The deposit's record grows as the debt is paid (a USDC deposit's shows all of
-            // it already).
-            d.records.push(seq);
-            store.put_token(&t)?;
-        }
-    }
-    // And as the claims that came with it are (each the newest debt owed to the holder).
-    if let Some(seq) = journal.record {
+    // The deposit's record grows as what this log left owed to the holder is paid: what the
+    // pool could not give (the debt since this log), and the claims that came with it (a
+    // USDC deposit's record shows all of it already).
+    if let Some(seq) = journal.record.filter(|_| !usdc) {
         let holder_side = Side::Row(o.to);
+        let this = owed_since(o);
+        let carried = journal.claims.iter().filter(|c| !c.settled);
         let mut grew = false;
-        for c in journal.claims.iter().filter(|c| !c.settled) {
-            let mine = |d: &&mut crate::model::intent::Owed| {
-                d.by == c.by && d.to == holder_side && d.since == c.since
+        for (by, since) in
+            std::iter::once((None, this)).chain(carried.map(|c| (Some(&c.by), c.since)))
+        {
+            let mine = |d: &&mut Owed| {
+                d.to == holder_side && d.since == since && by.is_none_or(|b| &d.by == b)
             };
             if let Some(d) = t.owed.iter_mut().rev().find(mine) {
                 d.records.push(seq);
@@ -298,9 +296,13 @@ fn owe(t: &mut Token, from: &Place, to: &Place, usdc: bool, o: &Observed, n: Uni
     } else {
         to.holding().side()
     };
-    let since = OwedSince::Log {
+    undo::owe(t, from.holding().side(), to, n, owed_since(o), Vec::new());
+}
+
+/// What a pool owes since following log `o`.
+fn owed_since(o: &Observed) -> OwedSince {
+    OwedSince::Log {
         block: o.block,
         log_index: o.log_index,
-    };
-    undo::owe(t, from.holding().side(), to, n, since, Vec::new());
+    }
 }

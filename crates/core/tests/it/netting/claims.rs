@@ -33,8 +33,15 @@ struct Front {
 const DAVE_USDC: u128 = 100 * USDC;
 
 fn front_run() -> Front {
+    front_run_to(None)
+}
+
+/// `front_run`, the outside buy's tokens going to the holder `recipient` when one is named
+/// (another's swap may name any recipient), else to the trader.
+fn front_run_to(recipient: Option<&str>) -> Front {
     let (mut fx, t) = market_of(1_000);
     let ctx = fx.ctx.clone();
+    let to = recipient.map_or(OUTSIDE, |user| fx.holder(user).address);
     let chain = pool(&fx, &t);
     let r = buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": 100})).unwrap();
     let booked = r.booked.tokens;
@@ -48,15 +55,15 @@ fn front_run() -> Front {
     );
     let (a, b) = (chain.address, OUTSIDE);
     observe(&mut fx.store, &ctx, &log(CHAIN_USDC, b, a, 400 * USDC, 11)).unwrap();
-    observe(&mut fx.store, &ctx, &log(t, a, b, ob.tokens.raw(), 11)).unwrap();
+    observe(&mut fx.store, &ctx, &log(t, a, to, ob.tokens.raw(), 11)).unwrap();
     let tokens = i128::try_from(ob.tokens.raw()).unwrap();
     let e = swap_event(&chain, -tokens, 400 * USDC as i128, &ob.after, at(11, 2));
     market::follow(&mut fx.store, &[e]).unwrap();
-    // The pool owes the trader what it paid beyond what the ledger had left.
+    // The pool owes the recipient what it paid beyond what the ledger had left.
     let owed = ob.tokens.minus(left).unwrap();
     assert_eq!(fx.token(&t).owed.len(), 1);
     assert_eq!(fx.token(&t).owed[0].amount, owed);
-    assert_eq!(fx.active(&t, &OUTSIDE), left.raw());
+    assert_eq!(fx.active(&t, &to), left.raw());
     assert_conserved(&fx.store);
     Front {
         fx,
@@ -151,13 +158,7 @@ fn a_claim_sent_to_a_holder_is_paid_to_the_holder() {
     assert!(f.fx.active(&f.t, &alice) < n, "the rest is owed to her");
     mine_at(&mut f.fx, 14, None);
     assert_eq!(f.fx.active(&f.t, &alice), n);
-    let deposit =
-        f.fx.store
-            .history
-            .iter()
-            .find(|h| h.kind == TxType::Deposit && h.token == f.t)
-            .map(|h| h.amount.raw());
-    assert_eq!(deposit, Some(n));
+    assert_eq!(deposited(&f), Some(n));
     let p = pool(&f.fx, &f.t);
     assert_eq!(
         p.token_reserve, f.ob.after.token_reserve,
@@ -178,5 +179,30 @@ fn a_reorganization_of_a_claim_sent_on_owes_its_sender_again() {
     assert_eq!(rewind(&mut f.fx.store, &ctx, 12).unwrap().observations, 1);
     assert_eq!((f.fx.token(&f.t).owed, f.fx.active(&f.t, &OUTSIDE)), before);
     assert_eq!(f.fx.active(&f.t, &alice), 0);
+    assert_conserved(&f.fx.store);
+}
+
+/// The amount of the holder's deposit record of the token.
+fn deposited(f: &Front) -> Option<u128> {
+    f.fx.store
+        .history
+        .iter()
+        .find(|h| h.kind == TxType::Deposit && h.token == f.t)
+        .map(|h| h.amount.raw())
+}
+
+/// The outside buy names alice, a holder, its recipient: what the pool could not give her is
+/// owed to her, and dave's buy, refused, pays it. Her deposit's record grows to all she got.
+#[test]
+fn a_deposit_the_pool_was_short_of_grows_as_the_refused_buy_pays_it() {
+    let mut f = front_run_to(Some("alice"));
+    let alice = f.fx.holder("alice").address;
+    let n = f.ob.tokens.raw();
+    let first = deposited(&f).expect("her deposit's record");
+    assert!(first < n, "the rest is owed to her: {first} of {n}");
+    mine_at(&mut f.fx, 14, None);
+    assert_eq!(f.fx.active(&f.t, &alice), n);
+    assert_eq!(deposited(&f), Some(n));
+    assert!(owes_nothing(&f.fx, &f.t));
     assert_conserved(&f.fx.store);
 }
