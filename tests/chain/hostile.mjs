@@ -57,35 +57,33 @@ export async function eventually(what, check, { timeoutMs = 30_000, every = 200,
   }
 }
 
-/** One hostile world for a test file (hostileWorld's defaults): started before its tests, handed to `ready`, stopped after them. */
-export function fileWorld(ready) {
+/**
+ * One hostile world for a test file (`options` as hostileWorld's): started before the file's
+ * tests, handed to `ready`, stopped after them, and then `cleanup()`, if given.
+ */
+export function fileWorld(ready, options = {}, cleanup = () => {}) {
   let h;
   before(async () => {
-    h = await hostileWorld();
+    h = await hostileWorld(options);
     ready(h);
   });
   after(async () => {
     await h?.stop();
+    cleanup();
   });
 }
 
 /**
  * One hostile world for a test file whose receipts are final `finality` blocks deep, the
  * deposit scan 2 blocks behind the head (as on Base Sepolia), anvil's state in a directory of
- * its own: started before the file's tests, handed to `ready`, and stopped (its directory
- * removed) after them.
+ * its own (removed after the file's tests): `fileWorld`'s.
  */
 export function finalityWorld(finality, ready) {
   const stateDir = mkdtempSync(path.join(tmpdir(), 'tokenpad-hostile-'));
-  let h;
-  before(async () => {
-    h = await hostileWorld({ env: { CHAIN_FINALITY: String(finality), CHAIN_CONFIRMATIONS: '2' }, stateFile: path.join(stateDir, 'anvil.json') });
-    ready(h);
-  });
-  after(async () => {
-    await h?.stop();
-    rmSync(stateDir, { recursive: true, force: true });
-  });
+  fileWorld(ready, {
+    env: { CHAIN_FINALITY: String(finality), CHAIN_CONFIRMATIONS: '2' },
+    stateFile: path.join(stateDir, 'anvil.json'),
+  }, () => rmSync(stateDir, { recursive: true, force: true }));
 }
 
 /**
