@@ -41,7 +41,9 @@ pub(super) fn carry(t: &mut Token, from: &Side, to: &Side, short: Units) -> Resu
         }
         let n = d.amount.min(left);
         d.amount = d.amount.minus(n)?;
-        let (by, since) = (d.by.clone(), d.since);
+        // The debt's records are its debtor's (a holder's reversal after a rewind): a debt
+        // owed to a sender outside the custody has no record of its creditor's.
+        let (by, since, records) = (d.by.clone(), d.since, d.records.clone());
         if d.amount.is_zero() {
             t.owed.remove(k);
         } else {
@@ -49,7 +51,7 @@ pub(super) fn carry(t: &mut Token, from: &Side, to: &Side, short: Units) -> Resu
         }
         let settled = &by == to;
         if !settled {
-            undo::owe(t, by.clone(), to.clone(), n, since, Vec::new());
+            undo::owe(t, by.clone(), to.clone(), n, since, records);
         }
         went.push(Claim {
             by,

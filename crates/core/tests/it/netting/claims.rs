@@ -14,10 +14,12 @@ use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::{Units, Usdc};
 use tokenpad_core::model::history::TxType;
 use tokenpad_core::model::ids::TokenAddress;
+use tokenpad_core::model::intent::Side;
 use tokenpad_core::model::pool::{Pool, Trade};
 use tokenpad_core::ops::market;
 use tokenpad_core::ops::settle::observe::observe;
 use tokenpad_core::ops::settle::reorg::rewind;
+use tokenpad_core::store::Store;
 
 /// dave's buy of 100 USDC waits; an outside trader's buy, mined first (block 11), takes more
 /// tokens than the ledger has left in the pool. The pool as the chain had it before, the
@@ -205,4 +207,84 @@ fn a_deposit_the_pool_was_short_of_grows_as_the_refused_buy_pays_it() {
     assert_eq!(deposited(&f), Some(n));
     assert!(owes_nothing(&f.fx, &f.t));
     assert_conserved(&f.fx.store);
+}
+
+/// An outside buy of `usdc` from the pool as the ledger has it, its tokens to `to`, mined at
+/// `block`: its two Transfer logs observed and its Swap event followed. How many tokens.
+fn outside_buy(fx: &mut Fx, t: &TokenAddress, usdc: u128, to: Address, block: u64) -> u128 {
+    let ctx = fx.ctx.clone();
+    let before = pool(fx, t);
+    let ob = before.buy_with(Usdc::new(usdc)).unwrap();
+    let a = before.address;
+    observe(
+        &mut fx.store,
+        &ctx,
+        &log(CHAIN_USDC, OUTSIDE, a, usdc, block),
+    )
+    .unwrap();
+    observe(&mut fx.store, &ctx, &log(*t, a, to, ob.tokens.raw(), block)).unwrap();
+    let tokens = i128::try_from(ob.tokens.raw()).unwrap();
+    let e = swap_event(&before, -tokens, usdc as i128, &ob.after, at(block, 2));
+    market::follow(&mut fx.store, &[e]).unwrap();
+    ob.tokens.raw()
+}
+
+/// The amount of `user`'s record of `kind` in the token `t`.
+fn record_of(fx: &Fx, t: &TokenAddress, user: &str, kind: TxType) -> Option<u128> {
+    fx.store
+        .history
+        .iter()
+        .find(|h| h.kind == kind && h.token == *t && h.user_id.as_str() == user)
+        .map(|h| h.amount.raw())
+}
+
+/// A debt a rewind left a holder owing an outside trader, carried on when the trader sends
+/// the tokens to another holder, keeps the debtor's reversal record: alice got the trader's
+/// tokens and spent 40 % of them; a reorganization removed the deposit, so she owes the
+/// trader that 40 %; the trader sends all of them to carol (the debt is hers now); then a buy
+/// names alice its recipient, and what she owes goes to carol first. Both records show all of
+/// it: carol's deposit, and alice's reversal of the deposit the chain no longer has.
+#[test]
+fn a_rewound_debt_carried_on_still_grows_its_debtors_reversal() {
+    let (mut fx, t) = market_of(1_000);
+    let ctx = fx.ctx.clone();
+    let (alice, carol) = (fx.holder("alice").address, fx.holder("carol").address);
+    let k = outside_buy(&mut fx, &t, 10 * USDC, OUTSIDE, 11);
+    observe(&mut fx.store, &ctx, &log(t, OUTSIDE, alice, k, 12)).unwrap();
+    let spent = Units::new(k * 2 / 5);
+    let mut b = fx.store.balance(&t, &alice).unwrap();
+    b.active = b.active.minus(spent).unwrap();
+    fx.store.put_balance(&t, &alice, &b).unwrap();
+    let mut tk = fx.token(&t);
+    tk.held = tk.held.minus(spent).unwrap();
+    tk.merchant_supply = tk.merchant_supply.plus(spent).unwrap();
+    fx.store.put_token(&tk).unwrap();
+    assert_eq!(rewind(&mut fx.store, &ctx, 11).unwrap().observations, 1);
+    let reversed = k - spent.raw();
+    assert_eq!(
+        record_of(&fx, &t, "alice", TxType::Reversal),
+        Some(reversed)
+    );
+    assert_eq!(
+        fx.token(&t).owed.len(),
+        1,
+        "alice owes the trader what she spent"
+    );
+    assert_conserved(&fx.store);
+
+    observe(&mut fx.store, &ctx, &log(t, OUTSIDE, carol, k, 13)).unwrap();
+    assert_eq!(
+        fx.token(&t).owed[0].to,
+        Side::Row(carol),
+        "the debt went with the tokens"
+    );
+    assert_eq!(fx.active(&t, &carol), reversed);
+    let m = outside_buy(&mut fx, &t, 20 * USDC, alice, 14);
+    assert!(m >= spent.raw(), "the case: {m} pays the debt");
+    assert_eq!(fx.active(&t, &carol), k);
+    assert_eq!(fx.active(&t, &alice), m - spent.raw());
+    assert_eq!(record_of(&fx, &t, "carol", TxType::Deposit), Some(k));
+    assert_eq!(record_of(&fx, &t, "alice", TxType::Reversal), Some(k));
+    assert!(owes_nothing(&fx, &t));
+    assert_conserved(&fx.store);
 }
