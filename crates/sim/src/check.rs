@@ -26,6 +26,9 @@
 //!   lock contract) is the chain's, so is every row of a merchant token it follows outside
 //!   the custody, every open pool's price is the chain's (what the ledger quotes trades at),
 //!   and no holder has on chain what the ledger does not know;
+//! - **no debt left** once everything settled: a debt (`Token::owed`) is what a movement still
+//!   open pays (its refusal's undo, or a transfer that arrives), and with none open it is value
+//!   the ledger books where the chain does not have it;
 //! - **webhooks**: a resource's events reach an endpoint in order; once settled, every
 //!   delivery is done.
 
@@ -370,6 +373,28 @@ pub fn ledger_equals_chain(node: &Node, chain: &SimChain) -> Check {
     Ok(())
 }
 
+/// No token owes anything (see the module), once everything settled.
+pub fn no_debt_left(store: &MemStore) -> Check {
+    let Some((t, d)) = store
+        .tokens
+        .iter()
+        .find_map(|t| t.owed.first().map(|d| (t, d)))
+    else {
+        return Ok(());
+    };
+    Err(violation(
+        "no debt left",
+        format!(
+            "{:?} owes {:?} {} of {} (since {:?}) with nothing open to pay it",
+            d.by,
+            d.to,
+            d.amount.raw(),
+            t.symbol,
+            d.since
+        ),
+    ))
+}
+
 /// A resource's events reach each endpoint in order (a retried one again, before the next).
 /// Kept across steps: each check reads only what arrived since the last (what arrived is only
 /// ever added to), so a long history is not read again at every step.
@@ -417,4 +442,36 @@ pub fn followups_kept(node: &Node) -> Check {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokenpad_core::model::address::Address;
+    use tokenpad_core::model::amount::Units;
+    use tokenpad_core::model::ids::TokenAddress;
+    use tokenpad_core::model::intent::{Owed, OwedSince, Reserve, Side};
+    use tokenpad_core::model::token::{Network, Token};
+
+    #[test]
+    fn a_debt_left_once_settled_is_a_violation() {
+        let mut store = MemStore::default();
+        let usdc = TokenAddress(Address([1; 20]));
+        let mut t = Token::usdc(usdc, Network::Local, Address([2; 20]), 0);
+        store.tokens.push(t.clone());
+        assert_eq!(no_debt_left(&store), Ok(()));
+        t.owed.push(Owed {
+            by: Side::Row(Address([3; 20])),
+            to: Side::Reserve(Reserve::Minted),
+            amount: Units::new(7),
+            since: OwedSince::Intent(4),
+            records: Vec::new(),
+        });
+        store.tokens[0] = t;
+        let Err(v) = no_debt_left(&store) else {
+            unreachable!("a debt left passed");
+        };
+        assert_eq!(v.invariant, "no debt left");
+        assert!(v.detail.contains("owes Reserve(Minted) 7 of USDC"), "{v}");
+    }
 }

@@ -451,7 +451,8 @@ impl World {
                 if check::settled(&self.node, &self.chain) && !webhooks::open_deliveries(&self.node)
                 {
                     self.check()?;
-                    return check::ledger_equals_chain(&self.node, &self.chain);
+                    check::ledger_equals_chain(&self.node, &self.chain)?;
+                    return check::no_debt_left(&self.node.store);
                 }
             }
             if day < 10 {
