@@ -9,6 +9,9 @@
 //   balance a settler round read (the node's eth_getBalance once nothing is in flight), and the
 //   same parked movement as the operator's view;
 // - a transaction the node never mines is stuck past the threshold, and clears once mined;
+// - a debt left in the books with nothing open to pay it (planted: `orphan_debt`, as a
+//   settlement bug would leave one) is stuck past the threshold, said with its amount and
+//   sides, and where to look;
 // - reconcile's step checks agree with a launched presale (its locks, its pool, its raise) and
 //   name a lock released on chain (by anyone, after its time on chain) that the ledger still
 //   holds locked.
@@ -177,6 +180,36 @@ test('a transaction the node never mines is stuck past the threshold, with what 
   await c.settled(M);
   assert.deepEqual((await h.view(M)).stuck, []);
   await h.endsClean(M);
+});
+
+test('a debt left in the books with nothing open to pay it is stuck past the threshold, with what it is and where to look', async () => {
+  const M = await c.newMerchant('Unpaid');
+  await h.holder(M, 'a', 1);
+  await c.settled(M);
+  assert.deepEqual((await h.view(M)).stuck, []);
+  const planted = c.ok(await h.admin('POST', '/admin/faults', { kind: 'orphan_debt', merchantId: M.id }));
+  assert.equal(planted.kind, 'orphan_debt');
+  const v = await eventually('the debt stuck', async () => {
+    const x = await h.view(M);
+    assert.ok(x.stuck.some((i) => i.kind === 'unpaid'), JSON.stringify(x.stuck));
+    return x;
+  }, { timeoutMs: 20_000 });
+  assertMatches('GET', `/admin/merchants/${M.id}/chain`, 200, v);
+  const unpaid = v.stuck.find((i) => i.kind === 'unpaid');
+  assert.equal(unpaid.count, 1);
+  assert.match(unpaid.what, /0\.000001 USDC owed by 0x[dDeE]{40} to the supply/, unpaid.what);
+  assert.ok(unpaid.action.includes(`GET /admin/merchants/${M.id}/reconcile`), unpaid.action);
+  const serviceMs = Date.parse(c.ok(await c.call('GET', '/admin/time', { adminKey: h.w.adminKey })).now);
+  assert.ok(serviceMs - Date.parse(unpaid.since) > STUCK_AFTER_MS, `${unpaid.since} is not ${STUCK_AFTER_MS} ms before ${new Date(serviceMs).toISOString()}`);
+  // GET /admin/chain lists the merchant with it (the settler's report to the registry).
+  await eventually('GET /admin/chain to list the merchant', async () => {
+    const x = await admin('GET', '/admin/chain');
+    const listed = x.stuck.find((s) => s.merchantId === M.id);
+    assert.ok(listed?.issues.some((i) => i.kind === 'unpaid'), JSON.stringify(x.stuck));
+  });
+  // The balances are untouched: reconciliation agrees.
+  const r = await admin('GET', `/admin/merchants/${M.id}/reconcile`);
+  assert.deepEqual(r.differences, []);
 });
 
 test('reconcile checks what each completed step did: a launch\'s locks, pool and raise agree; a lock released on chain while the ledger holds it is named', async () => {

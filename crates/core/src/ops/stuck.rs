@@ -7,7 +7,11 @@
 //! - the relayer's trouble (**out of gas**, the **node failing**, a **token without code**)
 //!   standing longer than the threshold, timed from when that kind of trouble began (the
 //!   relayer's error text changes with the fees it quotes, so its own time cannot say);
-//! - a **queued** movement older than the threshold.
+//! - a **queued** movement older than the threshold;
+//! - **debts unpaid** with nothing open to pay them (`Token::owed`, [`Unpaid`]), for longer
+//!   than the threshold: a debt is what a movement the chain will refuse, or a transfer still
+//!   to arrive, pays; with none open for so long, the ledger books value where the chain does
+//!   not have it, and reconciliation shows where.
 //!
 //! Not stuck but **waiting**: a release whose unlock time the chain's clock has not reached,
 //! and what its beneficiary does next with that token (the settler holds it behind the
@@ -16,11 +20,13 @@
 //! operator knows nothing needs doing.
 
 use crate::model::address::Address;
+use crate::model::decimal::Decimal;
 use crate::model::ids::MerchantId;
-use crate::model::intent::{Action, Intent, IntentStatus};
+use crate::model::intent::{Action, Intent, IntentStatus, Reserve, Side};
 use crate::model::settlement::ChainTx;
 use crate::model::settlement::{NO_CODE, OUT_OF_GAS, WRONG_FACTORY};
 use crate::model::time::{Millis, Timestamp};
+use crate::model::token::Token;
 use crate::ops::settle::hold::{Behind, Holding, Wait};
 use serde::{Deserialize, Serialize};
 
@@ -48,6 +54,10 @@ pub enum IssueKind {
     WrongFactory,
     /// Movements queued for longer than the threshold.
     Queued,
+    /// Debts the ledger holds (what a side owes another after the chain refused a movement
+    /// built on it, or paid out what the ledger had booked elsewhere) with no movement open
+    /// to pay them, for longer than the threshold.
+    Unpaid,
     /// Not stuck: releases wait for the chain's clock to reach their unlock time.
     ChainClock,
     /// Not stuck: movements wait behind a revert of ours until its receipt is final
@@ -108,6 +118,25 @@ impl Trouble {
     }
 }
 
+/// Since when the ledger has held debts with nothing open to pay them (the service's clock):
+/// kept across rounds while it lasts.
+pub struct Unpaid;
+
+impl Unpaid {
+    /// Since when, now: `before`'s start while it lasts, `now` when it begins, None when no
+    /// debt is left or something is open (what is open may pay it).
+    pub fn now(
+        tokens: &[Token],
+        open: &[Intent],
+        txs: &[ChainTx],
+        before: Option<Millis>,
+        now: Millis,
+    ) -> Option<Millis> {
+        let owing = tokens.iter().any(|t| !t.owed.is_empty());
+        (owing && open.is_empty() && txs.is_empty()).then(|| before.unwrap_or(now))
+    }
+}
+
 /// A merchant's settlement as its object holds it.
 pub struct Settling<'a> {
     pub merchant: &'a MerchantId,
@@ -127,6 +156,24 @@ pub struct Settling<'a> {
     /// What reverts (and successes that did not move them) of ours not final yet were to
     /// bring (`settle::hold::unarrived`).
     pub unarrived: &'a Behind,
+    /// The merchant's tokens, with their debts (`Token::owed`).
+    pub tokens: &'a [Token],
+    /// Since when debts have been unpaid with nothing open ([`Unpaid::now`]).
+    pub unpaid: Option<Millis>,
+}
+
+/// One side of a debt, for people: an address, or which of the token's reserves.
+fn side(s: &Side) -> String {
+    match s {
+        Side::Row(a) => a.to_checksum(),
+        Side::Locked(a, lock) => format!("{} (locked in {lock})", a.to_checksum()),
+        Side::Reserve(Reserve::Pooled(_)) => "the token's pool".into(),
+        Side::Reserve(Reserve::Minted) => "the supply (new to the ledger)".into(),
+        Side::Reserve(Reserve::App) => "the treasury's app supply".into(),
+        Side::Reserve(Reserve::Merchant) => "the treasury's merchant supply".into(),
+        Side::Reserve(Reserve::Liquidity) => "the treasury's liquidity supply".into(),
+        Side::Reserve(Reserve::Escrow) => "the presales' escrow".into(),
+    }
 }
 
 fn count(n: usize) -> u64 {
@@ -265,6 +312,7 @@ impl Settling<'_> {
             .copied()
             .filter(|i| self.old(i.created_at))
             .collect();
+        out.extend(self.unpaid_issue());
         if let Some(first) = queued.first() {
             out.push(Issue {
                 kind: IssueKind::Queued,
@@ -282,6 +330,42 @@ impl Settling<'_> {
             });
         }
         out
+    }
+
+    /// The debts left with nothing open to pay them, past the threshold: each said with its
+    /// token, its amount, who owes it and to whom.
+    fn unpaid_issue(&self) -> Option<Issue> {
+        let since = self.unpaid.filter(|at| self.old(*at))?;
+        let debts: Vec<String> = self
+            .tokens
+            .iter()
+            .flat_map(|t| t.owed.iter().map(move |d| (t, d)))
+            .map(|(t, d)| {
+                let amount = Decimal::from_units(d.amount.raw(), t.decimals);
+                format!(
+                    "{} {} owed by {} to {}",
+                    amount.as_str(),
+                    t.symbol,
+                    side(&d.by),
+                    side(&d.to)
+                )
+            })
+            .collect();
+        Some(Issue {
+            kind: IssueKind::Unpaid,
+            count: count(debts.len()),
+            since: Timestamp::at(since),
+            what: format!(
+                "{} debt(s) in the ledger with no movement open to pay them for more than {}: {}",
+                debts.len(),
+                minutes(self.after),
+                debts.join("; ")
+            ),
+            action: format!(
+                "GET /admin/merchants/{}/reconcile shows where the ledger and the chain hold apart because of them. A transfer the chain has not mined yet (one a reorganization removed, mined again) still pays them when it arrives; if none will, the ledger booked value where the chain does not have it: report it with this merchant's chain view",
+                self.merchant
+            ),
+        })
     }
 
     fn trouble_issue(&self, t: Trouble) -> Issue {

@@ -182,6 +182,11 @@ pub enum FaultKind {
     /// as if all were well: the books refuse it as it commits (conservation per token), so
     /// nothing of it stays. Answers 200 only if it was refused for that.
     UnbalancedBooks,
+    /// The merchant object writes a debt into its USDC's books (one base unit, owed by an
+    /// address no one uses to the supply) with nothing open to pay it, as a settlement bug
+    /// would leave one: an EVM chain's settlement report must say it stuck (`unpaid`) past
+    /// `CHAIN_STUCK_AFTER_MS`. Balances are untouched.
+    OrphanDebt,
 }
 
 /// `POST /admin/faults` (local runs and tests).

@@ -6,12 +6,14 @@
 use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::ids::{LockId, MerchantId, TokenAddress};
-use tokenpad_core::model::intent::{Account, Action, Intent, IntentStatus};
+use tokenpad_core::model::intent::{
+    Account, Action, Intent, IntentStatus, Owed, OwedSince, Reserve, Side,
+};
 use tokenpad_core::model::settlement::{ChainTx, TxState, TxVersion};
 use tokenpad_core::model::time::{Millis, Timestamp};
-use tokenpad_core::model::token::USDC_ADDRESS;
+use tokenpad_core::model::token::{Network, Token, USDC_ADDRESS};
 use tokenpad_core::ops::settle::hold::Behind;
-use tokenpad_core::ops::stuck::{IssueKind, Settling, Trouble};
+use tokenpad_core::ops::stuck::{IssueKind, Settling, Trouble, Unpaid};
 
 const AFTER: Millis = 600_000;
 const NOW: Millis = 1_900_000_000_000;
@@ -110,6 +112,8 @@ fn settling<'a>(
         now: NOW,
         after: AFTER,
         unarrived,
+        tokens: &[],
+        unpaid: None,
     }
 }
 
@@ -363,4 +367,60 @@ fn a_parked_sell_holds_its_holders_spends_of_its_usdc_and_says_so() {
         "{}",
         stuck[0].what
     );
+}
+
+/// The merchant's USDC, owing `debts` (base units) each from a holder to the supply.
+fn owing(debts: &[u128]) -> Vec<Token> {
+    let mut t = Token::usdc(USDC_ADDRESS, Network::Local, Address([7; 20]), 0);
+    t.owed = debts
+        .iter()
+        .map(|n| Owed {
+            by: Side::Row(Address([2; 20])),
+            to: Side::Reserve(Reserve::Minted),
+            amount: Units::new(*n),
+            since: OwedSince::Intent(3),
+            records: vec![],
+        })
+        .collect();
+    vec![t]
+}
+
+/// Debts left with nothing open to pay them are stuck once they have stood past the
+/// threshold, timed from when nothing was open (kept across rounds, as the relayer's
+/// trouble); while anything is open they are not timed at all (it may pay them).
+#[test]
+fn debts_with_nothing_open_are_stuck_after_the_threshold() {
+    let tokens = owing(&[1_500_000, 25]);
+    let (young, old) = (NOW - AFTER + 1_000, NOW - AFTER - 1_000);
+    assert_eq!(Unpaid::now(&tokens, &[], &[], None, NOW), Some(NOW));
+    assert_eq!(Unpaid::now(&tokens, &[], &[], Some(old), NOW), Some(old));
+    let open = [reward(1, 2, NOW)];
+    assert_eq!(Unpaid::now(&tokens, &open, &[], Some(old), NOW), None);
+    assert_eq!(
+        Unpaid::now(&tokens, &[], &[tx(0, NOW)], Some(old), NOW),
+        None
+    );
+    assert_eq!(Unpaid::now(&owing(&[]), &[], &[], Some(old), NOW), None);
+
+    let with = |unpaid| Settling {
+        tokens: &tokens,
+        unpaid,
+        ..settling(&[], &[], None, None, &NOTHING)
+    };
+    assert_eq!(with(Some(young)).stuck(), vec![]);
+    let s = with(Some(old));
+    let stuck = s.stuck();
+    assert_eq!(s.report(), (stuck.clone(), vec![]));
+    assert_eq!(
+        stuck.iter().map(|i| (i.kind, i.count)).collect::<Vec<_>>(),
+        vec![(IssueKind::Unpaid, 2)]
+    );
+    assert_eq!(stuck[0].since, Timestamp::at(old));
+    let holder = Address([2; 20]).to_checksum();
+    let first = format!("1.5 USDC owed by {holder} to the supply (new to the ledger)");
+    assert!(stuck[0].what.contains(&first), "{}", stuck[0].what);
+    assert!(stuck[0].what.contains("0.000025 USDC"), "{}", stuck[0].what);
+    assert!(stuck[0]
+        .action
+        .contains("GET /admin/merchants/m_1/reconcile"));
 }

@@ -17,7 +17,7 @@ use tokenpad_core::model::merchant::Merchant;
 use tokenpad_core::model::presale::Phase;
 use tokenpad_core::model::time::{Millis, SECOND};
 use tokenpad_core::ops::settle::{self, reconcile};
-use tokenpad_core::ops::stuck::{Issue, Settling, Trouble};
+use tokenpad_core::ops::stuck::{Issue, Settling, Trouble, Unpaid};
 use tokenpad_core::store::Store;
 use tokenpad_core::wire::chain::ChainRetried;
 use tokenpad_core::Result;
@@ -26,6 +26,8 @@ use tokenpad_core::Result;
 const FAILED_SHOWN: u32 = 20;
 /// Where the relayer's trouble and since when are kept across rounds (`ops::stuck::Trouble`).
 const TROUBLE_KEY: &str = "relayer_trouble";
+/// Where since when debts have been left with nothing open is kept (`ops::stuck::Unpaid`).
+const UNPAID_KEY: &str = "debts_unpaid_since";
 /// How far into the outbox a settler's report looks for what holds settlement up (the
 /// settler's planner looks as far).
 const LOOKAHEAD: u32 = 5_000;
@@ -53,6 +55,12 @@ impl MerchantObject {
             store.put_meta(TROUBLE_KEY, &trouble)?;
         }
         let txs = store.open_chain_txs()?;
+        let tokens = store.tokens()?;
+        let was = store.meta::<Option<Millis>>(UNPAID_KEY)?.flatten();
+        let unpaid = Unpaid::now(&tokens, open, &txs, was, now);
+        if note && unpaid != was {
+            store.put_meta(UNPAID_KEY, &unpaid)?;
+        }
         let unarrived = settle::hold::unarrived(store, open, self.chain.mode()?.usdc())?;
         let s = Settling {
             merchant: &merchant.id,
@@ -65,6 +73,8 @@ impl MerchantObject {
             now,
             after: evm.stuck_after_ms,
             unarrived: &unarrived,
+            tokens: &tokens,
+            unpaid,
         };
         Ok(s.report())
     }

@@ -7,8 +7,10 @@ use crate::adapters::txn::transaction;
 use crate::adapters::wallet::random;
 use crate::http::Answer;
 use std::cell::Cell;
+use tokenpad_core::model::address::Address;
 use tokenpad_core::model::amount::Units;
 use tokenpad_core::model::ids::JobId;
+use tokenpad_core::model::intent::{OwedSince, Reserve, Side};
 use tokenpad_core::model::key::KeyKind;
 use tokenpad_core::ops;
 use tokenpad_core::store::keys::KeyStore;
@@ -89,6 +91,7 @@ impl MerchantObject {
             FaultKind::MerchantRollback => self.merchant_rollback()?,
             FaultKind::LedgerRollback => self.ledger_rollback()?,
             FaultKind::UnbalancedBooks => self.unbalanced_books()?,
+            FaultKind::OrphanDebt => self.orphan_debt()?,
             // The registry's own fault: the edge sends it there.
             FaultKind::RegistryWrites => {}
         }
@@ -170,6 +173,25 @@ impl MerchantObject {
                 "the unbalanced_books transaction committed",
             )),
         }
+    }
+
+    /// One base unit of the merchant's USDC owed by an address no one uses to the supply,
+    /// with nothing to pay it (see `FaultKind::OrphanDebt`).
+    fn orphan_debt(&self) -> Result<()> {
+        let mut store = self.store()?;
+        let usdc = self.chain.mode()?.usdc();
+        transaction(&self.state.storage(), &self.watch, move || {
+            let mut t = ops::token::find(&store, &usdc)?;
+            ops::undo::owe(
+                &mut t,
+                Side::Row(Address([0xde; 20])),
+                Side::Reserve(Reserve::Minted),
+                Units::new(1),
+                OwedSince::Intent(0),
+                Vec::new(),
+            );
+            store.put_token(&t)
+        })
     }
 
     /// A job due now whose stored record cannot be read: every run of it fails.
