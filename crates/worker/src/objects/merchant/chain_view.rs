@@ -55,7 +55,12 @@ impl MerchantObject {
             store.put_meta(TROUBLE_KEY, &trouble)?;
         }
         let txs = store.open_chain_txs()?;
-        let tokens = store.tokens()?;
+        // Debts count only with nothing open (`Unpaid`): a busy round reads no token.
+        let tokens = if open.is_empty() && txs.is_empty() {
+            store.tokens()?
+        } else {
+            Vec::new()
+        };
         let was = store.meta::<Option<Millis>>(UNPAID_KEY)?.flatten();
         let unpaid = Unpaid::now(&tokens, open, &txs, was, now);
         if note && unpaid != was {
