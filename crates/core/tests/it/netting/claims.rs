@@ -4,7 +4,7 @@
 //! sandwich's last leg), the holder's buy was mined after all, and the ledger's pool ended
 //! short of the chain's by the debt, paid to a trader that no longer had the tokens.
 
-use super::pools::{log, OUTSIDE};
+use super::pools::{log, outside_buy, OUTSIDE};
 use super::{mine_at, owes_nothing};
 use crate::common::{assert_conserved, Fx};
 use crate::market_chain::{at, buy, market_of, pool, swap_event, USDC};
@@ -42,25 +42,18 @@ fn front_run() -> Front {
 /// (another's swap may name any recipient), else to the trader.
 fn front_run_to(recipient: Option<&str>) -> Front {
     let (mut fx, t) = market_of(1_000);
-    let ctx = fx.ctx.clone();
     let to = recipient.map_or(OUTSIDE, |user| fx.holder(user).address);
     let chain = pool(&fx, &t);
     let r = buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": 100})).unwrap();
     let booked = r.booked.tokens;
     let left = pool(&fx, &t).token_reserve;
-    let ob = chain.buy_with(Usdc::new(400 * USDC)).unwrap();
+    let ob = outside_buy(&mut fx, &t, &chain, 400 * USDC, to, 11);
     assert!(
         ob.tokens > left,
         "the case: {} > {}",
         ob.tokens.raw(),
         left.raw()
     );
-    let (a, b) = (chain.address, OUTSIDE);
-    observe(&mut fx.store, &ctx, &log(CHAIN_USDC, b, a, 400 * USDC, 11)).unwrap();
-    observe(&mut fx.store, &ctx, &log(t, a, to, ob.tokens.raw(), 11)).unwrap();
-    let tokens = i128::try_from(ob.tokens.raw()).unwrap();
-    let e = swap_event(&chain, -tokens, 400 * USDC as i128, &ob.after, at(11, 2));
-    market::follow(&mut fx.store, &[e]).unwrap();
     // The pool owes the recipient what it paid beyond what the ledger had left.
     let owed = ob.tokens.minus(left).unwrap();
     assert_eq!(fx.token(&t).owed.len(), 1);
@@ -209,24 +202,11 @@ fn a_deposit_the_pool_was_short_of_grows_as_the_refused_buy_pays_it() {
     assert_conserved(&f.fx.store);
 }
 
-/// An outside buy of `usdc` from the pool as the ledger has it, its tokens to `to`, mined at
-/// `block`: its two Transfer logs observed and its Swap event followed. How many tokens.
-fn outside_buy(fx: &mut Fx, t: &TokenAddress, usdc: u128, to: Address, block: u64) -> u128 {
-    let ctx = fx.ctx.clone();
+/// An outside buy of `usdc` from the pool as the ledger has it (no swap of its own waits):
+/// how many tokens it brought `to`.
+fn outside_buy_now(fx: &mut Fx, t: &TokenAddress, usdc: u128, to: Address, block: u64) -> u128 {
     let before = pool(fx, t);
-    let ob = before.buy_with(Usdc::new(usdc)).unwrap();
-    let a = before.address;
-    observe(
-        &mut fx.store,
-        &ctx,
-        &log(CHAIN_USDC, OUTSIDE, a, usdc, block),
-    )
-    .unwrap();
-    observe(&mut fx.store, &ctx, &log(*t, a, to, ob.tokens.raw(), block)).unwrap();
-    let tokens = i128::try_from(ob.tokens.raw()).unwrap();
-    let e = swap_event(&before, -tokens, usdc as i128, &ob.after, at(block, 2));
-    market::follow(&mut fx.store, &[e]).unwrap();
-    ob.tokens.raw()
+    outside_buy(fx, t, &before, usdc, to, block).tokens.raw()
 }
 
 /// The amount of `user`'s record of `kind` in the token `t`.
@@ -249,7 +229,7 @@ fn a_rewound_debt_carried_on_still_grows_its_debtors_reversal() {
     let (mut fx, t) = market_of(1_000);
     let ctx = fx.ctx.clone();
     let (alice, carol) = (fx.holder("alice").address, fx.holder("carol").address);
-    let k = outside_buy(&mut fx, &t, 10 * USDC, OUTSIDE, 11);
+    let k = outside_buy_now(&mut fx, &t, 10 * USDC, OUTSIDE, 11);
     observe(&mut fx.store, &ctx, &log(t, OUTSIDE, alice, k, 12)).unwrap();
     let spent = Units::new(k * 2 / 5);
     let mut b = fx.store.balance(&t, &alice).unwrap();
@@ -279,7 +259,7 @@ fn a_rewound_debt_carried_on_still_grows_its_debtors_reversal() {
         "the debt went with the tokens"
     );
     assert_eq!(fx.active(&t, &carol), reversed);
-    let m = outside_buy(&mut fx, &t, 20 * USDC, alice, 14);
+    let m = outside_buy_now(&mut fx, &t, 20 * USDC, alice, 14);
     assert!(m >= spent.raw(), "the case: {m} pays the debt");
     assert_eq!(fx.active(&t, &carol), k);
     assert_eq!(fx.active(&t, &alice), m - spent.raw());

@@ -49,6 +49,32 @@ pub(super) fn log(
     }
 }
 
+/// An outside buy of `usdc` from the pool `before` (as the chain has it), its tokens to `to`,
+/// mined at `block`: its two Transfer logs observed and its Swap event followed.
+pub(super) fn outside_buy(
+    fx: &mut Fx,
+    t: &TokenAddress,
+    before: &Pool,
+    usdc: u128,
+    to: Address,
+    block: u64,
+) -> Trade {
+    let ctx = fx.ctx.clone();
+    let ob = before.buy_with(Usdc::new(usdc)).unwrap();
+    let a = before.address;
+    observe(
+        &mut fx.store,
+        &ctx,
+        &log(CHAIN_USDC, OUTSIDE, a, usdc, block),
+    )
+    .unwrap();
+    observe(&mut fx.store, &ctx, &log(*t, a, to, ob.tokens.raw(), block)).unwrap();
+    let tokens = i128::try_from(ob.tokens.raw()).unwrap();
+    let e = swap_event(before, -tokens, usdc as i128, &ob.after, at(block, 2));
+    market::follow(&mut fx.store, &[e]).unwrap();
+    ob
+}
+
 /// The outside trader's sell `os` (of `tokens`, the tokens it bought) from the pool `before`,
 /// mined at block 13: its two Transfer logs observed and its Swap event followed.
 fn outside_sell_mined(fx: &mut Fx, t: &TokenAddress, before: &Pool, os: &Trade, tokens: i128) {
@@ -71,16 +97,10 @@ fn outside_sell_mined(fx: &mut Fx, t: &TokenAddress, before: &Pool, os: &Trade, 
 /// first (block 13), taking more USDC than the ledger had left in the pool.
 fn outside_sell_first() -> OutsideFirst {
     let (mut fx, t) = market_of(20_000);
-    let ctx = fx.ctx.clone();
     let dave = fx.holder("dave");
     let p0 = pool(&fx, &t);
-    let ob = p0.buy_with(Usdc::new(50 * USDC)).unwrap();
-    let (a, b) = (p0.address, OUTSIDE);
-    observe(&mut fx.store, &ctx, &log(CHAIN_USDC, b, a, 50 * USDC, 11)).unwrap();
-    observe(&mut fx.store, &ctx, &log(t, a, b, ob.tokens.raw(), 11)).unwrap();
+    let ob = outside_buy(&mut fx, &t, &p0, 50 * USDC, OUTSIDE, 11);
     let tokens = i128::try_from(ob.tokens.raw()).unwrap();
-    let e = swap_event(&p0, -tokens, 50 * USDC as i128, &ob.after, at(11, 2));
-    market::follow(&mut fx.store, &[e]).unwrap();
     let r = buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": 100})).unwrap();
     let q = r.trade.tokens.raw();
     let dq = -i128::try_from(q).unwrap();
