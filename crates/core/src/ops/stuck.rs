@@ -123,8 +123,14 @@ impl Trouble {
 pub struct Unpaid;
 
 impl Unpaid {
+    /// Whether debts count: nothing is open (what is open may pay them), so the tokens are
+    /// worth reading.
+    pub fn idle(open: &[Intent], txs: &[ChainTx]) -> bool {
+        open.is_empty() && txs.is_empty()
+    }
+
     /// Since when, now: `before`'s start while it lasts, `now` when it begins, None when no
-    /// debt is left or something is open (what is open may pay it).
+    /// debt is left or something is open.
     pub fn now(
         tokens: &[Token],
         open: &[Intent],
@@ -133,7 +139,7 @@ impl Unpaid {
         now: Millis,
     ) -> Option<Millis> {
         let owing = tokens.iter().any(|t| !t.owed.is_empty());
-        (owing && open.is_empty() && txs.is_empty()).then(|| before.unwrap_or(now))
+        (owing && Unpaid::idle(open, txs)).then(|| before.unwrap_or(now))
     }
 }
 
@@ -312,7 +318,6 @@ impl Settling<'_> {
             .copied()
             .filter(|i| self.old(i.created_at))
             .collect();
-        out.extend(self.unpaid_issue());
         if let Some(first) = queued.first() {
             out.push(Issue {
                 kind: IssueKind::Queued,
@@ -329,6 +334,7 @@ impl Settling<'_> {
                 ),
             });
         }
+        out.extend(self.unpaid_issue());
         out
     }
 

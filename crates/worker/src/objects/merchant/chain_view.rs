@@ -56,7 +56,7 @@ impl MerchantObject {
         }
         let txs = store.open_chain_txs()?;
         // Debts count only with nothing open (`Unpaid`): a busy round reads no token.
-        let tokens = if open.is_empty() && txs.is_empty() {
+        let tokens = if Unpaid::idle(open, &txs) {
             store.tokens()?
         } else {
             Vec::new()
