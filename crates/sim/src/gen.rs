@@ -94,6 +94,53 @@ pub fn launches() -> bool {
     LAUNCHES.with(std::cell::Cell::get)
 }
 
+thread_local! {
+    /// Whether this thread draws histories with small pools and whales ([`draw_whales`]).
+    static WHALES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// From now on, this thread draws histories with small pools and whales (`--whales`): pools
+/// opened with a few dollars to a few hundred of tokens, so that a holder's buy takes much of
+/// one, and an outside trader who now and then buys with up to thousands of USDC, sells all
+/// it holds back, or sends it all to a holder. A whale's buy mined before a holder's booked
+/// buy takes more than the ledger left in the pool, and the pool owes the whale the rest; its
+/// sale or send carries the claim on (`ops::settle::claims`). The usual weights make that
+/// about once in a hundred histories. Off, the draws are as before.
+pub fn draw_whales(on: bool) {
+    WHALES.with(|w| w.set(on));
+}
+
+/// Whether this thread draws histories with small pools and whales.
+pub fn whales() -> bool {
+    WHALES.with(std::cell::Cell::get)
+}
+
+/// A whale's move: a buy of up to some thousands of USDC, a sale of everything it holds, or
+/// all it holds sent to a holder (the fourth outside sender is the trader: `World::outside`).
+fn whale(rng: &mut impl RngCore) -> Outside {
+    let token = rng.random_range(0..4);
+    match rng.random_range(0..10u32) {
+        0..=5 => Outside::Trade {
+            token,
+            buy: true,
+            usdc: usdc(rng, 5_000),
+            tokens: Tokens(SUPPLY),
+        },
+        6..=8 => Outside::Trade {
+            token,
+            buy: false,
+            usdc: usdc(rng, 5_000),
+            tokens: Tokens(u128::MAX),
+        },
+        _ => Outside::Send {
+            from: 3,
+            token,
+            to: rng.random_range(0..8),
+            amount: Tokens(u128::MAX),
+        },
+    }
+}
+
 /// A presale of `target` lasting 30 minutes to `minutes`, launching at its end with
 /// probability `auto`.
 fn presale(rng: &mut impl RngCore, target: Usdc, minutes: u32, auto: f64) -> Req {
@@ -191,6 +238,12 @@ fn req(rng: &mut impl RngCore, world: &World) -> Req {
         56..=57 => Req::Resolve {
             presale: rng.random_range(0..3),
         },
+        // A small pool: 50 to 2,000 tokens at 1 to 20 cents, 50 cents to 400 USDC of them.
+        58..=60 if whales() => Req::OpenPool {
+            token,
+            cents: rng.random_range(1..=20),
+            amount: Tokens::whole(rng.random_range(50..=2_000)),
+        },
         58..=60 => Req::OpenPool {
             token,
             cents: rng.random_range(1..300),
@@ -278,6 +331,10 @@ pub fn next(rng: &mut impl RngCore, world: &World, n: &mut u32, lost: &mut Vec<u
             user: rng.random_range(0..8),
             usdc: usdc(rng, 60),
         };
+    }
+    // A day with whales: one moves now and then, drawn only then (other days draw as before).
+    if whales() && rng.random_bool(0.05) {
+        return Step::Outside(whale(rng));
     }
     match rng.random_range(0..100u32) {
         0..=54 => {

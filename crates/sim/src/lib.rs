@@ -25,6 +25,7 @@ pub mod bug;
 pub mod chain;
 pub mod chain_port;
 pub mod check;
+pub mod debts;
 pub mod gen;
 pub mod node;
 pub mod requests;
@@ -106,8 +107,9 @@ impl Failure {
             " --own-usdc"
         };
         let launches = if gen::launches() { " --launches" } else { "" };
+        let whales = if gen::whales() { " --whales" } else { "" };
         format!(
-            "cargo run -p tokenpad-sim -- --seed {} --steps {}{plant}{hostile}{own}{launches}",
+            "cargo run -p tokenpad-sim -- --seed {} --steps {}{plant}{hostile}{own}{launches}{whales}",
             self.seed, self.steps
         )
     }
@@ -131,6 +133,7 @@ impl std::fmt::Display for Failure {
 
 fn summary(w: &World) -> Summary {
     let mut counts = w.statuses.clone();
+    counts.extend(w.debts.counts());
     for e in w.node.store.log.events.values() {
         *counts
             .entry(format!("event {}", e.kind.as_str()))

@@ -12,6 +12,8 @@
 //! `--own-usdc` simulates a chain whose USDC is its own (`node::SEPOLIA_USDC`), not Base's
 //! address; `--ci` runs `OWN_USDC_CI_SEEDS` so, last. `--launches` draws launch-heavy
 //! histories (`gen::draw_launches`): presales filled by buyers funded by faucet mints.
+//! `--whales` draws small pools and an outside trader who buys big, sells all and sends all
+//! on (`gen::draw_whales`): pools that owe the trader, and claims carried on.
 //! `--release` runs many seeds faster (after a longer build).
 
 use std::process::ExitCode;
@@ -35,6 +37,7 @@ struct Args {
     hostile: bool,
     own_usdc: bool,
     launches: bool,
+    whales: bool,
 }
 
 fn parse(args: &[String]) -> Option<Args> {
@@ -48,6 +51,7 @@ fn parse(args: &[String]) -> Option<Args> {
         hostile: false,
         own_usdc: false,
         launches: false,
+        whales: false,
     };
     let mut it = args.iter();
     let num = |v: Option<&String>| v.and_then(|v| v.parse::<u64>().ok());
@@ -78,6 +82,7 @@ fn parse(args: &[String]) -> Option<Args> {
             "--hostile" => a.hostile = true,
             "--own-usdc" => a.own_usdc = true,
             "--launches" => a.launches = true,
+            "--whales" => a.whales = true,
             _ => return None,
         }
     }
@@ -92,7 +97,7 @@ fn main() -> ExitCode {
             .map(|b| b.name())
             .collect();
         eprintln!(
-            "usage: sim [--seed N | --seeds N [--from M] | --ci] [--steps N] [--plant {}] [--print] [--stats] [--hostile] [--own-usdc] [--launches]",
+            "usage: sim [--seed N | --seeds N [--from M] | --ci] [--steps N] [--plant {}] [--print] [--stats] [--hostile] [--own-usdc] [--launches] [--whales]",
             plants.join("|")
         );
         return ExitCode::from(2);
@@ -131,6 +136,7 @@ fn main() -> ExitCode {
     );
     runs.extend(own.clone().map(|seed| (seed, CI_STEPS, true, true)));
     tokenpad_sim::gen::draw_launches(a.launches);
+    tokenpad_sim::gen::draw_whales(a.whales);
     for (seed, steps, hostile, own_usdc) in runs {
         // A failure shrinks and replays on this thread, on the same chain.
         simulate_usdc(if own_usdc {

@@ -40,6 +40,8 @@ pub struct World {
     pub statuses: BTreeMap<String, u64>,
     /// Whether histories drawn for this world reorganize the chain (`ChainFault::Reorg`).
     pub hostile: bool,
+    /// The debts the ledger held after some step (`--stats`).
+    pub debts: crate::debts::Seen,
 }
 
 impl World {
@@ -71,6 +73,7 @@ impl World {
             answered: 0,
             statuses: BTreeMap::new(),
             hostile: false,
+            debts: crate::debts::Seen::default(),
         }
     }
 
@@ -177,6 +180,7 @@ impl World {
             }
             Step::Settle => self.settle()?,
         }
+        self.debts.note(&self.node.store);
         self.check()
     }
 

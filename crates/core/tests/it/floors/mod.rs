@@ -64,7 +64,7 @@ const CRATES: [(&str, &[&[&str]]); 5] = [
     (
         "crates/sim/src",
         &[
-            &["bug", "shell", "chain"],
+            &["bug", "shell", "chain", "debts"],
             &["node"],
             &["webhooks"],
             &["chain_port", "settler", "check"],
