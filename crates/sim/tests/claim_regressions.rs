@@ -1,15 +1,22 @@
 //! A pool's debt to an outside trader that goes with the trader's tokens
-//! (`ops::settle::claims`), replayed from its steps alone (as `swap_regressions.rs`'s).
+//! (`ops::settle::claims`), and a pool's debt of a holder's top-up, replayed from their steps
+//! alone (as `swap_regressions.rs`'s).
 
 mod histories;
 
 use histories::*;
+use tokenpad_sim::chain_port::{MidRound, When};
+use tokenpad_sim::settler::RoundFaults;
 use tokenpad_sim::step::{Fault, Outside, Req, Step, Tokens, Usdc};
 use tokenpad_sim::webhooks::Receiver;
 
 fn trade(buy: bool, usdc: Usdc, tokens: Tokens) -> Step {
+    trade_in(3, buy, usdc, tokens)
+}
+
+fn trade_in(token: u8, buy: bool, usdc: Usdc, tokens: Tokens) -> Step {
     Step::Outside(Outside::Trade {
-        token: 3,
+        token,
         buy,
         usdc,
         tokens,
@@ -114,4 +121,82 @@ fn a_trader_selling_back_what_a_pool_owed_it_leaves_the_pool_as_the_chain_has_it
         Some(&2),
         "{done:?}"
     );
+}
+
+/// Hostile seed 55 (`--whales`, `--steps 1000`): a pool of 1,259 tokens at 5 cents; a whale
+/// buys 4,115 USDC of it (98 % of its tokens); u6 buys 7.84 USDC worth, booked at the whale's
+/// price (0.49 tokens). The whale sells everything back before u6's buy is mined, so the buy
+/// gets 138 tokens: the pool tops u6 up with the 72 the ledger had left in it and owes it the
+/// other 66.5 (`market::follow`). Then the chain drops the last three blocks (the sale and the
+/// buy) and mines the buy again at the whale's price: 0.51 tokens. Undoing the top-up took
+/// all of it back from u6 (72 there, 66.5 owed); the pool's debt to u6 paid the first 66.5
+/// back to u6, and u6 ended holding 66.5 tokens the chain never gave it. Now the pool's debt
+/// of a top-up the chain removed is forgiven, and only what the pool paid is taken back.
+#[test]
+fn a_top_up_the_pool_owed_is_forgiven_when_its_swap_is_reorganized_away() {
+    let h = [
+        call(
+            4,
+            Req::CreateToken {
+                n: 13,
+                supply: MILLION,
+            },
+        ),
+        call(18, Req::PutHolder { user: 6 }),
+        Step::Settle,
+        call(
+            99,
+            Req::OpenPool {
+                token: 2,
+                cents: 5,
+                amount: Tokens::whole(1_259),
+            },
+        ),
+        alarm(4),
+        mine(0b100_0000, 0, 56),
+        trade_in(2, true, Usdc(4_115_903_275), MILLION),
+        Step::Faucet {
+            user: 6,
+            usdc: Usdc(435_319_481),
+        },
+        trade_in(0, false, Usdc::whole(74), Tokens::whole(53)),
+        Step::Settle,
+        mine(0, 0, 0),
+        mine(0b1_0000, 0, 0),
+        faulty(
+            245,
+            Req::Buy {
+                user: 6,
+                token: 2,
+                usdc: Usdc(7_839_875),
+                slippage_bps: 468,
+            },
+            Fault::Twice,
+        ),
+        alarm(1),
+        trade_in(2, false, Usdc(3_745_262_832), Tokens(u128::MAX)),
+        mine(0, 0, 0),
+        Step::Alarm {
+            round: RoundFaults {
+                crash_after_sign: Some(1),
+                per_batch: 3,
+                reorg: Some(MidRound {
+                    depth: 3,
+                    requeue: false,
+                    mined: 2,
+                    at: When::Scan,
+                }),
+                ..RoundFaults::default()
+            },
+            receiver: Receiver::Up,
+        },
+        Step::Settle,
+    ];
+    let done = replays("a top-up the pool owed, reorganized away", &h);
+    assert_eq!(
+        done.counts.get("debt: a pool owes a holder (a top-up)"),
+        Some(&1),
+        "{done:?}"
+    );
+    assert_eq!(done.counts.get("reorg undid Swap"), Some(&1), "{done:?}");
 }

@@ -322,12 +322,25 @@ pub fn owe(t: &mut Token, by: Side, to: Side, amount: Units, since: OwedSince, r
 /// removed the log); returns what was still owed of it.
 pub fn forgive(t: &mut Token, block: u64, log_index: u64) -> Units {
     let since = OwedSince::Log { block, log_index };
+    forget(t, |d| d.since == since)
+}
+
+/// Forgets what `by` still owes of the top-up of swap `id` (a reorganization removed the
+/// swap, and its top-up with it); returns how much that was. What `by` paid of it already
+/// is where it was paid to, and the caller takes it back from there.
+pub fn forgive_top_up(t: &mut Token, by: &Side, id: u64) -> Units {
+    forget(t, |d| d.since == OwedSince::TopUp(id) && &d.by == by)
+}
+
+/// Removes the debts `which` picks; returns what they still owed.
+fn forget(t: &mut Token, which: impl Fn(&Owed) -> bool) -> Units {
     let mut left = Units::ZERO;
     t.owed.retain(|d| {
-        if d.since == since {
+        let gone = which(d);
+        if gone {
             left = left.saturating_add(d.amount);
         }
-        d.since != since
+        !gone
     });
     left
 }

@@ -14,6 +14,8 @@
 //!   not pay of such a log, and owed since (`ops::undo`), is forgiven, and what an undo already
 //!   paid of it comes back to the pool. The claims a log's sender sent with it are owed to
 //!   the sender again (`claims`).
+//! - A swap of ours removed with its block gives back its top-up: what the pool paid of it,
+//!   as far as the holder still has it; what the pool still owed of it is forgiven.
 //! - tokenpad's own transactions mined in those blocks, of every kind, are [`dropped`]: they
 //!   go out again, the same signed bytes (the relayer's nonce makes them happen at most
 //!   once), and what their receipts did is undone until they are mined again (see there).
@@ -316,6 +318,11 @@ fn unconfirm(store: &mut dyn Store, ctx: &Ctx, i: &mut Intent, tx: &ChainTx) -> 
                 let pool = Side::Reserve(Reserve::Pooled(i.token));
                 for (asset, n) in [(i.token, tokens), (ctx.chain.usdc(), usdc)] {
                     let mut t = token::find(store, &asset)?;
+                    // What the pool had not paid of the top-up (an outside swap mined first
+                    // had taken it: `market::follow`) it no longer owes; the holder got only
+                    // the rest, and only that comes back.
+                    let unpaid = undo::forgive_top_up(&mut t, &pool, i.id);
+                    let n = n.checked_sub(unpaid).unwrap_or(Units::ZERO);
                     // The pool's debts first: the rewind may have undone, before this, a log
                     // whose tokens the top-up had paid out of the pool.
                     let back = undo::take_back(store, &mut t, &row, &pool, n, ctx.now)?;

@@ -1,6 +1,7 @@
 //! Undoing refused swaps while another trader's swaps move the same pool: the pool's debt when
 //! the ledger follows a swap that pays out what it had booked to its own (seed 4045), a
-//! reorganization of that swap, and a swap of its own mined above its bound meanwhile.
+//! reorganization of that swap, a swap of its own mined above its bound meanwhile, and a
+//! reorganization that removes such a swap and its top-up.
 
 use super::{mine_at, owes_nothing, sell};
 use crate::common::{assert_conserved, body, tok, Fx};
@@ -264,6 +265,66 @@ fn a_sell_mined_above_its_bound_while_its_pool_owes_is_topped_up_by_the_next_und
     assert_eq!(pool(&fx, &t).token_reserve, sa.after.token_reserve);
     assert_eq!(fx.active(&fx.usdc(), &dave.address), usdc0 + sa.usdc.raw());
     assert_eq!(fx.active(&t, &dave.address), q - first.raw());
+    assert!(owes_nothing(&fx, &t));
+    assert_conserved(&fx.store);
+}
+
+/// A whale buys nearly all of a small pool, and dave's buy is booked at the whale's price.
+/// The whale sells it all back, mined first (not followed yet), so dave's buy is mined at the
+/// old price, far above its bound: the ledger's pool tops him up with what it has and owes
+/// him the rest (`market::follow`). A reorganization then removes dave's buy. What the pool
+/// owed of the top-up is forgiven, and only what it paid comes back from dave. Before, the
+/// whole top-up was taken back: what dave had paid the pool's debt to him, and he kept as
+/// much as it owed (hostile seed 55 of the simulator with `--whales`).
+#[test]
+fn a_top_up_the_pool_owed_is_forgiven_when_a_reorganization_removes_its_swap() {
+    use crate::market_chain::mine_next;
+    use tokenpad_core::model::intent::OwedSince;
+    use tokenpad_core::ops::settle::plan::Call;
+    use tokenpad_core::ops::settle::reorg::{dropped, Dropped};
+
+    let (mut fx, t) = market_of(20_000);
+    let ctx = fx.ctx.clone();
+    let dave = fx.holder("dave");
+    let p0 = pool(&fx, &t);
+    let ob = outside_buy(&mut fx, &t, &p0, 10_000 * USDC, OUTSIDE, 11);
+    buy(&mut fx, json!({"tokenAddress": t, "usdcAmount": 20})).unwrap();
+    let booked = fx.active(&t, &dave.address);
+    let left = pool(&fx, &t).token_reserve;
+    // The whale's sale, mined first; dave's buy after it.
+    let os = ob.after.sell(ob.tokens).unwrap();
+    let mined = os.after.buy_with(Usdc::new(20 * USDC)).unwrap();
+    let got = mined.tokens.raw();
+    assert!(
+        got > booked + left.raw(),
+        "the case: {got} > {booked} + {left:?}"
+    );
+    let e = swap_event(
+        &os.after,
+        -i128::try_from(got).unwrap(),
+        (20 * USDC) as i128,
+        &mined.after,
+        at(13, 0),
+    );
+    let nonce = fx.store.relayer().unwrap().next_nonce.unwrap_or(0);
+    mine_next(&mut fx, Call::Swap, Some(vec![e]));
+    let swap = fx.store.chain_tx(nonce).unwrap().unwrap().intents[0];
+    let owed = fx.token(&t).owed;
+    assert_eq!(owed.len(), 1, "{owed:?}");
+    assert_eq!(owed[0].since, OwedSince::TopUp(swap));
+    assert_eq!(owed[0].amount.raw(), got - booked - left.raw());
+    assert_eq!(fx.active(&t, &dave.address), booked + left.raw());
+
+    assert_eq!(
+        dropped(&mut fx.store, &ctx, nonce).unwrap(),
+        Dropped::Resent
+    );
+    assert_eq!(fx.active(&t, &dave.address), booked, "as booked again");
+    assert_eq!(
+        pool(&fx, &t).token_reserve,
+        left,
+        "what the pool paid is back"
+    );
     assert!(owes_nothing(&fx, &t));
     assert_conserved(&fx.store);
 }
