@@ -200,3 +200,77 @@ fn a_top_up_the_pool_owed_is_forgiven_when_its_swap_is_reorganized_away() {
     );
     assert_eq!(done.counts.get("reorg undid Swap"), Some(&1), "{done:?}");
 }
+
+/// Hostile seed 392 (`--whales`, `--steps 1000`): a whale buys most of a small pool; u0's sell
+/// is booked against the pool's USDC. The whale sells everything back, taking more USDC than
+/// the ledger left in the pool (the pool owes the rest out of the supply), then buys with 74
+/// base units, which pay 74 of that debt. The chain drops both trades. The rewind of the buy
+/// found the pool's 74 paid on and had it owe them anew, and the rewind of the sale then gave
+/// the pool the 74 its debt had been paid as well: the pool held them twice and owed them.
+/// Now what an arrival paid of a debt is owed again when its log goes.
+#[test]
+fn a_removed_arrival_that_paid_a_pool_debt_owes_it_again() {
+    let whale = |buy: bool, usdc: Usdc, tokens: Tokens| trade_in(0, buy, usdc, tokens);
+    let h = [
+        unkeyed(13, Req::PutHolder { user: 0 }),
+        call(
+            20,
+            Req::CreateToken {
+                n: 78,
+                supply: MILLION,
+            },
+        ),
+        alarm(1),
+        mine(0, 0, 0),
+        alarm(3),
+        call(
+            26,
+            Req::OpenPool {
+                token: 0,
+                cents: 20,
+                amount: Tokens::whole(770),
+            },
+        ),
+        alarm(1),
+        call(
+            326,
+            Req::Distribute {
+                token: 0,
+                user: 0,
+                amount: Tokens::whole(399),
+            },
+        ),
+        mine(0b100_0100, 0, 0),
+        whale(true, Usdc::whole(2_959), MILLION),
+        Step::Settle,
+        whale(false, Usdc::whole(3_669), Tokens(u128::MAX)),
+        whale(false, Usdc(74), Tokens(u128::MAX)),
+        call(
+            348,
+            Req::Sell {
+                user: 0,
+                token: 0,
+                amount: Tokens::whole(61),
+            },
+        ),
+        alarm_to(5, Receiver::Slow),
+        alarm_reorg(
+            1,
+            MidRound {
+                depth: 3,
+                requeue: false,
+                mined: 6,
+                at: When::Watch,
+            },
+            Receiver::Up,
+        ),
+        Step::Settle,
+    ];
+    let done = replays("a removed arrival that paid a pool's debt", &h);
+    assert_eq!(
+        done.counts
+            .get("debt: a pool owes the mint (a Transfer log)"),
+        Some(&1),
+        "{done:?}"
+    );
+}

@@ -33,6 +33,7 @@ use crate::model::amount::Units;
 use crate::model::history::{ChainStatus, TxRecord, TxType};
 use crate::model::ids::TokenAddress;
 use crate::model::intent::{Action, Intent, Owed, OwedSince, Reserve, Side, Undo};
+use crate::model::settlement::Paid;
 use crate::model::time::Millis;
 use crate::model::token::Token;
 use crate::ops::{token, Ctx};
@@ -194,16 +195,16 @@ fn reversals(
     Ok(seqs)
 }
 
-/// Pays up to `n` of the debt at `k`; returns the payee and how much was paid. The debt's
-/// records grow by as much; an undo's debt without records yet (its undo could take nothing
-/// back) gets its reversal records now.
+/// Pays up to `n` of the debt at `k`; returns what it paid, to whom. The debt's records grow
+/// by as much; an undo's debt without records yet (its undo could take nothing back) gets its
+/// reversal records now.
 fn pay(
     store: &mut dyn Store,
     t: &mut Token,
     k: usize,
     n: Units,
     now: Millis,
-) -> Result<Option<(Side, Units)>> {
+) -> Result<Option<Paid>> {
     let Some(debt) = t.owed.get(k).cloned() else {
         return Ok(None);
     };
@@ -224,9 +225,14 @@ fn pay(
     if left.is_zero() {
         t.owed.remove(k);
     } else if let Some(d) = t.owed.get_mut(k) {
-        (d.amount, d.records) = (left, records);
+        (d.amount, d.records) = (left, records.clone());
     }
-    Ok(Some((debt.to, paid)))
+    Ok(Some(Paid {
+        to: debt.to,
+        since: debt.since,
+        amount: paid,
+        records,
+    }))
 }
 
 /// What `by` owes `to` cancels against up to `n` given back from `to` to `by`; returns how
@@ -246,10 +252,10 @@ pub fn cancel(
         let Some(k) = t.owed.iter().position(|d| &d.by == by && &d.to == to) else {
             break;
         };
-        let Some((_, paid)) = pay(store, t, k, n.minus(done)?, now)? else {
+        let Some(paid) = pay(store, t, k, n.minus(done)?, now)? else {
             break;
         };
-        done = done.plus(paid)?;
+        done = done.plus(paid.amount)?;
     }
     Ok(done)
 }
@@ -264,7 +270,7 @@ fn credit(
     now: Millis,
     depth: usize,
 ) -> Result<()> {
-    let left = pay_debts_at(store, t, side, n, now, depth)?;
+    let (left, _) = pay_debts_at(store, t, side, n, now, depth)?;
     shift(store, t, side, left, true)
 }
 
@@ -275,32 +281,35 @@ fn pay_debts_at(
     n: Units,
     now: Millis,
     depth: usize,
-) -> Result<Units> {
-    let mut left = n;
+) -> Result<(Units, Vec<Paid>)> {
+    let (mut left, mut done) = (n, Vec::new());
     while !left.is_zero() && depth < MAX_DEPTH {
         let Some(k) = t.owed.iter().position(|d| &d.by == side) else {
             break;
         };
-        let Some((to, paid)) = pay(store, t, k, left, now)? else {
+        let Some(paid) = pay(store, t, k, left, now)? else {
             break;
         };
-        credit(store, t, &to, paid, now, depth + 1)?;
-        left = left.minus(paid)?;
+        credit(store, t, &paid.to, paid.amount, now, depth + 1)?;
+        left = left.minus(paid.amount)?;
+        done.push(paid);
     }
-    Ok(left)
+    Ok((left, done))
 }
 
 /// Out of `n` arriving at `side` from outside the ledger's own movements (a Transfer log the
 /// settler follows), pays `side`'s debts first, oldest first; returns the rest, for the
-/// caller to give to `side`. A side owes when the ledger booked onward what it no longer has
-/// (see the module): what arrives on chain is what the movement built on it spends there.
+/// caller to give to `side`, and what it paid of which debt (journaled with the log: a
+/// reorganization that removes the log owes them again, `settle::reorg`). A side owes when
+/// the ledger booked onward what it no longer has (see the module): what arrives on chain is
+/// what the movement built on it spends there.
 pub fn pay_debts(
     store: &mut dyn Store,
     t: &mut Token,
     side: &Side,
     n: Units,
     now: Millis,
-) -> Result<Units> {
+) -> Result<(Units, Vec<Paid>)> {
     pay_debts_at(store, t, side, n, now, 0)
 }
 
@@ -432,7 +441,7 @@ pub fn undo_leg(
     // as if it had just arrived (`credit`): its own debts are paid from it first (a holder
     // refunded a purchase the chain refused, who owes the pool what a refused sell booked).
     let kept = available(store, &t, &u.debit, cancelled)?;
-    let unpaid = pay_debts_at(store, &mut t, &u.debit, kept, ctx.now, 0)?;
+    let (unpaid, _) = pay_debts_at(store, &mut t, &u.debit, kept, ctx.now, 0)?;
     shift(store, &mut t, &u.debit, kept.minus(unpaid)?, false)?;
     let rest = want.minus(cancelled)?;
     let taken = available(store, &t, &u.debit, rest)?;

@@ -203,8 +203,8 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
     };
     // What the receiver owes (`ops::undo`: the ledger booked onward what it no longer had) is
     // paid first: on chain, what arrives is what the movement built on it spends.
-    let kept = if gone {
-        amount
+    let (kept, paid) = if gone {
+        (amount, Vec::new())
     } else {
         undo::pay_debts(store, &mut t, &to.holding().side(), amount, ctx.now)?
     };
@@ -238,6 +238,7 @@ pub fn observe(store: &mut dyn Store, ctx: &Ctx, o: &Observed) -> Result<Applied
         owed,
         record: None,
         claims,
+        paid,
     };
     let Some(h) = holder else {
         store.put_observation(&journal)?;

@@ -10,10 +10,11 @@
 //!   holder's deposit gets a `reversal` record. What is no longer there (the ledger booked it
 //!   onward: a holder spent the deposit, a pool's USDC went to a sell not mined yet) is owed by
 //!   where it arrived (`ops::undo`), and paid by the refusal of what was booked onward (the
-//!   chain never had it) or by what arrives there from elsewhere. What a pool could
-//!   not pay of such a log, and owed since (`ops::undo`), is forgiven, and what an undo already
-//!   paid of it comes back to the pool. The claims a log's sender sent with it are owed to
-//!   the sender again (`claims`).
+//!   chain never had it) or by what arrives there from elsewhere. What a log's arrival paid
+//!   of its receiver's debts is owed again first ([`unpay`]). What a pool could not pay of
+//!   such a log, and owed since (`ops::undo`), is forgiven, and what an undo already paid of
+//!   it comes back to the pool. The claims a log's sender sent with it are owed to the sender
+//!   again (`claims`).
 //! - A swap of ours removed with its block gives back its top-up: what the pool paid of it,
 //!   as far as the holder still has it; what the pool still owed of it is forgiven.
 //! - tokenpad's own transactions mined in those blocks, of every kind, are [`dropped`]: they
@@ -30,7 +31,7 @@ use crate::model::amount::Units;
 use crate::model::chain::ChainPoint;
 use crate::model::event::{EventType, Subject};
 use crate::model::history::{ChainStatus, TxRecord, TxType};
-use crate::model::intent::{Action, Intent, IntentStatus, OwedSince, Reserve, Side};
+use crate::model::intent::{Action, Intent, IntentStatus, Owed, OwedSince, Reserve, Side};
 use crate::model::settlement::{ChainTx, Holding, Observation, TxState};
 use crate::model::token::{Token, TokenKind};
 use crate::ops::{token, undo, Ctx};
@@ -126,12 +127,59 @@ fn forgive(store: &mut dyn Store, t: &mut Token, o: &Observation) -> Result<Unit
     })
 }
 
+/// Up to `short` of what the log `o` paid of its receiver's debts when it arrived
+/// (`ops::undo::pay_debts`) comes back to the receiver and is owed again, newest payment
+/// first, as far as each payee still has it: the debt grows back by as much and its records
+/// shrink. Returns what came back. The rewind calls it for what the receiver no longer has
+/// of the log (it paid it on): what it still has goes back as it is, and the debts it paid
+/// stay paid, as whatever refilled it would have paid them. Before, the receiver owed the
+/// shortfall anew while the debt it had paid stayed paid: when the older log that made the
+/// debt was removed too, its rewind gave the payee's payment back to the receiver as well,
+/// which kept that much twice (hostile seed 392 of the simulator with `--whales`: a pool 74
+/// base units of USDC above the chain's, and owing them).
+fn unpay(store: &mut dyn Store, t: &mut Token, o: &Observation, short: Units) -> Result<Units> {
+    let by = o.to.side();
+    let mut back = Units::ZERO;
+    for p in o.paid.iter().rev() {
+        let want = p.amount.min(short.minus(back)?);
+        let n = undo::give_back(store, t, &p.to, &by, want)?;
+        if n.is_zero() {
+            continue;
+        }
+        back = back.plus(n)?;
+        for seq in &p.records {
+            if let Some(mut r) = store.history_at(*seq)? {
+                r.amount = r.amount.checked_sub(n).unwrap_or(Units::ZERO);
+                store.put_history_at(*seq, &r)?;
+            }
+        }
+        let same = |d: &&mut Owed| d.by == by && d.to == p.to && d.since == p.since;
+        match t.owed.iter_mut().find(same) {
+            Some(d) => d.amount = d.amount.plus(n)?,
+            None => t.owed.insert(
+                0,
+                Owed {
+                    by: by.clone(),
+                    to: p.to.clone(),
+                    amount: n,
+                    since: p.since,
+                    records: p.records.clone(),
+                },
+            ),
+        }
+    }
+    Ok(back)
+}
+
 /// Undoes one journaled Transfer log (see the module).
 fn undo(store: &mut dyn Store, ctx: &Ctx, o: &Observation) -> Result<()> {
     let mut t = token::find(store, &o.token)?;
-    // What is still where it arrived, back to where it came from; what was new supply (USDC
-    // the ledger did not know of) is no longer.
-    let back = take(store, &mut t, &o.to, o.given)?;
+    // What is still where it arrived, back to where it came from (with what it paid on, as
+    // far as that comes back); what was new supply (USDC the ledger did not know of) is no
+    // longer.
+    let mut back = take(store, &mut t, &o.to, o.given)?;
+    let unpaid = unpay(store, &mut t, o, o.given.minus(back)?)?;
+    back = back.plus(take(store, &mut t, &o.to, unpaid)?)?;
     let returned = back.min(o.taken);
     give(store, &mut t, &o.from, returned)?;
     t.total_supply = t.total_supply.minus(back.minus(returned)?)?;

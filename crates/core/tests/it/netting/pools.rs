@@ -190,6 +190,60 @@ fn a_reorganization_forgives_what_a_pool_owed_since_the_log() {
     assert_eq!(c.fx.active(&c.t, &OUTSIDE), c.bought.raw());
 }
 
+/// The same reorganization, when USDC arrived at the pool after the outside sell (block 14)
+/// and paid part of what the pool owed since it: that payment is owed again when its log
+/// goes, then forgiven with the rest. Before, the rewind of the arrival found the pool's USDC
+/// gone (paid on) and had the pool owe it anew, while the outside sell's rewind gave the
+/// payment back to the pool as well: the pool held it twice, and owed it (hostile seed 392
+/// of the simulator with `--whales`).
+#[test]
+fn a_reorganization_owes_again_what_a_removed_arrival_paid_of_a_pool_debt() {
+    let mut c = outside_sell_first();
+    let ctx = c.fx.ctx.clone();
+    let a = pool(&c.fx, &c.t).address;
+    let owed = c.fx.token(&c.fx.usdc()).owed[0].amount;
+    observe(
+        &mut c.fx.store,
+        &ctx,
+        &log(CHAIN_USDC, OUTSIDE, a, USDC, 14),
+    )
+    .unwrap();
+    let paid = c.fx.token(&c.fx.usdc()).owed[0].amount;
+    assert_eq!(owed.minus(paid).unwrap().raw(), USDC, "the case: it paid");
+    assert_eq!(rewind(&mut c.fx.store, &ctx, 12).unwrap().observations, 3);
+    assert!(
+        owes_nothing(&c.fx, &c.t),
+        "{:?}",
+        c.fx.token(&c.fx.usdc()).owed
+    );
+    mine_at(&mut c.fx, 15, None);
+    assert_refused_sell(&c, c.pooled.minus(c.bought).unwrap(), 150 * USDC);
+    assert_eq!(c.fx.active(&c.t, &OUTSIDE), c.bought.raw());
+}
+
+/// USDC arrives at the pool (block 15) and pays part of what it owes; dave's refused sell
+/// (block 14, followed after it) pays the rest and refills the pool. A reorganization that
+/// removes only the arrival takes it back from the pool, which still has it, and the debt
+/// stays paid: what refilled the pool would have paid it. (Hostile seed 275 with `--whales`,
+/// against a first version of `reorg::unpay` that owed every payment again: the pool ended
+/// above the chain's by the arrival, and owing it.)
+#[test]
+fn a_removed_arrival_the_pool_still_has_goes_back_and_its_debt_stays_paid() {
+    let mut c = outside_sell_first();
+    let ctx = c.fx.ctx.clone();
+    let a = pool(&c.fx, &c.t).address;
+    observe(
+        &mut c.fx.store,
+        &ctx,
+        &log(CHAIN_USDC, OUTSIDE, a, USDC, 15),
+    )
+    .unwrap();
+    mine_at(&mut c.fx, 14, None);
+    assert!(owes_nothing(&c.fx, &c.t));
+    assert_eq!(rewind(&mut c.fx.store, &ctx, 14).unwrap().observations, 1);
+    assert_refused_sell(&c, c.pooled, 150 * USDC - c.took);
+}
+
 /// Two of dave's sells wait; the outside trader's sell, mined first, takes more USDC than the
 /// ledger left in the pool, so the pool owes; then the first of dave's sells is mined, paying
 /// him a little more than it booked (its bound), and the second is refused. The top-up is out
