@@ -344,6 +344,14 @@ pub const LONG_STEPS: usize = 1000;
 /// Sepolia's address, as on a testnet or a local node), not Base's: settlement once took
 /// what a swap needs of USDC to be Base's, a bug no history on Base's address could show.
 pub const OWN_USDC_CI_SEEDS: std::ops::Range<u64> = 0..50;
+/// And these, hostile, at `LONG_STEPS`, with small pools and whales (`--whales`): pools that
+/// owe an outside trader, its claims carried on, a top-up a pool owed removed by a
+/// reorganization (seed 55). Seeds 7, 13, 14, 24 and 25 make debts.
+pub const WHALES_CI_SEEDS: std::ops::Range<u64> = 0..30;
+/// And these with whales, at `LONG_STEPS`: each found a bug beyond `WHALES_CI_SEEDS`
+/// (55 and 392 in the ledger, replayed in `tests/claim_regressions.rs`; 275 in a first fix
+/// of 392's, `netting/pools.rs` in the core's tests).
+pub const WHALES_REGRESSION_SEEDS: [u64; 3] = [55, 275, 392];
 /// The few `cargo test -p tokenpad-sim` runs on every build (the CI seeds run in their own
 /// step).
 pub const SMOKE_SEEDS: std::ops::Range<u64> = 0..3;

@@ -3,7 +3,8 @@
 //! seed prints its shortest failing history and the command that reruns it, and exits 1.
 //! `--ci` (and no seed at all) runs the CI seeds, then the regression seeds
 //! (`REGRESSION_SEEDS`, each at its own length), then the hostile CI seeds
-//! (`HOSTILE_CI_SEEDS`, in a hostile world).
+//! (`HOSTILE_CI_SEEDS`, in a hostile world), the hostile seeds with whales
+//! (`WHALES_CI_SEEDS`).
 //! `--plant` plants a bug in the service (`bug::Bug::ALL`, e.g. `gas-limit-too-low`) to see
 //! the checks find it; `--print` prints a passing seed's history too; `--stats` counts what
 //! the histories did (answers by route and status, events by type, movements by outcome);
@@ -23,7 +24,7 @@ use tokenpad_sim::bug::Bug;
 use tokenpad_sim::node::{simulate_usdc, SEPOLIA_USDC};
 use tokenpad_sim::{
     draw_opts, run_seed_opts, Summary, CI_SEEDS, CI_STEPS, HOSTILE_CI_SEEDS, LONG_HOSTILE_CI_SEEDS,
-    LONG_STEPS, OWN_USDC_CI_SEEDS, REGRESSION_SEEDS,
+    LONG_STEPS, OWN_USDC_CI_SEEDS, REGRESSION_SEEDS, WHALES_CI_SEEDS, WHALES_REGRESSION_SEEDS,
 };
 
 struct Args {
@@ -104,11 +105,11 @@ fn main() -> ExitCode {
     };
     let started = Instant::now();
     let (mut passed, mut total) = (0u64, Summary::default());
-    // (seed, steps, hostile, own USDC)
-    let mut runs: Vec<(u64, usize, bool, bool)> = a
+    // (seed, steps, hostile, own USDC, whales)
+    let mut runs: Vec<(u64, usize, bool, bool, bool)> = a
         .seeds
         .clone()
-        .map(|seed| (seed, a.steps, a.hostile, a.own_usdc))
+        .map(|seed| (seed, a.steps, a.hostile, a.own_usdc, a.whales))
         .collect();
     let regressions: &[(u64, usize)] = if a.regressions {
         &REGRESSION_SEEDS
@@ -118,26 +119,41 @@ fn main() -> ExitCode {
     runs.extend(
         regressions
             .iter()
-            .map(|(seed, steps)| (*seed, *steps, a.hostile, a.own_usdc)),
+            .map(|(seed, steps)| (*seed, *steps, a.hostile, a.own_usdc, a.whales)),
     );
-    let (hostile, long, own) = if a.regressions {
-        (HOSTILE_CI_SEEDS, LONG_HOSTILE_CI_SEEDS, OWN_USDC_CI_SEEDS)
+    let (hostile, long, own, whales, whale_regressions) = if a.regressions {
+        (
+            HOSTILE_CI_SEEDS,
+            LONG_HOSTILE_CI_SEEDS,
+            OWN_USDC_CI_SEEDS,
+            WHALES_CI_SEEDS,
+            &WHALES_REGRESSION_SEEDS[..],
+        )
     } else {
-        (0..0, 0..0, 0..0)
+        (0..0, 0..0, 0..0, 0..0, &[][..])
     };
     runs.extend(
         hostile
             .clone()
-            .map(|seed| (seed, CI_STEPS, true, a.own_usdc)),
+            .map(|seed| (seed, CI_STEPS, true, a.own_usdc, a.whales)),
     );
     runs.extend(
         long.clone()
-            .map(|seed| (seed, LONG_STEPS, true, a.own_usdc)),
+            .map(|seed| (seed, LONG_STEPS, true, a.own_usdc, a.whales)),
     );
-    runs.extend(own.clone().map(|seed| (seed, CI_STEPS, true, true)));
+    runs.extend(
+        own.clone()
+            .map(|seed| (seed, CI_STEPS, true, true, a.whales)),
+    );
+    runs.extend(
+        whales
+            .clone()
+            .chain(whale_regressions.iter().copied())
+            .map(|seed| (seed, LONG_STEPS, true, a.own_usdc, true)),
+    );
     tokenpad_sim::gen::draw_launches(a.launches);
-    tokenpad_sim::gen::draw_whales(a.whales);
-    for (seed, steps, hostile, own_usdc) in runs {
+    for (seed, steps, hostile, own_usdc, whales) in runs {
+        tokenpad_sim::gen::draw_whales(whales);
         // A failure shrinks and replays on this thread, on the same chain.
         simulate_usdc(if own_usdc {
             SEPOLIA_USDC
@@ -183,6 +199,12 @@ fn main() -> ExitCode {
         also.push_str(&format!(
             ", hostile on a chain's own USDC {}..{} x {CI_STEPS}",
             own.start, own.end
+        ));
+    }
+    if !whales.is_empty() {
+        also.push_str(&format!(
+            ", hostile with whales {}..{} and {:?} x {LONG_STEPS}",
+            whales.start, whales.end, whale_regressions
         ));
     }
     println!(
