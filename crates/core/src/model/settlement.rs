@@ -8,7 +8,7 @@
 use super::address::Address;
 use super::amount::Units;
 use super::ids::TokenAddress;
-use super::intent::{OwedSince, Reserve, Side};
+use super::intent::{Owed, OwedSince, Reserve, Side};
 use super::time::Millis;
 use serde::{Deserialize, Serialize};
 
@@ -316,21 +316,11 @@ pub struct Observation {
     /// (`ops::settle::claims`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub claims: Vec<Claim>,
-    /// The debts of `to` that what arrived paid (`ops::undo::pay_debts`), oldest first: a
-    /// reorganization that removes the log owes them again.
+    /// What the arrival paid of the debts of `to` (`ops::undo::pay_debts`), oldest first:
+    /// each as the debt was (`by` the receiver), with `amount` what it paid and `records` the
+    /// debt's records after. A reorganization that removes the log owes them again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub paid: Vec<Paid>,
-}
-
-/// What a Transfer log's arrival paid of one debt of its receiver: `amount` owed to `to`
-/// since `since`, and the debt's records (grown by as much) as they were after.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Paid {
-    pub to: Side,
-    pub since: OwedSince,
-    pub amount: Units,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub records: Vec<u64>,
+    pub paid: Vec<Owed>,
 }
 
 /// A debt owed to the sender of a Transfer log that went with what it sent

@@ -33,7 +33,6 @@ use crate::model::amount::Units;
 use crate::model::history::{ChainStatus, TxRecord, TxType};
 use crate::model::ids::TokenAddress;
 use crate::model::intent::{Action, Intent, Owed, OwedSince, Reserve, Side, Undo};
-use crate::model::settlement::Paid;
 use crate::model::time::Millis;
 use crate::model::token::Token;
 use crate::ops::{token, Ctx};
@@ -204,7 +203,7 @@ fn pay(
     k: usize,
     n: Units,
     now: Millis,
-) -> Result<Option<Paid>> {
+) -> Result<Option<Owed>> {
     let Some(debt) = t.owed.get(k).cloned() else {
         return Ok(None);
     };
@@ -227,11 +226,10 @@ fn pay(
     } else if let Some(d) = t.owed.get_mut(k) {
         (d.amount, d.records) = (left, records.clone());
     }
-    Ok(Some(Paid {
-        to: debt.to,
-        since: debt.since,
+    Ok(Some(Owed {
         amount: paid,
         records,
+        ..debt
     }))
 }
 
@@ -281,7 +279,7 @@ fn pay_debts_at(
     n: Units,
     now: Millis,
     depth: usize,
-) -> Result<(Units, Vec<Paid>)> {
+) -> Result<(Units, Vec<Owed>)> {
     let (mut left, mut done) = (n, Vec::new());
     while !left.is_zero() && depth < MAX_DEPTH {
         let Some(k) = t.owed.iter().position(|d| &d.by == side) else {
@@ -309,7 +307,7 @@ pub fn pay_debts(
     side: &Side,
     n: Units,
     now: Millis,
-) -> Result<(Units, Vec<Paid>)> {
+) -> Result<(Units, Vec<Owed>)> {
     pay_debts_at(store, t, side, n, now, 0)
 }
 

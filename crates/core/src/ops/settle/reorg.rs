@@ -138,11 +138,11 @@ fn forgive(store: &mut dyn Store, t: &mut Token, o: &Observation) -> Result<Unit
 /// which kept that much twice (hostile seed 392 of the simulator with `--whales`: a pool 74
 /// base units of USDC above the chain's, and owing them).
 fn unpay(store: &mut dyn Store, t: &mut Token, o: &Observation, short: Units) -> Result<Units> {
-    let by = o.to.side();
     let mut back = Units::ZERO;
     for p in o.paid.iter().rev() {
+        let by = &p.by;
         let want = p.amount.min(short.minus(back)?);
-        let n = undo::give_back(store, t, &p.to, &by, want)?;
+        let n = undo::give_back(store, t, &p.to, by, want)?;
         if n.is_zero() {
             continue;
         }
@@ -153,7 +153,7 @@ fn unpay(store: &mut dyn Store, t: &mut Token, o: &Observation, short: Units) ->
                 store.put_history_at(*seq, &r)?;
             }
         }
-        let same = |d: &&mut Owed| d.by == by && d.to == p.to && d.since == p.since;
+        let same = |d: &&mut Owed| &d.by == by && d.to == p.to && d.since == p.since;
         match t.owed.iter_mut().find(same) {
             Some(d) => d.amount = d.amount.plus(n)?,
             None => t.owed.insert(
