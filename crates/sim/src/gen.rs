@@ -74,10 +74,12 @@ fn target(rng: &mut impl RngCore) -> Usdc {
 }
 
 thread_local! {
-    /// Whether this thread draws launch-heavy histories ([`draw_launches`]). A setting of the
-    /// thread, as the chain's USDC is (`node::simulate_usdc`), so a failing history shrinks
-    /// and replays as it was drawn.
+    /// What this thread draws beyond a usual day: launch-heavy histories ([`draw_launches`])
+    /// and small pools with whales ([`draw_whales`]). Settings of the thread, as the chain's
+    /// USDC is (`node::simulate_usdc`), so a failing history shrinks and replays as it was
+    /// drawn.
     static LAUNCHES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static WHALES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// From now on, this thread draws launch-heavy histories (`--launches`): presales with small
@@ -86,17 +88,12 @@ thread_local! {
 /// purchase held behind a mint, which the usual day's weights draw rarely (a launch refunded
 /// for our own ordering on any chain but Base hid there). Off, the draws are as before.
 pub fn draw_launches(on: bool) {
-    LAUNCHES.with(|l| l.set(on));
+    LAUNCHES.set(on);
 }
 
 /// Whether this thread draws launch-heavy histories.
 pub fn launches() -> bool {
-    LAUNCHES.with(std::cell::Cell::get)
-}
-
-thread_local! {
-    /// Whether this thread draws histories with small pools and whales ([`draw_whales`]).
-    static WHALES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    LAUNCHES.get()
 }
 
 /// From now on, this thread draws histories with small pools and whales (`--whales`): pools
@@ -107,12 +104,12 @@ thread_local! {
 /// sale or send carries the claim on (`ops::settle::claims`). The usual weights make that
 /// about once in a hundred histories. Off, the draws are as before.
 pub fn draw_whales(on: bool) {
-    WHALES.with(|w| w.set(on));
+    WHALES.set(on);
 }
 
 /// Whether this thread draws histories with small pools and whales.
 pub fn whales() -> bool {
-    WHALES.with(std::cell::Cell::get)
+    WHALES.get()
 }
 
 /// A whale's move: a buy of up to some thousands of USDC, a sale of everything it holds, or

@@ -190,6 +190,14 @@ fn a_reorganization_forgives_what_a_pool_owed_since_the_log() {
     assert_eq!(c.fx.active(&c.t, &OUTSIDE), c.bought.raw());
 }
 
+/// One USDC from outside arrives at the pool, followed at `block`.
+fn arrives(c: &mut OutsideFirst, block: u64) {
+    let ctx = c.fx.ctx.clone();
+    let a = pool(&c.fx, &c.t).address;
+    let usdc = log(CHAIN_USDC, OUTSIDE, a, USDC, block);
+    observe(&mut c.fx.store, &ctx, &usdc).unwrap();
+}
+
 /// The same reorganization, when USDC arrived at the pool after the outside sell (block 14)
 /// and paid part of what the pool owed since it: that payment is owed again when its log
 /// goes, then forgiven with the rest. Before, the rewind of the arrival found the pool's USDC
@@ -200,14 +208,8 @@ fn a_reorganization_forgives_what_a_pool_owed_since_the_log() {
 fn a_reorganization_owes_again_what_a_removed_arrival_paid_of_a_pool_debt() {
     let mut c = outside_sell_first();
     let ctx = c.fx.ctx.clone();
-    let a = pool(&c.fx, &c.t).address;
     let owed = c.fx.token(&c.fx.usdc()).owed[0].amount;
-    observe(
-        &mut c.fx.store,
-        &ctx,
-        &log(CHAIN_USDC, OUTSIDE, a, USDC, 14),
-    )
-    .unwrap();
+    arrives(&mut c, 14);
     let paid = c.fx.token(&c.fx.usdc()).owed[0].amount;
     assert_eq!(owed.minus(paid).unwrap().raw(), USDC, "the case: it paid");
     assert_eq!(rewind(&mut c.fx.store, &ctx, 12).unwrap().observations, 3);
@@ -231,13 +233,7 @@ fn a_reorganization_owes_again_what_a_removed_arrival_paid_of_a_pool_debt() {
 fn a_removed_arrival_the_pool_still_has_goes_back_and_its_debt_stays_paid() {
     let mut c = outside_sell_first();
     let ctx = c.fx.ctx.clone();
-    let a = pool(&c.fx, &c.t).address;
-    observe(
-        &mut c.fx.store,
-        &ctx,
-        &log(CHAIN_USDC, OUTSIDE, a, USDC, 15),
-    )
-    .unwrap();
+    arrives(&mut c, 15);
     mine_at(&mut c.fx, 14, None);
     assert!(owes_nothing(&c.fx, &c.t));
     assert_eq!(rewind(&mut c.fx.store, &ctx, 14).unwrap().observations, 1);
