@@ -349,9 +349,9 @@ pub const OWN_USDC_CI_SEEDS: std::ops::Range<u64> = 0..50;
 /// reorganization (seed 55). Seeds 7, 13, 14, 24 and 25 make debts.
 pub const WHALES_CI_SEEDS: std::ops::Range<u64> = 0..30;
 /// And these with whales, at `LONG_STEPS`: each found a bug beyond `WHALES_CI_SEEDS`
-/// (55 and 392 in the ledger, replayed in `tests/claim_regressions.rs`; 275 in a first fix
-/// of 392's, `netting/pools.rs` in the core's tests).
-pub const WHALES_REGRESSION_SEEDS: [u64; 3] = [55, 275, 392];
+/// (55, 392 and 983 in the ledger, replayed in `tests/claim_regressions.rs`; 275 in a first
+/// fix of 392's, `netting/pools.rs` in the core's tests).
+pub const WHALES_REGRESSION_SEEDS: [u64; 4] = [55, 275, 392, 983];
 /// The few `cargo test -p tokenpad-sim` runs on every build (the CI seeds run in their own
 /// step).
 pub const SMOKE_SEEDS: std::ops::Range<u64> = 0..3;

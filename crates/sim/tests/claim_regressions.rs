@@ -7,7 +7,7 @@ mod histories;
 use histories::*;
 use tokenpad_sim::chain_port::{MidRound, When};
 use tokenpad_sim::settler::RoundFaults;
-use tokenpad_sim::step::{Fault, Outside, Req, Step, Tokens, Usdc};
+use tokenpad_sim::step::{ChainFault, Fault, Outside, Req, Step, Tokens, Usdc};
 use tokenpad_sim::webhooks::Receiver;
 
 fn trade(buy: bool, usdc: Usdc, tokens: Tokens) -> Step {
@@ -270,6 +270,83 @@ fn a_removed_arrival_that_paid_a_pool_debt_owes_it_again() {
     assert_eq!(
         done.counts
             .get("debt: a pool owes the mint (a Transfer log)"),
+        Some(&1),
+        "{done:?}"
+    );
+}
+
+/// Hostile seed 983 (`--whales`, `--steps 1000`): the whale buys 1,742 USDC of a pool, sells
+/// everything back (5,166 USDC out) and buys 3,779 more; u2's sell is booked against most of
+/// the pool's USDC. A reorganization removes the three trades and mines them again. Undoing
+/// the last buy found the pool short and had it owe the rest; undoing the sale gave the pool
+/// its 5,166 back without paying that debt, and the first buy mined again paid it instead of
+/// the pool: the pool ended 1,542.9 USDC above the chain's, owing as much. What a rewind
+/// gives back to a side now pays its debts first.
+#[test]
+fn what_a_rewind_gives_back_to_a_pool_pays_its_debt_first() {
+    let whale = |buy: bool, usdc: Usdc, tokens: Tokens| trade_in(0, buy, usdc, tokens);
+    let h = [
+        faulty(
+            1,
+            Req::CreateToken {
+                n: 38,
+                supply: MILLION,
+            },
+            Fault::Twice,
+        ),
+        alarm(3),
+        mine(0, 0, 0),
+        call(9, Req::PutHolder { user: 2 }),
+        alarm(5),
+        call(
+            310,
+            Req::OpenPool {
+                token: 3,
+                cents: 5,
+                amount: Tokens::whole(1_995),
+            },
+        ),
+        Step::Settle,
+        whale(false, Usdc::whole(3_440), Tokens(u128::MAX)),
+        Step::Alarm {
+            round: RoundFaults {
+                crash_after_sign: Some(2),
+                per_batch: 2,
+                ..RoundFaults::default()
+            },
+            receiver: Receiver::Slow,
+        },
+        whale(true, Usdc::whole(1_742), MILLION),
+        call(
+            358,
+            Req::Distribute {
+                token: 0,
+                user: 2,
+                amount: Tokens::whole(352),
+            },
+        ),
+        mine(0b10, 0, 5_591),
+        whale(false, Usdc::whole(4_755), Tokens(u128::MAX)),
+        whale(false, Usdc::whole(3_779), Tokens(u128::MAX)),
+        alarm(4),
+        mine(0, 0, 0),
+        call(
+            367,
+            Req::Sell {
+                user: 2,
+                token: 0,
+                amount: Tokens::whole(322),
+            },
+        ),
+        Step::Chain(ChainFault::Reorg {
+            depth: 4,
+            requeue: true,
+        }),
+        Step::Settle,
+    ];
+    let done = replays("a rewind's give-back to a pool that owes", &h);
+    assert_eq!(
+        done.counts.get("reorg undid Transfer"),
         Some(&1),
         "{done:?}"
     );

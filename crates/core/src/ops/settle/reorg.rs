@@ -6,8 +6,9 @@
 //! transfers again: those are done again, once).
 //!
 //! - Transfer logs from outside (deposits, other addresses' moves, pools' reserves), newest
-//!   first: exactly what the journal says each did is undone, as far as it is still there; a
-//!   holder's deposit gets a `reversal` record. What is no longer there (the ledger booked it
+//!   first: exactly what the journal says each did is undone, as far as it is still there
+//!   (what goes back to a side that owes pays its debts first); a holder's deposit gets a
+//!   `reversal` record. What is no longer there (the ledger booked it
 //!   onward: a holder spent the deposit, a pool's USDC went to a sell not mined yet) is owed by
 //!   where it arrived (`ops::undo`), and paid by the refusal of what was booked onward (the
 //!   chain never had it) or by what arrives there from elsewhere. What a log's arrival paid
@@ -88,7 +89,17 @@ fn take(store: &mut dyn Store, t: &mut Token, h: &Holding, n: Units) -> Result<U
     })
 }
 
-fn give(store: &mut dyn Store, t: &mut Token, h: &Holding, n: Units) -> Result<()> {
+/// Gives `n` back to a holding: what it owes is paid first, as from anything that arrives
+/// there (`ops::undo`). Before, a pool given back the USDC of a removed outside sale kept it
+/// all while it owed, since the same rewind, what it could not return of a removed outside
+/// buy (booked onward to a holder's sell); the buy mined again then paid that debt, and the
+/// pool ended above the chain's by what the debt had left (hostile seed 983 of the simulator
+/// with `--whales`).
+fn give(store: &mut dyn Store, ctx: &Ctx, t: &mut Token, h: &Holding, n: Units) -> Result<()> {
+    let n = match h {
+        Holding::Outside => n,
+        _ => undo::pay_debts(store, t, &h.side(), n, ctx.now)?.0,
+    };
     match h {
         Holding::MerchantSupply => t.merchant_supply = t.merchant_supply.plus(n)?,
         Holding::Row(a) => {
@@ -181,7 +192,7 @@ fn undo(store: &mut dyn Store, ctx: &Ctx, o: &Observation) -> Result<()> {
     let unpaid = unpay(store, &mut t, o, o.given.minus(back)?)?;
     back = back.plus(take(store, &mut t, &o.to, unpaid)?)?;
     let returned = back.min(o.taken);
-    give(store, &mut t, &o.from, returned)?;
+    give(store, ctx, &mut t, &o.from, returned)?;
     t.total_supply = t.total_supply.minus(back.minus(returned)?)?;
     let regained = forgive(store, &mut t, o)?;
     super::claims::restore(store, &mut t, o)?;
