@@ -12,7 +12,7 @@
 //!   onward: a holder spent the deposit, a pool's USDC went to a sell not mined yet) is owed by
 //!   where it arrived (`ops::undo`), and paid by the refusal of what was booked onward (the
 //!   chain never had it) or by what arrives there from elsewhere. What a log's arrival paid
-//!   of its receiver's debts is owed again first ([`unpay`]). What a pool could not pay of
+//!   of its receiver's debts, where the receiver no longer has it, is owed again ([`unpay`]). What a pool could not pay of
 //!   such a log, and owed since (`ops::undo`), is forgiven, and what an undo already paid of
 //!   it comes back to the pool. The claims a log's sender sent with it are owed to the sender
 //!   again (`claims`).
