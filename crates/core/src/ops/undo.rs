@@ -142,11 +142,15 @@ fn owner(t: &Token, side: &Side) -> Address {
     }
 }
 
-/// Adds `n` to the amount of each of `records`.
-fn grow_records(store: &mut dyn Store, records: &[u64], n: Units) -> Result<()> {
+/// Adds `n` to the amount of each of `records` (`grow`), or takes it off (down to zero).
+fn resize_records(store: &mut dyn Store, records: &[u64], n: Units, grow: bool) -> Result<()> {
     for seq in records {
         if let Some(mut r) = store.history_at(*seq)? {
-            r.amount = r.amount.plus(n)?;
+            r.amount = if grow {
+                r.amount.plus(n)?
+            } else {
+                r.amount.checked_sub(n).unwrap_or(Units::ZERO)
+            };
             store.put_history_at(*seq, &r)?;
         }
     }
@@ -210,7 +214,7 @@ fn pay(
     let paid = debt.amount.min(n);
     let mut records = debt.records.clone();
     match (records.is_empty(), debt.since) {
-        (false, _) => grow_records(store, &records, paid)?,
+        (false, _) => resize_records(store, &records, paid, true)?,
         (true, OwedSince::Intent(id)) => {
             if let Some(i) = store.intent(id)? {
                 let ids = [0, 1].map(|side| format!("reversal{id}-owed-{}-{side}", t.address));
@@ -231,6 +235,25 @@ fn pay(
         records,
         ..debt
     }))
+}
+
+/// Undoes `n` of the payment `p` (a debt as [`pay`] returned it, `amount` what it paid): the
+/// debt grows back by `n` where it stood, first among its debtor's, and its records shrink by
+/// as much. A reorganization that removes what paid it calls it (`settle::reorg`).
+pub fn owe_again(store: &mut dyn Store, t: &mut Token, p: &Owed, n: Units) -> Result<()> {
+    resize_records(store, &p.records, n, false)?;
+    let same = |d: &&mut Owed| d.by == p.by && d.to == p.to && d.since == p.since;
+    match t.owed.iter_mut().find(same) {
+        Some(d) => d.amount = d.amount.plus(n)?,
+        None => t.owed.insert(
+            0,
+            Owed {
+                amount: n,
+                ..p.clone()
+            },
+        ),
+    }
+    Ok(())
 }
 
 /// What `by` owes `to` cancels against up to `n` given back from `to` to `by`; returns how

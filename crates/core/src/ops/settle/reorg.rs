@@ -8,14 +8,14 @@
 //! - Transfer logs from outside (deposits, other addresses' moves, pools' reserves), newest
 //!   first: exactly what the journal says each did is undone, as far as it is still there
 //!   (what goes back to a side that owes pays its debts first); a holder's deposit gets a
-//!   `reversal` record. What is no longer there (the ledger booked it
-//!   onward: a holder spent the deposit, a pool's USDC went to a sell not mined yet) is owed by
+//!   `reversal` record. What is no longer there (the ledger booked it onward: a holder
+//!   spent the deposit, a pool's USDC went to a sell not mined yet) is owed by
 //!   where it arrived (`ops::undo`), and paid by the refusal of what was booked onward (the
 //!   chain never had it) or by what arrives there from elsewhere. What a log's arrival paid
-//!   of its receiver's debts, where the receiver no longer has it, is owed again ([`unpay`]). What a pool could not pay of
-//!   such a log, and owed since (`ops::undo`), is forgiven, and what an undo already paid of
-//!   it comes back to the pool. The claims a log's sender sent with it are owed to the sender
-//!   again (`claims`).
+//!   of its receiver's debts, where the receiver no longer has it, is owed again
+//!   ([`unpay`]). What a pool could not pay of such a log, and owed since (`ops::undo`), is
+//!   forgiven, and what an undo already paid of it comes back to the pool. The claims a
+//!   log's sender sent with it are owed to the sender again (`claims`).
 //! - A swap of ours removed with its block gives back its top-up: what the pool paid of it,
 //!   as far as the holder still has it; what the pool still owed of it is forgiven.
 //! - tokenpad's own transactions mined in those blocks, of every kind, are [`dropped`]: they
@@ -32,7 +32,7 @@ use crate::model::amount::Units;
 use crate::model::chain::ChainPoint;
 use crate::model::event::{EventType, Subject};
 use crate::model::history::{ChainStatus, TxRecord, TxType};
-use crate::model::intent::{Action, Intent, IntentStatus, Owed, OwedSince, Reserve, Side};
+use crate::model::intent::{Action, Intent, IntentStatus, OwedSince, Reserve, Side};
 use crate::model::settlement::{ChainTx, Holding, Observation, TxState};
 use crate::model::token::{Token, TokenKind};
 use crate::ops::{token, undo, Ctx};
@@ -151,32 +151,11 @@ fn forgive(store: &mut dyn Store, t: &mut Token, o: &Observation) -> Result<Unit
 fn unpay(store: &mut dyn Store, t: &mut Token, o: &Observation, short: Units) -> Result<Units> {
     let mut back = Units::ZERO;
     for p in o.paid.iter().rev() {
-        let by = &p.by;
         let want = p.amount.min(short.minus(back)?);
-        let n = undo::give_back(store, t, &p.to, by, want)?;
-        if n.is_zero() {
-            continue;
-        }
-        back = back.plus(n)?;
-        for seq in &p.records {
-            if let Some(mut r) = store.history_at(*seq)? {
-                r.amount = r.amount.checked_sub(n).unwrap_or(Units::ZERO);
-                store.put_history_at(*seq, &r)?;
-            }
-        }
-        let same = |d: &&mut Owed| &d.by == by && d.to == p.to && d.since == p.since;
-        match t.owed.iter_mut().find(same) {
-            Some(d) => d.amount = d.amount.plus(n)?,
-            None => t.owed.insert(
-                0,
-                Owed {
-                    by: by.clone(),
-                    to: p.to.clone(),
-                    amount: n,
-                    since: p.since,
-                    records: p.records.clone(),
-                },
-            ),
+        let n = undo::give_back(store, t, &p.to, &p.by, want)?;
+        if !n.is_zero() {
+            undo::owe_again(store, t, p, n)?;
+            back = back.plus(n)?;
         }
     }
     Ok(back)
